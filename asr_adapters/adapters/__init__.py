@@ -1,0 +1,1 @@
+"""Every agent's adapter package; importing this module registers them all."""

@@ -1,0 +1,81 @@
+"""The library's conversion entry point: pick an adapter, run it, keep the accounting."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import IO, Any
+
+from . import registry
+from .core.accounting import Accounting
+from .core.adapter import Adapter, Context, Stream
+from .core.errors import ASRError, InputError
+from .core.source import Source
+from .model import to_model
+
+SourceLike = str | os.PathLike[str] | bytes | IO[bytes] | Source
+
+
+def open_source(obj: SourceLike) -> Source:
+    return obj if isinstance(obj, Source) else Source(obj)
+
+
+class Conversion:
+    """One input being converted.
+
+    Iterating it yields the records of its main stream (pydantic models, or plain dicts with
+    ``as_dicts=True``); ``streams()`` yields every stream (subagents, threads).
+    ``accounting`` is complete once the streams have been read to the end.
+    """
+
+    def __init__(self, source: SourceLike, agent: str | None = None, *, as_dicts: bool = False) -> None:
+        self.source = open_source(source)
+        self.adapter: Adapter = registry.get(agent) if agent else registry.detect(self.source)
+        self.context = Context(self.source)
+        self.as_dicts = as_dicts
+        self._started = False
+
+    @property
+    def accounting(self) -> Accounting:
+        return self.context.accounting
+
+    def streams(self) -> Iterator[Stream]:
+        if self._started:
+            raise RuntimeError("a conversion can be read once")
+        self._started = True
+        try:
+            for stream in self.adapter.streams(self.source, self.context):
+                yield Stream(stream.key, self._guard(stream.records), stream.main, stream.parent_key)
+        except ASRError:
+            raise
+        except Exception as exc:
+            raise self._fail(exc) from exc
+
+    def _guard(self, records: Iterator[dict[str, Any]]) -> Iterator[Any]:
+        try:
+            if self.as_dicts:
+                yield from records
+            else:
+                for record in records:
+                    yield to_model(record)
+        except ASRError:
+            raise
+        except Exception as exc:
+            raise self._fail(exc) from exc
+
+    def _fail(self, exc: Exception) -> InputError:
+        kind = type(exc).__name__
+        return InputError(self.source.display, f"conversion stopped: {kind}: {exc}")
+
+    def __iter__(self) -> Iterator[Any]:
+        for stream in self.streams():
+            if stream.main:
+                yield from stream.records
+            else:
+                for _ in stream.records:  # drain, so the accounting stays whole
+                    pass
+
+
+def convert(source: SourceLike, agent: str | None = None, *, as_dicts: bool = False) -> Conversion:
+    """Convert one native session input; iterate the result for its ASR records."""
+    return Conversion(source, agent, as_dicts=as_dicts)

@@ -1,0 +1,137 @@
+"""What an adapter is: a sniff, and a converter from one native input to ASR streams."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import orjson
+
+from ..model.order import canonical_order
+from ..version import PRODUCER_NAME, __version__
+from .accounting import Accounting, Diagnostic
+from .source import Source
+
+
+class Emitter:
+    """Numbers records in the order they are emitted and puts their keys in canonical order.
+
+    Adapters pass every record through one emitter per stream, so a record knows its own
+    ``id`` at the moment it is written (for ``supersedes`` and parent links).
+    """
+
+    def __init__(self, accounting: Accounting) -> None:
+        self.seq = 0
+        self._types = accounting.record_types
+
+    def __call__(self, record: dict[str, Any]) -> dict[str, Any]:
+        self.seq = seq = self.seq + 1
+        kind = record["type"]
+        self._types[kind] += 1
+        return canonical_order({"type": kind, "seq": seq, "id": f"r{seq}", **record})
+
+    @property
+    def next_id(self) -> str:
+        """The id the next emitted record will get."""
+        return f"r{self.seq + 1}"
+
+
+@dataclass
+class Context:
+    """Per-input state shared by an adapter's streams: accounting and diagnostics."""
+
+    source: Source
+    accounting: Accounting = field(default_factory=Accounting)
+
+    def warn(self, line: int | None, reason: str) -> None:
+        self.accounting.diagnostics.append(Diagnostic(self.source.display, line, reason))
+
+    def json_lines(self) -> Iterator[tuple[int, Any]]:
+        """Parsed JSON lines; a line that does not parse is counted unreadable and reported."""
+        loads = orjson.loads
+        accounting = self.accounting
+        for number, raw in self.source.lines():
+            accounting.native_items += 1
+            try:
+                value = loads(raw)
+            except orjson.JSONDecodeError as exc:
+                accounting.unreadable += 1
+                self.warn(number, f"unreadable line skipped: {_short(exc)}")
+                continue
+            yield number, value
+
+
+def _short(exc: Exception) -> str:
+    text = str(exc)
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+@dataclass
+class Stream:
+    """One ASR stream produced from an input: a session, or a subagent or thread of it."""
+
+    key: str
+    records: Iterator[dict[str, Any]]
+    main: bool = True
+    parent_key: str | None = None
+
+
+def header(
+    agent: str,
+    session_id: str,
+    *,
+    agent_version: str | None,
+    source_format: str,
+    variant: str | None,
+    file: str,
+) -> dict[str, Any]:
+    """The start of a ``session`` record; adapters add ``ts``, ``cwd`` and the rest in order."""
+    agent_info: dict[str, Any] = {"name": agent}
+    if agent_version is not None:
+        agent_info["version"] = agent_version
+    source: dict[str, Any] = {"format": source_format}
+    if variant is not None:
+        source["variant"] = variant
+    source["file"] = file
+    return {
+        "type": "session",
+        "session": f"{agent}:{session_id}",
+        "agent": agent_info,
+        "producer": {"name": PRODUCER_NAME, "version": __version__},
+        "source": source,
+    }
+
+
+class Adapter(ABC):
+    """One agent's reader. Subclasses live in ``asr_adapters/adapters/<agent>/``."""
+
+    #: Short name used in session references and ``--agent`` (profile §7).
+    name: ClassVar[str]
+    #: Reverse-DNS registry name used in ``schema`` values and vendor values.
+    registry_name: ClassVar[str]
+    #: One line for ``asr agents``.
+    description: ClassVar[str] = ""
+
+    @abstractmethod
+    def detect(self, source: Source) -> int:
+        """How sure this adapter is that it reads ``source`` (0 = not mine, 100 = certain).
+
+        Must be cheap: look at ``source.head()`` (a few KB) and the name only.
+        """
+
+    @abstractmethod
+    def streams(self, source: Source, context: Context) -> Iterator[Stream]:
+        """The ASR streams of this input, records yielded lazily."""
+
+    def vendor(self, kind: str, data: Any) -> dict[str, Any]:
+        """A ``vendor`` record keeping a native item verbatim."""
+        return {"type": "vendor", "schema": f"{self.registry_name}/{kind}", "data": data}
+
+    def value(self, value: str) -> str:
+        """A vendor value of an open field, namespaced (profile §2)."""
+        return f"{self.registry_name}/{value}"
+
+
+AdapterFactory = Callable[[], Adapter]

@@ -1,0 +1,82 @@
+"""Timestamps in the profile's form: RFC 3339, UTC, ``Z``, the source's own precision.
+
+Each helper returns ``(ts, tsPrecision)``; ``tsPrecision`` is ``"s"`` when the source has
+whole seconds only, else ``None``. Unparseable values give ``(None, None)``: a record
+without a time is better than one with an invented time.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+_CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3,9})?Z\Z")
+_GENERAL = re.compile(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|z|[+-]\d\d:?\d\d)?\Z")
+
+TsPair = tuple[str | None, str | None]
+
+
+def from_iso(value: object) -> TsPair:
+    """Normalize an ISO 8601 / RFC 3339 string to UTC with a ``Z`` suffix."""
+    if not isinstance(value, str):
+        return None, None
+    if _CANONICAL.match(value):
+        return value, (None if "." in value else "s")
+    match = _GENERAL.match(value.strip())
+    if not match:
+        return None, None
+    date, clock, fraction, zone = match.groups()
+    try:
+        moment = datetime.fromisoformat(f"{date}T{clock}{_zone(zone)}")
+    except ValueError:
+        return None, None
+    moment = moment.astimezone(UTC)
+    base = moment.strftime("%Y-%m-%dT%H:%M:%S")
+    if fraction:
+        digits = fraction if len(fraction) >= 3 else fraction.ljust(3, "0")
+        return f"{base}.{digits}Z", None
+    return f"{base}Z", "s"
+
+
+def _zone(zone: str | None) -> str:
+    if zone is None or zone in ("Z", "z"):
+        return "+00:00"
+    return zone if ":" in zone else f"{zone[:3]}:{zone[3:]}"
+
+
+def from_epoch_seconds(value: object) -> TsPair:
+    """Unix seconds (int: whole seconds; float: kept to the millisecond)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None, None
+    try:
+        moment = datetime.fromtimestamp(value, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None, None
+    if isinstance(value, int):
+        return moment.strftime("%Y-%m-%dT%H:%M:%SZ"), "s"
+    return _millis(moment), None
+
+
+def from_epoch_millis(value: object) -> TsPair:
+    """Unix milliseconds."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None, None
+    try:
+        moment = datetime.fromtimestamp(int(value) / 1000, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None, None
+    return _millis(moment), None
+
+
+def _millis(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def stamp(record: dict, pair: TsPair) -> dict:
+    """Set ``ts`` / ``tsPrecision`` on a record being built (only when known)."""
+    ts, precision = pair
+    if ts is not None:
+        record["ts"] = ts
+        if precision is not None:
+            record["tsPrecision"] = precision
+    return record

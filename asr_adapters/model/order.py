@@ -1,0 +1,141 @@
+"""Canonical key order of every record type (profile §1).
+
+``type, seq, id, ts, tsPrecision``, the envelope's turn and inference ids, then the type's
+own fields in the order the spec's tables list them, then ``capture``, then the remaining
+envelope members, then anything else in the order it came.
+"""
+
+from __future__ import annotations
+
+_HEAD = ("type", "seq", "id", "ts", "tsPrecision", "turnId", "inferenceId")
+_TAIL = (
+    "capture",
+    "idSource",
+    "supersedes",
+    "parent",
+    "copiedFrom",
+    "assembly",
+)
+
+_OWN: dict[str, tuple[str, ...]] = {
+    "session": (
+        "session",
+        "agent",
+        "producer",
+        "source",
+        "title",
+        "cwd",
+        "parent",
+        "participants",
+        "conversations",
+    ),
+    "message": (
+        "messageId",
+        "role",
+        "author",
+        "origin",
+        "phase",
+        "audience",
+        "status",
+        "from",
+        "recipients",
+        "triggersTurn",
+        "conversation",
+        "platform",
+        "addressed",
+        "via",
+        "derivedFrom",
+        "content",
+        "displayContent",
+        "displayCorrespondence",
+    ),
+    "plan": (
+        "planId",
+        "planType",
+        "status",
+        "callId",
+        "entries",
+        "content",
+        "source",
+        "budget",
+        "used",
+    ),
+    "delivery": ("message", "conversation", "status", "reason", "platformMessageIds", "attempt"),
+    "tool_call": ("callId", "name", "messageId", "input", "arguments", "status"),
+    "tool_result": ("callId", "name", "status", "isError", "content"),
+    "subagent": ("callId", "session", "address", "agentType", "description"),
+    "input_request": ("requestId", "callId", "kind", "content", "options", "answer", "status"),
+    "participant": ("participantId", "kind", "name"),
+    "conversation": ("conversationId", "platform", "kind", "name"),
+    "vendor": ("schema", "data"),
+}
+
+
+def _rank_table(own: tuple[str, ...]) -> dict[str, int]:
+    keys: list[str] = list(_HEAD)
+    keys += [k for k in own if k not in keys]
+    keys += [k for k in _TAIL if k not in keys]
+    return {k: i for i, k in enumerate(keys)}
+
+
+KEY_RANKS: dict[str, dict[str, int]] = {t: _rank_table(own) for t, own in _OWN.items()}
+DEFAULT_RANKS: dict[str, int] = _rank_table(())
+UNRANKED = 10_000
+
+
+def canonical_order(record: dict) -> dict:
+    """Return ``record`` with its keys in canonical order (the same dict when already so)."""
+    ranks = KEY_RANKS.get(record.get("type"), DEFAULT_RANKS)  # type: ignore[arg-type]
+    last = -1
+    for key in record:
+        rank = ranks.get(key, UNRANKED)
+        if rank < last:
+            break
+        last = rank
+    else:
+        return record
+    return dict(sorted(record.items(), key=lambda kv: ranks.get(kv[0], UNRANKED)))
+
+
+_PART_OWN = (
+    "text",
+    "mimeType",
+    "data",
+    "blob",
+    "uri",
+    "name",
+    "title",
+    "description",
+    "size",
+    "resource",
+    "visibility",
+    "summary",
+    "opaque",
+    "signature",
+    "schema",
+    "format",
+)
+_PART_TAIL = ("author", "origin", "phase", "derivation", "annotations", "_meta")
+PART_RANKS: dict[str, int] = {k: i for i, k in enumerate(("type", *_PART_OWN, *_PART_TAIL))}
+_PART_FIELDS = ("content", "displayContent", "answer")
+
+
+def canonical_part_order(part: dict) -> dict:
+    """Key order of a content part: ``type``, its own fields, the ASR members, then the rest."""
+    last = -1
+    for key in part:
+        rank = PART_RANKS.get(key, UNRANKED)
+        if rank < last:
+            return dict(sorted(part.items(), key=lambda kv: PART_RANKS.get(kv[0], UNRANKED)))
+        last = rank
+    return part
+
+
+def canonical_deep(record: dict) -> dict:
+    """Canonical order of a record and of the content parts it holds (the model's slow path)."""
+    record = canonical_order(record)
+    for field in _PART_FIELDS:
+        parts = record.get(field)
+        if isinstance(parts, list):
+            record[field] = [canonical_part_order(p) if isinstance(p, dict) else p for p in parts]
+    return record

@@ -1,0 +1,65 @@
+"""The spec's value lists.
+
+Closed lists are enforced as they are; open lists accept any value that is namespaced
+with a registry name (``<registry name>/<value>``, profile §2) besides the listed ones.
+"""
+
+from __future__ import annotations
+
+ROLES = frozenset({"user", "assistant", "system", "developer"})
+AUTHORS = frozenset({"human", "model", "harness", "hook", "tool", "agent"})
+ORIGINS = frozenset(
+    {
+        "prompt",
+        "queued",
+        "steer",
+        "command",
+        "injected",
+        "memory",
+        "retrieval",
+        "subagent_report",
+        "inter_session",
+        "notice",
+    }
+)
+PHASES = frozenset({"commentary", "final"})
+AUDIENCES = frozenset({"model", "user", "both", "unknown"})  # closed (ASR-204)
+MESSAGE_STATUSES = frozenset({"complete", "interrupted", "error", "partial", "withdrawn"})
+VIA = frozenset({"cli", "tui", "ide", "desktop", "web", "mobile", "api", "channel"})
+CORRESPONDENCES = frozenset({"native", "derived"})
+RECIPIENT_KINDS = frozenset({"primary", "additional"})
+VISIBILITIES = frozenset({"full", "summary", "omitted", "encrypted", "redacted"})
+DERIVATION_METHODS = frozenset({"transcription", "caption", "ocr", "translation", "summary"})
+PLAN_TYPES = frozenset({"items", "document", "goal"})
+PLAN_STATUSES = frozenset({"active", "paused", "blocked", "usage_limited", "budget_limited", "complete"})
+ENTRY_STATUSES = frozenset({"pending", "in_progress", "completed"})
+PRIORITIES = frozenset({"high", "medium", "low"})
+DELIVERY_STATUSES = frozenset({"queued", "sent", "delivered", "suppressed", "failed", "unknown"})
+CAPTURE_STATES = frozenset({"absent", "truncated", "masked", "redacted"})  # closed (profile §2)
+ID_SOURCES = frozenset({"derived"})
+ASSEMBLY_MODES = frozenset({"folded"})
+
+#: Capture-state keys the spec names per record type; other keys are allowed but unusual.
+CAPTURE_KEYS = {
+    "message": frozenset({"content", "displayContent", "role"}),
+    "plan": frozenset({"content"}),
+}
+
+#: Registry: short name -> reverse-DNS registry name (profile §7).
+REGISTRY_NAMES = {
+    "codex": "com.openai.codex",
+    "claude-code": "com.anthropic.claude-code",
+    "openclaw": "ai.openclaw",
+    "gemini-cli": "com.google.gemini-cli",
+    "t3code": "chat.t3.code",
+}
+
+
+def is_open_value(value: object, listed: frozenset[str]) -> bool:
+    """True when ``value`` is a listed value or a namespaced vendor value."""
+    if not isinstance(value, str):
+        return False
+    if value in listed:
+        return True
+    namespace, sep, rest = value.partition("/")
+    return bool(sep and namespace and rest and "." in namespace)

@@ -1,0 +1,42 @@
+"""Every golden case: the adapter's output equals the reviewed expected streams."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from golden_support import GoldenCase, convert_case, golden_cases, golden_extension
+
+from asr_adapters import registry, validate
+from asr_adapters.core.source import Source
+
+CASES = golden_cases()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_golden_output(case: GoldenCase, snapshot, tmp_path: Path) -> None:
+    outputs, conversion = convert_case(case, tmp_path)
+    for basename, data in sorted(outputs.items()):
+        assert snapshot(extension_class=golden_extension(case, basename)) == data
+    accounting = conversion.accounting
+    assert accounting.balanced(), accounting.as_dict()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_golden_case_is_documented_and_detected(case: GoldenCase, tmp_path: Path) -> None:
+    readme = case.folder / "README.md"
+    assert readme.is_file(), f"{case.id} has no README.md saying what it shows"
+    assert readme.read_text(encoding="utf-8").strip(), f"{case.id}: README.md is empty"
+    from golden_support import materialize_input
+
+    source = Source(materialize_input(case, tmp_path))
+    assert registry.detect(source).name == case.agent
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_golden_streams_validate(case: GoldenCase) -> None:
+    files = case.expected_files()
+    assert files, f"{case.id} has no expected stream yet (run pytest --snapshot-update and read it)"
+    for path in files:
+        findings = validate(path)
+        assert not findings, "\n".join(f.describe() for f in findings)
