@@ -42,12 +42,15 @@ def stream_file_name(key: str) -> str:
     "-o", "--output", type=click.Path(), help="A file for the main stream, or a folder for every stream."
 )
 @click.option("--agent", "agent", help="The agent that wrote PATH (default: detect it).")
+@click.option(
+    "--thread", "thread", help="Convert only the stream of this session or thread id (multi-thread inputs)."
+)
 @click.option("--stats", is_flag=True, help="Print what became of every native item to stderr.")
-def convert(path: str, output: str | None, agent: str | None, stats: bool) -> None:
+def convert(path: str, output: str | None, agent: str | None, thread: str | None, stats: bool) -> None:
     """Convert one native session file to ASR JSONL (stdout by default)."""
     try:
         source: Any = sys.stdin.buffer if path == "-" else path
-        conversion = Conversion(source, agent, as_dicts=True)
+        conversion = Conversion(source, agent, as_dicts=True, select=thread)
         if output is not None and (Path(output).is_dir() or output.endswith(("/", "\\"))):
             written = _convert_to_dir(conversion, Path(output))
         elif output is not None:

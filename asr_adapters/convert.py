@@ -28,8 +28,16 @@ class Conversion:
     ``accounting`` is complete once the streams have been read to the end.
     """
 
-    def __init__(self, source: SourceLike, agent: str | None = None, *, as_dicts: bool = False) -> None:
+    def __init__(
+        self,
+        source: SourceLike,
+        agent: str | None = None,
+        *,
+        as_dicts: bool = False,
+        select: str | None = None,
+    ) -> None:
         self.source = open_source(source)
+        self.select = select
         self.adapter: Adapter = registry.get(agent) if agent else registry.detect(self.source)
         self.context = Context(self.source)
         self.as_dicts = as_dicts
@@ -45,7 +53,10 @@ class Conversion:
         self._started = True
         try:
             for stream in self.adapter.streams(self.source, self.context):
-                yield Stream(stream.key, self._guard(stream.records), stream.main, stream.parent_key)
+                main = stream.main
+                if self.select is not None:
+                    main = stream.key == self.select or stream.key.endswith(":" + self.select)
+                yield Stream(stream.key, self._guard(stream.records), main, stream.parent_key)
         except ASRError:
             raise
         except Exception as exc:

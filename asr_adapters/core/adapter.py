@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 import orjson
@@ -124,6 +125,19 @@ class Adapter(ABC):
     @abstractmethod
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         """The ASR streams of this input, records yielded lazily."""
+
+    # -- discovery hooks (used by batch conversion, never by parsing) --------------------
+
+    def default_homes(self, env: Mapping[str, str]) -> list[Path]:
+        """Folders where this agent keeps sessions by default, honouring its relocation
+        variables in ``env`` (e.g. ``CODEX_HOME``). Existing or not; the caller checks."""
+        return []
+
+    def is_session_file(self, path: Path) -> bool:
+        """Whether ``path`` (found under a home or a folder given to ``asr batch``) is a
+        session input of its own. False for files converted as part of another input
+        (subagent transcripts of a parent session, indexes, sidecars)."""
+        return True
 
     def vendor(self, kind: str, data: Any) -> dict[str, Any]:
         """A ``vendor`` record keeping a native item verbatim."""

@@ -1,0 +1,1 @@
+"""The claude_code adapter package."""

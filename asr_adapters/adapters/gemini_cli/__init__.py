@@ -1,0 +1,1 @@
+"""The gemini_cli adapter package."""

@@ -1,0 +1,1 @@
+"""The openclaw adapter package."""

@@ -1,0 +1,1 @@
+"""The t3code adapter package."""
