@@ -38,13 +38,9 @@ def stream_file_name(key: str) -> str:
 
 @main.command()
 @click.argument("path", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option(
-    "-o", "--output", type=click.Path(), help="A file for the main stream, or a folder for every stream."
-)
+@click.option("-o", "--output", type=click.Path(), help="A file for the main stream, or a folder for every stream.")
 @click.option("--agent", "agent", help="The agent that wrote PATH (default: detect it).")
-@click.option(
-    "--thread", "thread", help="Convert only the stream of this session or thread id (multi-thread inputs)."
-)
+@click.option("--thread", "thread", help="Convert only the stream of this session or thread id (multi-thread inputs).")
 @click.option("--stats", is_flag=True, help="Print what became of every native item to stderr.")
 def convert(path: str, output: str | None, agent: str | None, thread: str | None, stats: bool) -> None:
     """Convert one native session file to ASR JSONL (stdout by default)."""

@@ -49,7 +49,5 @@ def detect(source: Source) -> Adapter:
             f"known agents: {', '.join(names())} (use --agent NAME)"
         )
     if len(scored) > 1 and scored[1][0] == scored[0][0]:
-        raise UnknownAgentError(
-            f"{source.display}: could be {scored[0][1]} or {scored[1][1]}; use --agent NAME"
-        )
+        raise UnknownAgentError(f"{source.display}: could be {scored[0][1]} or {scored[1][1]}; use --agent NAME")
     return get(scored[0][1])

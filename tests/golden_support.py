@@ -79,10 +79,7 @@ def convert_case(case: GoldenCase, scratch: Path) -> tuple[dict[str, bytes], Con
     for stream in conversion.streams():
         buffer = io.BytesIO()
         StreamWriter(buffer).write_all(stream.records)
-        if stream.main:
-            name = "expected"
-        else:
-            name = "expected." + stream_file_name(stream.key).removesuffix(".asr.jsonl")
+        name = "expected" if stream.main else "expected." + stream_file_name(stream.key).removesuffix(".asr.jsonl")
         if name in outputs:
             raise AssertionError(f"{case.id}: two streams named {name}")
         outputs[name] = buffer.getvalue()
@@ -130,11 +127,7 @@ def shared_samples(agent: str) -> list[Path]:
         name = path.name
         if not path.is_file() or not name.endswith((".jsonl", ".json")):
             continue
-        if (
-            "NOT-A-SESSION" in name
-            or "/subagents/" in str(path)
-            or name.startswith(("sessions-index", "aux-"))
-        ):
+        if "NOT-A-SESSION" in name or "/subagents/" in str(path) or name.startswith(("sessions-index", "aux-")):
             continue
         picked.append(path)
     return picked

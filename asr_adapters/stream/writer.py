@@ -46,9 +46,7 @@ class StreamWriter:
         return self.count
 
 
-def write_jsonl(
-    records: Iterable[dict[str, Any] | Envelope], dest: str | os.PathLike[str] | IO[bytes]
-) -> int:
+def write_jsonl(records: Iterable[dict[str, Any] | Envelope], dest: str | os.PathLike[str] | IO[bytes]) -> int:
     """Write records as an ASR stream to a path or a binary file object; returns the count."""
     if isinstance(dest, str | os.PathLike):
         with open(dest, "wb") as handle:

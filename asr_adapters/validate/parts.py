@@ -35,18 +35,11 @@ def _check_members(part: dict, where: str, count: int, index: int, report: Repor
             report("ASR-224", f"{where}.{key} {part[key]!r} is not a spec value or a namespaced one")
     derivation = part.get("derivation")
     if derivation is not None:
-        if not isinstance(derivation, dict) or not is_open_value(
-            derivation.get("method"), DERIVATION_METHODS
-        ):
+        if not isinstance(derivation, dict) or not is_open_value(derivation.get("method"), DERIVATION_METHODS):
             report("ASR-233", f"{where}.derivation must have a method")
         elif "from" in derivation:
             source = derivation["from"]
-            if (
-                isinstance(source, bool)
-                or not isinstance(source, int)
-                or not 0 <= source < count
-                or source == index
-            ):
+            if isinstance(source, bool) or not isinstance(source, int) or not 0 <= source < count or source == index:
                 report("ASR-233", f"{where}.derivation.from must be the index of another part in the array")
 
 
@@ -65,11 +58,7 @@ def _media(part: dict, where: str, report: Report) -> None:
 
 
 def _blob_ref(value: Any, where: str, rule: str, report: Report) -> None:
-    if (
-        not isinstance(value, dict)
-        or not isinstance(value.get("blob"), str)
-        or not value["blob"].startswith("sha256:")
-    ):
+    if not isinstance(value, dict) or not isinstance(value.get("blob"), str) or not value["blob"].startswith("sha256:"):
         report(rule, f"{where} must be a BlobRef {{blob: 'sha256:…', size, mimeType}}")
 
 
@@ -95,9 +84,7 @@ def _reasoning(part: dict, where: str, report: Report) -> None:
     if "text" in part and visibility not in (None, "full"):
         report("ASR-214", f"{where}: text is only for full (or unstated) visibility, not {visibility!r}")
     summary = part.get("summary")
-    if summary is not None and (
-        not isinstance(summary, list) or not all(isinstance(s, str) for s in summary)
-    ):
+    if summary is not None and (not isinstance(summary, list) or not all(isinstance(s, str) for s in summary)):
         report("ASR-214", f"{where}: summary must be an array of strings")
     opaque = part.get("opaque")
     if opaque is not None:

@@ -79,9 +79,7 @@ def check_message(record: dict, report: Report) -> None:
     if display is not None:
         check_parts(display, "displayContent", report)
         if content == [] and display and (capture.get("content") or {}).get("state") != "absent":
-            report(
-                "ASR-207", "only a display representation: content must be empty and capture.content absent"
-            )
+            report("ASR-207", "only a display representation: content must be empty and capture.content absent")
     if "displayCorrespondence" in record:
         _open(record, "displayCorrespondence", CORRESPONDENCES, "ASR-208", report)
         if display is None:
@@ -99,9 +97,7 @@ def check_message(record: dict, report: Report) -> None:
 
 
 def _check_notice(record: dict, report: Report) -> None:
-    if record.get("origin") == "notice" and (
-        record.get("author") != "harness" or record.get("audience") != "user"
-    ):
+    if record.get("origin") == "notice" and (record.get("author") != "harness" or record.get("audience") != "user"):
         report("ASR-205", "a stored harness notice must have author harness, origin notice, audience user")
 
 
@@ -117,9 +113,7 @@ def _check_routing(record: dict, report: Report) -> None:
                 if not isinstance(entry, dict) or not is_actor(entry.get("actor")):
                     report("ASR-228", f"recipients[{index}].actor must be an actor reference")
                 elif "kind" in entry and not is_open_value(entry["kind"], RECIPIENT_KINDS):
-                    report(
-                        "ASR-228", f"recipients[{index}].kind {entry['kind']!r} is not primary or additional"
-                    )
+                    report("ASR-228", f"recipients[{index}].kind {entry['kind']!r} is not primary or additional")
     derived = record.get("derivedFrom")
     if derived is not None and (
         not isinstance(derived, list)
@@ -153,9 +147,7 @@ def check_plan(record: dict, report: Report) -> None:
         else:
             _check_entries(entries, report)
     elif (
-        plan_type in ("document", "goal")
-        and "content" not in record
-        and "content" not in (record.get("capture") or {})
+        plan_type in ("document", "goal") and "content" not in record and "content" not in (record.get("capture") or {})
     ):
         report("ASR-221", f"a {plan_type} plan must contain content or a capture.content state")
     if "content" in record:

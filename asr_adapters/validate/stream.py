@@ -198,15 +198,11 @@ class StreamValidator:
         previous = self._latest_plan.get(plan_id)
         supersedes = record.get("supersedes")
         if previous is not None and supersedes is None:
-            self.report(
-                "ASR-222", f"plan {plan_id!r} was recorded before: a revision must name it in supersedes"
-            )
+            self.report("ASR-222", f"plan {plan_id!r} was recorded before: a revision must name it in supersedes")
         elif supersedes is not None:
             target = self._ids.get(supersedes)
             if target is None or target != ("plan", plan_id):
-                self.report(
-                    "ASR-222", f"supersedes {supersedes!r} must name an earlier plan with planId {plan_id!r}"
-                )
+                self.report("ASR-222", f"supersedes {supersedes!r} must name an earlier plan with planId {plan_id!r}")
             elif supersedes != previous:
                 self.report("ASR-222", f"supersedes must name the previous revision {previous!r}")
         if isinstance(record.get("id"), str):
@@ -222,16 +218,12 @@ class StreamValidator:
 
     def finish(self) -> list[Finding]:
         if self.count == 0:
-            self.findings.append(
-                Finding("PROFILE-header", None, None, "an empty stream has no header", self.file)
-            )
+            self.findings.append(Finding("PROFILE-header", None, None, "an empty stream has no header", self.file))
         for seq, line, rule, ref, want in self._pending:
             kind = self._resolve(ref)
             if kind is None or (want and kind not in (want, "unchecked")):
                 self.findings.append(
-                    Finding(
-                        rule, seq, line, f"{ref!r} does not resolve to a {want or 'record'} record", self.file
-                    )
+                    Finding(rule, seq, line, f"{ref!r} does not resolve to a {want or 'record'} record", self.file)
                 )
         return self.findings
 
