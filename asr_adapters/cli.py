@@ -132,3 +132,13 @@ def schema() -> None:
     from .model import json_schema
 
     click.echo(orjson.dumps(json_schema(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
+
+
+def _add_batch_commands() -> None:
+    from .batch.commands import batch, discover
+
+    main.add_command(batch)
+    main.add_command(discover)
+
+
+_add_batch_commands()

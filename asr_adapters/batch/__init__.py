@@ -1,0 +1,1 @@
+"""Batch conversion of session folders and discovery of every agent's home."""
