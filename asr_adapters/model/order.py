@@ -118,6 +118,9 @@ _PART_OWN = (
 _PART_TAIL = ("author", "origin", "phase", "derivation", "annotations", "_meta")
 PART_RANKS: dict[str, int] = {k: i for i, k in enumerate(("type", *_PART_OWN, *_PART_TAIL))}
 _PART_FIELDS = ("content", "displayContent", "answer")
+KNOWN_PARTS = frozenset(
+    {"text", "image", "audio", "resource_link", "resource", "reasoning", "refusal", "data", "opaque"}
+)
 
 
 def canonical_part_order(part: dict) -> dict:
@@ -137,5 +140,7 @@ def canonical_deep(record: dict) -> dict:
     for field in _PART_FIELDS:
         parts = record.get(field)
         if isinstance(parts, list):
-            record[field] = [canonical_part_order(p) if isinstance(p, dict) else p for p in parts]
+            record[field] = [
+                canonical_part_order(p) if isinstance(p, dict) and p.get("type") in KNOWN_PARTS else p for p in parts
+            ]
     return record

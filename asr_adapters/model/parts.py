@@ -95,8 +95,8 @@ class OpaquePart(PartBase):
     blob: BlobRef | None = None
 
 
-class UnknownPart(PartBase):
-    """A part type this version does not know: kept verbatim (ASR-218)."""
+class UnknownPart(ASRModel):
+    """A part type this version does not know: kept verbatim, members in their order (ASR-218)."""
 
     type: str
 
