@@ -98,6 +98,7 @@ def canonical_order(record: dict) -> dict:
 
 
 _PART_OWN = (
+    "visibility",
     "text",
     "mimeType",
     "data",
@@ -108,7 +109,6 @@ _PART_OWN = (
     "description",
     "size",
     "resource",
-    "visibility",
     "summary",
     "opaque",
     "signature",
