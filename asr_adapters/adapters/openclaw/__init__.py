@@ -1,1 +1,5 @@
-"""The openclaw adapter package."""
+"""OpenClaw (Clawdbot, Moltbot): importing this package registers the adapter."""
+
+from . import adapter
+
+__all__ = ["adapter"]

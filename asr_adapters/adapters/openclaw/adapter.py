@@ -1,0 +1,285 @@
+"""The OpenClaw adapter: chat sessions with participants, conversations and deliveries.
+
+Two storage eras share one entry grammar (pi's ``FileEntry``): JSONL transcripts (file era,
+read line by line) and ``transcript_events`` rows of ``openclaw-agent.sqlite`` (SQLite era,
+one stream per session, read in batches). See ``docs/agents/openclaw.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path, PurePath
+from typing import Any, ClassVar
+
+import orjson
+
+from ...core.adapter import Adapter, Context, Emitter, Stream, header
+from ...core.errors import InputError
+from ...core.source import Source
+from ...core.timestamps import from_epoch_millis, from_iso, stamp
+from ...registry import register
+from . import discover, store
+from .index import SessionInfo, load_index, lookup, obj
+from .mapper import Mapper
+from .routing import Routing
+
+FORMAT = "openclaw-transcript"
+SQLITE_FORMAT = "openclaw-agent-sqlite"
+_HEADER_KNOWN = frozenset({"type", "id", "version", "timestamp", "cwd", "parentSession"})
+
+
+@register
+class OpenClawAdapter(Adapter):
+    name: ClassVar[str] = "openclaw"
+    registry_name: ClassVar[str] = "ai.openclaw"
+    description: ClassVar[str] = (
+        "OpenClaw (Clawdbot, Moltbot) chat-agent transcripts: JSONL files and openclaw-agent.sqlite"
+    )
+
+    # -- detection ---------------------------------------------------------------------
+
+    def detect(self, source: Source) -> int:
+        if source.is_sqlite:
+            head = source.head()
+            if b"orchestration_events" in head:
+                return 0
+            if b"transcript_events" in head:
+                return 95
+            if source.path is not None:
+                tables = store.table_names(source.path)
+                if store.TABLE in tables and "orchestration_events" not in tables:
+                    return 95
+            return 0
+        head = source.head()
+        line = head.split(b"\n", 1)[0]
+        try:
+            first = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            first = None
+        if isinstance(first, dict) and first.get("type") == "session":
+            if isinstance(first.get("id"), str) and "cwd" in first and "timestamp" in first:
+                sure = b'"parentId"' in head or b'"message":{"role"' in head or b'"message": {"role"' in head
+                return 90 if sure or "version" in first else 75
+            return 0
+        if isinstance(first, dict) and first.get("type") == "message" and "parentId" in first:
+            message = first.get("message")
+            if isinstance(message, dict) and message.get("provider") in ("openclaw", "clawdbot"):
+                return 70
+        return 0
+
+    # -- discovery hooks ---------------------------------------------------------------
+
+    def default_homes(self, env: Mapping[str, str]) -> list[Path]:
+        return discover.default_homes(env)
+
+    def is_session_file(self, path: Path) -> bool:
+        return discover.is_session_file(path)
+
+    # -- conversion --------------------------------------------------------------------
+
+    def streams(self, source: Source, context: Context) -> Iterator[Stream]:
+        if source.is_sqlite:
+            yield from self._database(source, context)
+            return
+        lines = context.json_lines()
+        first = next(lines, None)
+        if first is None:
+            raise InputError(source.display, "empty file: no OpenClaw session header")
+        yield Stream(f"openclaw:{_session_id(source, first[1])}", self._file(source, context, first, lines))
+
+    def _file(
+        self, source: Source, context: Context, first: tuple[int, Any], lines: Iterator[tuple[int, Any]]
+    ) -> Iterator[dict[str, Any]]:
+        session_id = _session_id(source, first[1])
+        info = lookup(load_index(source.path), session_id)
+        if info is not None and info.agent_id is None and source.path is not None:
+            info.agent_id = _agent_from_path(source.path)
+        routing = Routing(info)
+        emit = Emitter(context.accounting)
+        line = first[1]
+        is_header = isinstance(line, dict) and line.get("type") == "session"
+        variant = _variant(line) if is_header else None
+        yield emit(
+            self._header(source.name, FORMAT, variant, session_id, line if is_header else {}, info, routing, source)
+        )
+        mapper = Mapper(self, context, emit, routing, info.channel if info else None)
+        if is_header:
+            context.accounting.records += 1
+        else:
+            yield from mapper.entry(first[0], line)
+        for number, item in lines:
+            yield from mapper.entry(number, item)
+        yield from self._failed_deliveries(source.path, info, routing, emit, context)
+
+    def _header(
+        self,
+        file: str,
+        source_format: str,
+        variant: str | None,
+        session_id: str,
+        line: dict[str, Any],
+        info: SessionInfo | None,
+        routing: Routing,
+        source: Source,
+    ) -> dict[str, Any]:
+        record = header(
+            self.name, session_id, agent_version=None, source_format=source_format, variant=variant, file=file
+        )
+        stamp(record, from_iso(line.get("timestamp")))
+        if isinstance(line.get("cwd"), str):
+            record["cwd"] = line["cwd"]
+        parent = _parent(line, info)
+        if parent is not None:
+            # profile §4 names this ``parent``; the validator reads ``parent`` as a record ref
+            # on every record, so the header keeps it under ``parentSessionRef`` for now
+            record["parentSessionRef"] = parent
+        if routing.header_participants:
+            record["participants"] = routing.header_participants
+        if routing.header_conversations:
+            record["conversations"] = routing.header_conversations
+        if info is not None:
+            for key, value in (
+                ("sessionKey", info.key),
+                ("agentId", info.agent_id),
+                ("channel", info.channel),
+                ("chatType", info.chat_type),
+            ):
+                if value:
+                    record[key] = value
+        elif source.path is not None and (agent := _agent_from_path(source.path)) is not None:
+            record["agentId"] = agent
+        for key, value in line.items():
+            if key not in _HEADER_KNOWN:
+                record[key] = value
+        if "version" in line:
+            record["formatVersion"] = line["version"]
+        if isinstance(line.get("parentSession"), str):
+            record["parentSession"] = line["parentSession"]
+        return record
+
+    # -- SQLite era --------------------------------------------------------------------
+
+    def _database(self, source: Source, context: Context) -> Iterator[Stream]:
+        if source.path is None:
+            raise InputError(source.display, "an OpenClaw SQLite database must be read from a file")
+        tables = store.table_names(source.path)
+        if store.TABLE not in tables:
+            raise InputError(source.display, "no transcript_events table: not an OpenClaw agent database")
+        connection = store.connect(source.path)
+        try:
+            ids = store.session_ids(connection)
+            if not ids:
+                raise InputError(source.display, "the database holds no transcript events")
+            for index, session_id in enumerate(ids):
+                records = self._db_session(source, context, connection, session_id, tables)
+                yield Stream(f"openclaw:{session_id}", records, main=index == 0)
+        finally:
+            connection.close()
+
+    def _db_session(
+        self, source: Source, context: Context, connection: Any, session_id: str, tables: set[str]
+    ) -> Iterator[dict[str, Any]]:
+        info = store.session_info(connection, session_id, tables)
+        routing = Routing(info)
+        emit = Emitter(context.accounting)
+        mapper = Mapper(self, context, emit, routing, info.channel if info else None)
+        started = False
+        accounting = context.accounting
+        for seq, raw in store.events(connection, session_id):
+            accounting.native_items += 1
+            try:
+                item = store.parse(raw)
+            except ValueError as exc:
+                accounting.unreadable += 1
+                context.warn(None, f"session {session_id} event {seq} unreadable: {exc}")
+                continue
+            if not started:
+                started = True
+                is_header = isinstance(item, dict) and item.get("type") == "session"
+                line = item if is_header else {}
+                variant = _variant(item) if is_header else None
+                yield emit(self._header(source.name, SQLITE_FORMAT, variant, session_id, line, info, routing, source))
+                if is_header:
+                    accounting.records += 1
+                    continue
+            yield from mapper.entry(seq, item)
+        if not started:
+            yield emit(self._header(source.name, SQLITE_FORMAT, None, session_id, {}, info, routing, source))
+
+    # -- failed sends ------------------------------------------------------------------
+
+    def _failed_deliveries(
+        self, path: Path | None, info: SessionInfo | None, routing: Routing, emit: Emitter, context: Context
+    ) -> Iterator[dict[str, Any]]:
+        """Sends OpenClaw gave up on (``delivery-queue/failed/``) whose mirror names this session."""
+        if path is None or info is None or not info.key:
+            return
+        folder = _state_dir(path) / "delivery-queue" / "failed"
+        if not folder.is_dir():
+            return
+        for file in sorted(folder.glob("*.json")):
+            try:
+                entry = orjson.loads(file.read_bytes())
+            except (OSError, orjson.JSONDecodeError):
+                continue
+            if not isinstance(entry, dict):
+                continue
+            mirror = obj(entry.get("mirror"))
+            if info.key not in (mirror.get("sessionKey"), entry.get("sessionKey")):
+                continue
+            context.accounting.native_items += 1
+            context.accounting.records += 1
+            record: dict[str, Any] = {"type": "delivery"}
+            stamp(record, from_epoch_millis(entry.get("enqueuedAt")))
+            conversation = routing.target_conversation(entry.get("channel"), entry.get("to"))
+            for decl in routing.take_pending():
+                yield emit(decl)
+            if conversation is not None:
+                record["conversation"] = conversation
+            record["status"] = "failed"
+            if entry.get("lastError") not in (None, ""):
+                record["reason"] = str(entry["lastError"])
+            if isinstance(entry.get("retryCount"), int):
+                record["attempt"] = entry["retryCount"]
+            record["queueEntry"] = entry
+            yield emit(record)
+
+
+def _variant(line: dict[str, Any]) -> str:
+    version = line.get("version")
+    return f"v{version}" if isinstance(version, int) else "v1"
+
+
+def _session_id(source: Source, line: Any) -> str:
+    if isinstance(line, dict) and line.get("type") == "session" and isinstance(line.get("id"), str):
+        return line["id"]
+    return source.name.split(".", 1)[0]
+
+
+def _agent_from_path(path: Path) -> str | None:
+    parts = path.resolve().parts
+    if len(parts) >= 4 and parts[-2] == "sessions" and parts[-4] == "agents":
+        return parts[-3]
+    return None
+
+
+def _state_dir(path: Path) -> Path:
+    """``<state>`` for ``<state>/agents/<id>/sessions/<file>``; the file's own folder otherwise."""
+    parts = path.resolve().parents
+    if len(parts) >= 4 and parts[0].name == "sessions" and parts[2].name == "agents":
+        return parts[3]
+    return path.resolve().parent
+
+
+def _parent(line: dict[str, Any], info: SessionInfo | None) -> str | None:
+    """The parent session: a fork's ``parentSession`` file, or the session that spawned this one."""
+    for key in ("parentSession", "branchedFrom"):
+        value = line.get(key)
+        if isinstance(value, str) and value:
+            stem = PurePath(value.replace("\\", "/")).name.split(".jsonl", 1)[0]
+            stem = stem.rsplit("_", 1)[-1]
+            if stem:
+                return f"openclaw:{stem}"
+    if info is not None and info.parent_session_id:
+        return f"openclaw:{info.parent_session_id}"
+    return None

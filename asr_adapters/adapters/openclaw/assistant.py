@@ -1,0 +1,138 @@
+"""Assistant content blocks (pi's ``text`` / ``thinking`` / ``toolCall``) as ASR parts and calls.
+
+Signatures differ by provider API and are not always signatures: Anthropic stores a base64
+blob, MiniMax a hex string, OpenAI-compatible gateways store the *name* of the field the
+reasoning came from (``reasoning_content``), and the OpenAI Responses APIs store the whole
+reasoning item as a JSON string (with ``encrypted_content``) while the text is empty.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+#: Synthetic assistant messages written by OpenClaw itself, never by a model.
+SYNTHETIC_PROVIDERS = frozenset({"openclaw", "clawdbot", "moltbot", "clawdis"})
+SYNTHETIC_MODELS = frozenset({"delivery-mirror", "gateway-injected"})
+#: Whole-payload reply tokens that OpenClaw holds back instead of sending.
+SILENT_TOKENS = ("NO_REPLY", "HEARTBEAT_OK", "ANNOUNCE_SKIP", "REPLY_SKIP")
+#: Field names that OpenAI-compatible providers leave where a signature would be.
+_FIELD_NAMES = frozenset({"reasoning_content", "reasoning_details", "reasoning", "reasoning_text", "thinking"})
+_STATUS = {"stop": "complete", "toolUse": "complete", "length": "partial", "aborted": "interrupted", "error": "error"}
+_PHASES = {"final_answer": "final", "final": "final", "commentary": "commentary"}
+
+
+def is_synthetic(message: dict[str, Any]) -> bool:
+    return message.get("provider") in SYNTHETIC_PROVIDERS or message.get("model") in SYNTHETIC_MODELS
+
+
+def status_of(stop_reason: Any) -> str | None:
+    return _STATUS.get(stop_reason) if isinstance(stop_reason, str) else None
+
+
+def silent_token(parts: list[dict[str, Any]]) -> str | None:
+    """The silent token when a reply's whole visible text is one (``NO_REPLY`` in any case)."""
+    texts = [p["text"] for p in parts if p.get("type") == "text"]
+    if not texts:
+        return None
+    whole = "".join(texts).strip()
+    if whole.upper() == "NO_REPLY":
+        return "NO_REPLY"
+    return whole if whole in SILENT_TOKENS else None
+
+
+def thinking_part(block: dict[str, Any]) -> dict[str, Any]:
+    """A ``thinking`` block as a reasoning part with the visibility the provider gave it."""
+    text = block.get("thinking")
+    text = text if isinstance(text, str) else ""
+    signature = block.get("thinkingSignature")
+    part: dict[str, Any] = {"type": "reasoning"}
+    meta: dict[str, Any] = {}
+    if block.get("redacted") is True:
+        part["visibility"] = "redacted"
+        if isinstance(signature, str) and signature:
+            part["opaque"] = {"format": "anthropic.redacted_thinking", "data": signature}
+        if text:
+            meta["thinking"] = text  # the placeholder pi writes, not reasoning
+    elif isinstance(signature, str) and signature.startswith("{"):
+        item = _json(signature)
+        if text:
+            part["visibility"] = "full"
+            part["text"] = text
+        elif isinstance(item, dict) and item.get("encrypted_content"):
+            part["visibility"] = "encrypted"
+        summary = item.get("summary") if isinstance(item, dict) else None
+        texts = [s.get("text") for s in summary or () if isinstance(s, dict) and isinstance(s.get("text"), str)]
+        if texts:
+            part["summary"] = texts
+            part.setdefault("visibility", "summary")
+        part["opaque"] = {"format": "openai.reasoning_item", "data": signature}
+    elif isinstance(signature, str) and signature in _FIELD_NAMES:
+        part["visibility"] = "full"
+        part["text"] = text
+        meta["thinkingSignature"] = signature
+    else:
+        if text:
+            part["visibility"] = "full"
+            part["text"] = text
+        elif signature:
+            part["visibility"] = "omitted"
+        else:
+            part["text"] = text
+        if isinstance(signature, str) and signature:
+            part["signature"] = signature
+    _keep_rest(block, part, meta, ("type", "thinking", "thinkingSignature", "redacted"))
+    return part
+
+
+def text_part(block: dict[str, Any]) -> dict[str, Any]:
+    """A ``text`` block; a Responses ``textSignature`` gives the phase the source recorded."""
+    part: dict[str, Any] = {"type": "text", "text": block.get("text") if isinstance(block.get("text"), str) else ""}
+    meta: dict[str, Any] = {}
+    signature = block.get("textSignature")
+    if signature is not None:
+        meta["textSignature"] = signature
+        item = _json(signature) if isinstance(signature, str) and signature.startswith("{") else None
+        if isinstance(item, dict) and item.get("phase") in _PHASES:
+            part["phase"] = _PHASES[item["phase"]]
+    _keep_rest(block, part, meta, ("type", "text", "textSignature"))
+    return part
+
+
+def tool_call(block: dict[str, Any], *, stop_reason: Any) -> dict[str, Any]:
+    """A ``toolCall`` block as a ``tool_call`` record (without envelope)."""
+    record: dict[str, Any] = {"type": "tool_call", "callId": str(block.get("id", ""))}
+    if isinstance(block.get("name"), str):
+        record["name"] = block["name"]
+    arguments = block.get("arguments")
+    if isinstance(arguments, str):
+        parsed = _json(arguments)
+        if parsed is None:
+            record["arguments"] = arguments
+        else:
+            record["input"] = parsed
+    elif arguments is not None:
+        record["input"] = arguments
+    streaming = "partialJson" in block or "partialArgs" in block
+    if streaming and stop_reason in ("aborted", "length", "error"):
+        record["status"] = "partial"
+    for key, value in block.items():
+        if key not in ("type", "id", "name", "arguments"):
+            record[key] = value
+    return record
+
+
+def _keep_rest(block: dict[str, Any], part: dict[str, Any], meta: dict[str, Any], known: tuple[str, ...]) -> None:
+    for key, value in block.items():
+        if key not in known:
+            meta[key] = value
+    if meta:
+        part["_meta"] = {"ai.openclaw/" + k: v for k, v in meta.items()}
+
+
+def _json(text: str) -> Any:
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None

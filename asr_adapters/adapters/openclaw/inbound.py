@@ -1,0 +1,304 @@
+"""What OpenClaw rendered into a user entry's text, split back into who wrote which part.
+
+OpenClaw has no structured sender field on a user entry: it renders the chat metadata into
+the text the model receives. Three eras are read here:
+
+1. envelope lines (Jan - early Feb 2026): ``[Telegram Alice (@alice) id:123 +1m 2026-01-21T09:34Z] Ready``
+   followed by ``\\n[message_id: 221]``;
+2. JSON blocks (from 2026-02-10): ``Conversation info (untrusted metadata):`` + fenced JSON,
+   ``Sender (untrusted metadata):`` …, then the body (often behind a ``[Sun 2026-04-12 21:19 GMT+1]``
+   timestamp prefix);
+3. 2026.5+ additions: ``chat_id`` / ``inbound_event_kind`` in the conversation block and a
+   plain-text ``Conversation context (untrusted, …):`` list.
+
+The harness-inserted pieces become their own text parts (author ``harness``, origin
+``injected``); the rest keeps the sender's exact words. Concatenating the parts always gives
+the stored text back, character for character (ASR-211).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+
+HARNESS = ("harness", "injected")
+
+_SYSTEM_LINE = re.compile(r"System(?: \(untrusted\))?: ")
+_BLOCK_LABEL = re.compile(r"[A-Z][^\n]{0,100}? \(untrusted[^\n]{0,80}\):\n")
+_TIME_PREFIX = re.compile(
+    r"\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{4}-\d\d-\d\d \d\d:\d\d(?::\d\d)?(?: [^\]\n]{1,40})?\] "
+)
+_CHANNELS = (
+    "Telegram|WhatsApp|Discord|Signal|Slack|iMessage|Feishu|Lark|Zalo|ZaloUser|WebChat|Matrix|Teams|MSTeams"
+    "|LINE|QQ|IRC|Mattermost|Nostr|Twitch|GoogleChat|BlueBubbles|Nextcloud|Tlon|Synology|DingTalk|WeCom"
+)
+_ENVELOPE = re.compile(rf"\[({_CHANNELS})((?: [^\]\n]*)?)\] ")
+_ENVELOPE_ID = re.compile(r" id:(\S+)")
+_ENVELOPE_ELAPSED = re.compile(r" \+\S+")
+_MESSAGE_ID_TAIL = re.compile(r"\n\[message_id: ([^\]\n]+)\]\Z")
+_FROM_TAIL = re.compile(r"\n\[from: ([^\]\n]+)\]\Z")
+_CRON = re.compile(r"\[cron:(\S+)(?: ([^\]\n]*))?\]")
+_SUBAGENT_TASK = "[Subagent Task]: "
+_CHILD_OPEN = "<<<BEGIN_UNTRUSTED_CHILD_RESULT>>>\n"
+_CHILD_CLOSE = "\n<<<END_UNTRUSTED_CHILD_RESULT>>>"
+_QUEUED_HEAD = "[Queued messages while agent was busy]"
+_QUEUED_ITEM = re.compile(r"\n*---\nQueued #\d+\n")
+
+#: Prefixes of user entries the harness wrote (after any timestamp prefix), with the
+#: trigger they record (None when the entry records no trigger).
+_HARNESS_PREFIXES: tuple[tuple[str, str | None], ...] = (
+    ("[OpenClaw heartbeat poll]", "heartbeat"),
+    ("Read HEARTBEAT.md if it exists", "heartbeat"),
+    ("Run the following periodic tasks", "heartbeat"),
+    ("Pre-compaction memory flush", "memory_flush"),
+    ("[System] Your previous turn was interrupted by a gateway restart", "restart_recovery"),
+    ("A new session was started via /new or /reset", "session_startup"),
+    ("[Queue overflow]", None),
+    ("[System: ", None),
+)
+
+
+class Inbound:
+    """The parts and the chat facts read from one user text."""
+
+    __slots__ = ("channel", "conversation", "mentioned", "message_ids", "parts", "reply_to", "sender", "trigger")
+
+    def __init__(self) -> None:
+        self.parts: list[dict[str, Any]] = []
+        self.conversation: dict[str, Any] = {}
+        self.sender: dict[str, Any] = {}
+        self.message_ids: list[str] = []
+        self.reply_to: str | None = None
+        self.mentioned: bool | None = None
+        self.channel: str | None = None
+        self.trigger: dict[str, Any] | None = None
+
+    def add(self, text: str, who: tuple[str | None, str | None]) -> None:
+        if not text:
+            return
+        part: dict[str, Any] = {"type": "text", "text": text}
+        if who[0] is not None:
+            part["author"] = who[0]
+        if who[1] is not None:
+            part["origin"] = who[1]
+        self.parts.append(part)
+
+    @property
+    def sender_id(self) -> str | None:
+        value = self.sender.get("id") or self.conversation.get("sender_id")
+        return str(value) if value not in (None, "") else None
+
+
+def _block_end(text: str, start: int) -> int:
+    """End of a metadata block that starts at ``start`` (its label line), with the blank lines after it."""
+    label = _BLOCK_LABEL.match(text, start)
+    assert label is not None
+    pos = label.end()
+    if text.startswith("```json\n", pos):
+        close = text.find("\n```", pos + 8)
+        end = len(text) if close < 0 else close + 4
+    else:
+        close = text.find("\n\n", pos)
+        end = len(text) if close < 0 else close
+    while end < len(text) and text[end] == "\n":
+        end += 1
+    return end
+
+
+def _parse_block(text: str) -> Any:
+    start = text.find("```json\n")
+    if start < 0:
+        return None
+    close = text.rfind("\n```")
+    try:
+        return orjson.loads(text[start + 8 : close if close > start else len(text)])
+    except orjson.JSONDecodeError:
+        return None
+
+
+def parse_user_text(text: str, who_body: tuple[str | None, str | None]) -> Inbound:
+    """Split one user text into parts; ``who_body`` is the (author, origin) of the sender's words."""
+    out = Inbound()
+    pos = 0
+    n = len(text)
+    # queued system-event lines ("System: [...] ...") end at the first blank line
+    if _SYSTEM_LINE.match(text):
+        end = text.find("\n\n")
+        end = n if end < 0 else end
+        while end < n and text[end] == "\n":
+            end += 1
+        out.add(text[:end], HARNESS)
+        pos = end
+    # metadata blocks (JSON-block era and the 2026.5 plain-text context list)
+    while pos < n and _BLOCK_LABEL.match(text, pos):
+        end = _block_end(text, pos)
+        block = text[pos:end]
+        label = block[: block.find(" (untrusted")]
+        data = _parse_block(block)
+        if isinstance(data, dict):
+            if label == "Conversation info":
+                out.conversation = data
+            elif label == "Sender":
+                out.sender = data
+        out.add(block, HARNESS)
+        pos = end
+    # envelope prefixes: "[Telegram Name id:1 ...] " or "[Sun 2026-04-12 21:19 GMT+1] "
+    match = _ENVELOPE.match(text, pos) or _TIME_PREFIX.match(text, pos)
+    if match is not None:
+        if match.re is _ENVELOPE:
+            _envelope_facts(out, match.group(1), match.group(2))
+        out.add(match.group(0), HARNESS)
+        pos = match.end()
+    # trailers: "\n[message_id: N]", WhatsApp groups' "\n[from: Name (+E164)]"
+    tail_start = n
+    tails: list[str] = []
+    for pattern in (_MESSAGE_ID_TAIL, _FROM_TAIL, _MESSAGE_ID_TAIL):
+        found = pattern.search(text, pos, tail_start)
+        if found is None:
+            continue
+        if pattern is _MESSAGE_ID_TAIL and not out.message_ids:
+            out.message_ids.append(found.group(1))
+        elif pattern is _FROM_TAIL and "label" not in out.sender:
+            out.sender = {"label": found.group(1)}
+        tails.insert(0, text[found.start() : tail_start])
+        tail_start = found.start()
+    _body(out, text[pos:tail_start], who_body)
+    for tail in tails:
+        out.add(tail, HARNESS)
+    _conversation_facts(out)
+    return out
+
+
+def _envelope_facts(out: Inbound, channel: str, rest: str) -> None:
+    out.channel = channel.lower()
+    found = _ENVELOPE_ID.search(rest)
+    label = rest.strip()
+    if found is not None:
+        out.sender = {"id": found.group(1)}
+        label = rest[: found.start()].strip()
+    else:
+        elapsed = _ENVELOPE_ELAPSED.search(rest)
+        if elapsed is not None:
+            label = rest[: elapsed.start()].strip()
+    if label:
+        out.sender["label"] = label
+
+
+def _conversation_facts(out: Inbound) -> None:
+    info = out.conversation
+    message_id = info.get("message_id")
+    if message_id not in (None, "") and not out.message_ids:
+        out.message_ids.append(str(message_id))
+    reply_to = info.get("reply_to_id")
+    if reply_to not in (None, ""):
+        out.reply_to = str(reply_to)
+    if info.get("was_mentioned") is True:
+        out.mentioned = True
+    chat_id = info.get("chat_id")
+    if isinstance(chat_id, str) and ":" in chat_id and out.channel is None:
+        out.channel = chat_id.split(":", 1)[0]
+
+
+def _body(out: Inbound, body: str, who: tuple[str | None, str | None]) -> None:
+    """The text after the metadata: the sender's words, or a prompt the harness or an agent wrote."""
+    if not body:
+        return
+    if out.conversation.get("sender") == "system":  # a channel notice turn (Feishu permission errors)
+        out.add(body, HARNESS)
+        return
+    cron = _CRON.match(body)
+    if cron is not None:
+        trigger: dict[str, Any] = {"kind": "cron", "jobId": cron.group(1)}
+        if cron.group(2):
+            trigger["name"] = cron.group(2)
+        out.trigger = trigger
+        out.add(body, HARNESS)
+        return
+    for prefix, kind in _HARNESS_PREFIXES:
+        if body.startswith(prefix):
+            if kind is not None:
+                out.trigger = {"kind": kind}
+            out.add(body, HARNESS)
+            return
+    if body.startswith("[Subagent Context]"):
+        cut = body.find(_SUBAGENT_TASK)
+        if cut < 0:
+            out.add(body, HARNESS)
+        else:
+            cut += len(_SUBAGENT_TASK)
+            out.add(body[:cut], HARNESS)
+            out.add(body[cut:], ("agent", "inter_session"))
+        return
+    if body.startswith("<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>"):
+        _internal_context(out, body)
+        return
+    if body.startswith("[Inter-session message]"):
+        out.add(body, ("agent", "inter_session"))
+        return
+    if body.startswith(_QUEUED_HEAD):
+        _queued(out, body, who)
+        return
+    out.add(body, who)
+
+
+def _internal_context(out: Inbound, body: str) -> None:
+    """An internal event (a subagent's completion): the child's result is the agent's words."""
+    start = body.find(_CHILD_OPEN)
+    end = body.find(_CHILD_CLOSE, start + 1) if start >= 0 else -1
+    if start < 0 or end < 0:
+        out.add(body, HARNESS)
+        return
+    start += len(_CHILD_OPEN)
+    out.add(body[:start], HARNESS)
+    out.add(body[start:end], ("agent", "subagent_report"))
+    out.add(body[end:], HARNESS)
+
+
+def internal_event_facts(text: str) -> dict[str, str]:
+    """``key: value`` lines of an ``[Internal task completion event]`` block (source, session_id …)."""
+    facts: dict[str, str] = {}
+    start = text.find("[Internal task completion event]\n")
+    if start < 0:
+        return facts
+    for line in text[start:].split("\n")[1:]:
+        if not line:
+            break
+        key, sep, value = line.partition(": ")
+        if sep and key.replace("_", "").isalpha():
+            facts[key] = value
+    return facts
+
+
+def _queued(out: Inbound, body: str, who: tuple[str | None, str | None]) -> None:
+    """A collect-mode batch: the harness's header and separators, each queued prompt as sent."""
+    pos = len(_QUEUED_HEAD)
+    queued = (who[0], "queued")
+    out.add(body[:pos], HARNESS)
+    while pos < len(body):
+        sep = _QUEUED_ITEM.search(body, pos)
+        if sep is None:
+            out.add(body[pos:], queued if pos else HARNESS)
+            return
+        if sep.start() > pos:
+            out.add(body[pos : sep.start()], queued)
+        out.add(body[sep.start() : sep.end()], HARNESS)
+        pos = sep.end()
+
+
+def hoist(parts: list[dict[str, Any]], record: dict[str, Any]) -> None:
+    """Move a shared part-level author/origin up to the message (ASR-224)."""
+    if not parts:
+        return
+    authors = {p.get("author") for p in parts}
+    origins = {p.get("origin") for p in parts}
+    if len(authors) == 1 and len(origins) == 1:
+        author, origin = authors.pop(), origins.pop()
+        for part in parts:
+            part.pop("author", None)
+            part.pop("origin", None)
+        if author is not None:
+            record["author"] = author
+        if origin is not None:
+            record["origin"] = origin

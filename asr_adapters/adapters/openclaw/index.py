@@ -1,0 +1,126 @@
+"""Routing facts about one session from OpenClaw's index (``sessions.json``) or its SQLite rows.
+
+The index maps each session key to its current ``SessionEntry``; an archived generation
+(``.reset.`` files) is found through ``usageFamilySessionIds``. The index is optional: a
+transcript converts the same without it, only with fewer header facts. ``sessions.json`` can
+be megabytes; it is read once per input, never per line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+
+@dataclass
+class SessionInfo:
+    """What the index says about a session: its key, agent, channel and peer."""
+
+    key: str | None = None
+    agent_id: str | None = None
+    channel: str | None = None
+    chat_type: str | None = None
+    label: str | None = None
+    to: str | None = None
+    peer: str | None = None
+    peer_label: str | None = None
+    account_id: str | None = None
+    thread_id: str | None = None
+    spawned_by: str | None = None
+    parent_session_id: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def conversation_key(self) -> str | None:
+        """The key under which the session's own conversation is registered."""
+        if self.to:
+            return self.to
+        if self.channel:
+            return f"{self.channel}:session:{self.key or ''}"
+        return None
+
+
+def agent_from_key(key: str | None) -> str | None:
+    if key and key.startswith("agent:"):
+        parts = key.split(":")
+        if len(parts) > 2:
+            return parts[1]
+    return None
+
+
+def from_entry(key: str | None, entry: dict[str, Any]) -> SessionInfo:
+    """A ``SessionInfo`` from one ``SessionEntry`` (file era) or ``session_nodes.entry_json`` row."""
+    origin = obj(entry.get("origin"))
+    context = obj(entry.get("deliveryContext"))
+    info = SessionInfo(key=key, agent_id=agent_from_key(key))
+    info.channel = _str(context.get("channel")) or _str(entry.get("channel")) or _str(origin.get("provider"))
+    info.chat_type = _str(entry.get("chatType")) or _str(origin.get("chatType"))
+    info.label = _str(entry.get("subject")) or _str(entry.get("displayName")) or _str(entry.get("groupChannel"))
+    info.to = (
+        _str(context.get("to")) or _str(entry.get("lastTo")) or _str(origin.get("to")) or _str(entry.get("groupId"))
+    )
+    info.account_id = _str(context.get("accountId")) or _str(origin.get("accountId"))
+    info.thread_id = _str(context.get("threadId")) or _str(origin.get("threadId"))
+    info.spawned_by = _str(entry.get("spawnedBy")) or _str(entry.get("parentSessionKey"))
+    if info.chat_type == "direct":
+        info.peer = _str(origin.get("from"))
+        info.peer_label = _str(origin.get("label"))
+    return info
+
+
+def obj(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (native fields are untrusted)."""
+    return value if isinstance(value, dict) else {}
+
+
+def arr(value: Any) -> list[Any]:
+    """``value`` when it is a JSON array, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
+def _str(value: Any) -> str | None:
+    if isinstance(value, str) and value:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+def load_index(path: Path | None) -> dict[str, Any]:
+    """The parsed ``sessions.json`` beside a transcript, or ``{}`` when absent or unreadable."""
+    if path is None:
+        return {}
+    index = path.parent / "sessions.json"
+    try:
+        data = orjson.loads(index.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def lookup(index: dict[str, Any], session_id: str) -> SessionInfo | None:
+    """The index row of ``session_id``: the current one first, then an earlier generation."""
+    family: tuple[str, dict[str, Any]] | None = None
+    for key, entry in index.items():
+        if not isinstance(entry, dict):
+            continue
+        if entry.get("sessionId") == session_id:
+            return _resolved(index, key, entry)
+        ids = entry.get("usageFamilySessionIds")
+        if family is None and isinstance(ids, list) and session_id in ids:
+            family = (key, entry)
+    if family is not None:
+        return _resolved(index, *family)
+    return None
+
+
+def _resolved(index: dict[str, Any], key: str, entry: dict[str, Any]) -> SessionInfo:
+    info = from_entry(key, entry)
+    if info.spawned_by:
+        parent = index.get(info.spawned_by)
+        if isinstance(parent, dict) and isinstance(parent.get("sessionId"), str):
+            info.parent_session_id = parent["sessionId"]
+    return info

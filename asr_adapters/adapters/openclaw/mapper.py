@@ -1,0 +1,419 @@
+"""One OpenClaw transcript entry (pi ``FileEntry``) at a time, into ASR records.
+
+The same entry grammar is read from JSONL lines (file era) and from ``transcript_events``
+rows (SQLite era). The mapper holds only what later entries need: the record id of each
+entry (for ``parent`` links of the entry tree), the declared participants and
+conversations, and the open ``message`` tool sends waiting for their results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ...core.adapter import Adapter, Context, Emitter
+from ...core.timestamps import from_iso, stamp
+from . import assistant as am
+from .inbound import HARNESS, hoist, internal_event_facts, parse_user_text
+from .index import arr, obj
+from .routing import CONTROL_UI, Routing
+
+#: ``message`` tool actions that send a message (reactions, edits and reads do not).
+SEND_ACTIONS = frozenset({"send", "reply", "thread-reply", "sendAttachment", "sendWithEffect", "broadcast"})
+#: Tool result texts the harness writes in place of a missing or skipped result.
+SYNTHETIC_RESULTS = (
+    "[openclaw] missing tool result in session history",
+    "Skipped due to queued user message.",
+)
+_ENVELOPE_KEYS = frozenset({"type", "id", "parentId", "timestamp"})
+
+
+class Mapper:
+    """Converts the entries of one session, in order, through one emitter."""
+
+    def __init__(
+        self, adapter: Adapter, context: Context, emit: Emitter, routing: Routing, channel: str | None
+    ) -> None:
+        self.adapter = adapter
+        self.accounting = context.accounting
+        self.emit = emit
+        self.routing = routing
+        self.channel = channel
+        self.records_of: dict[str, str] = {}
+        self.sends: dict[str, tuple[str | None, dict[str, Any]]] = {}
+        self.previous: str | None = None
+
+    # -- entry dispatch ----------------------------------------------------------------
+
+    def entry(self, number: int, item: Any) -> Iterator[dict[str, Any]]:
+        """The records of one native entry; accounts it as records or vendor."""
+        if not isinstance(item, dict) or not isinstance(item.get("type"), str):
+            self.accounting.vendor += 1
+            yield self.emit(self.adapter.vendor("unknown", item))
+            return
+        kind = item["type"]
+        derived = not isinstance(item.get("id"), str)
+        eid = f"L{number}" if derived else item["id"]
+        base: dict[str, Any] = {}
+        stamp(base, from_iso(item.get("timestamp")))
+        parent_id = item.get("parentId") if not derived else self.previous
+        parent = self.records_of.get(parent_id) if isinstance(parent_id, str) else None
+        self.previous = eid
+        records: list[dict[str, Any]]
+        if kind == "message" and isinstance(item.get("message"), dict):
+            records = self._message(eid, derived, base, item)
+        elif kind == "custom_message":
+            records = [self._custom_message(eid, derived, base, item, item)]
+        elif kind in ("compaction", "branch_summary"):
+            records = [self._summary(eid, derived, base, item)]
+        else:
+            records = []
+        if not records:
+            schema = "custom" if kind in ("custom", "message") else kind
+            if kind == "message" and isinstance(item.get("message"), dict):
+                schema = f"message.{item['message'].get('role')}"
+            record = {"type": "vendor", **base, "schema": f"{self.adapter.registry_name}/{schema}", "data": item}
+            records = [record]
+            self.accounting.vendor += 1
+        else:
+            self.accounting.records += 1
+        if parent is not None:
+            records[0]["parent"] = parent
+        first = True
+        for record in records:
+            for decl in self.routing.take_pending():
+                yield self.emit(decl)
+            emitted = self.emit(record)
+            if first:
+                self.records_of[eid] = emitted["id"]
+                first = False
+            yield emitted
+        for decl in self.routing.take_pending():
+            yield self.emit(decl)
+
+    # -- messages ----------------------------------------------------------------------
+
+    def _message(self, eid: str, derived: bool, base: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
+        message = item["message"]
+        role = message.get("role")
+        if role == "user":
+            return [self._user(eid, derived, base, message)]
+        if role == "assistant":
+            return self._assistant(eid, derived, base, message)
+        if role == "toolResult":
+            return self._tool_result(base, message)
+        if role in ("hookMessage", "custom"):
+            return [self._custom_message(eid, derived, base, item, message)]
+        return []
+
+    def _ids(self, record: dict[str, Any], eid: str, derived: bool) -> dict[str, Any]:
+        record["messageId"] = eid
+        if derived:
+            record["idSource"] = "derived"
+        return record
+
+    def _user(self, eid: str, derived: bool, base: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
+        record: dict[str, Any] = {"type": "message", **base}
+        self._ids(record, eid, derived)
+        record["role"] = "user"
+        provenance = obj(message.get("provenance"))
+        who: tuple[str | None, str | None] = (None, "prompt")
+        kind = provenance.get("kind")
+        if kind == "inter_session":
+            tool = provenance.get("sourceTool")
+            who = ("agent", "subagent_report" if tool == "subagent_announce" else "inter_session")
+        elif kind == "internal_system":
+            who = HARNESS
+        content = message.get("content")
+        parts: list[dict[str, Any]] = []
+        facts = None
+        texts: list[str] = []
+        for block in [{"type": "text", "text": content}] if isinstance(content, str) else content or ():
+            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+                parsed = parse_user_text(block["text"], who)
+                texts.append(block["text"])
+                if facts is None:
+                    facts = parsed
+                if len(block) > 2 and parsed.parts:
+                    parsed.parts[0]["_meta"] = _rest(block, ("type", "text"))
+                parts.extend(parsed.parts)
+            else:
+                parts.append(_media_part(block, who))
+        hoist(parts, record)
+        if facts is not None:
+            self._route(record, facts, provenance, texts)
+            if facts.trigger is not None:
+                record["trigger"] = facts.trigger
+        record["content"] = parts
+        if not parts:
+            record["capture"] = {"content": {"state": "absent", "reason": "the source stored no content"}}
+        for key, value in message.items():
+            if key not in ("role", "content"):
+                record[key] = value
+        return record
+
+    def _route(self, record: dict[str, Any], facts: Any, provenance: dict[str, Any], texts: list[str]) -> None:
+        """``from``, ``conversation``, ``platform``, ``addressed``, ``via``: only what the text records."""
+        sender_id = facts.sender_id
+        is_ui = CONTROL_UI in (sender_id, facts.sender.get("label"), facts.conversation.get("sender"))
+        is_system = facts.conversation.get("sender") == "system"
+        origin_session = provenance.get("originSessionId")
+        if provenance.get("kind") == "inter_session":
+            if not isinstance(origin_session, str) and provenance.get("sourceTool") == "subagent_announce":
+                origin_session = internal_event_facts("".join(texts)).get("session_id")
+            if isinstance(origin_session, str) and origin_session:
+                record["from"] = {"session": f"openclaw:{origin_session}"}
+            return
+        via = None
+        if is_ui:
+            via = "web"
+        elif not is_system and (
+            facts.channel or facts.sender or facts.conversation.get("sender_id") or facts.conversation.get("sender")
+        ):
+            via = "channel"
+        elif facts.message_ids and self.channel == "webchat":
+            via = "web"
+        if via == "channel":
+            pid = self.routing.participant(facts)
+            if pid is not None:
+                record["from"] = {"participant": pid}
+            cid = self.routing.inbound_conversation(facts, facts.channel or self.channel)
+            if cid is not None:
+                record["conversation"] = cid
+        elif via == "web" and self.routing.session_conversation and self.channel == "webchat":
+            record["conversation"] = self.routing.session_conversation
+        platform: dict[str, Any] = {}
+        if facts.message_ids:
+            platform["messageIds"] = facts.message_ids
+        if facts.reply_to is not None:
+            platform["replyTo"] = facts.reply_to
+        if platform:
+            record["platform"] = platform
+        if facts.mentioned:
+            record["addressed"] = True
+        if via is not None:
+            record["via"] = via
+
+    def _assistant(
+        self, eid: str, derived: bool, base: dict[str, Any], message: dict[str, Any]
+    ) -> list[dict[str, Any]]:
+        synthetic = am.is_synthetic(message)
+        stop = message.get("stopReason")
+        parts: list[dict[str, Any]] = []
+        calls: list[dict[str, Any]] = []
+        for block in message.get("content") or ():
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "text":
+                parts.append(am.text_part(block))
+            elif kind == "thinking":
+                parts.append(am.thinking_part(block))
+            elif kind == "toolCall":
+                calls.append(am.tool_call(block, stop_reason=stop))
+            else:
+                parts.append(_media_part(block, (None, None)))
+        facts: dict[str, Any] = {}
+        for key in ("model", "usage", "stopReason"):
+            if key in message:
+                facts[key] = message[key]
+        if "errorMessage" in message:
+            facts["error"] = message["errorMessage"]
+        for key, value in message.items():
+            if key not in ("role", "content", "model", "usage", "stopReason", "errorMessage", "responseId"):
+                facts[key] = value
+        head: dict[str, Any] = {"type": "message", **base}
+        if isinstance(message.get("responseId"), str):
+            head["inferenceId"] = message["responseId"]
+        records: list[dict[str, Any]] = []
+        message_id: str | None = None
+        if parts or not calls:
+            record = self._ids(dict(head), eid, derived)
+            message_id = eid
+            record["role"] = "assistant"
+            record["author"] = "harness" if synthetic else "model"
+            if synthetic:
+                record["origin"] = "injected"
+            status = am.status_of(stop)
+            if status is not None:
+                record["status"] = status
+            record["content"] = parts
+            if not parts:
+                record["capture"] = {"content": {"state": "absent", "reason": "the source stored no content"}}
+            record.update(facts)
+            records.append(record)
+        for index, call in enumerate(calls):
+            call_record = {"type": "tool_call", **base}
+            if "inferenceId" in head:
+                call_record["inferenceId"] = head["inferenceId"]
+            call_record.update(call)
+            if message_id is not None:
+                call_record["messageId"] = message_id
+            elif index == 0:
+                call_record.update(facts)
+            records.append(call_record)
+            name = call.get("name")
+            data = call.get("input")
+            if name == "message" and isinstance(data, dict) and data.get("action", "send") in SEND_ACTIONS:
+                self.sends[call["callId"]] = (message_id, data)
+        records.extend(self._reply_delivery(base, message, parts, calls, synthetic, message_id))
+        return records
+
+    def _reply_delivery(
+        self,
+        base: dict[str, Any],
+        message: dict[str, Any],
+        parts: list[dict[str, Any]],
+        calls: list[dict[str, Any]],
+        synthetic: bool,
+        message_id: str | None,
+    ) -> list[dict[str, Any]]:
+        """A delivery-mirror is the record of a send; a silent final reply is a held-back one."""
+        if message_id is None:
+            return []
+        delivery: dict[str, Any] = {"type": "delivery", **base, "message": f"messageId={message_id}"}
+        if synthetic:
+            if message.get("model") != "delivery-mirror":
+                return []
+            status, reason = "sent", None
+        else:
+            token = am.silent_token(parts)
+            if token is None or calls or message.get("stopReason") not in ("stop", None):
+                return []
+            status, reason = "suppressed", token
+        conversation = self.routing.current_conversation
+        if conversation is not None:
+            delivery["conversation"] = conversation
+        delivery["status"] = status
+        if reason is not None:
+            delivery["reason"] = reason
+        return [delivery]
+
+    def _tool_result(self, base: dict[str, Any], message: dict[str, Any]) -> list[dict[str, Any]]:
+        call_id = str(message.get("toolCallId", ""))
+        record: dict[str, Any] = {"type": "tool_result", **base, "callId": call_id}
+        if isinstance(message.get("toolName"), str):
+            record["name"] = message["toolName"]
+        if isinstance(message.get("isError"), bool):
+            record["isError"] = message["isError"]
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or ()
+        parts = []
+        for block in blocks:
+            part = _media_part(block, (None, None))
+            text = part.get("text")
+            if part.get("type") == "text" and isinstance(text, str) and text.startswith(SYNTHETIC_RESULTS):
+                part["author"], part["origin"] = HARNESS
+            parts.append(part)
+        record["content"] = parts
+        for key, value in message.items():
+            if key not in ("role", "toolCallId", "toolName", "isError", "content"):
+                record[key] = value
+        records = [record]
+        send = self.sends.pop(call_id, None)
+        if send is not None:
+            records.extend(self._send_delivery(base, message, parts, *send))
+        return records
+
+    def _send_delivery(
+        self,
+        base: dict[str, Any],
+        message: dict[str, Any],
+        parts: list[dict[str, Any]],
+        message_id: str | None,
+        data: dict[str, Any],
+    ) -> list[dict[str, Any]]:
+        """A ``message`` tool send: sent with the platform ids its result carries, or failed."""
+        details = obj(message.get("details"))
+        result = obj(details.get("result"))
+        ids = arr(result.get("messageIds"))
+        ids = [str(i) for i in ids if isinstance(i, str | int) and not isinstance(i, bool)]
+        single = result.get("messageId")
+        if isinstance(single, str | int) and not isinstance(single, bool) and str(single) not in ids:
+            ids.insert(0, str(single))
+        failed = message.get("isError") is True or details.get("ok") is False
+        if not ids and not failed:
+            return []
+        delivery: dict[str, Any] = {"type": "delivery", **base}
+        if message_id is not None:
+            delivery["message"] = f"messageId={message_id}"
+        channel = data.get("channel") or details.get("channel")
+        target = data.get("target") or data.get("to") or details.get("to")
+        conversation = self.routing.target_conversation(channel, target)
+        if conversation is not None:
+            delivery["conversation"] = conversation
+        if failed:
+            delivery["status"] = "failed"
+            reason = "".join(p.get("text", "") for p in parts if p.get("type") == "text")
+            if reason:
+                delivery["reason"] = reason
+        else:
+            delivery["status"] = "sent"
+            delivery["platformMessageIds"] = ids
+        delivery["callId"] = str(message.get("toolCallId", ""))
+        return [delivery]
+
+    # -- context entries ---------------------------------------------------------------
+
+    def _custom_message(
+        self, eid: str, derived: bool, base: dict[str, Any], item: dict[str, Any], body: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Injected context whose provider role is chosen per request: role absent (ASR-201)."""
+        record: dict[str, Any] = {"type": "message", **base}
+        self._ids(record, eid, derived)
+        record["author"], record["origin"] = HARNESS
+        display = body.get("display")
+        if display is False:
+            record["audience"] = "model"
+        elif display is True:
+            record["audience"] = "both"
+        content = body.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or ()
+        record["content"] = [_media_part(b, (None, None)) for b in blocks]
+        record["capture"] = {"role": {"state": "absent", "reason": "the provider role is chosen per request"}}
+        skip = _ENVELOPE_KEYS | {"content", "display", "message"} if body is item else {"role", "content", "display"}
+        for key, value in body.items():
+            if key not in skip:
+                record[key] = value
+        return record
+
+    def _summary(self, eid: str, derived: bool, base: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
+        """A compaction or branch summary: harness text that replaces history in the context."""
+        record: dict[str, Any] = {"type": "message", **base}
+        self._ids(record, eid, derived)
+        record["role"] = "user"
+        record["author"], record["origin"] = HARNESS
+        record["audience"] = "model"
+        summary = item.get("summary")
+        record["content"] = [{"type": "text", "text": summary}] if isinstance(summary, str) else []
+        if not isinstance(summary, str):
+            record["capture"] = {"content": {"state": "absent", "reason": "no summary stored"}}
+        record["summaryOf"] = item["type"]
+        for key, value in item.items():
+            if key not in _ENVELOPE_KEYS and key != "summary":
+                record[key] = value
+        return record
+
+
+def _rest(block: dict[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
+    return {"ai.openclaw/" + k: v for k, v in block.items() if k not in known}
+
+
+def _media_part(block: Any, who: tuple[str | None, str | None]) -> dict[str, Any]:
+    """A non-text content block: pi images become ASR image parts; anything else is kept as is."""
+    if not isinstance(block, dict):
+        return {"type": "ai.openclaw/value", "value": block}
+    if block.get("type") == "image" and isinstance(block.get("mimeType"), str):
+        part: dict[str, Any] = {"type": "image", "mimeType": block["mimeType"]}
+        if isinstance(block.get("data"), str):
+            part["data"] = block["data"]
+        rest = _rest(block, ("type", "mimeType", "data"))
+        if rest:
+            part["_meta"] = rest
+    elif block.get("type") == "text":
+        part = dict(block)
+    else:
+        part = dict(block) if isinstance(block.get("type"), str) else {"type": "ai.openclaw/block", **block}
+    if who[0] is not None:
+        part["author"] = who[0]
+    if who[1] is not None:
+        part["origin"] = who[1]
+    return part

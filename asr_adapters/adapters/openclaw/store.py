@@ -1,0 +1,129 @@
+"""The SQLite era (2026.7.2+): ``openclaw-agent.sqlite``, one database per agent.
+
+``transcript_events(session_id, seq, event_json | event_zstd, …)`` holds the same entries the
+JSONL files held, one row per entry, ``event_zstd`` being zstd-compressed UTF-8 JSON.
+``session_windows`` (session id → key, chat type, channel, account) and ``session_nodes``
+(key → ``SessionEntry`` JSON) give the routing facts ``sessions.json`` gave before.
+
+The database is opened read-only (``mode=ro``) and read in short batches: every query is
+its own read transaction that ends before the records are handed on, so OpenClaw is never
+kept from writing for longer than one batch takes to fetch.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .index import SessionInfo, agent_from_key, from_entry
+
+BATCH = 256
+TABLE = "transcript_events"
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=2.0)
+
+
+def table_names(path: Path) -> set[str]:
+    """The database's table names, or an empty set when it cannot be opened."""
+    try:
+        connection = connect(path)
+    except sqlite3.Error:
+        return set()
+    try:
+        return {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.Error:
+        return set()
+    finally:
+        connection.close()
+
+
+def session_ids(connection: sqlite3.Connection) -> list[str]:
+    """Every session in the database, in the order it first wrote (then by id)."""
+    rows = connection.execute(
+        f"SELECT session_id, MIN(created_at) FROM {TABLE} GROUP BY session_id ORDER BY MIN(created_at), session_id"
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def events(connection: sqlite3.Connection, session_id: str) -> Iterator[tuple[int, bytes | str | None]]:
+    """``(seq, raw event JSON)`` of one session, fetched in batches; ``None`` when unreadable."""
+    last = None
+    while True:
+        if last is None:
+            query = f"SELECT seq, event_json, event_zstd FROM {TABLE} WHERE session_id = ? ORDER BY seq LIMIT ?"
+            rows = connection.execute(query, (session_id, BATCH)).fetchall()
+        else:
+            query = (
+                f"SELECT seq, event_json, event_zstd FROM {TABLE} WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?"
+            )
+            rows = connection.execute(query, (session_id, last, BATCH)).fetchall()
+        if not rows:
+            return
+        for seq, text, packed in rows:
+            yield seq, _payload(text, packed)
+        last = rows[-1][0]
+
+
+def _payload(text: Any, packed: Any) -> bytes | str | None:
+    if isinstance(text, str | bytes) and text:
+        return text
+    if isinstance(packed, bytes) and packed:
+        import zstandard
+
+        try:
+            return zstandard.ZstdDecompressor().decompress(packed)
+        except zstandard.ZstdError:
+            return None
+    return None
+
+
+def parse(raw: bytes | str | None) -> Any:
+    """One event as JSON, or raise ``ValueError`` when it cannot be read."""
+    if raw is None:
+        raise ValueError("no event_json and no readable event_zstd")
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ValueError(str(exc)) from exc
+
+
+def session_info(connection: sqlite3.Connection, session_id: str, tables: set[str]) -> SessionInfo | None:
+    """Routing facts of a session from ``session_windows`` and ``session_nodes``, when present."""
+    key = chat_type = channel = account = None
+    if "session_windows" in tables:
+        try:
+            row = connection.execute(
+                "SELECT session_key, chat_type, channel, account_id FROM session_windows WHERE session_id = ?",
+                (session_id,),
+            ).fetchone()
+        except sqlite3.Error:
+            row = None
+        if row is not None:
+            key, chat_type, channel, account = row
+    entry: dict[str, Any] = {}
+    if key is not None and "session_nodes" in tables:
+        try:
+            node = connection.execute("SELECT entry_json FROM session_nodes WHERE session_key = ?", (key,)).fetchone()
+        except sqlite3.Error:
+            node = None
+        if node is not None:
+            try:
+                loaded = orjson.loads(node[0])
+            except (orjson.JSONDecodeError, TypeError):
+                loaded = None
+            if isinstance(loaded, dict):
+                entry = loaded
+    if key is None and not entry:
+        return None
+    info = from_entry(key, entry)
+    info.agent_id = info.agent_id or agent_from_key(key)
+    info.channel = info.channel or channel
+    info.chat_type = info.chat_type or chat_type
+    info.account_id = info.account_id or account
+    return info
