@@ -1,8 +1,11 @@
-"""Checks of records, one function per record type, over plain dicts."""
+"""Checks of one record at a time, one function per record type, over plain dicts.
+
+Checks that need other records (references, declarations, plan revisions) live in
+``stream.py``. Every check takes any JSON value in any field and reports; none raises.
+"""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -23,155 +26,214 @@ from ..model.vocab import (
     VIA,
     is_open_value,
 )
+from .formats import actor_problem, is_record_ref, is_session_ref, is_str_list, path_problem, show
 from .parts import Report, check_parts
 
-SESSION_REF = re.compile(r"[a-z0-9][a-z0-9._-]*:[^#\s]+(#[^\s=]+=.+)?\Z")
-RECORD_REF = re.compile(r"r[1-9][0-9]*\Z|[A-Za-z_][A-Za-z0-9_]*=.+\Z", re.S)
-
-
-def is_record_ref(value: Any) -> bool:
-    return isinstance(value, str) and RECORD_REF.match(value) is not None
-
-
-def is_session_ref(value: Any, *, with_record: bool = False) -> bool:
-    if not isinstance(value, str):
-        return False
-    match = SESSION_REF.match(value)
-    return match is not None and (not with_record or match.group(1) is not None)
+_EMPTY: dict = {}
+#: capture states under which a message's content may be empty while displayContent holds it (ASR-207).
+_DISPLAY_ONLY_STATES = ("absent", "redacted")
 
 
 def is_actor(value: Any) -> bool:
-    if not isinstance(value, dict):
-        return False
-    if "session" in value:
-        return is_session_ref(value["session"]) and isinstance(value.get("address", ""), str)
-    return isinstance(value.get("participant"), str)
+    return actor_problem(value) is None
 
 
-def _open(record: dict, key: str, listed: frozenset[str], rule: str, report: Report) -> None:
+def _open(record: dict, key: str, listed: frozenset[str], report: Report, rule: str = "PROFILE-open-value") -> None:
     if key in record and not is_open_value(record[key], listed):
-        report(rule, f"{key} {record[key]!r} is not a spec value or a namespaced one")
+        report(rule, f"{key} {show(record[key])} is not a spec value or a namespaced one")
+
+
+def _state(capture: dict, field: str) -> Any:
+    entry = capture.get(field)
+    return entry.get("state") if isinstance(entry, dict) else None
 
 
 def check_message(record: dict, report: Report) -> None:
-    if not isinstance(record.get("messageId"), str) or not record["messageId"]:
-        report("ASR-200", "a message must contain a string messageId")
+    message_id = record.get("messageId")
+    if not isinstance(message_id, str) or not message_id:
+        report("ASR-200", "a message must contain messageId (a non-empty string)")
+    capture = record.get("capture")
+    if not isinstance(capture, dict):
+        capture = _EMPTY
     content = record.get("content")
-    if content is None:
-        report("ASR-200", "a message must contain content")
-    else:
-        check_parts(content, "content", report)
-    capture = record.get("capture") or {}
-    if "role" not in record:
-        if "role" not in capture:
-            report("ASR-200", "a message must contain role unless capture.role gives a capture state")
-    elif not is_open_value(record["role"], ROLES):
-        report("ASR-201", f"role {record['role']!r} is not a spec value or a namespaced one")
-    _open(record, "author", AUTHORS, "ASR-202", report)
-    _open(record, "origin", ORIGINS, "ASR-202", report)
-    _open(record, "phase", PHASES, "ASR-224", report)
-    if "audience" in record and record["audience"] not in AUDIENCES:
-        report("ASR-204", f"audience must be model, user, both or unknown, not {record['audience']!r}")
-    _open(record, "status", MESSAGE_STATUSES, "ASR-206", report)
-    _open(record, "via", VIA, "ASR-226", report)
-    _check_notice(record, report)
     display = record.get("displayContent")
-    if display is not None:
-        check_parts(display, "displayContent", report)
-        if content == [] and display and (capture.get("content") or {}).get("state") != "absent":
-            report("ASR-207", "only a display representation: content must be empty and capture.content absent")
+    if "content" not in record:
+        report("ASR-200", "a message must contain content")
+    elif isinstance(content, list):
+        check_parts(content, "content", report, record)
+        if not content:
+            _check_empty_content(display, capture, report)
+    else:
+        report("ASR-200", f"content must be an array of content parts, not {show(content)}")
+    if "role" in record:
+        role = record["role"]
+        if not is_open_value(role, ROLES):
+            report("PROFILE-open-value", f"role {show(role)} is not a spec value or a namespaced one")
+        if _state(capture, "role") == "absent":
+            report("ASR-201", "role is present but capture.role says the source has no role")
+    elif "role" not in capture:
+        report("ASR-200", "a message must contain role unless capture.role gives a capture state")
+    _open(record, "author", AUTHORS, report)
+    _open(record, "origin", ORIGINS, report)
+    _open(record, "phase", PHASES, report)
+    if "audience" in record:
+        audience = record["audience"]
+        if not isinstance(audience, str) or audience not in AUDIENCES:
+            report("ASR-204", f"audience must be model, user, both or unknown, not {show(audience)}")
+    if "status" in record:
+        status = record["status"]
+        if not is_open_value(status, MESSAGE_STATUSES):
+            report("ASR-206", f"status {show(status)} is not a spec value or a namespaced one")
+        elif status == "withdrawn" and (record.get("role") == "assistant" or record.get("author") == "model"):
+            report("ASR-225", "withdrawn is for queued input removed before delivery, not for model output")
+    if record.get("origin") == "notice" and (record.get("author") != "harness" or record.get("audience") != "user"):
+        report("ASR-205", "a stored harness notice must have author harness, origin notice and audience user")
+    if "displayContent" in record:
+        check_parts(display, "displayContent", report, record)
     if "displayCorrespondence" in record:
-        _open(record, "displayCorrespondence", CORRESPONDENCES, "ASR-208", report)
-        if display is None:
-            report("ASR-208", "displayCorrespondence without displayContent")
+        _open(record, "displayCorrespondence", CORRESPONDENCES, report)
+        if not display or not isinstance(display, list) or not content or not isinstance(content, list):
+            report("ASR-208", "displayCorrespondence asserts a link between content and displayContent; one is empty")
     _check_routing(record, report)
     if (
         isinstance(content, list)
-        and content
-        and all(isinstance(p, dict) and p.get("type") == "reasoning" for p in content)
+        and len(content) == 1
+        and isinstance(content[0], dict)
+        and content[0].get("type") == "reasoning"
+        and "role" in record
+        and record["role"] != "assistant"
     ):
-        if len(content) != 1:
-            report("ASR-219", "a reasoning-only message holds exactly one reasoning part")
-        if record.get("role", "assistant") != "assistant":
-            report("ASR-220", "a reasoning-only message has role assistant")
+        report(
+            "ASR-220", f"a reasoning-only message is model output: role must be assistant, not {show(record['role'])}"
+        )
 
 
-def _check_notice(record: dict, report: Report) -> None:
-    if record.get("origin") == "notice" and (record.get("author") != "harness" or record.get("audience") != "user"):
-        report("ASR-205", "a stored harness notice must have author harness, origin notice, audience user")
+def _check_empty_content(display: Any, capture: dict, report: Report) -> None:
+    state = _state(capture, "content")
+    if isinstance(display, list) and display:
+        if state not in _DISPLAY_ONLY_STATES:
+            report(
+                "ASR-207",
+                "content is empty and displayContent holds the message: capture.content must be absent"
+                f" (or redacted), not {show(state)}",
+            )
+    elif "content" not in capture:
+        report("ASR-200", "content is empty and no capture.content state explains why")
 
 
 def _check_routing(record: dict, report: Report) -> None:
-    if "from" in record and not is_actor(record["from"]):
-        report("ASR-228", "from must be an actor reference ({session, address?} or {participant})")
-    recipients = record.get("recipients")
-    if recipients is not None:
+    if "from" in record:
+        problem = actor_problem(record["from"])
+        if problem is not None:
+            report("ASR-228", f"from is not an actor reference: {problem}")
+    if "recipients" in record:
+        recipients = record["recipients"]
         if not isinstance(recipients, list):
-            report("ASR-228", "recipients must be an array")
+            report("ASR-228", "recipients must be an array of {actor, kind?}")
         else:
             for index, entry in enumerate(recipients):
-                if not isinstance(entry, dict) or not is_actor(entry.get("actor")):
-                    report("ASR-228", f"recipients[{index}].actor must be an actor reference")
-                elif "kind" in entry and not is_open_value(entry["kind"], RECIPIENT_KINDS):
-                    report("ASR-228", f"recipients[{index}].kind {entry['kind']!r} is not primary or additional")
-    derived = record.get("derivedFrom")
-    if derived is not None and (
-        not isinstance(derived, list)
-        or not all(is_record_ref(d) or is_session_ref(d, with_record=True) for d in derived)
-    ):
-        report("ASR-228", "each derivedFrom entry must be a record ref or a session reference with a # part")
+                if not isinstance(entry, dict):
+                    report("ASR-228", f"recipients[{index}] must be an object {{actor, kind?}}")
+                    continue
+                problem = actor_problem(entry.get("actor"))
+                if problem is not None:
+                    report("ASR-228", f"recipients[{index}].actor is not an actor reference: {problem}")
+                if "kind" in entry and not is_open_value(entry["kind"], RECIPIENT_KINDS):
+                    report(
+                        "PROFILE-open-value",
+                        f"recipients[{index}].kind {show(entry['kind'])} is not primary, additional or namespaced",
+                    )
+    if "derivedFrom" in record:
+        derived = record["derivedFrom"]
+        if not isinstance(derived, list):
+            report("ASR-228", "derivedFrom must be an array of refs")
+        else:
+            for index, target in enumerate(derived):
+                if not is_record_ref(target) and not is_session_ref(target, with_record=True):
+                    report(
+                        "ASR-228",
+                        f"derivedFrom[{index}] {show(target)} is not a record ref or a session reference with a #",
+                    )
     for key in ("triggersTurn", "addressed"):
         if key in record and not isinstance(record[key], bool):
-            report("ASR-226", f"{key} must be a boolean")
-    platform = record.get("platform")
-    if platform is not None and (
-        not isinstance(platform, dict)
-        or not isinstance(platform.get("messageIds", []), list)
-        or not isinstance(platform.get("replyTo", ""), str)
-    ):
-        report("ASR-226", "platform must be {messageIds?: string[], replyTo?: string}")
+            report("ASR-226", f"{key} must be a boolean, not {show(record[key])}")
+    if "conversation" in record and (not isinstance(record["conversation"], str) or not record["conversation"]):
+        report("ASR-226", f"conversation must be a conversation id, not {show(record['conversation'])}")
+    if "platform" in record:
+        platform = record["platform"]
+        if (
+            not isinstance(platform, dict)
+            or ("messageIds" in platform and not is_str_list(platform["messageIds"]))
+            or ("replyTo" in platform and not isinstance(platform["replyTo"], str))
+        ):
+            report("ASR-226", "platform must be {messageIds?: string[], replyTo?: string}")
+    _open(record, "via", VIA, report)
 
 
 def check_plan(record: dict, report: Report) -> None:
-    if not isinstance(record.get("planId"), str) or not isinstance(record.get("planType"), str):
-        report("ASR-221", "a plan must contain planId and planType")
-        return
-    plan_type = record["planType"]
-    if not is_open_value(plan_type, PLAN_TYPES):
-        report("ASR-221", f"planType {plan_type!r} is not a spec value or a namespaced one")
-    _open(record, "status", PLAN_STATUSES, "ASR-221", report)
+    plan_id = record.get("planId")
+    plan_type = record.get("planType")
+    if not isinstance(plan_id, str) or not plan_id:
+        report("ASR-221", "a plan must contain planId (a non-empty string)")
+    if not isinstance(plan_type, str):
+        report("ASR-221", "a plan must contain planType (a string)")
+        plan_type = None
+    elif not is_open_value(plan_type, PLAN_TYPES):
+        report("PROFILE-open-value", f"planType {show(plan_type)} is not a spec value or a namespaced one")
+    if "status" in record:
+        status = record["status"]
+        if plan_type == "goal":
+            _open(record, "status", PLAN_STATUSES, report)
+        elif not isinstance(status, str):
+            report("PROFILE-open-value", f"status must be a string, not {show(status)}")
     if plan_type == "items":
         entries = record.get("entries")
         if not isinstance(entries, list):
-            report("ASR-221", "an items plan must contain entries")
+            report("ASR-221", "an items plan must contain entries (an array)")
         else:
             _check_entries(entries, report)
-    elif (
-        plan_type in ("document", "goal") and "content" not in record and "content" not in (record.get("capture") or {})
-    ):
-        report("ASR-221", f"a {plan_type} plan must contain content or a capture.content state")
+    elif plan_type in ("document", "goal"):
+        capture = record.get("capture")
+        if "content" not in record and not (isinstance(capture, dict) and "content" in capture):
+            report("ASR-221", f"a {plan_type} plan must contain content or a capture.content state")
     if "content" in record:
         check_parts(record["content"], "content", report)
+    if "source" in record:
+        problem = path_problem(record["source"])
+        if problem is not None:
+            report("PROFILE-pathref", f"source: {problem}")
+    if "callId" in record and not isinstance(record["callId"], str):
+        report("ASR-221", "callId must be a string")
 
 
 def _check_entries(entries: list, report: Report) -> None:
     ids: set[str] = set()
     for index, entry in enumerate(entries):
-        if not isinstance(entry, dict) or not isinstance(entry.get("content"), str) or "status" not in entry:
-            report("ASR-221", f"entries[{index}] must contain content and status")
-            continue
-        if not is_open_value(entry["status"], ENTRY_STATUSES):
-            report("ASR-221", f"entries[{index}].status {entry['status']!r} is not a spec value")
-        if "priority" in entry and not is_open_value(entry["priority"], PRIORITIES):
-            report("ASR-221", f"entries[{index}].priority {entry['priority']!r} is not high, medium or low")
-        if "entryId" in entry:
-            if entry["entryId"] in ids:
-                report("ASR-236", f"entryId {entry['entryId']!r} is not unique in the plan")
-            ids.add(entry["entryId"])
-    for index, entry in enumerate(entries):
         if not isinstance(entry, dict):
+            report("ASR-221", f"entries[{index}] must be an object with content and status")
             continue
-        for blocker in entry.get("blockedBy") or ():
+        if not isinstance(entry.get("content"), str) or "status" not in entry:
+            report("ASR-221", f"entries[{index}] must contain content (a string) and status")
+        if "status" in entry and not is_open_value(entry["status"], ENTRY_STATUSES):
+            report("PROFILE-open-value", f"entries[{index}].status {show(entry['status'])} is not a spec value")
+        if "priority" in entry and not is_open_value(entry["priority"], PRIORITIES):
+            report("PROFILE-open-value", f"entries[{index}].priority {show(entry['priority'])} is not a spec value")
+        if "entryId" in entry:
+            entry_id = entry["entryId"]
+            if not isinstance(entry_id, str):
+                report("ASR-236", f"entries[{index}].entryId must be a string, not {show(entry_id)}")
+            elif entry_id in ids:
+                report("ASR-236", f"entries[{index}].entryId {entry_id!r} is not unique in the plan")
+            else:
+                ids.add(entry_id)
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict) or "blockedBy" not in entry:
+            continue
+        blocked = entry["blockedBy"]
+        if not is_str_list(blocked):
+            report("ASR-236", f"entries[{index}].blockedBy must be an array of entryIds")
+            continue
+        for blocker in blocked:
             if blocker not in ids or blocker == entry.get("entryId"):
                 report("ASR-236", f"entries[{index}].blockedBy {blocker!r} is not another entry's entryId")
 
@@ -179,35 +241,56 @@ def _check_entries(entries: list, report: Report) -> None:
 def check_delivery(record: dict, report: Report) -> None:
     if "status" not in record:
         report("ASR-234", "a delivery must contain status")
+    elif not isinstance(record["status"], str):
+        report("ASR-234", f"status must be a string, not {show(record['status'])}")
     else:
-        _open(record, "status", DELIVERY_STATUSES, "ASR-234", report)
+        _open(record, "status", DELIVERY_STATUSES, report)
     if "message" in record and not is_record_ref(record["message"]):
-        report("ASR-235", "a delivery's message must be a record ref")
-    ids = record.get("platformMessageIds")
-    if ids is not None and (not isinstance(ids, list) or not all(isinstance(i, str) for i in ids)):
-        report("ASR-235", "platformMessageIds must be an array of strings")
+        report("ASR-235", f"a delivery's message must be a record ref, not {show(record['message'])}")
+    if "conversation" in record and (not isinstance(record["conversation"], str) or not record["conversation"]):
+        report("ASR-235", f"a delivery's conversation must be a conversation id, not {show(record['conversation'])}")
+    if "reason" in record and not isinstance(record["reason"], str):
+        report("ASR-234", "reason must be a string")
+    if "platformMessageIds" in record and not is_str_list(record["platformMessageIds"]):
+        report("ASR-234", "platformMessageIds must be an array of strings")
+    if "attempt" in record:
+        attempt = record["attempt"]
+        if not isinstance(attempt, int) or isinstance(attempt, bool) or attempt < 0:
+            report("ASR-234", f"attempt must be a non-negative integer, not {show(attempt)}")
+
+
+def _strings(record: dict, keys: tuple[str, ...], rule: str, report: Report) -> None:
+    for key in keys:
+        if key in record and not isinstance(record[key], str):
+            report(rule, f"{key} must be a string, not {show(record[key])}")
 
 
 def check_tool_call(record: dict, report: Report) -> None:
-    if not isinstance(record.get("callId"), str):
-        report("PROFILE-tool", "a tool_call must contain a string callId")
+    if not isinstance(record.get("callId"), str) or not record["callId"]:
+        report("PROFILE-tool", "a tool_call must contain callId (a non-empty string)")
+    _strings(record, ("name", "messageId", "arguments"), "PROFILE-tool", report)
+    if "input" in record and "arguments" in record:
+        report("PROFILE-tool", "a tool_call has input (parsed) or arguments (raw), not both")
 
 
 def check_tool_result(record: dict, report: Report) -> None:
-    if not isinstance(record.get("callId"), str):
-        report("PROFILE-tool", "a tool_result must contain a string callId")
+    if not isinstance(record.get("callId"), str) or not record["callId"]:
+        report("PROFILE-tool", "a tool_result must contain callId (a non-empty string)")
+    _strings(record, ("name",), "PROFILE-tool", report)
     if "content" in record:
         check_parts(record["content"], "content", report)
     if "isError" in record and not isinstance(record["isError"], bool):
-        report("PROFILE-tool", "isError must be a boolean")
+        report("PROFILE-tool", f"isError must be a boolean, not {show(record['isError'])}")
 
 
 def check_subagent(record: dict, report: Report) -> None:
     if "session" in record and not is_session_ref(record["session"]):
-        report("PROFILE-ref", "a subagent's session must be a session reference")
+        report("PROFILE-ref", f"a subagent's session must be a session reference, not {show(record['session'])}")
+    _strings(record, ("callId", "address", "agentType", "description"), "PROFILE-subagent", report)
 
 
 def check_input_request(record: dict, report: Report) -> None:
+    _strings(record, ("requestId", "callId"), "PROFILE-input-request", report)
     for key in ("content", "answer"):
         if key in record:
             check_parts(record[key], key, report)
@@ -215,18 +298,21 @@ def check_input_request(record: dict, report: Report) -> None:
 
 def check_vendor(record: dict, report: Report) -> None:
     schema = record.get("schema")
-    if not isinstance(schema, str) or "/" not in schema or "data" not in record:
-        report("PROFILE-vendor", "a vendor record needs schema '<registry name>/<kind>' and data")
+    namespace, _, kind = schema.partition("/") if isinstance(schema, str) else ("", "", "")
+    if "." not in namespace or not kind:
+        report("PROFILE-vendor", f"a vendor record's schema must be '<registry name>/<kind>', not {show(schema)}")
+    if "data" not in record:
+        report("PROFILE-vendor", "a vendor record must contain data (the native item)")
 
 
 def check_participant(record: dict, report: Report) -> None:
-    if not isinstance(record.get("participantId"), str):
-        report("ASR-227", "a participant declaration needs participantId")
+    if not isinstance(record.get("participantId"), str) or not record["participantId"]:
+        report("PROFILE-declaration", "a participant declaration needs participantId (a non-empty string)")
 
 
 def check_conversation(record: dict, report: Report) -> None:
-    if not isinstance(record.get("conversationId"), str):
-        report("ASR-227", "a conversation declaration needs conversationId")
+    if not isinstance(record.get("conversationId"), str) or not record["conversationId"]:
+        report("PROFILE-declaration", "a conversation declaration needs conversationId (a non-empty string)")
 
 
 RECORD_CHECKS: dict[str, Callable[[dict, Report], None]] = {

@@ -1,10 +1,14 @@
-"""Stream-level validation: the envelope, the header, references across records."""
+"""Stream-level validation: the JSON Lines framing, the envelope, the header, references across records.
+
+One pass over plain dicts. ``StreamValidator.add`` checks one record as it arrives and
+remembers what later records may name (ids, declared conversations and participants, plan
+revisions); references that may point forward are resolved by ``finish``.
+"""
 
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -12,16 +16,23 @@ import orjson
 
 from ..core.source import Source
 from ..model.order import DEFAULT_RANKS, KEY_RANKS, UNRANKED
-from ..model.vocab import ASSEMBLY_MODES, CAPTURE_STATES, ID_SOURCES
-from .records import RECORD_CHECKS, is_record_ref, is_session_ref
+from ..model.vocab import ASSEMBLY_MODES, CAPTURE_STATES
+from .formats import RECORD_ID, actor_problem, is_record_ref, is_session_ref, is_str_list, show, valid_ts
+from .records import RECORD_CHECKS
 
-TS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\Z")
-_INDEXED = ("messageId", "callId", "planId", "requestId")
+#: Fields whose values ``field=value`` refs are resolved against; refs by other fields are not checked.
+INDEXED = ("messageId", "callId", "planId", "requestId")
+_BOM = b"\xef\xbb\xbf"
+_KINDS = {kind: kind for kind in (*RECORD_CHECKS, "session")}
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One broken rule: which rule, which record (seq) and line, and what is wrong."""
+    """One broken rule: which rule, which record (seq) and line, and what is wrong.
+
+    ``seq`` is the record's own seq, or its position in the stream when its seq is not a
+    usable integer; it is None for findings about the file as a whole.
+    """
 
     rule: str
     seq: int | None
@@ -51,11 +62,14 @@ class StreamValidator:
         self.file = file
         self.findings: list[Finding] = []
         self.count = 0
-        self._ids: dict[str, tuple[str, str | None]] = {}  # id -> (type, planId)
-        self._fields: dict[str, dict[str, str]] = {k: {} for k in _INDEXED}  # field -> value -> type
+        # Position (1-based) -> type, for records whose id is "r" + position; None otherwise.
+        self._kinds: list[str | None] = []
+        self._odd_ids: dict[str, int] = {}  # ids that are not "r" + position -> position
+        self._plan_of: dict[int, str] = {}  # position of a plan -> its planId
+        self._fields: dict[str, dict[str, str]] = {field: {} for field in INDEXED}
         self._conversations: set[str] = set()
         self._participants: set[str] = set()
-        self._latest_plan: dict[str, str] = {}
+        self._latest_plan: dict[str, int] = {}  # planId -> position of its latest revision
         self._pending: list[tuple[int | None, int | None, str, str, str]] = []
         self._line: int | None = None
         self._seq: int | None = None
@@ -63,21 +77,39 @@ class StreamValidator:
     def report(self, rule: str, message: str) -> None:
         self.findings.append(Finding(rule, self._seq, self._line, message, self.file))
 
+    # -- one record -------------------------------------------------------------------------
+
     def add(self, record: Any, line: int | None = None) -> None:
         self._line = line
-        self.count += 1
+        self.count = count = self.count + 1
         if not isinstance(record, dict):
-            self._seq = None
-            self.report("PROFILE-record", "a record must be a JSON object")
+            self._seq = count
+            self._kinds.append(None)
+            self.report("PROFILE-record", f"a record must be a JSON object, not {show(record)}")
+            if count == 1:
+                self.report("PROFILE-header", "the first record must be the session header")
             return
         seq = record.get("seq")
-        self._seq = seq if isinstance(seq, int) else None
+        usable = isinstance(seq, int) and not isinstance(seq, bool)
+        self._seq = seq if usable else count
         kind = record.get("type")
         if not isinstance(kind, str):
-            self.report("PROFILE-type", "a record must have a string type")
-            return
+            self.report("PROFILE-type", f"a record must have a string type, not {show(kind)}")
+            kind = ""
+        else:
+            kind = _KINDS.get(kind, kind)
+        if not usable or seq != count:
+            self.report("PROFILE-seq", f"seq must be {count} (1, then +1 per record), not {show(seq)}")
+        rid = record.get("id")
+        if rid == f"r{count}":
+            self._kinds.append(kind)
+        else:
+            self._kinds.append(None)
+            self.report("PROFILE-id", f"id must be 'r{count}', not {show(rid)}")
+            if isinstance(rid, str):
+                self._odd_ids.setdefault(rid, count)
         self._envelope(record, kind)
-        if self.count == 1:
+        if count == 1:
             self._header(record, kind)
         elif kind == "session":
             self.report("PROFILE-header", "a session header may only be the first record")
@@ -87,177 +119,319 @@ class StreamValidator:
         self._cross(record, kind)
 
     def _envelope(self, record: dict, kind: str) -> None:
-        seq = record.get("seq")
-        if seq != self.count or isinstance(seq, bool):
-            self.report("PROFILE-seq", f"seq must be {self.count} (1, then +1 per record), not {seq!r}")
-        rid = record.get("id")
-        if rid != f"r{self.count}":
-            self.report("PROFILE-id", f"id must be 'r{self.count}', not {rid!r}")
+        report = self.report
         if "ts" in record:
             ts = record["ts"]
-            if not isinstance(ts, str) or not TS.match(ts):
-                self.report("PROFILE-ts", f"ts must be RFC 3339 UTC with a Z suffix, not {ts!r}")
+            if not valid_ts(ts):
+                report("PROFILE-ts", f"ts must be an RFC 3339 UTC time with a Z suffix, not {show(ts)}")
             elif record.get("tsPrecision") == "s" and "." in ts:
-                self.report("PROFILE-ts", "tsPrecision 's' means ts has no fraction")
+                report("PROFILE-ts", "tsPrecision 's' means ts has no fraction")
         if "tsPrecision" in record and (record["tsPrecision"] != "s" or "ts" not in record):
-            self.report("PROFILE-ts", "tsPrecision is 's' and goes with ts")
+            report("PROFILE-ts", f"tsPrecision is 's' and goes with a ts, not {show(record['tsPrecision'])}")
         ranks = KEY_RANKS.get(kind, DEFAULT_RANKS)
         last = -1
         for key in record:
             rank = ranks.get(key, UNRANKED)
             if rank < last:
-                self.report("PROFILE-key-order", f"key {key!r} is out of canonical order")
+                report("PROFILE-key-order", f"key {key!r} is out of canonical order")
                 break
             last = rank
-        self._optional_envelope(record)
-
-    def _optional_envelope(self, record: dict) -> None:
-        capture = record.get("capture")
-        if capture is not None:
-            if not isinstance(capture, dict):
-                self.report("PROFILE-capture", "capture must be an object of {state, reason?}")
-            else:
-                for field, state in capture.items():
-                    if not isinstance(state, dict) or state.get("state") not in CAPTURE_STATES:
-                        self.report(
-                            "PROFILE-capture",
-                            f"capture.{field} must be {{state: absent|truncated|masked|redacted, reason?}}",
-                        )
-        if "idSource" in record and record["idSource"] not in ID_SOURCES:
-            self.report("PROFILE-idSource", "idSource is 'derived' or absent")
-        assembly = record.get("assembly")
-        if assembly is not None and (
-            not isinstance(assembly, dict)
-            or assembly.get("mode") not in ASSEMBLY_MODES
-            or not isinstance(assembly.get("sourceIds"), list)
-        ):
-            self.report("PROFILE-assembly", "assembly must be {mode: 'folded', sourceIds: [...]}")
+        for key in ("turnId", "inferenceId"):
+            if key in record and (not isinstance(record[key], str) or not record[key]):
+                report("PROFILE-envelope", f"{key} must be a non-empty string, not {show(record[key])}")
+        if "capture" in record:
+            self._capture(record["capture"])
+        if "idSource" in record and record["idSource"] != "derived":
+            report("PROFILE-idSource", f"idSource is 'derived' or absent, not {show(record['idSource'])}")
+        if "assembly" in record:
+            assembly = record["assembly"]
+            if (
+                not isinstance(assembly, dict)
+                or not isinstance(assembly.get("mode"), str)
+                or assembly["mode"] not in ASSEMBLY_MODES
+                or not is_str_list(assembly.get("sourceIds"))
+            ):
+                report("PROFILE-assembly", "assembly must be {mode: 'folded', sourceIds: [string, ...]}")
         if "copiedFrom" in record and not is_session_ref(record["copiedFrom"], with_record=True):
-            self.report("PROFILE-ref", "copiedFrom must be a session reference with a # part")
-        for key in ("supersedes", "parent"):
-            if key in record:
-                target = record[key]
-                if not is_record_ref(target):
-                    self.report("PROFILE-ref", f"{key} must be a record ref")
-                elif target.startswith("r") and target[1:].isdigit() and target not in self._ids:
-                    self.report("PROFILE-ref", f"{key} {target!r} does not name an earlier record")
+            report(
+                "PROFILE-ref", f"copiedFrom must be a session reference with a # part, not {show(record['copiedFrom'])}"
+            )
+        if "supersedes" in record:
+            self._supersedes(record["supersedes"], kind)
+        if "parent" in record and kind != "session":
+            self._parent(record["parent"])
+
+    def _capture(self, capture: Any) -> None:
+        if not isinstance(capture, dict):
+            self.report("PROFILE-capture", "capture must be an object {field: {state, reason?}}")
+            return
+        for field, entry in capture.items():
+            state = entry.get("state") if isinstance(entry, dict) else None
+            if not isinstance(state, str) or state not in CAPTURE_STATES:
+                self.report(
+                    "PROFILE-capture",
+                    f"capture.{field} must be {{state: absent|truncated|masked|redacted, reason?}}, not {show(entry)}",
+                )
+            elif "reason" in entry and not isinstance(entry["reason"], str):
+                self.report("PROFILE-capture", f"capture.{field}.reason must be a string")
+
+    def _supersedes(self, target: Any, kind: str) -> None:
+        if not isinstance(target, str) or RECORD_ID.match(target) is None:
+            self.report("PROFILE-supersedes", f"supersedes must be the id of an earlier record, not {show(target)}")
+            return
+        position = self._position(target)
+        if position is None or position >= self.count:
+            self.report("PROFILE-supersedes", f"supersedes {target!r} does not name an earlier record")
+        elif kind != "plan" and self._kinds[position - 1] != kind:  # plans: ASR-222
+            self.report(
+                "PROFILE-supersedes",
+                f"supersedes {target!r} names a {self._kinds[position - 1]} record; a revision keeps its type {kind}",
+            )
+
+    def _parent(self, target: Any) -> None:
+        if not is_record_ref(target):
+            self.report("PROFILE-ref", f"parent must be a record ref, not {show(target)}")
+        elif RECORD_ID.match(target) is not None:
+            position = self._position(target)
+            if position is None or position >= self.count:
+                self.report("PROFILE-ref", f"parent {target!r} does not name an earlier record")
+        else:
+            self._pending.append((self._seq, self._line, "PROFILE-ref", target, ""))
 
     def _header(self, record: dict, kind: str) -> None:
+        report = self.report
         if kind != "session":
-            self.report("PROFILE-header", "the first record must be the session header")
+            report("PROFILE-header", "the first record must be the session header")
             return
-        if not is_session_ref(record.get("session")):
-            self.report("PROFILE-header", "session must be a session reference '<agent>:<id>'")
+        session = record.get("session")
+        if not isinstance(session, str) or not is_session_ref(session) or "#" in session:
+            report("PROFILE-header", f"session must be a session reference '<agent>:<id>', not {show(session)}")
         for key in ("agent", "producer"):
-            if not isinstance(record.get(key), dict) or not isinstance(record[key].get("name"), str):
-                self.report("PROFILE-header", f"the header needs {key}.name")
-        source = record.get("source")
-        if isinstance(source, dict) and "/" in str(source.get("file", "")):
-            self.report("PROFILE-header", "source.file is a base name, never a path")
-        for decl in record.get("participants") or ():
-            if isinstance(decl, dict) and isinstance(decl.get("participantId"), str):
-                self._participants.add(decl["participantId"])
-            else:
-                self.report("ASR-227", "each header participant needs participantId")
-        for decl in record.get("conversations") or ():
-            if isinstance(decl, dict) and isinstance(decl.get("conversationId"), str):
-                self._conversations.add(decl["conversationId"])
-            else:
-                self.report("ASR-227", "each header conversation needs conversationId")
+            value = record.get(key)
+            if not isinstance(value, dict) or not isinstance(value.get("name"), str) or not value["name"]:
+                report("PROFILE-header", f"the header needs {key}.name")
+            elif "version" in value and not isinstance(value["version"], str):
+                report("PROFILE-header", f"{key}.version must be a string")
+        agent = record.get("agent")
+        if (
+            isinstance(session, str)
+            and isinstance(agent, dict)
+            and isinstance(agent.get("name"), str)
+            and session.partition(":")[0] != agent["name"]
+        ):
+            report("PROFILE-header", f"session {session!r} does not start with the agent's name {agent['name']!r}")
+        if "source" in record:
+            source = record["source"]
+            if not isinstance(source, dict):
+                report("PROFILE-header", "source must be an object {format, variant, file}")
+            elif "file" in source and (
+                not isinstance(source["file"], str) or "/" in source["file"] or "\\" in source["file"]
+            ):
+                report("PROFILE-header", f"source.file is a base name, never a path: {show(source['file'])}")
+        if "parent" in record and not is_session_ref(record["parent"]):
+            report("PROFILE-header", f"parent must be a session reference, not {show(record['parent'])}")
+        for key, id_key, declared in (
+            ("participants", "participantId", self._participants),
+            ("conversations", "conversationId", self._conversations),
+        ):
+            if key not in record:
+                continue
+            decls = record[key]
+            if not isinstance(decls, list):
+                report("PROFILE-declaration", f"{key} must be an array")
+                continue
+            for index, decl in enumerate(decls):
+                if isinstance(decl, dict) and isinstance(decl.get(id_key), str) and decl[id_key]:
+                    declared.add(decl[id_key])
+                else:
+                    report("PROFILE-declaration", f"{key}[{index}] needs {id_key} (a non-empty string)")
+
+    # -- across records ---------------------------------------------------------------------
 
     def _cross(self, record: dict, kind: str) -> None:
-        rid = record.get("id")
-        for field in _INDEXED:
+        fields = self._fields
+        for field in INDEXED:
             value = record.get(field)
             if isinstance(value, str):
-                self._fields[field].setdefault(value, kind)
-        if kind == "conversation" and isinstance(record.get("conversationId"), str):
-            self._conversations.add(record["conversationId"])
+                table = fields[field]
+                if kind == "message" or value not in table:
+                    table[value] = kind
+        if kind == "message":
+            self._message_refs(record)
+        elif kind == "delivery":
+            conversation = record.get("conversation")
+            if isinstance(conversation, str) and conversation and conversation not in self._conversations:
+                self.report("ASR-235", f"conversation {conversation!r} is not declared at a lower seq")
+            message = record.get("message")
+            if isinstance(message, str) and is_record_ref(message):
+                self._pending.append((self._seq, self._line, "ASR-235", message, "message"))
+        elif kind == "plan":
+            plan_id = record.get("planId")
+            if isinstance(plan_id, str):
+                self._plan_revision(record, plan_id)
+        elif kind == "conversation":
+            if isinstance(record.get("conversationId"), str):
+                self._conversations.add(record["conversationId"])
         elif kind == "participant" and isinstance(record.get("participantId"), str):
             self._participants.add(record["participantId"])
-        conversation = record.get("conversation")
-        if conversation is not None and conversation not in self._conversations:
-            rule = "ASR-235" if kind == "delivery" else "ASR-227"
-            self.report(rule, f"conversation {conversation!r} is not declared at a lower seq")
-        sender = record.get("from")
-        participant = sender.get("participant") if isinstance(sender, dict) else None
-        if isinstance(participant, str) and participant not in self._participants:
-            self.report("ASR-228", f"participant {participant!r} is not declared at a lower seq")
-        if kind == "plan" and isinstance(record.get("planId"), str):
-            self._plan_revision(record)
-        if kind == "delivery" and is_record_ref(record.get("message")):
-            self._pending.append((self._seq, self._line, "ASR-235", record["message"], "message"))
-        for target in record.get("derivedFrom") or ():
-            if is_record_ref(target):
-                self._pending.append((self._seq, self._line, "ASR-228", target, ""))
-        if isinstance(rid, str):
-            self._ids[rid] = (kind, record.get("planId") if kind == "plan" else None)
 
-    def _plan_revision(self, record: dict) -> None:
-        plan_id = record["planId"]
+    def _message_refs(self, record: dict) -> None:
+        conversation = record.get("conversation")
+        if isinstance(conversation, str) and conversation and conversation not in self._conversations:
+            self.report("ASR-227", f"conversation {conversation!r} is not declared in the header or at a lower seq")
+        actors: list[tuple[str, Any]] = []
+        if "from" in record:
+            actors.append(("from", record["from"]))
+        recipients = record.get("recipients")
+        if isinstance(recipients, list):
+            actors.extend(
+                (f"recipients[{i}].actor", r.get("actor")) for i, r in enumerate(recipients) if isinstance(r, dict)
+            )
+        for where, actor in actors:
+            if (
+                actor_problem(actor) is None
+                and "participant" in actor
+                and actor["participant"] not in self._participants
+            ):
+                self.report("ASR-228", f"{where}: participant {actor['participant']!r} is not declared at a lower seq")
+        derived = record.get("derivedFrom")
+        if isinstance(derived, list):
+            for target in derived:
+                if is_record_ref(target):
+                    if target == record.get("id"):
+                        self.report("ASR-228", f"derivedFrom names the message itself ({target!r})")
+                    else:
+                        self._pending.append((self._seq, self._line, "ASR-228", target, ""))
+
+    def _plan_revision(self, record: dict, plan_id: str) -> None:
         previous = self._latest_plan.get(plan_id)
         supersedes = record.get("supersedes")
-        if previous is not None and supersedes is None:
-            self.report("ASR-222", f"plan {plan_id!r} was recorded before: a revision must name it in supersedes")
-        elif supersedes is not None:
-            target = self._ids.get(supersedes)
-            if target is None or target != ("plan", plan_id):
-                self.report("ASR-222", f"supersedes {supersedes!r} must name an earlier plan with planId {plan_id!r}")
-            elif supersedes != previous:
-                self.report("ASR-222", f"supersedes must name the previous revision {previous!r}")
-        if isinstance(record.get("id"), str):
-            self._latest_plan[plan_id] = record["id"]
+        if not isinstance(supersedes, str):
+            if previous is not None:
+                self.report(
+                    "ASR-222", f"plan {plan_id!r} was recorded at r{previous}: a revision must name it in supersedes"
+                )
+        else:
+            position = self._position(supersedes)
+            if position is None or position >= self.count or self._plan_of.get(position) != plan_id:
+                self.report(
+                    "ASR-222", f"supersedes {supersedes!r} must name an earlier plan record with planId {plan_id!r}"
+                )
+            elif position != previous:
+                self.report("ASR-222", f"supersedes must name the latest revision of {plan_id!r}, r{previous}")
+        self._latest_plan[plan_id] = self.count
+        self._plan_of[self.count] = plan_id
+
+    def _position(self, rid: str) -> int | None:
+        """The position of the record whose id is ``rid``, or None."""
+        if RECORD_ID.match(rid) is not None:
+            position = int(rid[1:])
+            if position <= len(self._kinds) and self._kinds[position - 1] is not None:
+                return position
+        return self._odd_ids.get(rid)
 
     def _resolve(self, ref: str) -> str | None:
-        """The type of the record a ref names, or None."""
-        if ref in self._ids:
-            return self._ids[ref][0]
+        """The type of the record a ref names, ``"?"`` when the ref's field is not indexed, or None."""
+        if RECORD_ID.match(ref) is not None:
+            position = self._position(ref)
+            return None if position is None else self._kinds[position - 1] or "?"
         field, _, value = ref.partition("=")
         table = self._fields.get(field)
-        return table.get(value) if table is not None else "unchecked"
+        return table.get(value) if table is not None else "?"
 
     def finish(self) -> list[Finding]:
         if self.count == 0:
             self.findings.append(Finding("PROFILE-header", None, None, "an empty stream has no header", self.file))
         for seq, line, rule, ref, want in self._pending:
             kind = self._resolve(ref)
-            if kind is None or (want and kind not in (want, "unchecked")):
+            if kind is None:
+                self.findings.append(Finding(rule, seq, line, f"{ref!r} names no record of this stream", self.file))
+            elif want and kind not in (want, "?"):
                 self.findings.append(
-                    Finding(rule, seq, line, f"{ref!r} does not resolve to a {want or 'record'} record", self.file)
+                    Finding(rule, seq, line, f"{ref!r} names a {kind} record, not a {want}", self.file)
                 )
+        self._pending.clear()
         return self.findings
 
 
-def validate_records(records: Any, file: str | None = None) -> list[Finding]:
+def validate_records(records: Iterable[Any], file: str | None = None) -> list[Finding]:
     """Validate records already in memory (dicts, in stream order)."""
     validator = StreamValidator(file)
+    add = validator.add
     for record in records:
-        validator.add(record)
+        add(record)
     return validator.finish()
 
 
 def validate(src: str | os.PathLike[str] | IO[bytes] | bytes) -> list[Finding]:
-    """Validate one ASR stream file; a file that is not JSON Lines gives one finding, not a traceback."""
+    """Validate one ASR stream: a path, a binary file object or bytes (zstd is undone).
+
+    A file that is not JSON Lines, or cannot be read, gives one finding, never an exception.
+    """
     source = Source(src)
     validator = StreamValidator(source.display)
-    for number, value in _lines(source, validator):
-        validator.add(value, number)
+    _read(source, validator)
     return validator.finish()
 
 
-def _lines(source: Source, validator: StreamValidator) -> Iterator[tuple[int, Any]]:
+def _read(source: Source, validator: StreamValidator) -> None:
+    display = source.display
+    findings = validator.findings
     loads = orjson.loads
+    add = validator.add
+    number = 0
+    ended = True
+    crlf = blank = 0
     try:
-        for number, raw in source.lines():
+        stream = source.open()
+    except Exception as exc:  # any failure to open is a finding
+        findings.append(Finding("PROFILE-jsonl", None, None, f"cannot read: {exc}", display))
+        return
+    with stream:
+        lines = iter(stream)
+        while True:
+            try:
+                raw = next(lines)
+            except StopIteration:
+                break
+            except Exception as exc:  # a read error, a broken zstd frame
+                findings.append(Finding("PROFILE-jsonl", None, number + 1, f"cannot read: {exc}", display))
+                return
+            number += 1
+            ended = raw[-1:] == b"\n"
+            if number == 1 and raw.startswith(_BOM):
+                findings.append(Finding("PROFILE-jsonl", None, 1, "the stream starts with a byte order mark", display))
+                raw = raw[3:]
+            if raw.endswith(b"\r\n") and not crlf:
+                crlf = number
+            if raw.isspace() or not raw:
+                blank = blank or number
+                continue
             try:
                 value = loads(raw)
             except orjson.JSONDecodeError as exc:
-                validator.findings.append(
-                    Finding("PROFILE-jsonl", None, number, f"not a JSON line: {exc}", source.display)
-                )
                 if validator.count == 0:
+                    findings.append(
+                        Finding("PROFILE-jsonl", None, number, f"not an ASR JSON Lines stream: {exc}", display)
+                    )
                     return
+                findings.append(Finding("PROFILE-jsonl", None, number, f"not a JSON line: {exc}", display))
                 continue
-            yield number, value
-    except OSError as exc:
-        validator.findings.append(Finding("PROFILE-jsonl", None, None, f"cannot read: {exc}", source.display))
+            if validator.count == 0 and not isinstance(value, dict):
+                findings.append(
+                    Finding(
+                        "PROFILE-jsonl",
+                        None,
+                        number,
+                        f"not an ASR JSON Lines stream: line {number} is a JSON {type(value).__name__}, not an object",
+                        display,
+                    )
+                )
+                return
+            add(value, number)
+    if crlf:
+        findings.append(Finding("PROFILE-jsonl", None, crlf, "lines end in \\r\\n; a record ends in \\n", display))
+    if blank:
+        findings.append(Finding("PROFILE-jsonl", None, blank, "a blank line; every line is one record", display))
+    if not ended:
+        findings.append(Finding("PROFILE-jsonl", None, number, "the last record has no \\n after it", display))
