@@ -1,1 +1,5 @@
-"""The codex adapter package."""
+"""The Codex CLI adapter: rollouts to ASR."""
+
+from . import adapter
+
+__all__ = ["adapter"]

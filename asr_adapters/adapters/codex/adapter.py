@@ -1,0 +1,45 @@
+"""The Codex CLI adapter: rollout files of every generation to one ASR stream."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from ...core.adapter import Adapter, Context, Stream
+from ...core.errors import InputError
+from ...core.source import Source
+from ...registry import register
+from . import discover
+from .containers import bare_lines, envelope_lines, json_document, sniff_era
+from .session import RolloutConverter
+
+
+@register
+class CodexAdapter(Adapter):
+    name = "codex"
+    registry_name = "com.openai.codex"
+    description = "OpenAI Codex CLI rollouts (.jsonl, .jsonl.zst, TS-era .json)"
+
+    def detect(self, source: Source) -> int:
+        if source.is_sqlite:
+            return 0
+        era = sniff_era(source.head())
+        if era == "envelope":
+            return 100
+        if era is not None:
+            return 80 if source.name.startswith("rollout-") else 60
+        return 0
+
+    def streams(self, source: Source, context: Context) -> Iterator[Stream]:
+        era = sniff_era(source.head())
+        if era is None:
+            raise InputError(source.display, "not a Codex rollout (no session_meta or rollout header line)")
+        converter = RolloutConverter(self, context, era)
+        lines = {"envelope": envelope_lines, "bare": bare_lines, "json": json_document}[era](context)
+        yield Stream(f"codex:{source.name}", converter.run(lines))
+
+    def default_homes(self, env: Mapping[str, str]) -> list[Path]:
+        return discover.default_homes(env)
+
+    def is_session_file(self, path: Path) -> bool:
+        return discover.is_session_file(path)

@@ -1,0 +1,103 @@
+"""The three rollout containers, read into one shape.
+
+G2+ envelope JSONL (``{timestamp, type, payload}``), G1 bare JSONL (a header line without
+``type``, bare Responses items, ``record_type: state`` lines) and the G0 single ``.json``
+object all become a stream of ``NativeLine``: the line number, the envelope kind, the
+payload and the line's own timestamp (None where the container has none).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from ...core.adapter import Context
+from ...core.errors import InputError
+
+_G0_HEAD = re.compile(rb'\A\s*\{\s*"session"\s*:\s*\{')
+
+
+@dataclass(slots=True)
+class NativeLine:
+    line: int | None
+    kind: str
+    payload: Any
+    timestamp: str | None
+    raw: Any  # the native item as stored, for vendor records
+
+
+def sniff_era(head: bytes) -> str | None:
+    """``envelope``, ``bare``, ``json`` or None, from the first bytes of a file."""
+    if _G0_HEAD.match(head):
+        return "json"
+    first = head.lstrip().split(b"\n", 1)[0]
+    if not first.startswith(b"{"):
+        return None
+    if b'"type":"session_meta"' in first or b'"type": "session_meta"' in first:
+        return "envelope"
+    if first.startswith(b'{"timestamp":') and b'"payload":' in first:
+        return "envelope"
+    try:
+        value = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(value, dict) and "type" not in value and "id" in value and "timestamp" in value:
+        return "bare"
+    return None
+
+
+def envelope_lines(context: Context) -> Iterator[NativeLine]:
+    for number, value in context.json_lines():
+        if isinstance(value, dict) and isinstance(value.get("type"), str) and "payload" in value:
+            stamp = value.get("timestamp")
+            yield NativeLine(number, value["type"], value["payload"], stamp if isinstance(stamp, str) else None, value)
+        else:
+            yield NativeLine(number, "?", value, None, value)
+
+
+def bare_lines(context: Context) -> Iterator[NativeLine]:
+    first = True
+    for number, value in context.json_lines():
+        if first and isinstance(value, dict) and "type" not in value:
+            first = False
+            stamp = value.get("timestamp")
+            yield NativeLine(number, "session_meta", value, stamp if isinstance(stamp, str) else None, value)
+            continue
+        first = False
+        if isinstance(value, dict) and value.get("record_type") == "state":
+            yield NativeLine(number, "state", value, None, value)
+        elif isinstance(value, dict) and isinstance(value.get("type"), str):
+            yield NativeLine(number, "response_item", value, None, value)
+        else:
+            yield NativeLine(number, "?", value, None, value)
+
+
+def json_document(context: Context) -> Iterator[NativeLine]:
+    """G0: one object; its ``session`` and each entry of ``items`` are the native items.
+
+    This era is one JSON document, so it is read whole (these files are small: the
+    TypeScript CLI wrote them in April and May 2025)."""
+    source = context.source
+    try:
+        document = orjson.loads(source.read_all())
+    except orjson.JSONDecodeError as exc:
+        raise InputError(source.display, f"not a Codex JSON rollout: {exc}") from None
+    if not isinstance(document, dict) or not isinstance(document.get("session"), dict):
+        raise InputError(source.display, "not a Codex JSON rollout: no session object")
+    session = document["session"]
+    context.accounting.native_items += 1
+    stamp = session.get("timestamp")
+    yield NativeLine(None, "session_meta", session, stamp if isinstance(stamp, str) else None, session)
+    items = document.get("items")
+    for index, item in enumerate(items if isinstance(items, list) else []):
+        context.accounting.native_items += 1
+        kind = "response_item" if isinstance(item, dict) and isinstance(item.get("type"), str) else "?"
+        yield NativeLine(index + 1, kind, item, None, item)
+    rest = {k: v for k, v in document.items() if k not in ("session", "items")}
+    if rest:
+        context.accounting.native_items += 1
+        yield NativeLine(None, "document_extra", rest, None, rest)

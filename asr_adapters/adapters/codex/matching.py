@@ -1,0 +1,70 @@
+"""Pairing ``event_msg`` mirrors with the response items they duplicate.
+
+Codex writes a UI event (``agent_message``, ``agent_reasoning`` …) next to most response
+items, usually just before it, sometimes after. An event is dropped as a counted duplicate
+when an item of its kind takes it; an event no item takes is the only record of what it
+says, so it becomes a record itself when its turn ends. Pairing prefers equal text and
+falls back to order (sanitised files rewrite the two copies differently).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+
+class MirrorMatcher:
+    """Two queues: events waiting for an item, and item texts waiting for an event."""
+
+    def __init__(self, limit: int = 256) -> None:
+        self.pending: deque[tuple[str, Any]] = deque()
+        self.credits: deque[str] = deque()
+        self.limit = limit
+
+    def item(self, texts: list[str]) -> int:
+        """An item arrived with these texts; returns how many pending events it took."""
+        taken = 0
+        for text in texts:
+            if self.pending:
+                self._take(self.pending, text)
+                taken += 1
+            else:
+                self.credits.append(text)
+        while len(self.credits) > self.limit:
+            self.credits.popleft()
+        return taken
+
+    def event(self, text: str, event: Any) -> bool:
+        """An event arrived; True when an earlier item already holds its text."""
+        if self.credits:
+            self._take_text(text)
+            return True
+        self.pending.append((text, event))
+        return False
+
+    def overflow(self) -> list[Any]:
+        """Events beyond the bound, released early so memory stays bounded."""
+        released = []
+        while len(self.pending) > self.limit:
+            released.append(self.pending.popleft()[1])
+        return released
+
+    def close(self) -> list[Any]:
+        """The turn ended: events no item took, in order; credits are forgotten."""
+        left = [event for _, event in self.pending]
+        self.pending.clear()
+        self.credits.clear()
+        return left
+
+    def _take(self, queue: deque[tuple[str, Any]], text: str) -> None:
+        for index, (candidate, _) in enumerate(queue):
+            if candidate == text:
+                del queue[index]
+                return
+        queue.popleft()
+
+    def _take_text(self, text: str) -> None:
+        try:
+            self.credits.remove(text)
+        except ValueError:
+            self.credits.popleft()

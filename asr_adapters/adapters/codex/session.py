@@ -1,0 +1,231 @@
+"""One rollout, line by line: the header, then every line dispatched by its kind."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from ...core.adapter import header
+from ...core.timestamps import from_iso
+from .containers import NativeLine
+from .events import EventMapper
+from .tools import ToolMapper
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+VARIANTS = {"envelope": "envelope", "bare": "bare", "json": "json"}
+#: session_meta members the header states in its own words; the rest stays under ``meta``.
+_ENVELOPE_KEYS = frozenset({"timestamp", "type", "payload"})
+_HEADER_KEYS = frozenset({"id", "timestamp", "cwd", "cli_version"})
+#: ``session_meta.source`` values that mean a subagent thread.
+_BUILTIN = {
+    "local_shell_call": ("local_shell", "action"),
+    "web_search_call": ("web_search", "action"),
+    "tool_search_call": ("tool_search", "arguments"),
+}
+
+
+class RolloutConverter(EventMapper, ToolMapper):
+    """Maps one rollout's native lines to records, in file order."""
+
+    def run(self, lines: Iterator[NativeLine]) -> Iterator[dict[str, Any]]:
+        for native in lines:
+            self.line = native.line
+            self.timestamp = native.timestamp
+            if not self.header_done and native.kind != "session_meta":
+                self.fallback_header()
+            self.dispatch(native)
+            if self.ready:
+                yield from self.drain()
+        self.line = None
+        self.timestamp = None
+        self.release_held(paired=False)
+        self.close_turn()
+        self.flush_spawns()
+        if not self.header_done:
+            self.fallback_header()
+        yield from self.drain()
+
+    def dispatch(self, native: NativeLine) -> None:
+        kind = native.kind
+        payload = native.payload
+        if kind == "response_item":
+            self.release_held(paired=False)
+            raw = native.raw
+            self.line_extra = (
+                {k: v for k, v in raw.items() if k not in _ENVELOPE_KEYS}
+                if isinstance(raw, dict) and self.era == "envelope" and len(raw) > 3
+                else None
+            )
+            self.on_item(raw, payload)
+            self.line_extra = None
+        elif kind == "event_msg":
+            self.on_event(native.raw, payload)
+        elif kind == "session_meta":
+            self.release_held(paired=False)
+            self.on_session_meta(native.raw, payload)
+        elif kind == "inter_agent_communication_metadata" and isinstance(payload, dict):
+            trigger = payload.get("trigger_turn")
+            self.trigger_turn = trigger if isinstance(trigger, bool) else None
+            self.acc.folded += 1  # becomes triggersTurn of the agent_message that follows
+        elif kind == "inter_agent_communication" and isinstance(payload, dict):
+            self.release_held(paired=False)
+            self.on_agent_message(payload, payload.get("content"))
+        elif kind == "compacted" and isinstance(payload, dict):
+            self.release_held(paired=False)
+            self.on_compacted(native.raw, payload)
+        elif kind == "turn_context" and isinstance(payload, dict):
+            self.release_held(paired=False)
+            if isinstance(payload.get("turn_id"), str):
+                self.turn_id = payload["turn_id"]
+            if isinstance(payload.get("model"), str):
+                self.model = payload["model"]
+            self.put(self.vendor("turn_context", native.raw))
+            self.acc.vendor += 1
+        elif kind == "state":
+            self.put(self.vendor("state", native.raw))
+            self.acc.vendor += 1
+        elif kind == "?":
+            self.put(self.vendor("unknown_line", native.raw))
+            self.acc.vendor += 1
+            self.context.warn(native.line, "line has no recognisable rollout shape; kept as a vendor record")
+        else:
+            self.put(self.vendor(kind, native.raw))
+            self.acc.vendor += 1
+
+    def on_item(self, raw: Any, item: Any) -> None:
+        kind = item.get("type") if isinstance(item, dict) else None
+        metadata = raw.get("metadata") if isinstance(raw, dict) and self.era == "envelope" else None
+        if isinstance(metadata, dict) and metadata.get("inherited_user_message") and self.copied_from is None:
+            self.copied_from = self.parent_thread or "unknown"
+        if kind == "message":
+            self.on_message(item)
+        elif kind == "reasoning":
+            self.on_reasoning(item)
+        elif kind == "function_call":
+            self.on_function_call(item)
+        elif kind == "custom_tool_call":
+            self.on_custom_tool_call(item)
+        elif kind in ("function_call_output", "custom_tool_call_output", "tool_search_output"):
+            self.on_output(item, "output")
+        elif kind in _BUILTIN:
+            name, key = _BUILTIN[kind]
+            self.on_builtin_call(item, kind, name, key)
+        elif kind == "image_generation_call":
+            self.on_image_generation(item)
+        elif kind == "agent_message":
+            self.on_agent_message(item, item.get("content"))
+        elif kind in ("compaction", "compaction_summary", "context_compaction"):
+            self.on_compaction_item(item)
+        else:
+            self.put(self.vendor(f"response_item/{kind}", raw))
+            self.acc.vendor += 1
+
+    # -- header and forks -------------------------------------------------------------------
+
+    parent_thread: str | None = None
+
+    def on_session_meta(self, raw: Any, meta: Any) -> None:
+        if not isinstance(meta, dict):
+            self.put(self.vendor("session_meta", raw))
+            self.acc.vendor += 1
+            return
+        if not self.header_done:
+            self.write_header(meta)
+            self.acc.records += 1
+            return
+        meta_id = meta.get("id")
+        if isinstance(meta_id, str) and meta_id != self.thread_id:
+            # A fork or forked subagent copies its parent's items after its own header.
+            self.copied_from = meta_id
+        self.put(self.vendor("session_meta", raw))
+        self.acc.vendor += 1
+
+    def write_header(self, meta: dict[str, Any]) -> None:
+        thread = meta.get("id")
+        self.thread_id = thread if isinstance(thread, str) and thread else self.thread_from_name()
+        tree = meta.get("session_id")
+        self.tree_root = tree if isinstance(tree, str) and tree else self.thread_id
+        source = meta.get("source")
+        spawn = source.get("subagent") if isinstance(source, dict) else None
+        self.subagent = meta.get("thread_source") == "subagent" or (isinstance(spawn, dict) and "thread_spawn" in spawn)
+        version = meta.get("cli_version")
+        record = header(
+            "codex",
+            self.thread_id,
+            agent_version=version if isinstance(version, str) else None,
+            source_format="codex-rollout",
+            variant=VARIANTS.get(self.era),
+            file=self.context.source.name,
+        )
+        ts, precision = from_iso(meta.get("timestamp"))
+        if ts is not None:
+            record = {"type": "session", "ts": ts, **({"tsPrecision": precision} if precision else {}), **record}
+        if isinstance(meta.get("cwd"), str):
+            record["cwd"] = meta["cwd"]
+        parent = meta.get("parent_thread_id") or meta.get("forked_from_id")
+        if parent is None and isinstance(spawn, dict) and isinstance(spawn.get("thread_spawn"), dict):
+            parent = spawn["thread_spawn"].get("parent_thread_id")
+        if isinstance(parent, str) and parent:
+            self.parent_thread = parent
+            record["parent"] = f"codex:{parent}"
+        rest = {k: v for k, v in meta.items() if k not in _HEADER_KEYS}
+        if rest:
+            record["meta"] = rest
+        self.session_ref = record["session"]
+        self.header_done = True
+        self.put(record)
+
+    def thread_from_name(self) -> str:
+        match = _UUID.search(self.context.source.name)
+        return match.group(0) if match else self.context.source.name.split(".", 1)[0] or "unknown"
+
+    def fallback_header(self) -> None:
+        """A rollout whose first line is lost still gets a header, named by its file."""
+        self.context.warn(self.line, "no session_meta line before this one; session id taken from the file name")
+        self.write_header({})
+
+    # -- compaction ---------------------------------------------------------------------------
+
+    def on_compacted(self, raw: Any, payload: dict[str, Any]) -> None:
+        """The summary is a harness message; the replacement history is not re-emitted (it
+        copies earlier items) but stays, verbatim, in a vendor record."""
+        record = self.envelope("message")
+        record["messageId"] = self.derived("compacted")
+        record["role"] = "user"
+        record["author"] = "harness"
+        record["origin"] = "injected"
+        summary = payload.get("message")
+        if isinstance(summary, str) and summary:
+            record["content"] = [{"type": "text", "text": summary}]
+        else:
+            history = payload.get("replacement_history")
+            last = history[-1] if isinstance(history, list) and history else None
+            encrypted = last.get("encrypted_content") if isinstance(last, dict) else None
+            if isinstance(encrypted, str):
+                record["content"] = [{"type": "opaque", "format": "openai.encrypted_content", "data": encrypted}]
+            else:
+                record["content"] = []
+                record["capture"] = {"content": {"state": "absent", "reason": "compaction summary not stored"}}
+        record["idSource"] = "derived"
+        self.put(record)
+        self.put(self.vendor("compacted", raw))
+        self.acc.records += 1
+
+    def on_compaction_item(self, item: dict[str, Any]) -> None:
+        record = self.envelope("message")
+        native_id = item.get("id")
+        record["messageId"] = native_id if isinstance(native_id, str) else self.derived("compaction")
+        record["role"] = "user"
+        record["author"] = "harness"
+        record["origin"] = "injected"
+        encrypted = item.get("encrypted_content")
+        if isinstance(encrypted, str):
+            record["content"] = [{"type": "opaque", "format": "openai.encrypted_content", "data": encrypted}]
+        else:
+            record["content"] = []
+            record["capture"] = {"content": {"state": "absent"}}
+        if not isinstance(native_id, str):
+            record["idSource"] = "derived"
+        self.put(record)
+        self.acc.records += 1

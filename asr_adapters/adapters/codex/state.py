@@ -1,0 +1,126 @@
+"""The state a rollout conversion carries from line to line, and how records leave it.
+
+Records are built as plain dicts in canonical key order and pass through ``put``. While a
+user message waits to learn whether the next event pairs it with a person's submission,
+later records queue behind it, so the stream stays in file order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ...core.adapter import Adapter, Context, Emitter
+from ...core.timestamps import from_iso
+from .matching import MirrorMatcher
+
+
+class HeldUserMessage:
+    """A user-role message whose unmarked parts wait for the pairing ``user_message`` event."""
+
+    __slots__ = ("line", "open_parts", "record")
+
+    def __init__(self, record: dict[str, Any], open_parts: list[int], line: int | None) -> None:
+        self.record = record
+        self.open_parts = open_parts
+        self.line = line
+
+
+class ConverterState:
+    """Everything the mapping mixins share."""
+
+    def __init__(self, adapter: Adapter, context: Context, era: str) -> None:
+        self.adapter = adapter
+        self.context = context
+        self.acc = context.accounting
+        self.era = era
+        self.emit = Emitter(context.accounting)
+        self.thread_id: str | None = None
+        self.session_ref = "codex:unknown"
+        self.tree_root: str | None = None
+        self.subagent = False
+        self.turn_id: str | None = None
+        self.model: str | None = None
+        self.copied_from: str | None = None
+        self.trigger_turn: bool | None = None
+        self.last_token_usage: Any = None
+        self.plan_heads: dict[str, str] = {}
+        self.spawns: dict[str, dict[str, Any]] = {}
+        self.held: HeldUserMessage | None = None
+        self.queue: list[dict[str, Any]] = []
+        self.ready: list[dict[str, Any]] = []
+        self.messages = MirrorMatcher()
+        self.reasoning = MirrorMatcher()
+        self.aborted: str | None = None
+        self.header_done = False
+        self.line: int | None = None
+        self.timestamp: str | None = None
+        #: Line-level members beside the payload (``ordinal``, harness ``metadata``).
+        self.line_extra: dict[str, Any] | None = None
+
+    # -- ids and envelope ---------------------------------------------------------------
+
+    def where(self) -> str:
+        """The position part of a derived id: ``L<line>`` (JSONL) or ``I<index>`` (G0 items)."""
+        return f"I{self.line}" if self.era == "json" else f"L{self.line}"
+
+    def derived(self, kind: str) -> str:
+        return f"{kind}@{self.where()}"
+
+    def envelope(self, kind: str) -> dict[str, Any]:
+        """A record started with ``type``, ``ts`` and ``turnId`` of the current line."""
+        record: dict[str, Any] = {"type": kind}
+        if self.timestamp is not None:
+            ts, precision = from_iso(self.timestamp)
+            if ts is not None:
+                record["ts"] = ts
+                if precision is not None:
+                    record["tsPrecision"] = precision
+        if self.turn_id is not None:
+            record["turnId"] = self.turn_id
+        if self.line_extra:
+            record["codexLine"] = self.line_extra
+        return record
+
+    def vendor(self, kind: str, data: Any) -> dict[str, Any]:
+        record = self.envelope("vendor")
+        record["schema"] = f"{self.adapter.registry_name}/{kind}"
+        record["data"] = data
+        return record
+
+    # -- output -------------------------------------------------------------------------
+
+    def put(self, record: dict[str, Any]) -> None:
+        if self.copied_from is not None and record["type"] != "session":
+            record["copiedFrom"] = self.copy_ref(record)
+        if self.held is not None:
+            self.queue.append(record)
+        else:
+            self.ready.append(record)
+
+    def copy_ref(self, record: dict[str, Any]) -> str:
+        """``codex:<parent>#<ref>`` for a record replayed from the parent's history."""
+        ref = "r1" if record["type"] == "vendor" and record["schema"].endswith("/session_meta") else None
+        if ref is None and record.get("idSource") != "derived":
+            for key in ("messageId", "callId", "planId"):
+                if isinstance(record.get(key), str):
+                    ref = f"{key}={record[key]}"
+                    break
+        if ref is None:
+            ref = f"turnId={record['turnId']}" if "turnId" in record else f"ts={record.get('ts', 'unknown')}"
+        return f"codex:{self.copied_from}#{ref}"
+
+    def drain(self) -> Iterator[dict[str, Any]]:
+        """Number and yield what is ready; plan revisions learn what they supersede here."""
+        if not self.ready:
+            return
+        ready, self.ready = self.ready, []
+        emit = self.emit
+        heads = self.plan_heads
+        for record in ready:
+            if record["type"] == "plan":
+                head = heads.get(record["planId"])
+                if head is not None:
+                    record["supersedes"] = head
+                heads[record["planId"]] = emit.next_id
+            yield emit(record)

@@ -1,0 +1,197 @@
+"""Tool calls and their outputs, and what some calls also are: plans and subagent spawns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from .content import data_url_image, output_parts
+from .state import ConverterState
+
+#: ``update_plan`` step statuses are the spec's own values.
+_ENTRY_STATUSES = frozenset({"pending", "in_progress", "completed"})
+_SPAWN_TOOLS = frozenset({"spawn_agent"})
+
+
+def parse_arguments(raw: Any) -> tuple[bool, Any]:
+    """``(True, value)`` when the arguments string is JSON, else ``(False, raw)``."""
+    if isinstance(raw, str):
+        try:
+            return True, orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return False, raw
+    return True, raw
+
+
+class ToolMapper(ConverterState):
+    def call_record(self, item: dict[str, Any], kind: str, name: Any) -> dict[str, Any]:
+        record = self.envelope("tool_call")
+        call_id = item.get("call_id") or item.get("id")
+        if isinstance(call_id, str) and call_id:
+            record["callId"] = call_id
+        else:
+            record["callId"] = self.derived(kind)
+            record["idSource"] = "derived"
+        if isinstance(name, str):
+            record["name"] = name
+        return record
+
+    def on_function_call(self, item: dict[str, Any]) -> None:
+        name = item.get("name")
+        record = self.call_record(item, "call", name)
+        parsed, value = parse_arguments(item.get("arguments"))
+        if parsed:
+            record["input"] = value
+        else:
+            record["arguments"] = value
+        self._keep_rest(record, item, _CALL_KEYS)
+        self.put(record)
+        self.acc.records += 1
+        if name == "update_plan" and parsed and isinstance(value, dict):
+            self.plan_from_update(record, value)
+        elif name in _SPAWN_TOOLS and parsed and isinstance(value, dict):
+            self.spawns[record["callId"]] = {
+                "args": value,
+                "encrypted": item.get("encrypted_function_args") or [],
+                "at": {k: record[k] for k in ("ts", "tsPrecision", "turnId") if k in record},
+            }
+
+    def on_custom_tool_call(self, item: dict[str, Any]) -> None:
+        record = self.call_record(item, "call", item.get("name"))
+        raw = item.get("input")
+        if isinstance(raw, str):
+            record["arguments"] = raw
+        else:
+            record["input"] = raw
+        if isinstance(item.get("status"), str):
+            record["status"] = item["status"]
+        self._keep_rest(record, item, _CUSTOM_KEYS)
+        self.put(record)
+        self.acc.records += 1
+
+    def on_builtin_call(self, item: dict[str, Any], kind: str, name: str, input_key: str) -> None:
+        """``local_shell_call``, ``web_search_call``, ``tool_search_call``: hosted or built-in tools."""
+        record = self.call_record(item, kind, name)
+        if input_key in item:
+            record["input"] = item[input_key]
+        if isinstance(item.get("status"), str):
+            record["status"] = item["status"]
+        self._keep_rest(record, item, frozenset({"type", "id", "call_id", "status", input_key}))
+        self.put(record)
+        self.acc.records += 1
+
+    def on_image_generation(self, item: dict[str, Any]) -> None:
+        record = self.call_record(item, "image_generation", "image_generation")
+        if isinstance(item.get("revised_prompt"), str):
+            record["input"] = {"revised_prompt": item["revised_prompt"]}
+        if isinstance(item.get("status"), str):
+            record["status"] = item["status"]
+        self.put(record)
+        result = self.envelope("tool_result")
+        result["callId"] = record["callId"]
+        result["name"] = "image_generation"
+        if isinstance(item.get("status"), str):
+            result["status"] = item["status"]
+        image = item.get("result")
+        if isinstance(image, str) and image:
+            part = (
+                data_url_image(image)
+                if image.startswith("data:")
+                else {
+                    "type": "image",
+                    "mimeType": "image/png",
+                    "data": image,
+                }
+            )
+            result["content"] = [part] if part else [{"type": "text", "text": image}]
+        else:
+            result["content"] = []
+        self._keep_rest(result, item, frozenset({"type", "id", "call_id", "status", "revised_prompt", "result"}))
+        self.put(result)
+        self.acc.records += 1
+
+    def on_output(self, item: dict[str, Any], kind: str) -> None:
+        record = self.envelope("tool_result")
+        call_id = item.get("call_id")
+        if isinstance(call_id, str) and call_id:
+            record["callId"] = call_id
+        else:
+            record["callId"] = self.derived(kind)
+            record["idSource"] = "derived"
+        if isinstance(item.get("name"), str):
+            record["name"] = item["name"]
+        if isinstance(item.get("status"), str):
+            record["status"] = item["status"]
+        output = item.get("output", item.get("tools"))
+        record["content"] = output_parts(output)
+        self._keep_rest(record, item, _OUTPUT_KEYS)
+        self.put(record)
+        self.acc.records += 1
+        spawn = self.spawns.pop(record["callId"], None)
+        if spawn is not None:
+            self.subagent_from_spawn(record["callId"], spawn, output)
+
+    # -- what some calls also are ---------------------------------------------------------
+
+    def plan_from_update(self, call: dict[str, Any], value: dict[str, Any]) -> None:
+        """``update_plan`` carries the whole plan each time: a snapshot, revised by the next."""
+        steps = value.get("plan")
+        if not isinstance(steps, list):
+            return
+        entries = []
+        for step in steps:
+            if not isinstance(step, dict) or not isinstance(step.get("step"), str):
+                continue
+            status = step.get("status")
+            if not isinstance(status, str):
+                status = "com.openai.codex/unknown"
+            elif status not in _ENTRY_STATUSES:
+                status = f"com.openai.codex/{status}"
+            entries.append({"content": step["step"], "status": status})
+        plan = self.envelope("plan")
+        plan["planId"] = f"update_plan:{self.thread_id or 'unknown'}"
+        plan["planType"] = "items"
+        plan["callId"] = call["callId"]
+        plan["entries"] = entries
+        plan["idSource"] = "derived"
+        if isinstance(value.get("explanation"), str):
+            plan["explanation"] = value["explanation"]
+        self.put(plan)
+
+    def subagent_from_spawn(self, call_id: str, spawn: dict[str, Any], output: Any, flushed: bool = False) -> None:
+        args: dict[str, Any] = spawn["args"]
+        parsed, result = parse_arguments(output) if isinstance(output, str) else (False, None)
+        record = {"type": "subagent", **spawn["at"]} if flushed else self.envelope("subagent")
+        record["callId"] = call_id
+        if parsed and isinstance(result, dict) and isinstance(result.get("agent_id"), str):
+            record["session"] = f"codex:{result['agent_id']}"
+        address = args.get("task_name")
+        if parsed and isinstance(result, dict) and isinstance(result.get("task_name"), str):
+            address = result["task_name"]
+        if isinstance(address, str):
+            record["address"] = address
+        if isinstance(args.get("agent_type"), str):
+            record["agentType"] = args["agent_type"]
+        message = args.get("message")
+        if isinstance(message, str) and "message" not in spawn["encrypted"]:
+            record["description"] = message
+        if parsed and isinstance(result, dict) and isinstance(result.get("nickname"), str):
+            record["nickname"] = result["nickname"]
+        self.put(record)
+
+    def flush_spawns(self) -> None:
+        """Spawns whose output never came (a crash, an abort) are still delegations."""
+        for call_id, spawn in list(self.spawns.items()):
+            self.subagent_from_spawn(call_id, spawn, None, flushed=True)
+        self.spawns.clear()
+
+    def _keep_rest(self, record: dict[str, Any], item: dict[str, Any], known: frozenset[str]) -> None:
+        rest = {k: v for k, v in item.items() if k not in known}
+        if rest:
+            record["codex"] = rest
+
+
+_CALL_KEYS = frozenset({"type", "id", "call_id", "name", "arguments"})
+_CUSTOM_KEYS = frozenset({"type", "id", "call_id", "name", "input", "status"})
+_OUTPUT_KEYS = frozenset({"type", "id", "call_id", "name", "output", "tools", "status"})
