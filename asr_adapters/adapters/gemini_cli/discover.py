@@ -1,0 +1,60 @@
+"""Where Gemini CLI keeps chat recordings, and which files are sessions of their own.
+
+Used by batch conversion only, never by parsing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+# ``GEMINI_CLI_HOME`` replaces the home folder Gemini CLI puts ``.gemini/`` in
+HOME_VARIABLE = "GEMINI_CLI_HOME"
+
+
+def default_homes(env: Mapping[str, str]) -> list[Path]:
+    """``<home>/.gemini/tmp``: one folder per project, chat files under ``chats/``."""
+    home = env.get(HOME_VARIABLE) or env.get("HOME") or env.get("USERPROFILE")
+    return [Path(home) / ".gemini" / "tmp"] if home else []
+
+
+def stem(name: str) -> str:
+    """A file name without its ``.json``/``.jsonl`` suffix (the fallback session id)."""
+    for suffix in (".jsonl", ".json"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def parent_from_path(path: Path | None) -> str | None:
+    """A v0.37+ subagent file sits in ``chats/<parentSessionId>/``: the parent's reference."""
+    if path is None or path.parent.parent.name != "chats":
+        return None
+    return f"gemini-cli:{path.parent.name}"
+
+
+def is_session_file(path: Path) -> bool:
+    """Chat recordings only; the older of two files of one session is left out.
+
+    ``session-*.json[l]`` (main sessions and the flat subagent files of v0.31-v0.36) and
+    ``chats/<parentSessionId>/<id>.json[l]`` (subagents, v0.37+). Not the debug activity
+    log ``logs/session-<id>.jsonl``, checkpoints, ``logs.json`` or tool outputs.
+
+    Resuming a ``.json`` session makes Gemini CLI write ``<same name>.jsonl`` holding the
+    whole conversation and leave the ``.json`` behind, so ``X.json`` beside ``X.jsonl`` is
+    the older copy. Other files of one main session in one folder (same 8-character name
+    suffix, same sessionId) are de-duplicated as Gemini's own session list does it: the one
+    updated last wins. Flat subagent files share their parent's id and are always kept.
+    """
+    name = path.name
+    if not name.endswith((".json", ".jsonl")) or path.parent.name in ("logs", "checkpoints", "tool-outputs"):
+        return False
+    if path.parent.parent.name == "chats":
+        return True  # a v0.37+ subagent: its own session id
+    if not name.startswith("session-"):
+        return False
+    if name.endswith(".json") and path.with_name(name + "l").exists():
+        return False
+    from .siblings import newest_of_session
+
+    return newest_of_session(path)

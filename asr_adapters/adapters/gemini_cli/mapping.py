@@ -1,0 +1,329 @@
+"""One native ``MessageRecord`` -> ASR records, with revisions for records written again.
+
+The same message id can arrive several times (the JSONL era rewrites a message as tokens
+and tool calls arrive, and ``$set.messages`` rewrites history). Each ASR record built from
+a message has an identity (message, tool call, tool result, plan, subagent); the mapper
+keeps a digest per identity, writes a record the first time, writes a revision with
+``supersedes`` when it changed, and writes nothing when it is a repeat. Memory: one small
+entry per identity, never the messages themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from hashlib import blake2b
+from typing import Any
+
+import orjson
+
+from ...core.adapter import Emitter
+from ...core.timestamps import from_iso, stamp
+from .parts import (
+    COMPRESSION_ACK,
+    SESSION_CONTEXT,
+    STATE_SNAPSHOT,
+    attribute_prompt,
+    first_text,
+    map_part,
+    native_parts,
+    output_capture,
+    thought_part,
+)
+from .tools import (
+    call_body,
+    function_call_body,
+    plan_document,
+    response_parts,
+    result_body,
+    subagent_body,
+    todo_plan,
+)
+
+_MESSAGE_KEYS = frozenset(
+    {"id", "timestamp", "type", "content", "displayContent", "thoughts", "tokens", "model", "toolCalls"}
+)
+NOTICE_TYPES = ("info", "warning", "error")
+Key = tuple[str, str]
+
+
+def _digest(body: dict[str, Any]) -> bytes:
+    return blake2b(orjson.dumps(body, option=orjson.OPT_SORT_KEYS), digest_size=16).digest()
+
+
+class Mapper:
+    """Builds and emits the records of native messages for one stream."""
+
+    def __init__(self, emit: Emitter, vendor: Callable[[str, Any], dict[str, Any]], session_id: str, subagent: bool):
+        self.emit = emit
+        self.vendor = vendor
+        self.session_id = session_id
+        self.subagent = subagent
+        self.seen: dict[Key, tuple[str, bytes]] = {}
+        self.latest: dict[Key, str] = {}
+        self.with_message: set[str] = set()
+        self.task_seen = False
+
+    # -- emission -------------------------------------------------------------------
+
+    def put(
+        self,
+        key: Key,
+        kind: str,
+        body: dict[str, Any],
+        out: list[dict[str, Any]],
+        force: bool = False,
+        chain: Key | None = None,
+    ) -> bool:
+        """Emit ``body`` as a ``kind`` record unless ``key`` was already written identically.
+
+        A changed (or ``force``d) identity is written again with ``supersedes`` naming the
+        last record of ``chain`` (default: of ``key`` itself), so plan revisions chain by planId.
+        """
+        body = {"type": kind, **body}
+        digest = _digest(body)
+        previous = self.seen.get(key)
+        if previous is not None and previous[1] == digest and not force:
+            return False
+        chain = chain or key
+        last = self.latest.get(chain)
+        if last is not None:
+            body["supersedes"] = last
+        record = self.emit(body)
+        self.seen[key] = (record["id"], digest)
+        self.latest[chain] = record["id"]
+        out.append(record)
+        return True
+
+    def put_vendor(self, kind: str, data: Any, out: list[dict[str, Any]], **extra: Any) -> None:
+        """A vendor record that is never a repeat (bookkeeping lines, malformed entries)."""
+        record = self.vendor(kind, data)
+        record.update(extra)
+        out.append(self.emit(record))
+
+    def put_native(self, message_id: str, msg: Any, out: list[dict[str, Any]], force: bool) -> None:
+        """A message with no ASR home, kept verbatim (once per distinct version)."""
+        record = self.vendor("message", msg)
+        del record["type"]
+        self.put(("v", message_id), "vendor", record, out, force)
+
+    # -- messages ---------------------------------------------------------------------
+
+    def message(self, msg: Any, position: str, force: bool = False) -> list[dict[str, Any]]:
+        """All records of one native message (empty when it repeats what was written)."""
+        out: list[dict[str, Any]] = []
+        if not isinstance(msg, dict):
+            self.put_vendor("message", msg, out)
+            return out
+        kind = msg.get("type")
+        if isinstance(msg.get("id"), str) and msg["id"]:
+            message_id, derived = msg["id"], False
+        else:
+            message_id, derived = f"{self.session_id}:{position}", True
+        if kind == "gemini":
+            self._gemini(msg, message_id, derived, out, force)
+        elif kind == "user":
+            self._user(msg, message_id, derived, out, force)
+        elif kind in NOTICE_TYPES:
+            self._notice(msg, message_id, derived, out, force)
+        else:
+            self.put_native(message_id, msg, out, force)
+        return out
+
+    def _head(self, msg: dict[str, Any], message_id: str, derived: bool) -> dict[str, Any]:
+        body: dict[str, Any] = stamp({}, from_iso(msg.get("timestamp")))
+        body["messageId"] = message_id
+        if derived:
+            body["idSource"] = "derived"
+        return body
+
+    def _tail(self, body: dict[str, Any], msg: dict[str, Any]) -> dict[str, Any]:
+        if isinstance(msg.get("model"), str):
+            body["model"] = msg["model"]
+        if msg.get("tokens") is not None:
+            body["usage"] = msg["tokens"]
+        extra = {k: v for k, v in msg.items() if k not in _MESSAGE_KEYS}
+        if extra:
+            body["extra"] = extra
+        if "timestamp" in msg and "ts" not in body:
+            body.setdefault("extra", {})["timestamp"] = msg["timestamp"]
+        return body
+
+    def _display(self, body: dict[str, Any], msg: dict[str, Any], author: str | None, origin: str | None) -> None:
+        """``displayContent``: what the CLI showed, linked by the source itself (ASR-207, ASR-208)."""
+        if "displayContent" not in msg or msg["displayContent"] is None:
+            return
+        parts = [map_part(p) for p in native_parts(msg["displayContent"])]
+        if author is not None:
+            parts = [{**p, "author": author, **({"origin": origin} if origin else {})} for p in parts]
+        body["displayContent"] = parts
+        if body.get("content"):
+            body["displayCorrespondence"] = "native"
+
+    def _gemini(self, msg: dict[str, Any], message_id: str, derived: bool, out: list, force: bool) -> None:
+        ts = msg.get("timestamp")
+        thoughts = msg.get("thoughts")
+        content: list[dict[str, Any]] = [thought_part(t) for t in thoughts] if isinstance(thoughts, list) else []
+        calls: list[dict[str, Any]] = []
+        for part in native_parts(msg.get("content")):
+            if isinstance(part, dict) and isinstance(part.get("functionCall"), dict):
+                calls.append(part)
+            else:
+                content.append(map_part(part))
+        body = self._head(msg, message_id, derived)
+        body["role"] = "assistant"
+        text = first_text(native_parts(msg.get("content")))
+        if text == COMPRESSION_ACK and "model" not in msg and not thoughts:
+            body.update(author="harness", origin="injected")
+        else:
+            body["author"] = "model"
+        body["content"] = content
+        self._display(body, msg, None, None)
+        if content or body.get("displayContent"):
+            self._tail(body, msg)
+            if self.put(("m", message_id), "message", body, out, force):
+                self.with_message.add(message_id)
+        link = {"messageId": message_id} if message_id in self.with_message else {"inferenceId": message_id}
+        first = not content
+        tool_calls = msg.get("toolCalls")
+        known: set[str] = set()
+        for index, call in enumerate(tool_calls if isinstance(tool_calls, list) else ()):
+            if not isinstance(call, dict):
+                self.put_vendor("toolCall", call, out)
+                continue
+            call_id, call_derived = self._call_id(call.get("id"), message_id, f"toolCalls[{index}]")
+            known.add(call_id)
+            self._tool_call(call, call_id, call_derived, ts, link, msg if first else None, out, force)
+            first = False
+        for index, part in enumerate(calls):
+            call_id, call_derived = self._call_id(part["functionCall"].get("id"), message_id, f"content[{index}]")
+            if call_id in known or ("c", call_id) in self.seen:
+                continue  # the same call as a toolCalls[] entry: that record is richer
+            body = function_call_body(part, call_id, call_derived, ts, link)
+            if first:
+                self._tail(body, {k: v for k, v in msg.items() if k in ("model", "tokens")})
+                first = False
+            self.put(("c", call_id), "tool_call", body, out, force)
+        if not content and not tool_calls and not calls and not body.get("displayContent"):
+            self.put_native(message_id, msg, out, force)
+
+    def _call_id(self, native: Any, message_id: str, where: str) -> tuple[str, bool]:
+        if isinstance(native, str) and native:
+            return native, False
+        return f"{message_id}:{where}", True
+
+    def _tool_call(
+        self,
+        call: dict[str, Any],
+        call_id: str,
+        derived: bool,
+        ts: Any,
+        link: dict[str, str],
+        response: dict[str, Any] | None,
+        out: list,
+        force: bool,
+    ) -> None:
+        body = call_body(call, call_id, derived, ts, link)
+        if response is not None:  # a response with no text of its own: its model and usage ride here
+            self._tail(body, {k: v for k, v in response.items() if k in ("model", "tokens")})
+        self.put(("c", call_id), "tool_call", body, out, force)
+        subagent = subagent_body(call, call_id)
+        if subagent is not None:
+            self.put(("s", call_id), "subagent", subagent, out, force)
+        result = result_body(call, call_id)
+        if self.put(("r", call_id), "tool_result", result, out, force):
+            self.seen[("rc", call_id)] = ("", _digest({"content": result["content"]}))
+        for plan in (todo_plan(call, call_id), plan_document(call, call_id)):
+            if plan is not None:
+                self.put(("p", f"{plan['planId']}@{call_id}"), "plan", plan, out, force, chain=("p", plan["planId"]))
+
+    def _user(self, msg: dict[str, Any], message_id: str, derived: bool, out: list, force: bool) -> None:
+        parts = native_parts(msg.get("content"))
+        content: list[dict[str, Any]] = []
+        responses = False
+        index = 0
+        while index < len(parts):
+            part = parts[index]
+            response = part.get("functionResponse") if isinstance(part, dict) else None
+            if not isinstance(response, dict):
+                content.append(map_part(part))
+                index += 1
+                continue
+            end = index + 1
+            while end < len(parts) and not (isinstance(parts[end], dict) and "functionResponse" in parts[end]):
+                end += 1
+            self._response(msg, parts[index:end], response, message_id, out, force)
+            responses = True
+            index = end
+        body = self._head(msg, message_id, derived)
+        body["role"] = "user"
+        text = first_text(parts)
+        display_author: str | None = None
+        if text.startswith((SESSION_CONTEXT, STATE_SNAPSHOT)):
+            body.update(author="harness", origin="injected")
+        elif self.subagent:
+            if not self.task_seen and content:
+                self.task_seen = True
+                body.update(author="agent", origin="prompt")  # the parent's task prompt
+            else:
+                body.update(author="harness", origin="injected")
+        elif msg.get("displayContent") is not None:
+            # content is what the model received (an expansion); only the display is typed text
+            shown = first_text(native_parts(msg["displayContent"]))
+            body["origin"] = "command" if shown.startswith("/") else "prompt"
+            content = attribute_prompt(content)
+            display_author = "human"
+        else:
+            body.update(author="human", origin="prompt")
+            content = attribute_prompt(content)
+        body["content"] = content
+        self._display(body, msg, display_author, None)
+        if content or body.get("displayContent"):
+            self._tail(body, msg)
+            if self.put(("m", message_id), "message", body, out, force):
+                self.with_message.add(message_id)
+        elif not responses:
+            self.put_native(message_id, msg, out, force)
+
+    def _response(
+        self, msg: dict[str, Any], group: list[Any], response: dict[str, Any], message_id: str, out: list, force: bool
+    ) -> None:
+        """A function response sent back as a user turn (v0.44+) -> its tool_result, unless already written."""
+        call_id, derived = self._call_id(response.get("id"), message_id, "functionResponse")
+        content, failed = response_parts(group, call_id, response.get("name"))
+        digest = _digest({"content": content})
+        previous = self.seen.get(("rc", call_id))
+        if previous is not None and previous[1] == digest and not force:
+            return
+        body: dict[str, Any] = stamp({}, from_iso(msg.get("timestamp")))
+        body["callId"] = call_id
+        if isinstance(response.get("name"), str):
+            body["name"] = response["name"]
+        if failed:
+            body["isError"] = True
+        body["content"] = content
+        capture = output_capture(content)
+        if capture is not None:
+            body["capture"] = {"content": capture}
+        if derived:
+            body["idSource"] = "derived"
+        self.put(("r", call_id), "tool_result", body, out, force=True)
+        self.seen[("rc", call_id)] = ("", digest)
+
+    def _notice(self, msg: dict[str, Any], message_id: str, derived: bool, out: list, force: bool) -> None:
+        body = self._head(msg, message_id, derived)
+        parts = native_parts(msg.get("content"))
+        content = [map_part(p) for p in parts]
+        if isinstance(msg.get("content"), list) and msg.get("type") == "info":
+            # v0.44+ binary tool output: an ``info`` record that is the next request to the model
+            body.update(role="user", author="tool", origin="injected", audience="model", content=content)
+        else:
+            body.update(author="harness", origin="notice", audience="user", content=content)
+            body["capture"] = {"role": {"state": "absent", "reason": "a CLI notice; Gemini CLI gives it no role"}}
+        self._display(body, msg, None, None)
+        self._tail(body, msg)
+        body["noticeLevel"] = msg["type"]
+        if content or body.get("displayContent"):
+            if self.put(("m", message_id), "message", body, out, force):
+                self.with_message.add(message_id)
+        else:
+            self.put_native(message_id, msg, out, force)

@@ -1,0 +1,170 @@
+"""Gemini API parts and Gemini CLI text conventions -> ASR content parts.
+
+Everything here is pure: a native value in, plain dicts out. Keys a part carries that
+have no ASR home are kept under ``_meta`` (namespaced), so no part loses a member.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+REGISTRY = "com.google.gemini-cli"
+PART_META = f"{REGISTRY}/part"
+THOUGHT_META = f"{REGISTRY}/thought"
+
+#: Marker the CLI puts before files it inlines for an ``@path`` reference.
+REFERENCE_START = "--- Content from referenced files ---"
+SESSION_CONTEXT = "<session_context>"
+STATE_SNAPSHOT = "<state_snapshot>"
+HOOK_CONTEXT = "<hook_context>"
+COMPRESSION_ACK = "Got it. Thanks for the additional context!"
+
+MASKED_MARK = "<tool_output_masked>"
+TRUNCATED_MARKS = ("Output too large. Showing first", "For full output see:")
+
+
+def native_parts(value: Any) -> list[Any]:
+    """A PartListUnion as a list: a string is one text part, a single part a list of one."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [{"text": value}] if value else []
+    if isinstance(value, dict):
+        return [value]
+    if isinstance(value, list):
+        return [{"text": p} if isinstance(p, str) else p for p in value]
+    return [value]
+
+
+def _with_meta(part: dict[str, Any], native: dict[str, Any], used: tuple[str, ...]) -> dict[str, Any]:
+    rest = {k: v for k, v in native.items() if k not in used}
+    if rest:
+        part["_meta"] = {PART_META: rest}
+    return part
+
+
+def map_part(native: Any) -> dict[str, Any]:
+    """One native part that is not a function call/response -> one ASR part."""
+    if not isinstance(native, dict):
+        return {"type": "data", "data": native, "schema": PART_META}
+    text = native.get("text")
+    if isinstance(text, str):
+        if native.get("thought") is True:
+            part: dict[str, Any] = {"type": "reasoning", "visibility": "summary", "summary": [text]}
+            signature = native.get("thoughtSignature")
+            if isinstance(signature, str):
+                part["signature"] = signature
+                return _with_meta(part, native, ("text", "thought", "thoughtSignature"))
+            return _with_meta(part, native, ("text", "thought"))
+        return _with_meta({"type": "text", "text": text}, native, ("text",))
+    inline = native.get("inlineData")
+    if isinstance(inline, dict) and isinstance(inline.get("mimeType"), str):
+        mime = inline["mimeType"]
+        kind = "image" if mime.startswith("image/") else "audio" if mime.startswith("audio/") else None
+        if kind is not None and set(inline) <= {"mimeType", "data"}:
+            part = {"type": kind, "mimeType": mime}
+            if isinstance(inline.get("data"), str):
+                part["data"] = inline["data"]
+            return _with_meta(part, native, ("inlineData",))
+    file_data = native.get("fileData")
+    if (
+        isinstance(file_data, dict)
+        and isinstance(file_data.get("fileUri"), str)
+        and set(file_data)
+        <= {
+            "fileUri",
+            "mimeType",
+        }
+    ):
+        uri = file_data["fileUri"]
+        part = {"type": "resource_link", "uri": uri, "name": uri.rsplit("/", 1)[-1] or uri}
+        if isinstance(file_data.get("mimeType"), str):
+            part["mimeType"] = file_data["mimeType"]
+        return _with_meta(part, native, ("fileData",))
+    return {"type": "data", "data": native, "schema": PART_META}
+
+
+def thought_part(thought: Any) -> dict[str, Any]:
+    """A ``thoughts[]`` entry -> a reasoning part.
+
+    Gemini stores thought *summaries*: ``summary`` is always ``[subject, description]``,
+    each kept exactly (an absent subject is ``""``); the entry's other members (its
+    ``timestamp``) stay under ``_meta``, so thoughts keep their recorded times.
+    """
+    if not isinstance(thought, dict):
+        return {"type": "data", "data": thought, "schema": THOUGHT_META}
+    subject = thought.get("subject", "")
+    description = thought.get("description", "")
+    if not isinstance(subject, str) or not isinstance(description, str):
+        return {"type": "data", "data": thought, "schema": THOUGHT_META}
+    part: dict[str, Any] = {"type": "reasoning", "visibility": "summary", "summary": [subject, description]}
+    rest = {k: v for k, v in thought.items() if k not in ("subject", "description")}
+    if rest:
+        part["_meta"] = {THOUGHT_META: rest}
+    return part
+
+
+def split_reference(text: str) -> tuple[str, str] | None:
+    """Split a prompt at the ``@path`` reference block the CLI appended, keeping every character."""
+    index = text.find(REFERENCE_START)
+    if index < 0:
+        return None
+    if index > 0 and text[index - 1] == "\n":
+        index -= 1
+    return text[:index], text[index:]
+
+
+def attribute_prompt(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Mark the parts of a prompt that the CLI or a hook inserted (ASR-203, ASR-224).
+
+    Parts from the ``@path`` reference block on get ``author: harness, origin: injected``;
+    a ``<hook_context>`` part gets ``author: hook, origin: injected``; the typed parts carry
+    nothing, so the message's own author and origin apply to them. A text part holding the
+    start of the reference block is split there, every character kept.
+    """
+    out: list[dict[str, Any]] = []
+    injected = False
+    for part in parts:
+        if part.get("type") == "text":
+            text = part["text"]
+            if text.startswith(HOOK_CONTEXT):
+                out.append({**part, "author": "hook", "origin": "injected"})
+                continue
+            if not injected:
+                split = split_reference(text)
+                if split is not None:
+                    injected = True
+                    before, after = split
+                    if before:
+                        out.append({**part, "text": before})
+                        part = {"type": "text", "text": after}
+                    out.append({**part, "author": "harness", "origin": "injected"})
+                    continue
+        out.append({**part, "author": "harness", "origin": "injected"} if injected else part)
+    return out
+
+
+def first_text(parts: list[Any]) -> str:
+    for part in parts:
+        if isinstance(part, dict) and isinstance(part.get("text"), str):
+            return str(part["text"])
+    return ""
+
+
+def output_capture(parts: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The capture state of a tool output the CLI masked or truncated (ASR-209)."""
+    for part in parts:
+        text = part.get("text") if part.get("type") == "text" else None
+        if not isinstance(text, str):
+            continue
+        if MASKED_MARK in text:
+            return {
+                "state": "masked",
+                "reason": "Gemini CLI replaced the output with a preview; the full text went to a tool-outputs file",
+            }
+        if any(mark in text for mark in TRUNCATED_MARKS):
+            return {
+                "state": "truncated",
+                "reason": "Gemini CLI kept the start and end of the output; the full text went to a tool-outputs file",
+            }
+    return None

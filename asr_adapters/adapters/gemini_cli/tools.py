@@ -1,0 +1,183 @@
+"""``toolCalls[]`` entries and function-call/response parts -> tool, plan and subagent bodies.
+
+Bodies are plain dicts without envelope numbers; the mapper decides whether each one is
+new, a revision (``supersedes``) or a repeat of what it already wrote.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.timestamps import from_iso, stamp
+from .parts import REGISTRY, map_part, native_parts, output_capture
+
+RESULT_SCHEMA = f"{REGISTRY}/functionResponse"
+DISPLAY_SCHEMA = f"{REGISTRY}/resultDisplay"
+_CALL_KEYS = ("id", "name", "args", "result", "status", "timestamp", "resultDisplay", "agentId")
+_STATUS = {"success": "complete", "error": "error"}
+_TODO_STATUS = ("pending", "in_progress", "completed")
+TODO_PLAN_ID = "write_todos"
+
+
+def result_status(status: Any) -> str | None:
+    """Native call status -> ASR status: success/error map to spec words, the rest is namespaced."""
+    if not isinstance(status, str):
+        return None
+    return _STATUS.get(status) or f"{REGISTRY}/{status}"
+
+
+def response_parts(native: Any, call_id: str | None, name: Any) -> tuple[list[dict[str, Any]], bool]:
+    """A tool output (``result`` Part[] or a user turn's parts) -> (ASR parts, output was an error)."""
+    out: list[dict[str, Any]] = []
+    failed = False
+    for part in native_parts(native):
+        response = part.get("functionResponse") if isinstance(part, dict) else None
+        if not isinstance(response, dict):
+            out.append(map_part(part))
+            continue
+        body = response.get("response")
+        keys = set(body) if isinstance(body, dict) else None
+        if keys == {"output"} and isinstance(body["output"], str):  # type: ignore[index]
+            mapped: dict[str, Any] = {"type": "text", "text": body["output"]}  # type: ignore[index]
+        elif keys == {"error"} and isinstance(body["error"], str):  # type: ignore[index]
+            mapped = {"type": "text", "text": body["error"]}  # type: ignore[index]
+            failed = True
+        else:
+            mapped = {"type": "data", "data": body, "schema": RESULT_SCHEMA}
+        rest = {k: v for k, v in response.items() if k != "response"}
+        if rest.get("id") == call_id:
+            rest.pop("id")
+        if rest.get("name") == name:
+            rest.pop("name")
+        other = {k: v for k, v in part.items() if k != "functionResponse"}
+        if rest or other:
+            meta: dict[str, Any] = {}
+            if rest:
+                meta["functionResponse"] = rest
+            meta.update(other)
+            mapped["_meta"] = {f"{REGISTRY}/part": meta}
+        out.append(mapped)
+    return out, failed
+
+
+def display_parts(display: Any) -> list[dict[str, Any]]:
+    """``resultDisplay`` (what the UI showed) -> displayContent parts."""
+    if display is None:
+        return []
+    if isinstance(display, str):
+        return [{"type": "text", "text": display}]
+    return [{"type": "data", "data": display, "schema": DISPLAY_SCHEMA}]
+
+
+def call_body(call: dict[str, Any], call_id: str, derived: bool, ts: Any, link: dict[str, str]) -> dict[str, Any]:
+    """The ``tool_call`` of one ``toolCalls[]`` entry; ``link`` is its messageId or inferenceId."""
+    body: dict[str, Any] = stamp({}, from_iso(ts))
+    if "inferenceId" in link:
+        body["inferenceId"] = link["inferenceId"]
+    body["callId"] = call_id
+    if isinstance(call.get("name"), str):
+        body["name"] = call["name"]
+    if "messageId" in link:
+        body["messageId"] = link["messageId"]
+    if "args" in call:
+        body["input"] = call["args"]
+    if derived:
+        body["idSource"] = "derived"
+    extra = {k: v for k, v in call.items() if k not in _CALL_KEYS}
+    if extra:
+        body["extra"] = extra
+    return body
+
+
+def result_body(call: dict[str, Any], call_id: str) -> dict[str, Any]:
+    """The ``tool_result`` of one ``toolCalls[]`` entry, with what the UI showed as displayContent."""
+    body: dict[str, Any] = stamp({}, from_iso(call.get("timestamp")))
+    body["callId"] = call_id
+    if isinstance(call.get("name"), str):
+        body["name"] = call["name"]
+    status = result_status(call.get("status"))
+    content, failed = response_parts(call.get("result"), call_id, call.get("name"))
+    if status is not None:
+        body["status"] = status
+    if status is not None or failed:
+        body["isError"] = call.get("status") == "error" or failed
+    body["content"] = content
+    capture = output_capture(content)
+    if capture is not None:
+        body["capture"] = {"content": capture}
+    if "resultDisplay" in call:
+        body["displayContent"] = display_parts(call["resultDisplay"])
+    if "status" in call and status is None:
+        body["nativeStatus"] = call["status"]
+    return body
+
+
+def function_call_body(
+    part: dict[str, Any], call_id: str, derived: bool, ts: Any, link: dict[str, str]
+) -> dict[str, Any]:
+    """A ``functionCall`` part (raw API content) -> a tool_call body."""
+    call = part["functionCall"]
+    native = {"name": call.get("name"), "args": call.get("args")} if "args" in call else {"name": call.get("name")}
+    body = call_body(native, call_id, derived, ts, link)
+    rest = {k: v for k, v in call.items() if k not in ("id", "name", "args")}
+    rest.update({k: v for k, v in part.items() if k != "functionCall"})
+    if rest:
+        body["extra"] = rest
+    return body
+
+
+def todo_plan(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
+    """A successful ``write_todos`` call -> a complete snapshot of the session's todo list."""
+    args = call.get("args")
+    todos = args.get("todos") if isinstance(args, dict) else None
+    if call.get("status") != "success" or not isinstance(todos, list):
+        return None
+    entries = []
+    for todo in todos:
+        if not isinstance(todo, dict) or not isinstance(todo.get("description"), str):
+            return None
+        status = todo.get("status")
+        entry: dict[str, Any] = {
+            "content": todo["description"],
+            "status": status if status in _TODO_STATUS else f"{REGISTRY}/{status}",
+        }
+        entries.append(entry)
+    body: dict[str, Any] = stamp({}, from_iso(call.get("timestamp")))
+    body.update(planId=TODO_PLAN_ID, planType="items", callId=call_id, entries=entries, idSource="derived")
+    return body
+
+
+def plan_document(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
+    """An approved ``exit_plan_mode`` call -> the plan document, named by its file (text not in the session)."""
+    args = call.get("args")
+    path = args.get("plan_path") if isinstance(args, dict) else None
+    if call.get("status") != "success" or not isinstance(path, str) or not path:
+        return None
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    plan_id = name[:-3] if name.endswith(".md") else name
+    body: dict[str, Any] = stamp({}, from_iso(call.get("timestamp")))
+    body.update(
+        planId=plan_id or path,
+        planType="document",
+        callId=call_id,
+        source={"root": None, "path": path},
+        capture={
+            "content": {
+                "state": "absent",
+                "reason": "the plan is a separate Markdown file; the session file holds only its path",
+            }
+        },
+        idSource="derived",
+    )
+    return body
+
+
+def subagent_body(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
+    """A call that started a subagent session (``agentId``, v0.39+) -> a subagent record."""
+    agent_id = call.get("agentId")
+    if not isinstance(agent_id, str) or not agent_id:
+        return None
+    body: dict[str, Any] = {"callId": call_id, "session": f"gemini-cli:{agent_id}"}
+    if isinstance(call.get("name"), str):
+        body["agentType"] = call["name"]
+    return body
