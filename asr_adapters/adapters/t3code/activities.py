@@ -1,0 +1,241 @@
+"""V1 thread activities (``thread.activity-appended``) and the client's answers → ASR records.
+
+Activities are T3 Code's UI timeline: tool lifecycle rows, approvals and questions, runtime
+errors and warnings, the provider's checklist. T3 cuts their ``detail``/``message`` strings to
+180 characters (177 + ``...``); such a field gets ``capture`` ``truncated``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from .state import REGISTRY, ThreadState, base, data_part, is_truncated_detail, ns, obj, string, text_part
+
+TOOL_KINDS = ("tool.started", "tool.updated", "tool.completed", "tool.denied")
+NOTICE_KINDS = (
+    "runtime.error",
+    "runtime.warning",
+    "runtime.note",
+    "checkpoint.capture.failed",
+    "checkpoint.revert.failed",
+)
+STEP_STATUS = {
+    "pending": "pending",
+    "inProgress": "in_progress",
+    "in_progress": "in_progress",
+    "completed": "completed",
+}
+
+
+def _vendor(st: ThreadState, event: dict[str, Any], kind: str) -> str:
+    record = base("vendor", event.get("occurredAt"))
+    record["schema"] = f"{REGISTRY}/activity/{kind}"
+    record["data"] = event
+    st.put(record)
+    return "vendor"
+
+
+def handle(st: ThreadState, event: dict[str, Any], p: dict[str, Any]) -> str:
+    act = p.get("activity")
+    if not isinstance(act, dict) or not isinstance(act.get("kind"), str):
+        return _vendor(st, event, "unknown")
+    kind = act["kind"]
+    payload = obj(act.get("payload"))
+    if kind in TOOL_KINDS:
+        return _tool(st, act, kind, payload)
+    if kind in ("approval.requested", "user-input.requested"):
+        return _request(st, event, act, kind, payload)
+    if kind in ("approval.resolved", "user-input.resolved"):
+        return _answer(st, event, act.get("createdAt"), payload, ns("resolved"), human=False)
+    if kind == "turn.plan.updated":
+        return _plan(st, act, payload)
+    if kind in NOTICE_KINDS or (kind.startswith("provider.") and kind.endswith(".failed")):
+        return _notice(st, act, kind, payload)
+    return _vendor(st, event, kind)
+
+
+# -- tools ---------------------------------------------------------------------------------
+
+
+def _tool_input(act: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    value: dict[str, Any] = {"summary": act.get("summary")}
+    if "detail" in payload:
+        value["detail"] = payload["detail"]
+    return value
+
+
+def _tool(st: ThreadState, act: dict[str, Any], kind: str, payload: dict[str, Any]) -> str:
+    """Start/update/complete rows carry no item id: a completion closes the oldest open call
+    of the same turn and item type (the order T3 itself appends them in)."""
+    turn = act.get("turnId")
+    item_type = string(payload.get("itemType"), "tool")
+    key: tuple[str | None, str] = (turn if isinstance(turn, str) else None, item_type)
+    queue = st.open_tools.get(key)
+    call_id = queue[0] if queue else None
+    if kind == "tool.started" or call_id is None:
+        call_id = str(act.get("id"))
+        st.open_tools.setdefault(key, deque()).append(call_id)
+        _call(st, act, call_id, item_type, payload, None)
+        if kind == "tool.started":
+            return "records"
+    elif kind == "tool.updated":
+        _call(st, act, call_id, item_type, payload, st.tool_calls[call_id][0])
+        return "records"
+    if kind == "tool.updated":
+        return "records"
+    st.open_tools[key].popleft()
+    record = base("tool_result", act.get("createdAt"), turn)
+    record["callId"] = call_id
+    record["name"] = item_type
+    if kind == "tool.denied":
+        record["status"] = ns("denied")
+    elif isinstance(payload.get("status"), str):
+        record["status"] = ns(payload["status"])
+    content: list[dict[str, Any]] = []
+    if isinstance(payload.get("detail"), str):
+        content.append(text_part(payload["detail"]))
+    if "data" in payload:
+        content.append(data_part(payload["data"], "tool-item"))
+    record["content"] = content
+    if is_truncated_detail(payload.get("detail")):
+        record["capture"] = {"content": {"state": "truncated", "reason": "T3 Code keeps 180 characters of detail"}}
+    record["idSource"] = "derived"
+    record["activityId"] = act.get("id")
+    st.put(record, revertable=True)
+    return "records"
+
+
+def _call(
+    st: ThreadState, act: dict[str, Any], call_id: str, name: str, payload: dict[str, Any], previous: str | None
+) -> None:
+    record = base("tool_call", act.get("createdAt"), act.get("turnId"))
+    record["callId"] = call_id
+    record["name"] = name
+    record["input"] = _tool_input(act, payload)
+    if isinstance(payload.get("status"), str):
+        record["status"] = ns(payload["status"])
+    if is_truncated_detail(payload.get("detail")):
+        record["capture"] = {"input": {"state": "truncated", "reason": "T3 Code keeps 180 characters of detail"}}
+    record["idSource"] = "derived"
+    if previous is not None:
+        record["supersedes"] = previous
+    record["activityId"] = act.get("id")
+    if "data" in payload:
+        record["data"] = payload["data"]
+    emitted = st.put(record, revertable=True)
+    st.tool_calls[call_id] = (emitted["id"], record)
+
+
+# -- questions and approvals ----------------------------------------------------------------
+
+
+def _request(st: ThreadState, event: dict[str, Any], act: dict[str, Any], kind: str, payload: dict[str, Any]) -> str:
+    request_id = payload.get("requestId")
+    if not isinstance(request_id, str):
+        return _vendor(st, event, kind)
+    record = base("input_request", act.get("createdAt"), act.get("turnId"))
+    record["requestId"] = request_id
+    record["kind"] = ns("approval" if kind == "approval.requested" else "user-input")
+    content = [text_part(act["summary"])] if isinstance(act.get("summary"), str) else []
+    content.append(data_part(payload, kind))
+    record["content"] = content
+    if is_truncated_detail(payload.get("detail")):
+        record["capture"] = {"content": {"state": "truncated", "reason": "T3 Code keeps 180 characters of detail"}}
+    record["activityId"] = act.get("id")
+    emitted = st.put(record, revertable=True)
+    st.requests[request_id] = (emitted["id"], {k: v for k, v in record.items() if k not in ("ts", "tsPrecision")})
+    return "records"
+
+
+def response(st: ThreadState, event: dict[str, Any], p: dict[str, Any]) -> str:
+    """The client's ``thread.approval-response-requested`` / ``user-input-response-requested``."""
+    human = event.get("actorKind") == "client"
+    return _answer(st, event, p.get("createdAt") or event.get("occurredAt"), p, ns("answered"), human=human)
+
+
+def _answer(
+    st: ThreadState, event: dict[str, Any], at: Any, payload: dict[str, Any], status: str, *, human: bool
+) -> str:
+    request_id = payload.get("requestId")
+    known = st.requests.get(request_id) if isinstance(request_id, str) else None
+    if known is None:
+        return _vendor(st, event, event["type"] if event["type"] != "thread.activity-appended" else "answer")
+    previous, original = known
+    record = base("input_request", at, original.get("turnId"))
+    for key, value in original.items():
+        if key not in ("type", "turnId", "supersedes", "activityId", "answer", "status"):
+            record[key] = value
+    if "decision" in payload:
+        answer: list[dict[str, Any]] = [text_part(str(payload["decision"]))]
+    else:
+        answer = [data_part(payload.get("answers"), "user-input-answers")]
+    if human:
+        for part in answer:
+            part["author"] = "human"
+    record["answer"] = answer
+    record["status"] = status
+    record["supersedes"] = previous
+    record["eventId"] = event.get("eventId")
+    emitted = st.put(record, revertable=True)
+    st.requests[request_id] = (emitted["id"], original)  # type: ignore[index]
+    return "records"
+
+
+# -- checklist and notices -------------------------------------------------------------------
+
+
+def _plan(st: ThreadState, act: dict[str, Any], payload: dict[str, Any]) -> str:
+    turn = act.get("turnId")
+    plan_id = f"turn:{turn}:plan" if isinstance(turn, str) else f"thread:{st.thread_id}:plan"
+    entries = []
+    for step in payload.get("plan") or ():
+        if not isinstance(step, dict):
+            continue
+        text = step.get("step", step.get("content"))
+        status = step.get("status")
+        entries.append(
+            {
+                "content": text if isinstance(text, str) else str(text),
+                "status": STEP_STATUS.get(status, ns(str(status))) if isinstance(status, str) else "pending",
+            }
+        )
+    record = base("plan", act.get("createdAt"), turn)
+    record["planId"] = plan_id
+    record["planType"] = "items"
+    record["entries"] = entries
+    record["idSource"] = "derived"
+    if plan_id in st.plans:
+        record["supersedes"] = st.plans[plan_id]
+    if "explanation" in payload:
+        record["explanation"] = payload["explanation"]
+    record["activityId"] = act.get("id")
+    st.plans[plan_id] = st.put(record, revertable=True)["id"]
+    return "records"
+
+
+def _notice(st: ThreadState, act: dict[str, Any], kind: str, payload: dict[str, Any]) -> str:
+    """ASR-205: a harness notice to the user (errors, warnings, failed provider calls)."""
+    record = base("message", act.get("createdAt"), act.get("turnId"))
+    record["messageId"] = str(act.get("id"))
+    record["author"] = "harness"
+    record["origin"] = "notice"
+    record["audience"] = "user"
+    content: list[dict[str, Any]] = []
+    message = payload.get("message")
+    if isinstance(message, str):
+        content.append(text_part(message))
+        if isinstance(payload.get("detail"), str):
+            content.append(text_part(payload["detail"]))
+    else:
+        content.append(text_part(str(act.get("summary") or kind)))
+        if payload:
+            content.append(data_part(payload, f"activity/{kind}"))
+    record["content"] = content
+    capture: dict[str, Any] = {"role": {"state": "absent", "reason": "a UI notice, not sent to the model"}}
+    if is_truncated_detail(message):
+        capture["content"] = {"state": "truncated", "reason": "T3 Code keeps 180 characters of the message"}
+    record["capture"] = capture
+    record["activityKind"] = kind
+    st.put(record, revertable=True)
+    return "records"

@@ -1,0 +1,162 @@
+"""T3 Code: one ``state.sqlite`` holds every thread; each thread becomes its own stream.
+
+A thread's native items are its event rows: ``orchestration_events`` rows whose stream is the
+thread (V1, and V2 events copied there with ``application_event_version = 2``) and
+``orchestration_v2_events`` rows of the thread. They are replayed in ``sequence`` order (V1
+table first, then the V2 table). Project events are header facts of every thread of the
+project; they are counted once, as folded.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from ...core.accounting import Accounting
+from ...core.adapter import Adapter, Context, Stream
+from ...core.errors import InputError
+from ...core.source import Source
+from ...registry import register
+from . import discover, header, v1, v2
+from .db import Database, table_names
+from .state import ThreadState, obj
+
+OUTCOMES = ("records", "vendor", "folded", "duplicates")
+
+
+def thread_accounting(context: Context) -> dict[str, Accounting]:
+    """Per-thread accounting of a finished conversion (thread id -> counts)."""
+    return vars(context).get("t3code_threads", {})
+
+
+@register
+class T3CodeAdapter(Adapter):
+    name = "t3code"
+    registry_name = "chat.t3.code"
+    description = "T3 Code state.sqlite (orchestration V1 and V2): one stream per thread"
+
+    def detect(self, source: Source) -> int:
+        if not source.is_sqlite:
+            return 0
+        head = source.head()
+        if b"transcript_events" in head:
+            return 0  # OpenClaw's database
+        if b"orchestration_events" in head:
+            return 95
+        if source.path is not None:
+            tables = table_names(source.path)
+            if "orchestration_events" in tables and "transcript_events" not in tables:
+                return 90
+        return 0
+
+    def default_homes(self, env: Mapping[str, str]) -> list[Path]:
+        return discover.default_homes(env)
+
+    def is_session_file(self, path: Path) -> bool:
+        return discover.is_session_file(path)
+
+    def streams(self, source: Source, context: Context) -> Iterator[Stream]:
+        path, scratch = _database_path(source)
+        try:
+            try:
+                db = Database(path)
+            except Exception as exc:  # any open failure means nothing converts
+                raise InputError(source.display, f"cannot open as a T3 Code database: {exc}") from exc
+            if "orchestration_events" not in db.tables:
+                db.close()
+                raise InputError(source.display, "no orchestration_events table: not a T3 Code state.sqlite")
+            try:
+                for warning in db.warnings:
+                    context.warn(None, warning)
+                others = db.non_thread_event_count()
+                context.accounting.native_items += others
+                context.accounting.folded += others
+                folder = path.parent / "attachments" if source.path is not None else None
+                attachments = folder if folder is not None and folder.is_dir() else None
+                for thread_id in db.thread_ids():
+                    yield Stream(
+                        f"t3code:{thread_id}",
+                        self._thread(db, thread_id, source.name, context, attachments),
+                        main=False,
+                    )
+            finally:
+                db.close()
+        finally:
+            if scratch is not None:
+                shutil.rmtree(scratch, ignore_errors=True)
+
+    def _thread(
+        self, db: Database, thread_id: str, file: str, context: Context, attachments: Path | None
+    ) -> Iterator[dict[str, Any]]:
+        accounting = Accounting()
+        st = ThreadState(thread_id, accounting)
+        st.v2_event_ids = db.v2_event_ids(thread_id)
+        st.v2_item_messages = db.v2_message_ids_with_items(thread_id)
+        st.v2_item_plans = db.v2_plan_ids_with_items(thread_id)
+        yield st.emit(header.build(db, thread_id, file))
+        for event in db.v1_events(thread_id):
+            if event.get("applicationEventVersion") == 2:
+                if event["eventId"] in st.v2_event_ids:
+                    accounting.native_items += 1
+                    accounting.duplicates += 1  # the same event is read from orchestration_v2_events
+                    continue
+                yield from self._one(st, context, _as_v2(event), v2.handle, attachments)
+            else:
+                yield from self._one(st, context, event, v1.handle, attachments)
+        for event in db.v2_events(thread_id):
+            yield from self._one(st, context, event, v2.handle, attachments)
+        v1.flush(st, "partial")
+        v2.flush_open(st, attachments)
+        yield from st.out
+        st.out.clear()
+        context.accounting.merge(accounting)
+        vars(context).setdefault("t3code_threads", {})[thread_id] = accounting
+
+    def _one(
+        self, st: ThreadState, context: Context, event: dict[str, Any], handler: Any, attachments: Path | None
+    ) -> Iterator[dict[str, Any]]:
+        accounting = st.accounting
+        accounting.native_items += 1
+        try:
+            outcome = handler(st, event, attachments)
+        except Exception as exc:  # one odd event must not stop the thread
+            context.warn(None, f"event {event.get('sequence')} ({event.get('type')}) kept verbatim: {exc!r}")
+            outcome = "records" if st.out else v1.vendor(st, str(event.get("type")), event)
+        setattr(accounting, outcome, getattr(accounting, outcome) + 1)
+        yield from st.out
+        st.out.clear()
+
+
+def _as_v2(event: dict[str, Any]) -> dict[str, Any]:
+    """A V2 event stored in ``orchestration_events`` (its metadata holds the V2 envelope ids)."""
+    meta = obj(event.get("metadata"))
+    converted = {
+        "sequence": event["sequence"],
+        "eventId": event["eventId"],
+        "commandId": event.get("commandId"),
+        "threadId": event.get("streamId"),
+        "runId": meta.get("runId"),
+        "nodeId": meta.get("nodeId"),
+        "provider": meta.get("driver"),
+        "rawEventId": meta.get("rawEventId"),
+        "type": event["type"],
+        "occurredAt": event.get("occurredAt"),
+        "payload": event.get("payload"),
+    }
+    return converted
+
+
+def _database_path(source: Source) -> tuple[Path, str | None]:
+    """The database file; a database given as bytes or a stream is copied to a scratch folder."""
+    if source.path is not None:
+        return source.path, None
+    scratch = tempfile.mkdtemp(prefix="asr-t3code-")
+    target = Path(scratch) / "state.sqlite"
+    with source.open() as stream, open(target, "wb") as handle:
+        shutil.copyfileobj(stream, handle)
+    os.chmod(target, 0o400)
+    return target, scratch

@@ -1,0 +1,263 @@
+"""Read-only access to T3 Code's ``state.sqlite``.
+
+T3 Code keeps the database open in WAL mode while it runs, so we never write, never hold a
+read transaction across our own processing (every query is one page of rows fetched whole, so
+SQLite releases its read mark at once), and read the committed ``-wal`` content through an
+ordinary ``mode=ro`` connection. When that connection cannot be opened (a folder we may not
+write, so SQLite cannot create the ``-shm`` index) we fall back to ``immutable=1``, which reads
+the main file only: safe only when there is no ``-wal`` file, and reported otherwise.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import orjson
+
+PAGE = 500
+
+#: The columns of one event row we read, in this order.
+V1_COLUMNS = (
+    "sequence, event_id, aggregate_kind, stream_id, event_type, occurred_at, command_id, "
+    "causation_event_id, correlation_id, actor_kind, payload_json, metadata_json"
+)
+V2_COLUMNS = (
+    "sequence, event_id, command_id, thread_id, run_id, node_id, provider, raw_event_id, event_type, "
+    "occurred_at, payload_json"
+)
+
+
+def _uri(path: Path, **params: str) -> str:
+    query = "&".join(f"{k}={v}" for k, v in params.items())
+    return f"file:{quote(str(path.resolve()))}?{query}"
+
+
+class Database:
+    """One read-only connection and the few queries the converter needs."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.warnings: list[str] = []
+        self.connection = self._open(path)
+        self.tables = {row[0] for row in self._all("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        self.has_v2 = "orchestration_v2_events" in self.tables
+        columns = {row[1] for row in self._all("PRAGMA table_info(orchestration_events)")}
+        self.has_app_version = "application_event_version" in columns
+
+    def _open(self, path: Path) -> sqlite3.Connection:
+        try:
+            connection = sqlite3.connect(_uri(path, mode="ro"), uri=True, check_same_thread=False)
+            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return connection
+        except sqlite3.OperationalError as exc:
+            wal = path.with_name(path.name + "-wal")
+            connection = sqlite3.connect(_uri(path, mode="ro", immutable="1"), uri=True, check_same_thread=False)
+            if wal.exists():
+                self.warnings.append(
+                    f"read-only open failed ({exc}); read the main file only: "
+                    f"committed changes still in {wal.name} are not included"
+                )
+            return connection
+
+    def close(self) -> None:
+        self.connection.close()
+
+    def _all(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """One statement run to completion, so no read transaction outlives the call."""
+        return self.connection.execute(sql, params).fetchall()
+
+    # -- threads -----------------------------------------------------------------------
+
+    def thread_ids(self) -> list[str]:
+        """Every thread, in order of its first event (V1 first, then V2-only threads)."""
+        seen: dict[str, None] = {}
+        rows = self._all(
+            "SELECT stream_id, min(sequence) AS first FROM orchestration_events "
+            "WHERE aggregate_kind = 'thread' GROUP BY stream_id ORDER BY first"
+        )
+        for thread_id, _first in rows:
+            seen.setdefault(thread_id, None)
+        if self.has_v2:
+            rows = self._all(
+                "SELECT thread_id, min(sequence) AS first FROM orchestration_v2_events "
+                "GROUP BY thread_id ORDER BY first"
+            )
+            for thread_id, _first in rows:
+                seen.setdefault(thread_id, None)
+        return list(seen)
+
+    def non_thread_event_count(self) -> int:
+        return int(self._all("SELECT count(*) FROM orchestration_events WHERE aggregate_kind != 'thread'")[0][0])
+
+    def v1_events(self, thread_id: str) -> Iterator[dict[str, Any]]:
+        """The thread's rows of ``orchestration_events`` in ``sequence`` order, a page at a time."""
+        version = ", application_event_version" if self.has_app_version else ", 1"
+        sql = (
+            f"SELECT {V1_COLUMNS}{version} FROM orchestration_events "
+            "WHERE aggregate_kind = 'thread' AND stream_id = ? AND sequence > ? ORDER BY sequence LIMIT ?"
+        )
+        last = -1
+        while True:
+            rows = self._all(sql, (thread_id, last, PAGE))
+            for row in rows:
+                yield _v1_row(row)
+            if len(rows) < PAGE:
+                return
+            last = rows[-1][0]
+
+    def v2_events(self, thread_id: str) -> Iterator[dict[str, Any]]:
+        if not self.has_v2:
+            return
+        sql = (
+            f"SELECT {V2_COLUMNS} FROM orchestration_v2_events "
+            "WHERE thread_id = ? AND sequence > ? ORDER BY sequence LIMIT ?"
+        )
+        last = -1
+        while True:
+            rows = self._all(sql, (thread_id, last, PAGE))
+            for row in rows:
+                yield _v2_row(row)
+            if len(rows) < PAGE:
+                return
+            last = rows[-1][0]
+
+    def v2_event_ids(self, thread_id: str) -> set[str]:
+        if not self.has_v2:
+            return set()
+        return {
+            r[0] for r in self._all("SELECT event_id FROM orchestration_v2_events WHERE thread_id = ?", (thread_id,))
+        }
+
+    # -- header facts (small, filtered queries) ----------------------------------------
+
+    def v1_fact_events(self, thread_id: str) -> list[tuple[str, str, Any]]:
+        """(event_type, occurred_at, payload) of the events that feed the header."""
+        rows = self._all(
+            "SELECT event_type, occurred_at, payload_json FROM orchestration_events "
+            "WHERE aggregate_kind = 'thread' AND stream_id = ? AND event_type IN "
+            "('thread.created', 'thread.meta-updated', 'thread.session-set') ORDER BY sequence",
+            (thread_id,),
+        )
+        return [(t, at, loads(p)) for t, at, p in rows]
+
+    def project_events(self, project_id: str) -> list[tuple[str, Any]]:
+        rows = self._all(
+            "SELECT event_type, payload_json FROM orchestration_events "
+            "WHERE aggregate_kind = 'project' AND stream_id = ? ORDER BY sequence",
+            (project_id,),
+        )
+        return [(t, loads(p)) for t, p in rows]
+
+    def project_row(self, project_id: str) -> dict[str, Any] | None:
+        if "projection_projects" not in self.tables:
+            return None
+        rows = self._all("SELECT title, workspace_root FROM projection_projects WHERE project_id = ?", (project_id,))
+        return {"title": rows[0][0], "workspaceRoot": rows[0][1]} if rows else None
+
+    def runtime_row(self, thread_id: str) -> dict[str, Any] | None:
+        if "provider_session_runtime" not in self.tables:
+            return None
+        columns = {row[1] for row in self._all("PRAGMA table_info(provider_session_runtime)")}
+        instance = "provider_instance_id" if "provider_instance_id" in columns else "NULL"
+        rows = self._all(
+            f"SELECT provider_name, {instance}, resume_cursor_json FROM provider_session_runtime WHERE thread_id = ?",
+            (thread_id,),
+        )
+        if not rows:
+            return None
+        name, inst, cursor = rows[0]
+        return {"provider": name, "instance": inst, "resumeCursor": loads(cursor) if cursor else None}
+
+    def v2_fact_events(self, thread_id: str) -> list[tuple[str, Any]]:
+        if not self.has_v2:
+            return []
+        rows = self._all(
+            "SELECT event_type, payload_json FROM orchestration_v2_events WHERE thread_id = ? AND event_type IN "
+            "('thread.created', 'thread.metadata-updated', 'provider-session.attached', 'provider-thread.updated') "
+            "ORDER BY sequence",
+            (thread_id,),
+        )
+        return [(t, loads(p)) for t, p in rows]
+
+    def v2_message_ids_with_items(self, thread_id: str) -> set[str]:
+        """Message ids that a user/assistant turn item carries (their message.updated copies are duplicates)."""
+        if not self.has_v2:
+            return set()
+        rows = self._all(
+            "SELECT DISTINCT json_extract(payload_json, '$.messageId') FROM orchestration_v2_events "
+            "WHERE thread_id = ? AND event_type = 'turn-item.updated'",
+            (thread_id,),
+        )
+        return {r[0] for r in rows if isinstance(r[0], str)}
+
+    def v2_plan_ids_with_items(self, thread_id: str) -> set[str]:
+        if not self.has_v2:
+            return set()
+        rows = self._all(
+            "SELECT DISTINCT json_extract(payload_json, '$.planId') FROM orchestration_v2_events "
+            "WHERE thread_id = ? AND event_type = 'turn-item.updated'",
+            (thread_id,),
+        )
+        return {r[0] for r in rows if isinstance(r[0], str)}
+
+
+def loads(text: Any) -> Any:
+    """A JSON column; text that does not parse is kept as the raw string."""
+    if text is None:
+        return None
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text
+
+
+def _v1_row(row: tuple[Any, ...]) -> dict[str, Any]:
+    return {
+        "sequence": row[0],
+        "eventId": row[1],
+        "aggregateKind": row[2],
+        "streamId": row[3],
+        "type": row[4],
+        "occurredAt": row[5],
+        "commandId": row[6],
+        "causationEventId": row[7],
+        "correlationId": row[8],
+        "actorKind": row[9],
+        "payload": loads(row[10]),
+        "metadata": loads(row[11]),
+        "applicationEventVersion": row[12],
+    }
+
+
+def _v2_row(row: tuple[Any, ...]) -> dict[str, Any]:
+    return {
+        "sequence": row[0],
+        "eventId": row[1],
+        "commandId": row[2],
+        "threadId": row[3],
+        "runId": row[4],
+        "nodeId": row[5],
+        "provider": row[6],
+        "rawEventId": row[7],
+        "type": row[8],
+        "occurredAt": row[9],
+        "payload": loads(row[10]),
+    }
+
+
+def table_names(path: Path) -> set[str]:
+    """Table names of a SQLite file, read-only (for detection when the head is not enough)."""
+    try:
+        connection = sqlite3.connect(_uri(path, mode="ro"), uri=True)
+    except sqlite3.Error:
+        return set()
+    try:
+        return {r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()}
+    except sqlite3.Error:
+        return set()
+    finally:
+        connection.close()

@@ -1,0 +1,104 @@
+"""Per-thread conversion state shared by the V1 and V2 mappers.
+
+A handler gets one native event row, appends the records it makes to ``out`` through
+:meth:`ThreadState.put`, and returns the row's single accounting outcome (``records``,
+``vendor``, ``folded`` or ``duplicates``); the driver counts it, so every row ends in exactly
+one outcome.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...core.accounting import Accounting
+from ...core.adapter import Emitter
+from ...core.timestamps import from_iso, stamp
+
+REGISTRY = "chat.t3.code"
+
+
+def ns(value: str) -> str:
+    """A vendor value of an open field (profile §2)."""
+    return f"{REGISTRY}/{value}"
+
+
+@dataclass
+class Fold:
+    """A message being assembled from several events (V1 streaming chunks, V2 item snapshots)."""
+
+    record: dict[str, Any]
+    text: str
+    source_ids: list[str]
+    turn_id: str | None = None
+
+
+@dataclass
+class ThreadState:
+    """What one thread's conversion remembers between events (bounded by open folds and ids)."""
+
+    thread_id: str
+    accounting: Accounting
+    emit: Emitter = field(init=False)
+    out: list[dict[str, Any]] = field(default_factory=list)
+    active_turn: str | None = None
+    folds: dict[str, Fold] = field(default_factory=dict)
+    #: record id, turn id, role ("user" for user messages, else "") of every revertable record
+    live: list[tuple[str, str | None, str]] = field(default_factory=list)
+    checkpoints: dict[str, int] = field(default_factory=dict)
+    plans: dict[str, str] = field(default_factory=dict)
+    requests: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+    open_tools: dict[tuple[str | None, str], deque[str]] = field(default_factory=dict)
+    tool_calls: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+    items: dict[str, str] = field(default_factory=dict)
+    message_ids: set[str] = field(default_factory=set)
+    v2_event_ids: set[str] = field(default_factory=set)
+    v2_item_messages: set[str] = field(default_factory=set)
+    v2_item_plans: set[str] = field(default_factory=set)
+    #: V2 snapshots not yet written: key -> (event ids, latest event)
+    v2_open: dict[str, tuple[list[str], dict[str, Any]]] = field(default_factory=dict)
+    #: V2 snapshots written: key -> (record id of the last revision, digest of its payload)
+    v2_done: dict[str, tuple[str, bytes]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.emit = Emitter(self.accounting)
+
+    def put(self, record: dict[str, Any], *, revertable: bool = False, role: str = "") -> dict[str, Any]:
+        """Emit one record (numbered now, so its id is known) and queue it for the stream."""
+        emitted = self.emit(record)
+        self.out.append(emitted)
+        if revertable:
+            self.live.append((emitted["id"], record.get("turnId"), role))
+        return emitted
+
+
+def base(kind: str, at: Any, turn_id: Any = None) -> dict[str, Any]:
+    """The start of a record in canonical order: type, ts/tsPrecision, turnId."""
+    record: dict[str, Any] = {"type": kind}
+    stamp(record, from_iso(at))
+    if isinstance(turn_id, str) and turn_id:
+        record["turnId"] = turn_id
+    return record
+
+
+def text_part(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def data_part(data: Any, schema: str) -> dict[str, Any]:
+    return {"type": "data", "data": data, "schema": f"{REGISTRY}/{schema}"}
+
+
+def is_truncated_detail(value: Any) -> bool:
+    """T3 cuts activity details to 180 characters, the last three being ``...``."""
+    return isinstance(value, str) and len(value) == 180 and value.endswith("...")
+
+
+def obj(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (payloads are decoded leniently)."""
+    return value if isinstance(value, dict) else {}
+
+
+def string(value: Any, default: str = "") -> str:
+    return value if isinstance(value, str) else default

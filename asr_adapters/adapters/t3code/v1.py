@@ -1,0 +1,276 @@
+"""V1 orchestration events (``orchestration_events``) → ASR records.
+
+History is replayed from the event log, not read from the projections: projections drop what a
+revert removed, the log keeps it. Reverts are recorded as they happened (a vendor record that
+lists the records it reverted), never applied.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from . import activities
+from .state import REGISTRY, Fold, ThreadState, base, ns, obj, string, text_part
+from .text import split_user_text
+
+TERMINAL_TURN = {"interrupted": "interrupted", "stopped": "interrupted", "error": "error"}
+
+
+def vendor(st: ThreadState, kind: str, event: dict[str, Any], **extra: Any) -> str:
+    record = base("vendor", event.get("occurredAt"))
+    record["schema"] = f"{REGISTRY}/{kind}"
+    record["data"] = event
+    record.update(extra)
+    st.put(record)
+    return "vendor"
+
+
+def handle(st: ThreadState, event: dict[str, Any], attachments: Path | None) -> str:
+    kind = event["type"]
+    payload = event.get("payload")
+    if not isinstance(payload, dict):
+        return vendor(st, kind, event)
+    if kind == "thread.message-sent":
+        return message_sent(st, event, payload, attachments)
+    if kind == "thread.activity-appended":
+        return activities.handle(st, event, payload)
+    if kind == "thread.session-set":
+        return session_set(st, event, payload)
+    if kind == "thread.proposed-plan-upserted":
+        return proposed_plan(st, event, payload)
+    if kind == "thread.reverted":
+        return reverted(st, event, payload)
+    if kind in ("thread.approval-response-requested", "thread.user-input-response-requested"):
+        return activities.response(st, event, payload)
+    if kind == "thread.turn-diff-completed":
+        turn, count = payload.get("turnId"), payload.get("checkpointTurnCount")
+        if isinstance(turn, str) and isinstance(count, int):
+            st.checkpoints[turn] = count
+        return vendor(st, kind, event)
+    if kind == "thread.created":
+        return "folded"  # header facts
+    return vendor(st, kind, event)
+
+
+# -- messages ------------------------------------------------------------------------------
+
+
+def message_sent(st: ThreadState, event: dict[str, Any], p: dict[str, Any], attachments: Path | None) -> str:
+    message_id = p.get("messageId")
+    if not isinstance(message_id, str):
+        return vendor(st, event["type"], event)
+    text = string(p.get("text"))
+    role = p.get("role")
+    fold = st.folds.get(message_id)
+    if p.get("streaming") is True:
+        if fold is None:
+            st.folds[message_id] = Fold(_message_start(p, event), text, [event["eventId"]], p.get("turnId"))
+            return "records"
+        fold.text += text
+        fold.source_ids.append(event["eventId"])
+        return "folded"
+    if fold is not None:
+        # Completion: empty text keeps what was streamed; a non-empty text replaces it (the
+        # projector's rule), so the final snapshot never duplicates the chunks.
+        if text:
+            fold.text = text
+        fold.source_ids.append(event["eventId"])
+        _close(st, message_id, "complete", p.get("attachments"), attachments)
+        return "folded"
+    if message_id in st.message_ids:
+        return "duplicates" if not text else _revision(st, event, p, message_id, attachments)
+    record = _message_start(p, event)
+    if role == "user":
+        _user_content(record, text, p.get("attachments"), attachments)
+        st.message_ids.add(message_id)
+        st.put(record, revertable=True, role="user")
+        return "records"
+    st.folds[message_id] = Fold(record, text, [event["eventId"]], p.get("turnId"))
+    _close(st, message_id, "complete", p.get("attachments"), attachments)
+    return "records"
+
+
+def _revision(
+    st: ThreadState, event: dict[str, Any], p: dict[str, Any], message_id: str, attachments: Path | None
+) -> str:
+    """A second complete message under an id already written: a rewrite, kept as a revision."""
+    record = _message_start(p, event)
+    if p.get("role") == "user":
+        _user_content(record, p.get("text") or "", p.get("attachments"), attachments)
+    else:
+        record["content"] = [text_part(p.get("text") or "")]
+    record["supersedes"] = f"messageId={message_id}"
+    st.put(record, revertable=True, role="user" if p.get("role") == "user" else "")
+    return "records"
+
+
+def _message_start(p: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
+    record = base("message", p.get("createdAt") or event.get("occurredAt"), p.get("turnId"))
+    record["messageId"] = p["messageId"]
+    role = p.get("role")
+    if isinstance(role, str) and role in ("user", "assistant", "system"):
+        record["role"] = role
+    elif isinstance(role, str):
+        record["role"] = ns(role)
+    else:
+        record["capture"] = {"role": {"state": "absent"}}
+    if role == "assistant":
+        record["author"] = "model"
+    return record
+
+
+def _user_content(record: dict[str, Any], text: str, atts: Any, folder: Path | None) -> None:
+    """ASR-207: T3 keeps only the composer-built text, so it is display content."""
+    display = split_user_text(text)
+    images, missing = attachment_parts(atts, folder)
+    record["content"] = []
+    record["displayContent"] = display + images
+    capture: dict[str, Any] = dict(record.get("capture") or {})
+    capture["content"] = {
+        "state": "absent",
+        "reason": "T3 Code stores the text its composer built, not the input the provider received",
+    }
+    if missing:
+        capture["displayContent"] = {
+            "state": "truncated",
+            "reason": "image bytes are kept in T3 Code's attachments folder, not in the database",
+        }
+    record["capture"] = capture
+
+
+def attachment_parts(atts: Any, folder: Path | None) -> tuple[list[dict[str, Any]], bool]:
+    """Image parts for stored attachment metadata; bytes by BlobRef when the file is found."""
+    parts: list[dict[str, Any]] = []
+    missing = False
+    if not isinstance(atts, list):
+        return parts, missing
+    for att in atts:
+        if not isinstance(att, dict):
+            continue
+        mime = string(att.get("mimeType"), "application/octet-stream")
+        meta = {k: att[k] for k in ("id", "name", "sizeBytes") if k in att}
+        part: dict[str, Any] = {"type": "image" if att.get("type", "image") == "image" else "data", "mimeType": mime}
+        if part["type"] == "data":
+            part = {"type": "data", "data": att, "schema": f"{REGISTRY}/attachment"}
+            parts.append(part)
+            continue
+        blob = _blob(folder, att.get("id"), mime)
+        if blob is not None:
+            part["blob"] = blob
+        else:
+            missing = True
+        part["_meta"] = {f"{REGISTRY}/attachment": meta}
+        parts.append(part)
+    return parts, missing
+
+
+def _blob(folder: Path | None, attachment_id: Any, mime: str) -> dict[str, Any] | None:
+    if folder is None or not isinstance(attachment_id, str) or "/" in attachment_id or attachment_id.startswith("."):
+        return None
+    for path in sorted(folder.glob(f"{attachment_id}.*")):
+        digest = hashlib.sha256()
+        size = 0
+        with open(path, "rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 16), b""):
+                digest.update(chunk)
+                size += len(chunk)
+        return {"blob": f"sha256:{digest.hexdigest()}", "size": size, "mimeType": mime}
+    return None
+
+
+def _close(
+    st: ThreadState, message_id: str, status: str, atts: Any = None, folder: Path | None = None, error: Any = None
+) -> None:
+    fold = st.folds.pop(message_id)
+    record = fold.record
+    content: list[dict[str, Any]] = [text_part(fold.text)] if fold.text else []
+    images, missing = attachment_parts(atts, folder)
+    content += images
+    record["status"] = status
+    record["content"] = content
+    if not content:
+        record["capture"] = {"content": {"state": "absent", "reason": "T3 Code stored no text for this message"}}
+    elif missing:
+        record["capture"] = {"content": {"state": "truncated", "reason": "image bytes are not in the database"}}
+    if error is not None:
+        record["error"] = error
+    if len(fold.source_ids) > 1:
+        record["assembly"] = {"mode": "folded", "sourceIds": fold.source_ids}
+    st.message_ids.add(message_id)
+    st.put(record, revertable=True)
+
+
+def flush(st: ThreadState, status: str, turn_id: str | None = None, error: Any = None) -> int:
+    """Write the open assistant folds (of one turn, or all) with ``status``."""
+    ids = [m for m, f in st.folds.items() if turn_id is None or f.turn_id in (turn_id, None)]
+    for message_id in ids:
+        _close(st, message_id, status, error=error)
+    return len(ids)
+
+
+# -- turn lifecycle, plans, reverts ---------------------------------------------------------
+
+
+def session_set(st: ThreadState, event: dict[str, Any], p: dict[str, Any]) -> str:
+    session = obj(p.get("session"))
+    status = session.get("status")
+    active = session.get("activeTurnId")
+    if status == "running" and isinstance(active, str):
+        st.active_turn = active
+        return "folded"
+    ended = TERMINAL_TURN.get(status) if isinstance(status, str) else None
+    if ended is not None:
+        closed = flush(st, ended, st.active_turn, session.get("lastError"))
+        st.active_turn = None
+        # Nothing open to carry the status or error: keep the event itself.
+        return "folded" if closed else vendor(st, event["type"], event)
+    if status in ("ready", "idle"):
+        st.active_turn = None
+    return "folded"
+
+
+def proposed_plan(st: ThreadState, event: dict[str, Any], p: dict[str, Any]) -> str:
+    plan = p.get("proposedPlan")
+    if not isinstance(plan, dict) or not isinstance(plan.get("id"), str):
+        return vendor(st, event["type"], event)
+    record = base("plan", plan.get("updatedAt") or event.get("occurredAt"), plan.get("turnId"))
+    record["planId"] = plan["id"]
+    record["planType"] = "document"
+    markdown = plan.get("planMarkdown")
+    record["content"] = [text_part(markdown)] if isinstance(markdown, str) else []
+    previous = st.plans.get(plan["id"])
+    if previous is not None:
+        record["supersedes"] = previous
+    for key in ("implementedAt", "implementationThreadId"):
+        if plan.get(key) is not None:
+            record[key] = plan[key]
+    st.plans[plan["id"]] = st.put(record, revertable=True)["id"]
+    return "records"
+
+
+def reverted(st: ThreadState, event: dict[str, Any], p: dict[str, Any]) -> str:
+    """Mirror the projector's revert: turns whose checkpoint count exceeds ``turnCount`` go,
+    user messages beyond the first ``turnCount`` go; records without a turn stay."""
+    count = p.get("turnCount")
+    if not isinstance(count, int):
+        return vendor(st, event["type"], event)
+    retained = {turn for turn, n in st.checkpoints.items() if n <= count}
+    keep: list[tuple[str, str | None, str]] = []
+    gone: list[str] = []
+    users = 0
+    for rid, turn, role in st.live:
+        if role == "user" and turn is None:
+            users += 1
+            if users <= count:
+                keep.append((rid, turn, role))
+            else:
+                gone.append(rid)
+        elif turn is None or turn in retained:
+            keep.append((rid, turn, role))
+        else:
+            gone.append(rid)
+    st.live = keep
+    st.checkpoints = {t: n for t, n in st.checkpoints.items() if n <= count}
+    return vendor(st, event["type"], event, reverted=gone)
