@@ -1,1 +1,5 @@
-"""The claude_code adapter package."""
+"""Claude Code: ``~/.claude/projects/<project>/<session>.jsonl`` and its subagent transcripts."""
+
+from . import adapter
+
+__all__ = ["adapter"]

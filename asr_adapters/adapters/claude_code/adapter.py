@@ -1,0 +1,296 @@
+"""The Claude Code adapter: a session transcript and its subagents, as ASR streams.
+
+Streams, in order: the session's own (main), one per subagent transcript file, one per
+inline sidechain (CLI 1.0.x wrote subagent lines into the session file). Subagent
+streams start with a header naming the parent; the parent links them by ``subagent``
+records. Lines are read one at a time; a small pre-pass over the raw bytes finds the
+header facts (session id, cwd, version, first time, title) without parsing most lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ...core.accounting import Diagnostic
+from ...core.adapter import Adapter, Context, Stream
+from ...core.source import Source
+from ...registry import register
+from . import discover
+from .builder import Builder
+from .info import AGENT, REGISTRY, StreamInfo, agent_key
+from .prescan import Facts, prescan
+
+_SNIFF = (b'"type":"file-history-snapshot"', b'"type":"queue-operation"', b'"type":"permission-mode"', b'"leafUuid"')
+
+
+class _Refs:
+    """``uuid in refs`` / ``refs[uuid]``: the parent session's line uuids, for ``copiedFrom``."""
+
+    def __init__(self, uuids: Any, key: str) -> None:
+        self._uuids = uuids
+        self._key = key
+
+    def __contains__(self, uuid: object) -> bool:
+        return uuid in self._uuids
+
+    def __getitem__(self, uuid: str) -> str:
+        return self._key
+
+
+@register
+class ClaudeCodeAdapter(Adapter):
+    name = AGENT
+    registry_name = REGISTRY
+    description = "Claude Code transcripts (~/.claude/projects/*/*.jsonl), with subagents and plans"
+
+    def detect(self, source: Source) -> int:
+        head = source.head()
+        if b'"sessionId"' in head and (b'"parentUuid"' in head or b'"isSidechain"' in head):
+            return 95
+        if any(marker in head for marker in _SNIFF) and b'"sessionId"' in head:
+            return 80
+        return 0
+
+    def default_homes(self, env: Mapping[str, str]) -> list[Path]:
+        return discover.default_homes(env)
+
+    def is_session_file(self, path: Path) -> bool:
+        return discover.is_session_file(path)
+
+    # -- conversion ---------------------------------------------------------------------
+
+    def streams(self, source: Source, context: Context) -> Iterator[Stream]:
+        facts = prescan(source)
+        root = facts.session_id or _stem(source.name)
+        if facts.agent_id is not None:
+            yield self._standalone_agent(source, context, facts, root)
+            return
+        info = StreamInfo(
+            root, root, "main", source.name, source.path, None, None, facts.version, facts.cwd, facts.ts, facts.title
+        )
+        builder = Builder(info, context.accounting)
+        sidechains = _Sidechains(root, _rereadable(source))
+        state: dict[str, Any] = {}
+
+        def main_records() -> Iterator[dict[str, Any]]:
+            yield builder.header()
+            for number, obj in context.json_lines():
+                if isinstance(obj, dict) and obj.get("isSidechain") is True:
+                    sidechains.add(number, obj, builder)
+                    continue
+                yield from builder.feed(number, obj)
+            kids = discover.children(source.path, root) if source.path is not None else []
+            state["kids"] = kids
+            linked = [(agent_key(root, k.agent_id), _meta_call(k.meta), k.meta) for k in kids]
+            linked += [(f"{AGENT}:{key}", None, None) for key in sidechains.names()]
+            yield from builder.finish(linked)
+
+        yield Stream(info.key, main_records(), True)
+        refs = _Refs(builder.uuid_rec, info.key)
+        for kid in state.get("kids", []):
+            yield self._child_stream(kid, context, root, info.key, refs)
+        for key, lines in sidechains.groups():
+            side = StreamInfo(
+                key, root, "sidechain", source.name, source.path, info.key, None, facts.version, facts.cwd
+            )
+            side.derived_id = True
+            side.parent_refs = refs
+            yield Stream(
+                side.key, _run(Builder(side, context.accounting), sidechains.lines(source, lines)), False, info.key
+            )
+
+    def _child_stream(self, kid: discover.Child, context: Context, root: str, parent_key: str, refs: _Refs) -> Stream:
+        facts = prescan(Source(kid.path))
+        meta = kid.meta or {}
+        parent = parent_key
+        if isinstance(meta.get("parentAgentId"), str):
+            parent = agent_key(root, meta["parentAgentId"])
+        title = meta.get("description") if isinstance(meta.get("description"), str) else None
+        info = StreamInfo(
+            f"{root}/agent-{kid.agent_id}",
+            root,
+            "subagent",
+            kid.path.name,
+            kid.path,
+            parent,
+            kid.agent_id,
+            facts.version,
+            facts.cwd,
+            facts.ts,
+            title,
+        )
+        info.parent_refs = refs
+        accounting = context.accounting
+        if kid.meta_path is not None:  # the sidecar: one native item, folded into header and spawn
+            accounting.native_items += 1
+            accounting.folded += 1
+        return Stream(info.key, _run(Builder(info, accounting), _file_lines(kid.path, context)), False, parent)
+
+    def _standalone_agent(self, source: Source, context: Context, facts: Facts, root: str) -> Stream:
+        """A subagent transcript converted on its own: its parent is named, not converted."""
+        agent_id = facts.agent_id or _stem(source.name)
+        meta = None
+        refs = None
+        if source.path is not None:
+            kid = discover._child(source.path)
+            meta = kid.meta
+            if kid.meta_path is not None:
+                context.accounting.native_items += 1
+                context.accounting.folded += 1
+            parent_path = discover.parent_file(source.path, facts.session_id)
+            if parent_path is not None:
+                refs = _Refs(_uuids_of(parent_path), f"{AGENT}:{root}")
+        parent = f"{AGENT}:{root}"
+        if meta and isinstance(meta.get("parentAgentId"), str):
+            parent = agent_key(root, meta["parentAgentId"])
+        title = meta.get("description") if meta and isinstance(meta.get("description"), str) else facts.title
+        info = StreamInfo(
+            f"{root}/agent-{agent_id}",
+            root,
+            "subagent",
+            source.name,
+            source.path,
+            parent,
+            agent_id,
+            facts.version,
+            facts.cwd,
+            facts.ts,
+            title,
+        )
+        info.parent_refs = refs
+        return Stream(info.key, _run(Builder(info, context.accounting), context.json_lines()), True, parent)
+
+
+def _run(builder: Builder, lines: Iterator[tuple[int, Any]]) -> Iterator[dict[str, Any]]:
+    yield builder.header()
+    for number, obj in lines:
+        yield from builder.feed(number, obj)
+    yield from builder.finish()
+
+
+def _file_lines(path: Path, context: Context) -> Iterator[tuple[int, Any]]:
+    """Parsed lines of a subagent file, each counted as a native item (unreadable ones reported)."""
+    accounting = context.accounting
+    loads = orjson.loads
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        accounting.diagnostics.append(Diagnostic(str(path), None, f"cannot read subagent file: {exc}"))
+        return
+    with handle:
+        for number, raw in enumerate(handle, 1):
+            if not raw.strip():
+                continue
+            accounting.native_items += 1
+            try:
+                value = loads(raw)
+            except orjson.JSONDecodeError as exc:
+                accounting.unreadable += 1
+                accounting.diagnostics.append(Diagnostic(str(path), number, f"unreadable line skipped: {exc}"))
+                continue
+            yield number, value
+
+
+def _uuids_of(path: Path) -> set[str]:
+    uuids: set[str] = set()
+    try:
+        with open(path, "rb") as handle:
+            for raw in handle:
+                if b'"uuid"' not in raw:
+                    continue
+                try:
+                    obj = orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    continue
+                if isinstance(obj, dict) and isinstance(obj.get("uuid"), str):
+                    uuids.add(obj["uuid"])
+    except OSError:
+        pass
+    return uuids
+
+
+def _meta_call(meta: dict[str, Any] | None) -> str | None:
+    value = (meta or {}).get("toolUseId")
+    return value if isinstance(value, str) else None
+
+
+def _stem(name: str) -> str:
+    return name[: -len(".jsonl")] if name.endswith(".jsonl") else name
+
+
+def _rereadable(source: Source) -> bool:
+    return source.path is not None or getattr(source, "_bytes", None) is not None
+
+
+class _Sidechains:
+    """Inline sidechain lines (CLI 1.0.x) found in the main pass, grouped by their root.
+
+    Only line numbers are kept; each group is re-read from the source for its own stream.
+    A source that cannot be read twice (a pipe) keeps the parsed lines instead.
+    """
+
+    def __init__(self, root: str, rereadable: bool) -> None:
+        self.root = root
+        self.rereadable = rereadable
+        self.of: dict[str, str] = {}
+        self._groups: dict[str, list[Any]] = {}
+
+    def add(self, number: int, obj: dict[str, Any], builder: Builder) -> None:
+        uuid = obj.get("uuid")
+        parent = obj.get("parentUuid")
+        agent = obj.get("agentId")
+        if isinstance(agent, str) and agent:
+            key = f"{self.root}/agent-{agent}"
+        elif isinstance(parent, str) and parent in self.of:
+            key = self.of[parent]
+        elif isinstance(uuid, str):
+            key = f"{self.root}/sidechain-{uuid}"
+        else:
+            key = next(reversed(self._groups), f"{self.root}/sidechain-L{number}")
+        if isinstance(uuid, str):
+            self.of[uuid] = key
+        if key not in self._groups:
+            self._groups[key] = []
+            prompt = _prompt_text(obj)
+            if prompt is not None:
+                builder.sidechain_prompts.setdefault(prompt, f"{AGENT}:{key}")
+        self._groups[key].append(number if self.rereadable else (number, obj))
+
+    def names(self) -> list[str]:
+        return list(self._groups)
+
+    def groups(self) -> Iterator[tuple[str, list[Any]]]:
+        yield from self._groups.items()
+
+    def lines(self, source: Source, wanted: list[Any]) -> Iterator[tuple[int, Any]]:
+        if not self.rereadable:
+            yield from wanted
+            return
+        todo = set(wanted)
+        for number, raw in source.lines():
+            if number in todo:
+                try:
+                    yield number, orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    continue  # already counted unreadable in the main pass
+                todo.discard(number)
+                if not todo:
+                    return
+
+
+def _prompt_text(obj: dict[str, Any]) -> str | None:
+    if obj.get("type") != "user":
+        return None
+    message = obj.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        if len(texts) == 1 and isinstance(texts[0], str):
+            return texts[0]
+    return None

@@ -1,0 +1,327 @@
+"""One stream's records from Claude Code transcript lines, in file order.
+
+The builder takes parsed lines one at a time (``feed``) and returns the records each line
+completes. It holds: the open assistant fold (one message at most), the input-queue items
+still undecided, the plan/spawn calls waiting for their results, and a uuid -> record id
+map so that each record's ``parent`` names the record holding its native ``parentUuid``
+(the file is a tree; a consumer rebuilds the active path from these links). That map also
+detects lines repeated across resumes (same uuid), which are counted as duplicates.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.accounting import Accounting
+from ...core.adapter import header
+from ...core.timestamps import from_iso, stamp
+from .fold import Fold, FoldMixin
+from .info import AGENT, Out, StreamInfo, base, vendor
+from .parts import HARNESS, data_part, text_part, uniform, user_parts
+from .plans import TaskList
+from .queue import Item, Queue
+from .tools import ToolMixin
+
+_HUMAN = ("human", "prompt")
+_QUEUED = ("human", "queued")
+_ORIGIN_KINDS = {
+    "task-notification": HARNESS,
+    "auto-continuation": HARNESS,
+    "observer": HARNESS,
+    "observer-activity": HARNESS,
+    "peer": ("agent", "inter_session"),
+    "coordinator": ("agent", "inter_session"),
+}
+_NOTICE_SUBTYPES = frozenset({"away_summary", "informational"})
+
+
+class Builder(FoldMixin, ToolMixin):
+    def __init__(self, info: StreamInfo, accounting: Accounting) -> None:
+        self.info = info
+        self.out = Out(accounting)
+        self.uuid_rec: dict[str, str] = {}
+        self.fold: Fold | None = None
+        self.last_message: tuple[str | None, str | None] = (None, None)
+        self.calls: dict[str, tuple[str, Any, dict[str, Any], str]] = {}
+        self.plan_ids: dict[str, str] = {}
+        self.tasks = TaskList()
+        self.linked_agents: dict[str, str] = {}
+        self.sidechain_prompts: dict[str, str] = {}
+        self.queue = Queue()
+        self.first_prompt_seen = info.kind == "main"
+
+    # -- header -------------------------------------------------------------------------
+
+    def header(self) -> dict[str, Any]:
+        info = self.info
+        variant = {"main": "session", "subagent": "subagent", "sidechain": "inline-sidechain"}[info.kind]
+        record = header(
+            AGENT,
+            info.session_id,
+            agent_version=info.version,
+            source_format="claude-code-jsonl",
+            variant=variant,
+            file=info.file,
+        )
+        stamp(record, from_iso(info.ts))
+        if info.title:
+            record["title"] = info.title
+        if info.cwd:
+            record["cwd"] = info.cwd
+        if info.parent_key:
+            record["parent"] = info.parent_key
+        if info.derived_id:
+            record["idSource"] = "derived"
+        return self.out.emit(record)
+
+    # -- lines --------------------------------------------------------------------------
+
+    def feed(self, line: int, obj: Any) -> list[dict[str, Any]]:
+        """The records completed by one parsed line (each line gets one accounting outcome)."""
+        acc = self.out.acc
+        if not isinstance(obj, dict):
+            self._close_fold()
+            self.out.put(vendor("unknown", obj))
+            acc.vendor += 1
+            return self.out.drain()
+        uuid = obj.get("uuid")
+        if isinstance(uuid, str):
+            if uuid in self.uuid_rec:
+                acc.duplicates += 1
+                return self.out.drain()
+            self.uuid_rec[uuid] = ""
+        kind = obj.get("type")
+        if kind == "assistant":
+            self._flush_dequeued()
+            self._assistant(obj)
+            return self.out.drain()
+        self._close_fold()
+        if kind == "user":
+            self._user(obj)
+        elif kind == "attachment":
+            self._attachment(obj)
+        elif kind == "system":
+            self._system(obj)
+        elif kind == "queue-operation":
+            self._queue_op(line, obj)
+        else:
+            self._vendor(
+                obj,
+                f"{kind}/{obj['data'].get('type')}"
+                if kind == "progress" and isinstance(obj.get("data"), dict)
+                else str(kind or "unknown"),
+            )
+        return self.out.drain()
+
+    def finish(self, children: list[tuple[str, str | None, dict[str, Any] | None]] = ()) -> list[dict[str, Any]]:  # type: ignore[assignment]
+        """Close what is still open at the end of the file."""
+        self._close_fold()
+        self._flush_dequeued()
+        self._flush_removed()
+        for item in list(self.queue.pending):
+            self._vendor(item.enqueue, "queue-operation")
+        self.queue.pending.clear()
+        self._finish_tools(list(children))
+        return self.out.drain()
+
+    # -- helpers used by the mixins -----------------------------------------------------
+
+    def _link(self, record: dict[str, Any], parent_uuid: Any) -> None:
+        if isinstance(parent_uuid, str):
+            rid = self.uuid_rec.get(parent_uuid)
+            if rid:
+                record["parent"] = rid
+
+    def _copied(self, record: dict[str, Any], obj: dict[str, Any], field_name: str, value: str) -> None:
+        refs = self.info.parent_refs
+        uuid = obj.get("uuid")
+        if refs is not None and isinstance(uuid, str) and uuid in refs and value:
+            record["copiedFrom"] = f"{refs[uuid]}#{field_name}={value}"
+
+    def _is_copy(self, obj: dict[str, Any]) -> bool:
+        refs = self.info.parent_refs
+        return refs is not None and obj.get("uuid") in refs
+
+    def _vendor(self, obj: Any, kind: str) -> None:
+        record = vendor(kind, obj)
+        if isinstance(obj, dict):
+            parent = obj.get("parentUuid") or obj.get("logicalParentUuid")
+            self._link(record, parent)
+        rid = self.out.put(record)
+        self.out.acc.vendor += 1
+        if isinstance(obj, dict) and isinstance(obj.get("uuid"), str):
+            self.uuid_rec[obj["uuid"]] = rid
+
+    def _message(self, obj: dict[str, Any], parts: list[dict[str, Any]], **members: Any) -> str:
+        """A message record from one line: ``members`` in canonical order after ``messageId``."""
+        record = base("message", obj)
+        if isinstance(obj.get("promptId"), str):
+            record["turnId"] = obj["promptId"]
+        record["messageId"] = members.pop("messageId", None) or str(obj.get("uuid") or "")
+        role = members.pop("role", "user")
+        if role is not None:
+            record["role"] = role
+        _who(record, parts)
+        for key, value in members.items():
+            if key in ("capture", "extra"):
+                continue
+            record[key] = value
+        record["content"] = parts
+        if "capture" in members:
+            record["capture"] = members["capture"]
+        self._link(record, obj.get("parentUuid"))
+        self._copied(record, obj, "messageId", record["messageId"])
+        for key, value in (members.get("extra") or {}).items():
+            record[key] = value
+        rid = self.out.put(record)
+        if isinstance(obj.get("uuid"), str):
+            self.uuid_rec[obj["uuid"]] = rid
+        return rid
+
+    # -- user lines ---------------------------------------------------------------------
+
+    def _user(self, obj: dict[str, Any]) -> None:
+        message = obj.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        acc = self.out.acc
+        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+            self._flush_dequeued()
+            self._tool_results(obj, content)
+            rest = [b for b in content if not (isinstance(b, dict) and b.get("type") == "tool_result")]
+            if rest:
+                self._message(
+                    obj, user_parts(rest, HARNESS if obj.get("isMeta") else _HUMAN), messageId=f"{obj.get('uuid')}"
+                )
+            acc.records += 1
+            return
+        extra = {k: obj[k] for k in ("isCompactSummary", "isVisibleInTranscriptOnly", "planContent") if k in obj}
+        members: dict[str, Any] = {}
+        if obj.get("isCompactSummary") or obj.get("isMeta"):
+            parts = user_parts(content, HARNESS) if not isinstance(content, str) else [text_part(content, HARNESS)]
+        elif not self.first_prompt_seen and not self._is_copy(obj):
+            parts = user_parts(content, ("agent", "inter_session"))
+            if self.info.parent_key:
+                members["from"] = {"session": self.info.parent_key}
+            self.first_prompt_seen = True
+        else:
+            default = _HUMAN
+            origin = obj.get("origin")
+            if isinstance(origin, dict) and origin.get("kind") in _ORIGIN_KINDS:
+                default = _ORIGIN_KINDS[origin["kind"]]
+            queued = self.queue.dequeued.pop(0) if self.queue.dequeued and default == _HUMAN else None
+            if queued is not None:
+                default = _QUEUED
+                acc.folded += 1 + len(queued.moves)
+            parts = user_parts(content, default)
+            if default == _HUMAN and not _is_notice_only(parts):
+                self._flush_removed()
+        members["extra"] = extra
+        self._message(obj, parts, **members)
+        acc.records += 1
+
+    # -- attachments, system lines ------------------------------------------------------
+
+    def _attachment(self, obj: dict[str, Any]) -> None:
+        attachment = obj.get("attachment")
+        kind = attachment.get("type") if isinstance(attachment, dict) else None
+        acc = self.out.acc
+        if kind == "queued_command" and isinstance(attachment, dict):
+            prompt = attachment.get("prompt")
+            item = self.queue.take_removed(prompt)
+            if item is not None:
+                acc.folded += 1 + len(item.moves)
+            elif self.queue.take_pending(prompt):
+                acc.folded += 1
+            origin = attachment.get("origin")
+            default = _QUEUED
+            if isinstance(origin, dict) and origin.get("kind") in _ORIGIN_KINDS:
+                default = _ORIGIN_KINDS[origin["kind"]]
+            parts = user_parts(prompt, default)
+            rest = {k: v for k, v in attachment.items() if k != "prompt"}
+            self._message(obj, parts, role=None, capture={"role": {"state": "absent"}}, extra={"attachment": rest})
+        else:
+            who = ("hook", "injected") if isinstance(kind, str) and kind.startswith("hook_") else HARNESS
+            parts = [data_part(attachment, f"attachment/{kind or 'unknown'}", who)]
+            self._message(obj, parts, role=None, capture={"role": {"state": "absent"}})
+        acc.records += 1
+
+    def _system(self, obj: dict[str, Any]) -> None:
+        subtype = obj.get("subtype")
+        content = obj.get("content")
+        if not isinstance(content, str) or (
+            subtype is not None and subtype != "local_command" and subtype not in _NOTICE_SUBTYPES
+        ):
+            self._vendor(obj, f"system/{subtype}" if subtype else "system")
+            return
+        if subtype is None:
+            parts = [text_part(content, ("hook", "injected") if obj.get("toolUseID") else HARNESS)]
+            parts[0].pop("origin")
+        elif subtype == "local_command":
+            parts = user_parts(content, ("harness", "command"))
+        else:
+            parts = [text_part(content, ("harness", "notice"))]
+        extra = {k: obj[k] for k in ("level", "toolUseID") if k in obj}
+        record_parts = parts
+        self._message(obj, record_parts, role=None, audience="user", capture={"role": {"state": "absent"}}, extra=extra)
+        self.out.acc.records += 1
+
+    # -- the input queue ----------------------------------------------------------------
+
+    def _queue_op(self, line: int, obj: dict[str, Any]) -> None:
+        op = obj.get("operation")
+        queue = self.queue
+        if op == "enqueue":
+            queue.enqueue(line, obj)
+            return
+        if op == "dequeue" and queue.dequeue(obj):
+            return
+        if op == "remove":
+            moved = queue.remove(obj)
+            if moved == "delivered":
+                self.out.acc.folded += 1
+            if moved:
+                return
+        if op == "popAll" and queue.pop_all(obj):
+            return
+        self._vendor(obj, "queue-operation")
+
+    def _flush_dequeued(self) -> None:
+        """Dequeued input no user line delivered: kept as the vendor lines they are."""
+        for item in self.queue.dequeued:
+            self._vendor(item.enqueue, "queue-operation")
+            for move in item.moves:
+                self._vendor(move, "queue-operation")
+        self.queue.dequeued.clear()
+
+    def _flush_removed(self) -> None:
+        """Input removed from the queue and never delivered: a withdrawn message (ASR-225)."""
+        for item in self.queue.removed:
+            self._withdrawn(item)
+        self.queue.removed.clear()
+
+    def _withdrawn(self, item: Item) -> None:
+        obj = item.enqueue
+        parts = user_parts(obj.get("content"), _QUEUED)
+        record = base("message", obj)
+        record["messageId"] = f"{self.info.session_id}:enqueue-L{item.line}"
+        record["role"] = "user"
+        _who(record, parts)
+        record["status"] = "withdrawn"
+        record["content"] = parts
+        record["idSource"] = "derived"
+        self.out.put(record)
+        self.out.acc.records += 1
+        self.out.acc.folded += len(item.moves)
+
+
+def _who(record: dict[str, Any], parts: list[dict[str, Any]]) -> None:
+    who = uniform(parts)
+    if who is not None:
+        if who[0] is not None:
+            record["author"] = who[0]
+        if who[1] is not None:
+            record["origin"] = who[1]
+
+
+def _is_notice_only(parts: list[dict[str, Any]]) -> bool:
+    return all(p.get("author", "human") != "human" for p in parts)

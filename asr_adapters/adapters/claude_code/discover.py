@@ -1,0 +1,124 @@
+"""Where Claude Code keeps transcripts, and which files belong to which session.
+
+Used by batch discovery and to find a session's subagent transcripts; never to parse.
+Layouts: ``<home>/projects/<project>/<session>.jsonl``; subagents in
+``<project>/<session>/subagents/**/agent-*.jsonl`` (+ ``agent-*.meta.json``), or (2.0.x)
+``<project>/agent-*.jsonl`` carrying the parent's ``sessionId``; inline sidechains (1.0.x)
+live in the session file itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+
+@dataclass(frozen=True)
+class Child:
+    """One subagent transcript file of a session."""
+
+    path: Path
+    agent_id: str
+    meta: dict[str, Any] | None
+    meta_path: Path | None
+
+
+def default_homes(env: Mapping[str, str]) -> list[Path]:
+    config = env.get("CLAUDE_CONFIG_DIR")
+    if config:
+        return [Path(config).expanduser() / "projects"]
+    home = env.get("HOME") or env.get("USERPROFILE")
+    if not home:
+        return []
+    return [Path(home) / ".claude" / "projects"]
+
+
+def head_facts(path: Path, limit: int = 64) -> dict[str, Any]:
+    """``sessionId`` / ``agentId`` of the first lines that carry them (cheap peek)."""
+    facts: dict[str, Any] = {}
+    try:
+        with open(path, "rb") as handle:
+            for number, raw in enumerate(handle):
+                if number >= limit:
+                    break
+                if b'"sessionId"' not in raw:
+                    continue
+                try:
+                    obj = orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    continue
+                if isinstance(obj, dict) and isinstance(obj.get("sessionId"), str):
+                    facts.setdefault("sessionId", obj["sessionId"])
+                    if isinstance(obj.get("agentId"), str):
+                        facts["agentId"] = obj["agentId"]
+                        break
+                    if obj.get("type") in ("user", "assistant"):
+                        break
+    except OSError:
+        pass
+    return facts
+
+
+def agent_id_of(path: Path) -> str:
+    stem = path.name[: -len(".jsonl")] if path.name.endswith(".jsonl") else path.stem
+    return stem[len("agent-") :] if stem.startswith("agent-") else stem
+
+
+def is_session_file(path: Path) -> bool:
+    """False for subagent transcripts that a parent session file converts with it."""
+    name = path.name
+    if not name.endswith(".jsonl") or name == "journal.jsonl":
+        return False
+    if "subagents" in path.parts:
+        return False
+    if name.startswith("agent-"):
+        session = head_facts(path).get("sessionId")
+        return not (isinstance(session, str) and (path.parent / f"{session}.jsonl").is_file())
+    return True
+
+
+def children(session_path: Path, session_id: str) -> list[Child]:
+    """The subagent transcripts of a session, in a stable order: the session's own
+    ``subagents`` folder (recursively), then project-root ``agent-*.jsonl`` files that carry
+    this session's id."""
+    found: list[Child] = []
+    folder = session_path.parent / session_path.name.removesuffix(".jsonl") / "subagents"
+    if folder.is_dir():
+        for path in sorted(folder.rglob("agent-*.jsonl")):
+            found.append(_child(path))
+    for path in sorted(session_path.parent.glob("agent-*.jsonl")):
+        if path == session_path:
+            continue
+        if head_facts(path).get("sessionId") == session_id:
+            found.append(_child(path))
+    return found
+
+
+def _child(path: Path) -> Child:
+    meta_path = path.with_name(path.name.removesuffix(".jsonl") + ".meta.json")
+    meta = None
+    if meta_path.is_file():
+        try:
+            value = orjson.loads(meta_path.read_bytes())
+            meta = value if isinstance(value, dict) else {"value": value}
+        except (OSError, orjson.JSONDecodeError):
+            meta = None
+    return Child(path, agent_id_of(path), meta, meta_path if meta_path.is_file() else None)
+
+
+def parent_file(path: Path, session_id: str | None) -> Path | None:
+    """The session file a subagent transcript belongs to, when it is where Claude Code puts it."""
+    if not session_id:
+        return None
+    candidates = [path.parent / f"{session_id}.jsonl"]
+    if path.parent.name == "subagents":
+        session_dir = path.parent.parent
+        candidates.insert(0, session_dir.parent / f"{session_dir.name}.jsonl")
+    for candidate in candidates:
+        if candidate.is_file() and candidate != path:
+            return candidate
+    return None

@@ -1,0 +1,200 @@
+"""Assistant lines: one content block per line, folded back into one message per API response.
+
+All lines of one response share ``message.id``. The fold stays open while consecutive
+assistant lines carry that id and closes on any other line, so at most one message is held.
+Text and thinking blocks make the message; each ``tool_use`` block becomes a ``tool_call``
+record after it. A response that was only tool calls is not a message (profile): its calls
+carry ``inferenceId`` (the request id), and the first one keeps the response's model, usage
+and stop reason. A block of the same response arriving after an interleaved line (a lagging
+tool result, a hook line) continues it: tool calls name the earlier message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ...core.timestamps import from_iso, stamp
+from .parts import data_part, reasoning_part, text_part
+
+_COMPLETE = frozenset({"end_turn", "tool_use", "stop_sequence", "pause_turn"})
+
+
+@dataclass
+class Fold:
+    message_id: str | None
+    request_id: str | None
+    first: dict[str, Any]
+    parts: list[dict[str, Any]] = field(default_factory=list)
+    #: Per line: (uuid, parentUuid, contributed parts?, its tool_use blocks)
+    lines: list[tuple[Any, Any, bool, list[dict[str, Any]]]] = field(default_factory=list)
+    usage: Any = None
+    best_tokens: int = -1
+    stop_reason: Any = None
+    model: Any = None
+    continues: str | None = None  # id of the earlier message of the same response
+
+
+def status_of(stop_reason: Any) -> str | None:
+    if stop_reason in _COMPLETE:
+        return "complete"
+    if stop_reason == "max_tokens":
+        return "partial"
+    return None
+
+
+class FoldMixin:
+    """Needs: ``out``, ``uuid_rec``, ``info``, ``calls``, ``_parent``, ``_copied``."""
+
+    fold: Fold | None
+    last_message: tuple[str | None, str | None]  # (message.id, record id of its message)
+
+    def _assistant(self, obj: dict[str, Any]) -> None:
+        message = obj.get("message")
+        if not isinstance(message, dict):
+            message = {}
+        mid = message.get("id") if isinstance(message.get("id"), str) else None
+        fold = self.fold
+        if fold is None or mid is None or fold.message_id != mid:
+            self._close_fold()
+            rid = obj.get("requestId")
+            fold = self.fold = Fold(mid, rid if isinstance(rid, str) else None, obj)
+            if mid is not None and self.last_message[0] == mid:
+                fold.continues = self.last_message[1]
+            fold.model = message.get("model")
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else ([] if content is None else [content])
+        calls: list[dict[str, Any]] = []
+        added = False
+        for block in blocks:
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "tool_use":
+                calls.append(block)
+                continue
+            if kind == "text" and isinstance(block.get("text"), str):
+                fold.parts.append(text_part(block["text"]))
+            elif kind in ("thinking", "redacted_thinking"):
+                fold.parts.append(reasoning_part(block))
+            elif isinstance(block, str):
+                fold.parts.append(text_part(block))
+            else:
+                fold.parts.append(data_part(block, f"block/{kind or 'unknown'}"))
+            added = True
+        fold.lines.append((obj.get("uuid"), obj.get("parentUuid"), added, calls))
+        usage = message.get("usage")
+        if isinstance(usage, dict):
+            tokens = usage.get("output_tokens")
+            tokens = tokens if isinstance(tokens, int) else 0
+            if tokens >= fold.best_tokens:
+                fold.best_tokens, fold.usage = tokens, usage
+        if message.get("stop_reason") is not None:
+            fold.stop_reason = message["stop_reason"]
+
+    def _close_fold(self) -> None:
+        fold = self.fold
+        if fold is None:
+            return
+        self.fold = None
+        out = self.out
+        first = fold.first
+        synthetic = fold.model == "<synthetic>" or first.get("isApiErrorMessage") is True
+        message_rid = None
+        content_lines = [line for line in fold.lines if line[2]]
+        if content_lines or not any(line[3] for line in fold.lines):
+            record: dict[str, Any] = {"type": "message"}
+            stamp(record, from_iso(first.get("timestamp")))
+            if fold.request_id:
+                record["inferenceId"] = fold.request_id
+            record["messageId"] = fold.message_id or str(first.get("uuid") or "")
+            record["role"] = "assistant"
+            record["author"] = "harness" if synthetic else "model"
+            status = "error" if synthetic else status_of(fold.stop_reason)
+            if status:
+                record["status"] = status
+            record["content"] = fold.parts
+            if not fold.parts:
+                record["capture"] = {"content": {"state": "absent", "reason": "the line holds no content block"}}
+            self._link(record, (content_lines or fold.lines)[0][1])
+            self._copied(record, first, "messageId", record["messageId"])
+            if len(content_lines) > 1:
+                record["assembly"] = {"mode": "folded", "sourceIds": [line[0] for line in content_lines]}
+            self._extras(record, fold, first, synthetic)
+            message_rid = out.put(record)
+            if fold.message_id:
+                self.last_message = (fold.message_id, message_rid)
+        elif fold.message_id:
+            self.last_message = (fold.message_id, fold.continues)
+        message_line = None
+        if message_rid is not None:
+            message_line = fold.lines.index(content_lines[0]) if content_lines else 0
+            for line in content_lines:
+                if isinstance(line[0], str):
+                    self.uuid_rec[line[0]] = message_rid
+        first_call = True
+        for index, (uuid, parent_uuid, added, calls) in enumerate(fold.lines):
+            line_rid = message_rid if added else None
+            for number, block in enumerate(calls):
+                call = self._tool_call(block, fold, first, uuid if added else parent_uuid, uuid, number)
+                if message_rid is None and first_call:
+                    self._extras(call, fold, first, synthetic)
+                first_call = False
+                rid = out.put(call)
+                line_rid = line_rid or rid
+            if isinstance(uuid, str):
+                self.uuid_rec[uuid] = line_rid or message_rid or ""
+            if calls or index == message_line:
+                out.acc.records += 1
+            else:
+                out.acc.folded += 1
+
+    def _tool_call(
+        self, block: dict[str, Any], fold: Fold, first: dict[str, Any], parent: Any, line_uuid: Any, index: int
+    ) -> dict[str, Any]:
+        call: dict[str, Any] = {"type": "tool_call"}
+        stamp(call, from_iso(first.get("timestamp")))
+        if fold.request_id:
+            call["inferenceId"] = fold.request_id
+        call_id = block.get("id")
+        derived = not (isinstance(call_id, str) and call_id)
+        call["callId"] = f"{line_uuid}:call-{index}" if derived else call_id
+        if isinstance(block.get("name"), str):
+            call["name"] = block["name"]
+        owner = self.last_message[1] if self.last_message[0] == fold.message_id else None
+        if owner and fold.message_id:
+            call["messageId"] = fold.message_id
+        call["input"] = block.get("input")
+        if derived:
+            call["idSource"] = "derived"
+        self._link(call, parent)
+        self._copied(call, {"uuid": line_uuid}, "callId", call["callId"])
+        for key, value in block.items():
+            if key not in ("type", "id", "name", "input"):
+                call[key] = value
+        self._remember_call(call, first)
+        return call
+
+    def _extras(self, record: dict[str, Any], fold: Fold, first: dict[str, Any], synthetic: bool) -> None:
+        """Profile members: model, usage, stopReason, error; the response's own extras."""
+        if fold.model is not None:
+            record["model"] = fold.model
+        if fold.usage is not None:
+            record["usage"] = fold.usage
+        if fold.stop_reason is not None:
+            record["stopReason"] = fold.stop_reason
+        if synthetic:
+            for key in ("error", "apiError", "apiErrorStatus"):
+                if key in first:
+                    record["error" if key == "error" else key] = first[key]
+        for key in ("effort", "isApiErrorMessage"):
+            if key in first:
+                record[key] = first[key]
+
+    if TYPE_CHECKING:  # provided by the builder and the tool mixin
+        out: Any
+        uuid_rec: dict[str, str]
+
+        def _link(self, record: dict[str, Any], parent_uuid: Any) -> None: ...
+
+        def _copied(self, record: dict[str, Any], obj: dict[str, Any], field_name: str, value: str) -> None: ...
+
+        def _remember_call(self, call: dict[str, Any], obj: dict[str, Any]) -> None: ...

@@ -1,0 +1,90 @@
+"""What a stream is (main session, subagent file, inline sidechain) and the shared helpers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ...core.accounting import Accounting
+from ...core.adapter import Emitter
+from ...core.timestamps import from_iso, stamp
+
+AGENT = "claude-code"
+REGISTRY = "com.anthropic.claude-code"
+
+
+class Refs(Protocol):
+    """The parent session's line uuids (``uuid in refs``) and its session reference."""
+
+    def __contains__(self, uuid: object) -> bool: ...
+
+    def __getitem__(self, uuid: str) -> str: ...
+
+
+@dataclass
+class StreamInfo:
+    """The facts a stream's header and derived ids are built from."""
+
+    #: The native id after ``claude-code:``: the session uuid, ``<session>/agent-<id>``
+    #: for a subagent file, ``<session>/sidechain-<root uuid>`` for an inline sidechain.
+    session_id: str
+    #: The session uuid the lines carry (subagents carry their parent's).
+    root_session: str
+    kind: str = "main"  # main | subagent | sidechain
+    file: str = "<input>"
+    path: Path | None = None
+    parent_key: str | None = None
+    agent_id: str | None = None
+    version: str | None = None
+    cwd: str | None = None
+    ts: str | None = None
+    title: str | None = None
+    meta: dict[str, Any] | None = None
+    derived_id: bool = False
+    #: uuid -> record ref (``field=value``) of the parent's lines, for ``copiedFrom``.
+    parent_refs: Refs | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{AGENT}:{self.session_id}"
+
+
+def agent_key(root_session: str, agent_id: str) -> str:
+    """The session reference of a subagent transcript (documented id recipe)."""
+    return f"{AGENT}:{root_session}/agent-{agent_id}"
+
+
+class Out:
+    """Emission plus accounting for one stream: every native item ends in one outcome."""
+
+    def __init__(self, accounting: Accounting) -> None:
+        self.acc = accounting
+        self.emit = Emitter(accounting)
+        self.records: list[dict[str, Any]] = []
+
+    def put(self, record: dict[str, Any]) -> str:
+        """Emit a record; returns its id."""
+        rid = self.emit.next_id
+        self.records.append(self.emit(record))
+        return rid
+
+    def drain(self) -> list[dict[str, Any]]:
+        records, self.records = self.records, []
+        return records
+
+
+def base(kind: str, obj: dict[str, Any] | None) -> dict[str, Any]:
+    """A record of ``kind`` with the line's ``ts`` (never a neighbour's)."""
+    record: dict[str, Any] = {"type": kind}
+    if obj is not None:
+        stamp(record, from_iso(obj.get("timestamp")))
+    return record
+
+
+def vendor(kind: str, obj: Any) -> dict[str, Any]:
+    record = base("vendor", obj if isinstance(obj, dict) else None)
+    record["schema"] = f"{REGISTRY}/{kind}"
+    record["data"] = obj
+    return record

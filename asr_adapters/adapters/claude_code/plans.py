@@ -1,0 +1,165 @@
+"""Plan records from Claude Code's plan tools: TodoWrite, the Task* tools, ExitPlanMode.
+
+Each plan record is a complete snapshot (ASR-222). The TodoWrite list and the task list
+are one plan each per agent (one stream), with derived ids; a plan-mode document is named
+by its plan file, as the spec's own example does. Revisions name the previous record in
+``supersedes``. State kept: the current task list (bounded by the number of tasks).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+_TASK_CREATED = re.compile(r"Task #(\S+) created")
+STATUSES = frozenset({"pending", "in_progress", "completed"})
+REGISTRY = "com.anthropic.claude-code"
+
+
+def _status(value: Any) -> str:
+    if isinstance(value, str) and value in STATUSES:
+        return value
+    return f"{REGISTRY}/{value if isinstance(value, str) and value else 'unknown'}"
+
+
+def todo_entries(todos: Any) -> list[dict[str, Any]] | None:
+    """TodoWrite items as plan entries: 2.0+ ``{content, status, activeForm}``, 1.0
+    ``{id, content, status, priority}``; unknown members are kept after the spec's."""
+    if not isinstance(todos, list):
+        return None
+    entries = []
+    for item in todos:
+        if not isinstance(item, dict):
+            continue
+        entry: dict[str, Any] = {}
+        if isinstance(item.get("id"), str | int):
+            entry["entryId"] = str(item["id"])
+        entry["content"] = item["content"] if isinstance(item.get("content"), str) else ""
+        entry["status"] = _status(item.get("status"))
+        if item.get("priority") in ("high", "medium", "low"):
+            entry["priority"] = item["priority"]
+        elif "priority" in item:
+            entry["priority"] = f"{REGISTRY}/{item['priority']}"
+        for key, value in item.items():
+            if key not in ("id", "content", "status", "priority"):
+                entry[key] = value
+        entries.append(entry)
+    seen: set[str] = set()
+    for entry in entries:  # ASR-236: entry ids unique in one record
+        if "entryId" in entry:
+            if entry["entryId"] in seen:
+                entry[f"{REGISTRY}/id"] = entry.pop("entryId")
+            else:
+                seen.add(entry["entryId"])
+    return entries
+
+
+class TaskList:
+    """The Task* tools' list as the transcript reveals it, in creation order."""
+
+    def __init__(self) -> None:
+        self.tasks: dict[str, dict[str, Any]] = {}
+
+    def create(self, call_input: dict[str, Any], result: Any, text: str) -> bool:
+        task_id = None
+        if isinstance(result, dict) and isinstance(result.get("task"), dict):
+            task_id = result["task"].get("id")
+        if task_id is None:
+            match = _TASK_CREATED.search(text)
+            task_id = match.group(1) if match else None
+        if task_id is None:
+            return False
+        task: dict[str, Any] = {"subject": call_input.get("subject", ""), "status": "pending"}
+        for key in ("description", "activeForm", "metadata"):
+            if key in call_input:
+                task[key] = call_input[key]
+        self.tasks[str(task_id)] = task
+        return True
+
+    def update(self, call_input: dict[str, Any]) -> bool:
+        task_id = call_input.get("taskId")
+        if not isinstance(task_id, str | int):
+            return False
+        task_id = str(task_id)
+        if call_input.get("status") == "deleted":
+            return self.tasks.pop(task_id, None) is not None
+        task = self.tasks.setdefault(task_id, {"subject": "", "status": "pending"})
+        for key in ("status", "owner", "subject", "description", "activeForm", "metadata"):
+            if key in call_input:
+                task[key] = call_input[key]
+        for other in call_input.get("addBlockedBy") or ():
+            task.setdefault("blockedBy", [])
+            if str(other) not in task["blockedBy"]:
+                task["blockedBy"].append(str(other))
+        for other in call_input.get("addBlocks") or ():
+            blocked = self.tasks.get(str(other))
+            if blocked is not None:
+                blocked.setdefault("blockedBy", [])
+                if task_id not in blocked["blockedBy"]:
+                    blocked["blockedBy"].append(task_id)
+        return True
+
+    def replace(self, listed: Any) -> bool:
+        """A TaskList result: the list as the tool returned it; descriptions we knew stay."""
+        if not isinstance(listed, list):
+            return False
+        fresh: dict[str, dict[str, Any]] = {}
+        for item in listed:
+            if not isinstance(item, dict) or not isinstance(item.get("id"), str | int):
+                continue
+            task = dict(self.tasks.get(str(item["id"]), {}))
+            for key, value in item.items():
+                if key != "id":
+                    task[key] = value
+            fresh[str(item["id"])] = task
+        if fresh == self.tasks:
+            return False
+        self.tasks = fresh
+        return True
+
+    def entries(self) -> list[dict[str, Any]]:
+        ids = set(self.tasks)
+        entries = []
+        for task_id, task in self.tasks.items():
+            entry: dict[str, Any] = {
+                "entryId": task_id,
+                "content": task.get("subject") if isinstance(task.get("subject"), str) else "",
+                "status": _status(task.get("status")),
+            }
+            if isinstance(task.get("owner"), str) and task["owner"]:
+                entry["owner"] = task["owner"]
+            blocked = [b for b in task.get("blockedBy") or () if b in ids and b != task_id]
+            if blocked:
+                entry["blockedBy"] = blocked
+            for key, value in task.items():
+                if key not in ("subject", "status", "owner", "blockedBy", "blocks"):
+                    entry[key] = value
+            entries.append(entry)
+        return entries
+
+
+def read_plan_file(named: str | None, slug: str | None, session_path: Path | None) -> tuple[str | None, str | None]:
+    """The plan file's text and the path it was read from, when it can be found: at the
+    path the transcript names, else in a ``plans/`` folder next to the session file or in
+    Claude Code's own layout (``<home>/projects/<project>/<session>.jsonl`` ->
+    ``<home>/plans/``). Never fails: a missing or unreadable file gives ``(None, None)``."""
+    candidates: list[Path] = []
+    name = None
+    if named:
+        candidates.append(Path(named).expanduser())
+        name = Path(named).name
+    elif slug:
+        name = f"{slug}.md"
+    if name and session_path is not None:
+        folder = session_path.parent
+        candidates.append(folder / "plans" / name)
+        if len(folder.parents) >= 2:
+            candidates.append(folder.parent.parent / "plans" / name)
+    for path in candidates:
+        try:
+            if path.is_file():
+                return path.read_text(encoding="utf-8"), str(path)
+        except (OSError, UnicodeDecodeError, ValueError):
+            continue
+    return None, None

@@ -1,0 +1,227 @@
+"""Tool results, and what some tools mean beyond their call: plans and subagent spawns.
+
+TodoWrite, TaskCreate, TaskUpdate and TaskList results become ``plan`` records (written
+after the result, when the tool accepted the change); ExitPlanMode becomes a ``document``
+plan named by its plan file; Task / Agent results become ``subagent`` records naming the
+child's stream. Held: the calls of those tools that still wait for their result.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from ...core.timestamps import from_iso, stamp
+from .info import agent_key
+from .parts import result_parts
+from .plans import TaskList, read_plan_file, todo_entries
+
+PLAN_TOOLS = frozenset({"TodoWrite", "TaskCreate", "TaskUpdate", "TaskList", "ExitPlanMode", "Task", "Agent"})
+_SPAWN_FACTS = (
+    ("address", "name"),
+    ("agentType", "subagent_type"),
+    ("agentType", "agentType"),
+    ("description", "description"),
+)
+_AGENT_TAIL = re.compile(r"agentId: ([A-Za-z0-9_-]+)")
+
+
+class ToolMixin:
+    """Needs the builder's ``out``, ``info``, ``uuid_rec``, ``_link``, ``_copied``."""
+
+    calls: dict[str, tuple[str, Any, dict[str, Any], str]]  # callId -> (name, input, line, rid)
+    plan_ids: dict[str, str]  # planId -> id of its latest record
+    tasks: TaskList
+    linked_agents: dict[str, str]  # child session ref -> callId
+    sidechain_prompts: dict[str, str]  # first prompt of an inline sidechain -> its session ref
+    out: Any
+    info: Any
+    uuid_rec: dict[str, str]
+
+    if TYPE_CHECKING:
+
+        def _link(self, record: dict[str, Any], parent_uuid: Any) -> None: ...
+
+        def _copied(self, record: dict[str, Any], obj: dict[str, Any], field_name: str, value: str) -> None: ...
+
+    def _remember_call(self, call: dict[str, Any], obj: dict[str, Any]) -> None:
+        name = call.get("name")
+        if name in PLAN_TOOLS and call["callId"]:
+            self.calls[call["callId"]] = (name, call.get("input"), obj, self.out.emit.next_id)
+
+    def _tool_results(self, obj: dict[str, Any], blocks: list[Any]) -> None:
+        """One ``tool_result`` record per block; ``toolUseResult`` kept on the first."""
+        first = True
+        for index, block in enumerate(blocks):
+            if not isinstance(block, dict) or block.get("type") != "tool_result":
+                continue
+            native = block.get("tool_use_id")
+            call_id = native if isinstance(native, str) and native else f"{obj.get('uuid')}:result-{index}"
+            pending = self.calls.pop(call_id, None) if call_id else None
+            spawn = pending is not None and pending[0] in ("Task", "Agent")
+            record: dict[str, Any] = {"type": "tool_result"}
+            stamp(record, from_iso(obj.get("timestamp")))
+            if isinstance(obj.get("promptId"), str):
+                record["turnId"] = obj["promptId"]
+            record["callId"] = call_id
+            if isinstance(block.get("is_error"), bool):
+                record["isError"] = block["is_error"]
+            record["content"] = result_parts(block.get("content"), report=spawn)
+            self._link(record, obj.get("parentUuid"))
+            if call_id is not native:
+                record["idSource"] = "derived"
+            self._copied(record, obj, "callId", call_id)
+            for key, value in block.items():
+                if key not in ("type", "tool_use_id", "is_error", "content"):
+                    record[key] = value
+            if first and "toolUseResult" in obj:
+                record["toolUseResult"] = obj["toolUseResult"]
+            rid = self.out.put(record)
+            if first and isinstance(obj.get("uuid"), str):
+                self.uuid_rec[obj["uuid"]] = rid
+            first = False
+            if pending is not None:
+                self._after_result(pending, obj, block, rid)
+
+    def _after_result(
+        self, pending: tuple[str, Any, dict[str, Any], str], obj: dict[str, Any], block: dict[str, Any], rid: str
+    ) -> None:
+        name, call_input, call_line, call_rid = pending
+        call_input = call_input if isinstance(call_input, dict) else {}
+        result = obj.get("toolUseResult")
+        failed = block.get("is_error") is True
+        text = _text(block.get("content"))
+        if name in ("Task", "Agent"):
+            self._spawn(block.get("tool_use_id"), call_input, call_line, call_rid, result, text)
+        elif failed:
+            return
+        elif name == "TodoWrite":
+            entries = todo_entries(call_input.get("todos"))
+            if entries is not None:
+                self._plan(obj, block, f"todos:{self.info.session_id}", {"planType": "items", "entries": entries})
+        elif name in ("TaskCreate", "TaskUpdate", "TaskList"):
+            if name == "TaskCreate":
+                changed = self.tasks.create(call_input, result, text)
+            elif name == "TaskUpdate":
+                changed = not (isinstance(result, dict) and result.get("success") is False) and self.tasks.update(
+                    call_input
+                )
+            else:
+                changed = self.tasks.replace(result.get("tasks") if isinstance(result, dict) else None)
+            if changed:
+                plan = {"planType": "items", "entries": self.tasks.entries()}
+                self._plan(obj, block, f"tasks:{self.info.session_id}", plan)
+        elif name == "ExitPlanMode":
+            self._plan_document(obj, block, call_input, result)
+
+    def _plan(
+        self, obj: dict[str, Any], block: dict[str, Any], plan_id: str, body: dict[str, Any], derived: bool = True
+    ) -> None:
+        record: dict[str, Any] = {"type": "plan"}
+        stamp(record, from_iso(obj.get("timestamp")))
+        record["planId"] = plan_id
+        record["planType"] = body["planType"]
+        record["callId"] = block.get("tool_use_id")
+        for key in ("entries", "content", "source", "capture"):
+            if key in body:
+                record[key] = body[key]
+        if derived:
+            record["idSource"] = "derived"
+        previous = self.plan_ids.get(plan_id)
+        if previous is not None:
+            record["supersedes"] = previous
+        self._link(record, obj.get("uuid"))
+        self.plan_ids[plan_id] = self.out.put(record)
+
+    def _plan_document(
+        self, obj: dict[str, Any], block: dict[str, Any], call_input: dict[str, Any], result: Any
+    ) -> None:
+        """ExitPlanMode: the plan as the transcript keeps it, else the plan file when found."""
+        named = result.get("filePath") if isinstance(result, dict) else None
+        named = named if isinstance(named, str) else None
+        slug = obj.get("slug") if isinstance(obj.get("slug"), str) else None
+        text = call_input.get("plan") if isinstance(call_input.get("plan"), str) else None
+        if text is None and isinstance(result, dict) and isinstance(result.get("plan"), str):
+            text = result["plan"]
+        found = None
+        if text is None:
+            text, found = read_plan_file(named, slug, self.info.path)
+        path = named or found
+        plan_id = _stem(path) or slug
+        body: dict[str, Any] = {"planType": "document"}
+        if text is not None:
+            body["content"] = [{"type": "text", "text": text}]
+        else:
+            body["capture"] = {"content": {"state": "absent", "reason": "plan file not found"}}
+        if path:
+            body["source"] = {"root": None, "path": path}
+        self._plan(obj, block, plan_id or f"plan:{self.info.session_id}", body, derived=plan_id is None)
+
+    def _spawn(
+        self, call_id: Any, call_input: dict[str, Any], call_line: dict[str, Any], call_rid: str, result: Any, text: str
+    ) -> None:
+        agent_id = result.get("agentId") if isinstance(result, dict) else None
+        if not isinstance(agent_id, str):
+            match = _AGENT_TAIL.search(text)
+            agent_id = match.group(1) if match else None
+        session = None
+        if agent_id:
+            session = agent_key(self.info.root_session, agent_id)
+        elif isinstance(call_input.get("prompt"), str):
+            session = self.sidechain_prompts.get(call_input["prompt"])
+        self._subagent(call_line, call_id, call_rid, session, call_input)
+
+    def _subagent(
+        self,
+        line: dict[str, Any] | None,
+        call_id: Any,
+        call_rid: str | None,
+        session: str | None,
+        facts: dict[str, Any],
+    ) -> None:
+        record: dict[str, Any] = {"type": "subagent"}
+        if line is not None:
+            stamp(record, from_iso(line.get("timestamp")))
+        if isinstance(call_id, str) and call_id:
+            record["callId"] = call_id
+        if session:
+            record["session"] = session
+            self.linked_agents[session] = call_id if isinstance(call_id, str) else ""
+        for key, field in (
+            ("address", "name"),
+            ("agentType", "subagent_type"),
+            ("agentType", "agentType"),
+            ("description", "description"),
+        ):
+            if isinstance(facts.get(field), str) and key not in record:
+                record[key] = facts[field]
+        if call_rid:
+            record["parent"] = call_rid
+        self.out.put(record)
+
+    def _finish_tools(self, children: list[tuple[str, str | None, dict[str, Any] | None]]) -> None:
+        """Spawns whose result never came, then child transcripts no spawn named."""
+        by_call = {call: key for key, call, _ in children if call}
+        for call_id, (name, call_input, line, rid) in list(self.calls.items()):
+            if name in ("Task", "Agent"):
+                facts = call_input if isinstance(call_input, dict) else {}
+                self._subagent(line, call_id, rid, by_call.get(call_id), facts)
+        self.calls.clear()
+        for key, _call, meta in children:
+            if key not in self.linked_agents:
+                self._subagent(None, None, None, key, meta or {})
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
+    return ""
+
+
+def _stem(path: str | None) -> str | None:
+    if not path:
+        return None
+    name = path.rsplit("/", 1)[-1]
+    return name[:-3] if name.endswith(".md") else name or None
