@@ -12,6 +12,8 @@ from typing import Any
 
 import orjson
 
+from ...model.order import canonical_part_order
+
 #: Synthetic assistant messages written by OpenClaw itself, never by a model.
 SYNTHETIC_PROVIDERS = frozenset({"openclaw", "clawdbot", "moltbot", "clawdis"})
 SYNTHETIC_MODELS = frozenset({"delivery-mirror", "gateway-injected"})
@@ -83,7 +85,7 @@ def thinking_part(block: dict[str, Any]) -> dict[str, Any]:
         if isinstance(signature, str) and signature:
             part["signature"] = signature
     _keep_rest(block, part, meta, ("type", "thinking", "thinkingSignature", "redacted"))
-    return part
+    return canonical_part_order(part)
 
 
 def text_part(block: dict[str, Any]) -> dict[str, Any]:
@@ -97,7 +99,7 @@ def text_part(block: dict[str, Any]) -> dict[str, Any]:
         if isinstance(item, dict) and item.get("phase") in _PHASES:
             part["phase"] = _PHASES[item["phase"]]
     _keep_rest(block, part, meta, ("type", "text", "textSignature"))
-    return part
+    return canonical_part_order(part)
 
 
 def tool_call(block: dict[str, Any], *, stop_reason: Any) -> dict[str, Any]:

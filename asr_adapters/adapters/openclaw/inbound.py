@@ -272,19 +272,30 @@ def internal_event_facts(text: str) -> dict[str, str]:
 
 
 def _queued(out: Inbound, body: str, who: tuple[str | None, str | None]) -> None:
-    """A collect-mode batch: the harness's header and separators, each queued prompt as sent."""
+    """A collect-mode batch: the harness's header and separators, each queued prompt parsed as sent.
+
+    Every queued prompt keeps its own metadata parts; the batch records all their platform
+    message ids, and a sender only when every prompt came from the same one.
+    """
     pos = len(_QUEUED_HEAD)
-    queued = (who[0], "queued")
     out.add(body[:pos], HARNESS)
+    senders: set[str | None] = set()
+    first: Inbound | None = None
     while pos < len(body):
         sep = _QUEUED_ITEM.search(body, pos)
+        end = len(body) if sep is None else sep.start()
+        if end > pos:
+            item = parse_user_text(body[pos:end], (who[0], "queued"))
+            out.parts.extend(item.parts)
+            out.message_ids.extend(i for i in item.message_ids if i not in out.message_ids)
+            senders.add(item.sender_id)
+            first = first or item
         if sep is None:
-            out.add(body[pos:], queued if pos else HARNESS)
-            return
-        if sep.start() > pos:
-            out.add(body[pos : sep.start()], queued)
+            break
         out.add(body[sep.start() : sep.end()], HARNESS)
         pos = sep.end()
+    if first is not None and len(senders) == 1 and None not in senders:
+        out.sender, out.conversation, out.channel = first.sender, first.conversation, first.channel
 
 
 def hoist(parts: list[dict[str, Any]], record: dict[str, Any]) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from ...core.adapter import Adapter, Context, Emitter
 from ...core.timestamps import from_iso, stamp
+from ...model.order import canonical_part_order
 from . import assistant as am
 from .inbound import HARNESS, hoist, internal_event_facts, parse_user_text
 from .index import arr, obj
@@ -302,6 +303,7 @@ class Mapper:
             text = part.get("text")
             if part.get("type") == "text" and isinstance(text, str) and text.startswith(SYNTHETIC_RESULTS):
                 part["author"], part["origin"] = HARNESS
+                part = canonical_part_order(part)
             parts.append(part)
         record["content"] = parts
         for key, value in message.items():
@@ -379,13 +381,15 @@ class Mapper:
         """A compaction or branch summary: harness text that replaces history in the context."""
         record: dict[str, Any] = {"type": "message", **base}
         self._ids(record, eid, derived)
-        record["role"] = "user"
         record["author"], record["origin"] = HARNESS
         record["audience"] = "model"
         summary = item.get("summary")
         record["content"] = [{"type": "text", "text": summary}] if isinstance(summary, str) else []
+        capture: dict[str, Any] = {}
         if not isinstance(summary, str):
-            record["capture"] = {"content": {"state": "absent", "reason": "no summary stored"}}
+            capture["content"] = {"state": "absent", "reason": "no summary stored"}
+        capture["role"] = {"state": "absent", "reason": "the provider role is chosen per request"}
+        record["capture"] = capture
         record["summaryOf"] = item["type"]
         for key, value in item.items():
             if key not in _ENVELOPE_KEYS and key != "summary":
@@ -416,4 +420,4 @@ def _media_part(block: Any, who: tuple[str | None, str | None]) -> dict[str, Any
         part["author"] = who[0]
     if who[1] is not None:
         part["origin"] = who[1]
-    return part
+    return canonical_part_order(part)
