@@ -133,7 +133,8 @@ def build(db: Database, thread_id: str, file: str) -> dict[str, Any]:
         record["relationshipToParent"] = lineage["relationshipToParent"]
     if history_origin is not None:
         record["historyOrigin"] = history_origin
-    record["providerSessions"] = sessions
+    if sessions:
+        record["providerSessions"] = sessions
     return record
 
 

@@ -222,13 +222,33 @@ def session_set(st: ThreadState, event: dict[str, Any], p: dict[str, Any]) -> st
         return "folded"
     ended = TERMINAL_TURN.get(status) if isinstance(status, str) else None
     if ended is not None:
-        closed = flush(st, ended, st.active_turn, session.get("lastError"))
+        turn = st.active_turn
+        closed = flush(st, ended, turn, session.get("lastError"))
         st.active_turn = None
-        # Nothing open to carry the status or error: keep the event itself.
-        return "folded" if closed else vendor(st, event["type"], event)
+        if closed:
+            return "folded"
+        error = session.get("lastError")
+        if isinstance(error, str) and error:
+            return _session_notice(st, event, error, turn)
+        return vendor(st, event["type"], event)  # nothing open to carry the status: keep the event
     if status in ("ready", "idle"):
         st.active_turn = None
     return "folded"
+
+
+def _session_notice(st: ThreadState, event: dict[str, Any], error: str, turn: str | None) -> str:
+    """A session that ended in error with nothing open: its ``lastError`` is the notice T3 shows."""
+    record = base("message", event.get("occurredAt"), turn)
+    record["messageId"] = f"session-error:{event['eventId']}"
+    record["author"] = "harness"
+    record["origin"] = "notice"
+    record["audience"] = "user"
+    record["content"] = [text_part(error)]
+    record["capture"] = {"role": {"state": "absent", "reason": "a UI notice, not sent to the model"}}
+    record["idSource"] = "derived"
+    record["session"] = obj(obj(event.get("payload")).get("session"))
+    st.put(record, revertable=True)
+    return "records"
 
 
 def proposed_plan(st: ThreadState, event: dict[str, Any], p: dict[str, Any]) -> str:
