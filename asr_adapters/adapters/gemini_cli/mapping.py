@@ -19,11 +19,11 @@ import orjson
 from ...core.adapter import Emitter
 from ...core.timestamps import from_iso, stamp
 from .parts import (
-    COMPRESSION_ACK,
     SESSION_CONTEXT,
     STATE_SNAPSHOT,
     attribute_prompt,
     first_text,
+    is_synthetic_reply,
     map_part,
     native_parts,
     output_capture,
@@ -171,8 +171,7 @@ class Mapper:
                 content.append(map_part(part))
         body = self._head(msg, message_id, derived)
         body["role"] = "assistant"
-        text = first_text(native_parts(msg.get("content")))
-        if text == COMPRESSION_ACK and "model" not in msg and not thoughts:
+        if is_synthetic_reply(msg):
             body.update(author="harness", origin="injected")
         else:
             body["author"] = "model"
@@ -321,7 +320,7 @@ class Mapper:
             body["capture"] = {"role": {"state": "absent", "reason": "a CLI notice; Gemini CLI gives it no role"}}
         self._display(body, msg, None, None)
         self._tail(body, msg)
-        body["noticeLevel"] = msg["type"]
+        body["nativeType"] = msg["type"]  # info, warning or error
         if content or body.get("displayContent"):
             if self.put(("m", message_id), "message", body, out, force):
                 self.with_message.add(message_id)

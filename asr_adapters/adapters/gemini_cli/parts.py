@@ -18,6 +18,9 @@ SESSION_CONTEXT = "<session_context>"
 STATE_SNAPSHOT = "<state_snapshot>"
 HOOK_CONTEXT = "<hook_context>"
 COMPRESSION_ACK = "Got it. Thanks for the additional context!"
+BINARY_ACK = "Binary content received. Proceeding with analysis."
+#: The signature Gemini CLI puts on model turns it writes itself
+SYNTHETIC_SIGNATURE = "skip_thought_signature_validator"
 
 MASKED_MARK = "<tool_output_masked>"
 TRUNCATED_MARKS = ("Output too large. Showing first", "For full output see:")
@@ -142,6 +145,19 @@ def attribute_prompt(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     continue
         out.append({**part, "author": "harness", "origin": "injected"} if injected else part)
     return out
+
+
+def is_synthetic_reply(msg: dict[str, Any]) -> bool:
+    """A ``gemini`` turn the CLI wrote itself: the compression or binary-output acknowledgement."""
+    if "model" in msg or msg.get("thoughts"):
+        return False
+    parts = native_parts(msg.get("content"))
+    if len(parts) != 1 or not isinstance(parts[0], dict):
+        return False
+    part = parts[0]
+    if part.get("text") == COMPRESSION_ACK:
+        return True
+    return part.get("text") == BINARY_ACK and part.get("thoughtSignature") in (SYNTHETIC_SIGNATURE, None)
 
 
 def first_text(parts: list[Any]) -> str:
