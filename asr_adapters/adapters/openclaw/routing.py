@@ -85,6 +85,8 @@ class Routing:
             value = sender.get(field)
             if isinstance(value, str) and value:
                 decl[field] = value
+        if "label" not in decl and isinstance(label, str) and label and label != sender_id:
+            decl["label"] = label
         self.pending.append(decl)
         return pid
 
