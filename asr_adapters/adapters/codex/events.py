@@ -26,8 +26,7 @@ class EventMapper(MessageMapper):
     def on_event(self, raw: dict[str, Any], event: Any) -> None:
         kind = event.get("type") if isinstance(event, dict) else None
         if not isinstance(kind, str):
-            self.put(self.vendor("event_msg", raw))
-            self.acc.vendor += 1
+            self.keep("event_msg", raw)
             return
         handler = _HANDLERS.get(kind)
         if handler is not None:
@@ -47,8 +46,7 @@ class EventMapper(MessageMapper):
                 for _, pending in matcher.pending:
                     pending["aborted"] = reason if isinstance(reason, str) else "unknown"
             self.aborted = reason if isinstance(reason, str) else "unknown"
-        self.put(self.vendor(f"event_msg/{kind}", raw))
-        self.acc.vendor += 1
+        self.keep(f"event_msg/{kind}", raw)
 
     # -- mirrors of response items --------------------------------------------------------
 
@@ -149,8 +147,7 @@ class EventMapper(MessageMapper):
             return
         if total is not None:
             self.last_token_usage = total
-        self.put(self.vendor("event_msg/token_count", raw))
-        self.acc.vendor += 1
+        self.keep("event_msg/token_count", raw)
 
     def _context_compacted(self, raw: dict[str, Any], event: dict[str, Any]) -> None:
         self.acc.folded += 1  # the marker of the ``compacted`` line already written
@@ -158,8 +155,7 @@ class EventMapper(MessageMapper):
     def _goal(self, raw: dict[str, Any], event: dict[str, Any]) -> None:
         goal = event.get("goal")
         if not isinstance(goal, dict):
-            self.put(self.vendor("event_msg/thread_goal_updated", raw))
-            self.acc.vendor += 1
+            self.keep("event_msg/thread_goal_updated", raw)
             return
         plan = self.envelope("plan")
         if isinstance(event.get("turnId"), str):
@@ -221,8 +217,7 @@ class EventMapper(MessageMapper):
             if self.reasoning.event(text, self._pending(raw, {"type": "agent_reasoning", "text": text})):
                 self.acc.duplicates += 1
         else:
-            self.put(self.vendor(f"event_msg/item_completed/{kind}", raw))
-            self.acc.vendor += 1
+            self.keep(f"event_msg/item_completed/{kind}", raw)
 
 
 _HANDLERS = {

@@ -85,6 +85,8 @@ class MessageMapper(ConverterState):
     # -- user-role items: per-part authorship ------------------------------------------
 
     def on_user_message(self, item: dict[str, Any]) -> None:
+        # A user-role item ends the assistant's step: mirror events no item took are due.
+        self.close_turn()
         record = self.message_record(item, "user")
         parts = convert_parts(item.get("content"))
         open_parts: list[int] = []
@@ -100,11 +102,14 @@ class MessageMapper(ConverterState):
             else:
                 open_parts.append(index)
         record["content"] = parts
+        rest = {k: v for k, v in item.items() if k not in _MESSAGE_KEYS}
+        if rest:
+            record["codex"] = rest
         self.acc.records += 1
-        if open_parts and self.era == "envelope" and not self.subagent:
+        if open_parts and self.era == "envelope":
             self.held = HeldUserMessage(record, open_parts, self.line)  # wait for its user_message event
             return
-        self.settle_user(record, open_parts, paired=not self.subagent)
+        self.settle_user(record, open_parts, paired=True)
         self.put(record)
 
     def settle_user(self, record: dict[str, Any], open_parts: list[int], paired: bool) -> None:
@@ -112,7 +117,7 @@ class MessageMapper(ConverterState):
         parts: list[dict[str, Any]] = record["content"]
         author: str | None = None
         origin: str | None = None
-        if self.subagent:
+        if self.subagent:  # a subagent's user-role input comes from its parent agent
             author, origin = "agent", "inter_session"
         elif paired:
             author, origin = "human", "prompt"

@@ -49,16 +49,15 @@ class RolloutConverter(EventMapper, ToolMapper):
     def dispatch(self, native: NativeLine) -> None:
         kind = native.kind
         payload = native.payload
+        raw = native.raw
+        self.line_extra = (
+            {k: v for k, v in raw.items() if k not in _ENVELOPE_KEYS}
+            if self.era == "envelope" and isinstance(raw, dict) and len(raw) > 3
+            else None
+        )
         if kind == "response_item":
             self.release_held(paired=False)
-            raw = native.raw
-            self.line_extra = (
-                {k: v for k, v in raw.items() if k not in _ENVELOPE_KEYS}
-                if isinstance(raw, dict) and self.era == "envelope" and len(raw) > 3
-                else None
-            )
             self.on_item(raw, payload)
-            self.line_extra = None
         elif kind == "event_msg":
             self.on_event(native.raw, payload)
         elif kind == "session_meta":
@@ -80,24 +79,23 @@ class RolloutConverter(EventMapper, ToolMapper):
                 self.turn_id = payload["turn_id"]
             if isinstance(payload.get("model"), str):
                 self.model = payload["model"]
-            self.put(self.vendor("turn_context", native.raw))
-            self.acc.vendor += 1
+            self.keep("turn_context", native.raw)
         elif kind == "state":
-            self.put(self.vendor("state", native.raw))
-            self.acc.vendor += 1
+            self.keep("state", native.raw)
         elif kind == "?":
-            self.put(self.vendor("unknown_line", native.raw))
-            self.acc.vendor += 1
+            self.keep("unknown_line", native.raw)
             self.context.warn(native.line, "line has no recognisable rollout shape; kept as a vendor record")
         else:
-            self.put(self.vendor(kind, native.raw))
-            self.acc.vendor += 1
+            self.keep(kind, native.raw)
 
     def on_item(self, raw: Any, item: Any) -> None:
         kind = item.get("type") if isinstance(item, dict) else None
         metadata = raw.get("metadata") if isinstance(raw, dict) and self.era == "envelope" else None
         if isinstance(metadata, dict) and metadata.get("inherited_user_message") and self.copied_from is None:
             self.copied_from = self.parent_thread or "unknown"
+        passthrough = item.get("internal_chat_message_metadata_passthrough") if isinstance(item, dict) else None
+        if isinstance(passthrough, dict) and isinstance(passthrough.get("turn_id"), str):
+            self.turn_id = passthrough["turn_id"]
         if kind == "message":
             self.on_message(item)
         elif kind == "reasoning":
@@ -118,8 +116,7 @@ class RolloutConverter(EventMapper, ToolMapper):
         elif kind in ("compaction", "compaction_summary", "context_compaction"):
             self.on_compaction_item(item)
         else:
-            self.put(self.vendor(f"response_item/{kind}", raw))
-            self.acc.vendor += 1
+            self.keep(f"response_item/{kind}", raw)
 
     # -- header and forks -------------------------------------------------------------------
 
@@ -127,8 +124,7 @@ class RolloutConverter(EventMapper, ToolMapper):
 
     def on_session_meta(self, raw: Any, meta: Any) -> None:
         if not isinstance(meta, dict):
-            self.put(self.vendor("session_meta", raw))
-            self.acc.vendor += 1
+            self.keep("session_meta", raw)
             return
         if not self.header_done:
             self.write_header(meta)
@@ -136,10 +132,11 @@ class RolloutConverter(EventMapper, ToolMapper):
             return
         meta_id = meta.get("id")
         if isinstance(meta_id, str) and meta_id != self.thread_id:
-            # A fork or forked subagent copies its parent's items after its own header.
+            # A fork or forked subagent copies its parent's items after its own header,
+            # starting with the parent's session_meta (the parent's line 1).
             self.copied_from = meta_id
-        self.put(self.vendor("session_meta", raw))
-        self.acc.vendor += 1
+            self.copy_offset = (self.line or 1) - 1
+        self.keep("session_meta", raw)
 
     def write_header(self, meta: dict[str, Any]) -> None:
         thread = meta.get("id")

@@ -42,6 +42,7 @@ class ConverterState:
         self.turn_id: str | None = None
         self.model: str | None = None
         self.copied_from: str | None = None
+        self.copy_offset = 0
         self.trigger_turn: bool | None = None
         self.last_token_usage: Any = None
         self.plan_heads: dict[str, str] = {}
@@ -82,8 +83,18 @@ class ConverterState:
             record["codexLine"] = self.line_extra
         return record
 
+    def keep(self, kind: str, data: Any) -> None:
+        """A native item with no ASR home, kept verbatim; in a fork's copied history it is a
+        copy of the parent's own line (the parent's stream holds it), so a counted duplicate."""
+        if self.copied_from is not None:
+            self.acc.duplicates += 1
+            return
+        self.put(self.vendor(kind, data))
+        self.acc.vendor += 1
+
     def vendor(self, kind: str, data: Any) -> dict[str, Any]:
         record = self.envelope("vendor")
+        record.pop("codexLine", None)  # the verbatim line in data holds it
         record["schema"] = f"{self.adapter.registry_name}/{kind}"
         record["data"] = data
         return record
@@ -99,16 +110,24 @@ class ConverterState:
             self.ready.append(record)
 
     def copy_ref(self, record: dict[str, Any]) -> str:
-        """``codex:<parent>#<ref>`` for a record replayed from the parent's history."""
-        ref = "r1" if record["type"] == "vendor" and record["schema"].endswith("/session_meta") else None
-        if ref is None and record.get("idSource") != "derived":
-            for key in ("messageId", "callId", "planId"):
-                if isinstance(record.get(key), str):
-                    ref = f"{key}={record[key]}"
-                    break
-        if ref is None:
-            ref = f"turnId={record['turnId']}" if "turnId" in record else f"ts={record.get('ts', 'unknown')}"
-        return f"codex:{self.copied_from}#{ref}"
+        """``codex:<parent>#<ref>`` for a record replayed from the parent's history.
+
+        A native id names the parent's record directly. A derived id (``kind@L<n>``) is
+        rewritten to the parent's line: Codex copies the parent's rollout items in order,
+        starting with the parent's session_meta, so child line ``copy_offset + j`` is parent
+        line ``j`` (an assumption that fails where the parent file had lines Codex drops on
+        load, such as ghost snapshots; see docs/agents/codex.md)."""
+        derived = record.get("idSource") == "derived"
+        for key in ("messageId", "callId"):
+            value = record.get(key)
+            if not isinstance(value, str):
+                continue
+            if derived:
+                kind, at, line = value.rpartition("@L")
+                if at and line.isdigit():
+                    value = f"{kind}@L{int(line) - self.copy_offset}"
+            return f"codex:{self.copied_from}#{key}={value}"
+        return f"codex:{self.copied_from}#r1"
 
     def drain(self) -> Iterator[dict[str, Any]]:
         """Number and yield what is ready; plan revisions learn what they supersede here."""

@@ -77,7 +77,10 @@ class ToolMapper(ConverterState):
             record["input"] = item[input_key]
         if isinstance(item.get("status"), str):
             record["status"] = item["status"]
-        self._keep_rest(record, item, frozenset({"type", "id", "call_id", "status", input_key}))
+        known = {"type", "call_id", "status", input_key}
+        if record["callId"] == item.get("id"):
+            known.add("id")
+        self._keep_rest(record, item, frozenset(known))
         self.put(record)
         self.acc.records += 1
 
@@ -192,6 +195,7 @@ class ToolMapper(ConverterState):
             record["codex"] = rest
 
 
-_CALL_KEYS = frozenset({"type", "id", "call_id", "name", "arguments"})
-_CUSTOM_KEYS = frozenset({"type", "id", "call_id", "name", "input", "status"})
-_OUTPUT_KEYS = frozenset({"type", "id", "call_id", "name", "output", "tools", "status"})
+#: Members each record states in its own words; a native item ``id`` beside ``call_id`` is kept.
+_CALL_KEYS = frozenset({"type", "call_id", "name", "arguments"})
+_CUSTOM_KEYS = frozenset({"type", "call_id", "name", "input", "status"})
+_OUTPUT_KEYS = frozenset({"type", "call_id", "name", "output", "tools", "status"})
