@@ -15,6 +15,7 @@ from typing import Any
 from ...core.accounting import Accounting
 from ...core.adapter import header
 from ...core.timestamps import from_iso, stamp
+from ...model.order import canonical_order
 from .fold import Fold, FoldMixin
 from .info import AGENT, Out, StreamInfo, base, vendor
 from .parts import HARNESS, data_part, text_part, uniform, user_parts
@@ -42,6 +43,7 @@ class Builder(FoldMixin, ToolMixin):
         self.uuid_rec: dict[str, str] = {}
         self.fold: Fold | None = None
         self.last_message: tuple[str | None, str | None] = (None, None)
+        self.extras_for: str | None = None
         self.calls: dict[str, tuple[str, Any, dict[str, Any], str]] = {}
         self.plan_ids: dict[str, str] = {}
         self.tasks = TaskList()
@@ -124,6 +126,20 @@ class Builder(FoldMixin, ToolMixin):
         self._finish_tools(list(children))
         return self.out.drain()
 
+    def _bookkeeping(self, obj: dict[str, Any], kind: Any) -> None:
+        """Lines with no ASR home (progress, snapshots, titles, modes…): vendor records."""
+        name = str(kind or "unknown")
+        data = obj.get("data")
+        if kind == "progress" and isinstance(data, dict) and isinstance(data.get("type"), str):
+            name = f"progress/{data['type']}"
+        self._vendor(obj, name)
+        if kind == "file-history-snapshot" and "ts" not in self.out.records[-1]:
+            snapshot = obj.get("snapshot")
+            if isinstance(snapshot, dict):  # the snapshot's own time, not a neighbour's
+                record = self.out.records[-1]
+                stamp(record, from_iso(snapshot.get("timestamp")))
+                self.out.records[-1] = canonical_order(record)
+
     # -- helpers used by the mixins -----------------------------------------------------
 
     def _link(self, record: dict[str, Any], parent_uuid: Any) -> None:
@@ -199,10 +215,13 @@ class Builder(FoldMixin, ToolMixin):
         if obj.get("isCompactSummary") or obj.get("isMeta"):
             parts = user_parts(content, HARNESS) if not isinstance(content, str) else [text_part(content, HARNESS)]
         elif not self.first_prompt_seen and not self._is_copy(obj):
-            parts = user_parts(content, ("agent", "inter_session"))
-            if self.info.parent_key:
-                members["from"] = {"session": self.info.parent_key}
             self.first_prompt_seen = True
+            if content == "Warmup" or (self.info.agent_id or "").startswith("acompact"):
+                parts = user_parts(content, HARNESS)  # the harness's own agents: cache warm-up, compaction
+            else:
+                parts = user_parts(content, ("agent", "inter_session"))
+                if self.info.parent_key:
+                    members["from"] = {"session": self.info.parent_key}
         else:
             default = _HUMAN
             origin = obj.get("origin")

@@ -47,6 +47,7 @@ class FoldMixin:
     """Needs: ``out``, ``uuid_rec``, ``info``, ``calls``, ``_parent``, ``_copied``."""
 
     fold: Fold | None
+    extras_for: str | None  # the response whose model/usage a tool call already carries
     last_message: tuple[str | None, str | None]  # (message.id, record id of its message)
 
     def _assistant(self, obj: dict[str, Any]) -> None:
@@ -135,8 +136,9 @@ class FoldMixin:
             line_rid = message_rid if added else None
             for number, block in enumerate(calls):
                 call = self._tool_call(block, fold, first, uuid if added else parent_uuid, uuid, number)
-                if message_rid is None and first_call:
+                if message_rid is None and first_call and fold.continues is None and self.extras_for != fold.message_id:
                     self._extras(call, fold, first, synthetic)
+                    self.extras_for = fold.message_id
                 first_call = False
                 rid = out.put(call)
                 line_rid = line_rid or rid

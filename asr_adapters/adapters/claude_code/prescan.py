@@ -8,6 +8,8 @@ is sniffed from its first bytes only.
 
 from __future__ import annotations
 
+import mmap
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -29,27 +31,61 @@ class Facts:
 
 def prescan(source: Source) -> Facts:
     facts = Facts()
-    custom = ai = None
     for raw in _raw_lines(source):
-        has_env = facts.session_id is None or facts.ts is None or facts.cwd is None
-        title_line = b'"customTitle"' in raw or b'"aiTitle"' in raw
-        if not (has_env or title_line):
-            continue
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError:
             continue
-        if not isinstance(obj, dict):
-            continue
-        if title_line:
-            if obj.get("type") == "custom-title" and isinstance(obj.get("customTitle"), str):
-                custom = obj["customTitle"]
-            elif obj.get("type") == "ai-title" and isinstance(obj.get("aiTitle"), str):
-                ai = obj["aiTitle"]
-        if has_env:
+        if isinstance(obj, dict):
             _envelope(facts, obj)
-    facts.title = custom or ai
+        if facts.session_id is not None and facts.ts is not None and facts.cwd is not None:
+            break
+    facts.title = _title(source)
     return facts
+
+
+def _title(source: Source) -> str | None:
+    """The last ``custom-title``, else the last ``ai-title``: found by a byte search
+    (memory-mapped for files), so the lines in between are never split or parsed."""
+    data: Any = None
+    handle = None
+    try:
+        if source.path is not None and not source.compressed:
+            handle = open(source.path, "rb")  # noqa: SIM115 - closed below
+            if os.fstat(handle.fileno()).st_size == 0:
+                return None
+            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        elif getattr(source, "_bytes", None) is not None and not source.compressed:
+            data = source._bytes
+        if data is None:
+            return None
+        return _last(data, b'"customTitle"', "custom-title", "customTitle") or _last(
+            data, b'"aiTitle"', "ai-title", "aiTitle"
+        )
+    except (OSError, ValueError):
+        return None
+    finally:
+        if isinstance(data, mmap.mmap):
+            data.close()
+        if handle is not None:
+            handle.close()
+
+
+def _last(data: Any, key: bytes, kind: str, field: str) -> str | None:
+    found = None
+    pos = data.find(key)
+    while pos >= 0:
+        start = data.rfind(b"\n", 0, pos) + 1
+        end = data.find(b"\n", pos)
+        end = len(data) if end < 0 else end
+        try:
+            obj = orjson.loads(data[start:end])
+        except orjson.JSONDecodeError:
+            obj = None
+        if isinstance(obj, dict) and obj.get("type") == kind and isinstance(obj.get(field), str):
+            found = obj[field]
+        pos = data.find(key, end)
+    return found
 
 
 def _envelope(facts: Facts, obj: dict[str, Any]) -> None:
@@ -67,6 +103,7 @@ def _envelope(facts: Facts, obj: dict[str, Any]) -> None:
 
 
 def _raw_lines(source: Source) -> Iterator[bytes]:
+    """The first lines: from the head when it holds whole lines, else read on."""
     if source.path is not None or getattr(source, "_bytes", None) is not None:
         for _number, raw in source.lines():
             yield raw
