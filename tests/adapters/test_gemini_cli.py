@@ -1,0 +1,440 @@
+"""Gemini CLI adapter: mapping rules of both eras, discovery, and every shared sample."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from golden_support import shared_samples
+
+from asr_adapters import registry, validate_records
+from asr_adapters.adapters.gemini_cli import discover
+from asr_adapters.adapters.gemini_cli.adapter import era
+from asr_adapters.convert import Conversion
+from asr_adapters.core.source import Source
+
+SID = "3f9c2a71-5b8e-4d20-9a1c-7e6b0d4f2a18"
+HEADER = {"sessionId": SID, "projectHash": "ab" * 32, "startTime": "2026-03-18T10:00:00.000Z", "kind": "main"}
+
+
+def run(data: bytes, name: str = "session-2026-03-18T10-00-3f9c2a71.jsonl") -> tuple[list[dict[str, Any]], Any]:
+    conversion = Conversion(Source(data, name=name), "gemini-cli", as_dicts=True)
+    records = [r for stream in conversion.streams() for r in stream.records]
+    assert not validate_records(records), [f.describe() for f in validate_records(records)]
+    assert conversion.accounting.balanced(), conversion.accounting.as_dict()
+    return records, conversion.accounting
+
+
+def jsonl(*lines: Any) -> bytes:
+    return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+
+
+def document(messages: list[Any], **meta: Any) -> bytes:
+    return json.dumps(
+        {**HEADER, "lastUpdated": "2026-03-18T10:09:00.000Z", "messages": messages, **meta}, indent=2
+    ).encode()
+
+
+def of_type(records: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [r for r in records if r["type"] == kind]
+
+
+def gemini(mid: str, content: Any = "", **more: Any) -> dict[str, Any]:
+    return {"id": mid, "timestamp": "2026-03-18T10:01:00.000Z", "type": "gemini", "content": content, **more}
+
+
+def call(cid: str, name: str = "read_file", status: str = "success", output: str = "ok", **more: Any) -> dict[str, Any]:
+    result = [{"functionResponse": {"id": cid, "name": name, "response": {"output": output}}}]
+    return {
+        "id": cid,
+        "name": name,
+        "args": {"p": 1},
+        "result": result,
+        "status": status,
+        "timestamp": "2026-03-18T10:02:00.000Z",
+        **more,
+    }
+
+
+# -- detection and eras -------------------------------------------------------------------
+
+
+def test_detects_both_eras_and_tells_them_apart() -> None:
+    pretty = document([])
+    compact = jsonl(HEADER)
+    assert registry.detect(Source(pretty)).name == "gemini-cli"
+    assert registry.detect(Source(compact)).name == "gemini-cli"
+    assert era(pretty[:8192]) == "json"
+    assert era(compact) == "jsonl"
+    assert era(json.dumps({**HEADER, "messages": []}).encode()) == "json"  # a one-line legacy document
+    assert registry.get("gemini-cli").detect(Source(b'{"type":"session_meta"}\n')) == 0
+
+
+# -- messages --------------------------------------------------------------------------------
+
+
+def test_user_and_gemini_messages_keep_ids_tokens_model_and_thought_summaries() -> None:
+    thoughts = [{"subject": "Plan", "description": "Read first.", "timestamp": "2026-03-18T09:59:00.000Z"}]
+    records, accounting = run(
+        document(
+            [
+                {"id": "u1", "timestamp": "2026-03-18T10:00:00.000Z", "type": "user", "content": "hi"},
+                gemini("g1", "Hello.", thoughts=thoughts, tokens={"input": 3, "output": 1, "total": 4}, model="m-1"),
+            ]
+        ),
+        name="session-x.json",
+    )
+    user, reply = of_type(records, "message")
+    assert (user["messageId"], user["role"], user["author"], user["origin"]) == ("u1", "user", "human", "prompt")
+    assert user["content"] == [{"type": "text", "text": "hi"}]
+    assert (reply["messageId"], reply["role"], reply["author"]) == ("g1", "assistant", "model")
+    assert reply["content"][0] == {
+        "type": "reasoning",
+        "visibility": "summary",
+        "summary": ["Plan", "Read first."],
+        "_meta": {"com.google.gemini-cli/thought": {"timestamp": "2026-03-18T09:59:00.000Z"}},
+    }
+    assert reply["content"][1] == {"type": "text", "text": "Hello."}
+    assert reply["model"] == "m-1" and reply["usage"] == {"input": 3, "output": 1, "total": 4}
+    assert "audience" not in user and "audience" not in reply  # never defaulted (ASR-204)
+    assert accounting.native_items == 2 and accounting.records == 2
+
+
+def test_inline_data_becomes_image_and_audio_parts() -> None:
+    parts = [{"inlineData": {"mimeType": "image/png", "data": "AA=="}}, {"inlineData": {"mimeType": "audio/wav"}}]
+    records, _ = run(document([{"id": "u1", "timestamp": "2026-03-18T10:00:00Z", "type": "user", "content": parts}]))
+    content = of_type(records, "message")[0]["content"]
+    assert content == [
+        {"type": "image", "mimeType": "image/png", "data": "AA=="},
+        {"type": "audio", "mimeType": "audio/wav"},
+    ]
+
+
+def test_display_content_is_native_and_typed_text_is_the_humans() -> None:
+    msg = {
+        "id": "u1",
+        "timestamp": "2026-03-18T10:00:00.000Z",
+        "type": "user",
+        "content": [{"text": "Expanded review prompt."}],
+        "displayContent": [{"text": "/review"}],
+    }
+    message = of_type(run(document([msg]))[0], "message")[0]
+    assert message["origin"] == "command" and "author" not in message
+    assert message["content"] == [{"type": "text", "text": "Expanded review prompt."}]
+    assert message["displayContent"] == [{"type": "text", "text": "/review", "author": "human"}]
+    assert message["displayCorrespondence"] == "native"
+
+
+def test_reference_block_and_hook_context_are_split_off_with_every_character() -> None:
+    text = "Explain @a.md\n--- Content from referenced files ---\nbody\n--- End of content ---"
+    msg = {
+        "id": "u1",
+        "timestamp": "2026-03-18T10:00:00.000Z",
+        "type": "user",
+        "content": [{"text": text}, {"text": "<hook_context>x</hook_context>"}],
+    }
+    message = of_type(run(document([msg]))[0], "message")[0]
+    parts = message["content"]
+    assert "".join(p["text"] for p in parts[:2]) == text
+    assert parts[0] == {"type": "text", "text": "Explain @a.md"}
+    assert (parts[1]["author"], parts[1]["origin"]) == ("harness", "injected")
+    assert (parts[2]["author"], parts[2]["origin"]) == ("hook", "injected")
+    assert message["author"] == "human"
+
+
+def test_session_context_snapshot_and_acknowledgement_are_harness_turns() -> None:
+    records, _ = run(
+        document(
+            [
+                {
+                    "id": "c",
+                    "timestamp": "2026-03-18T10:00:00Z",
+                    "type": "user",
+                    "content": [{"text": "<session_context>\nenv"}],
+                },
+                {
+                    "id": "s",
+                    "timestamp": "2026-03-18T10:00:01Z",
+                    "type": "user",
+                    "content": [{"text": "<state_snapshot>x"}],
+                },
+                gemini("k", [{"text": "Got it. Thanks for the additional context!"}]),
+            ]
+        )
+    )
+    assert [(m["author"], m["origin"]) for m in of_type(records, "message")] == [("harness", "injected")] * 3
+
+
+def test_notices_are_harness_notices_for_the_user_even_before_the_first_prompt() -> None:
+    records, _ = run(
+        document(
+            [
+                {"id": "e1", "timestamp": "2026-03-18T10:00:00.000Z", "type": "error", "content": "boom"},
+                {"id": "u1", "timestamp": "2026-03-18T10:00:01.000Z", "type": "user", "content": "hi"},
+            ]
+        )
+    )
+    notice = of_type(records, "message")[0]
+    assert (notice["author"], notice["origin"], notice["audience"]) == ("harness", "notice", "user")
+    assert "role" not in notice and notice["capture"]["role"]["state"] == "absent"
+    assert notice["nativeType"] == "error" and notice["content"] == [{"type": "text", "text": "boom"}]
+
+
+def test_binary_info_turn_goes_to_the_model_as_tool_output() -> None:
+    msg = {
+        "id": "i1",
+        "timestamp": "2026-03-18T10:00:00Z",
+        "type": "info",
+        "content": [{"inlineData": {"mimeType": "image/png", "data": "AA=="}}],
+    }
+    message = of_type(run(document([msg]))[0], "message")[0]
+    assert (message["role"], message["author"], message["audience"]) == ("user", "tool", "model")
+
+
+def test_subagent_task_prompt_is_the_parent_agents_and_flat_files_get_their_own_reference() -> None:
+    records, _ = run(
+        document(
+            [
+                {"id": "u1", "timestamp": "2026-03-18T10:00:00Z", "type": "user", "content": [{"text": "Your task"}]},
+                {"id": "u2", "timestamp": "2026-03-18T10:00:05Z", "type": "user", "content": [{"text": "Hurry up"}]},
+            ],
+            kind="subagent",
+            summary="Task",
+        )
+    )
+    head = records[0]
+    assert head["session"] == f"gemini-cli:{SID}/subagent@2026-03-18T10:00:00.000Z"
+    assert head["parent"] == f"gemini-cli:{SID}" and head["idSource"] == "derived" and head["title"] == "Task"
+    assert [m["author"] for m in of_type(records, "message")] == ["agent", "harness"]
+
+
+# -- tools and plans ----------------------------------------------------------------------
+
+
+def test_tool_statuses_displays_and_capture_states() -> None:
+    masked = "<tool_output_masked>\npreview\nOutput too large. Full output available at: /t/x.txt</tool_output_masked>"
+    truncated = "Output too large. Showing first 4 and last 4 characters. For full output see: /t/y.txt\nab"
+    calls = [
+        call("c1", resultDisplay={"fileDiff": "@@"}),
+        call(
+            "c2",
+            status="error",
+            output="",
+            result=[{"functionResponse": {"id": "c2", "name": "read_file", "response": {"error": "nope"}}}],
+        ),
+        call("c3", status="cancelled", result=None, resultDisplay=None),
+        call("c4", output=masked),
+        call("c5", output=truncated, resultDisplay="shown"),
+    ]
+    records, _ = run(document([gemini("g1", "Working.", toolCalls=calls)]))
+    results = {r["callId"]: r for r in of_type(records, "tool_result")}
+    assert results["c1"]["status"] == "complete" and results["c1"]["isError"] is False
+    assert results["c1"]["displayContent"] == [
+        {"type": "data", "data": {"fileDiff": "@@"}, "schema": "com.google.gemini-cli/resultDisplay"}
+    ]
+    assert results["c2"]["status"] == "error" and results["c2"]["isError"] is True
+    assert results["c2"]["content"] == [{"type": "text", "text": "nope"}]
+    assert results["c3"]["status"] == "com.google.gemini-cli/cancelled" and results["c3"]["content"] == []
+    assert results["c4"]["capture"]["content"]["state"] == "masked"
+    assert results["c5"]["capture"]["content"]["state"] == "truncated"
+    assert results["c5"]["displayContent"] == [{"type": "text", "text": "shown"}]
+    tool_calls = of_type(records, "tool_call")
+    assert [c["messageId"] for c in tool_calls] == ["g1"] * 5 and tool_calls[0]["input"] == {"p": 1}
+
+
+def test_tool_only_reply_writes_no_empty_message_and_keeps_model_and_usage() -> None:
+    records, _ = run(document([gemini("g1", "", toolCalls=[call("c1")], tokens={"total": 9}, model="m")]))
+    assert of_type(records, "message") == []
+    tool_call = of_type(records, "tool_call")[0]
+    assert tool_call["inferenceId"] == "g1" and "messageId" not in tool_call
+    assert tool_call["model"] == "m" and tool_call["usage"] == {"total": 9}
+
+
+def test_write_todos_revisions_and_plan_document() -> None:
+    def todos(cid: str, *items: tuple[str, str], status: str = "success") -> dict[str, Any]:
+        return call(
+            cid, "write_todos", status=status, args={"todos": [{"description": d, "status": s} for d, s in items]}
+        )
+
+    plan_path = "/h/.gemini/tmp/p/sid/plans/migrate.md"
+    records, _ = run(
+        document(
+            [
+                gemini(
+                    "g1",
+                    "Plan.",
+                    toolCalls=[
+                        todos("t1", ("a", "pending")),
+                        todos("t2", ("a", "completed"), ("b", "blocked")),
+                        todos("t3", status="error"),
+                        call("x1", "exit_plan_mode", args={"plan_path": plan_path}),
+                    ],
+                )
+            ]
+        )
+    )
+    plans = of_type(records, "plan")
+    assert [p["planId"] for p in plans] == ["write_todos", "write_todos", "migrate"]
+    assert plans[1]["supersedes"] == plans[0]["id"] and "supersedes" not in plans[0]
+    assert plans[1]["entries"] == [
+        {"content": "a", "status": "completed"},
+        {"content": "b", "status": "com.google.gemini-cli/blocked"},
+    ]
+    assert plans[0]["idSource"] == "derived" and plans[0]["callId"] == "t1"
+    assert plans[2]["planType"] == "document" and plans[2]["source"] == {"root": None, "path": plan_path}
+    assert plans[2]["capture"]["content"]["state"] == "absent"
+
+
+def test_agent_id_links_the_subagent_session() -> None:
+    records, _ = run(
+        jsonl(HEADER, gemini("g1", "Delegating.", toolCalls=[call("c1", "codebase_investigator", agentId="kid-1")]))
+    )
+    subagent = of_type(records, "subagent")[0]
+    assert subagent == {
+        "type": "subagent",
+        "seq": subagent["seq"],
+        "id": subagent["id"],
+        "callId": "c1",
+        "session": "gemini-cli:kid-1",
+        "agentType": "codebase_investigator",
+    }
+
+
+# -- JSONL replay -----------------------------------------------------------------------
+
+
+def test_repeated_id_is_a_revision_and_identical_repeats_are_duplicates() -> None:
+    first = gemini("g1", "Hi.", tokens=None, model="m")
+    records, accounting = run(
+        jsonl(HEADER, first, {**first, "tokens": {"total": 2}}, {**first, "tokens": {"total": 2}})
+    )
+    messages = of_type(records, "message")
+    assert [m["messageId"] for m in messages] == ["g1", "g1"]
+    assert messages[1]["supersedes"] == messages[0]["id"] and messages[1]["usage"] == {"total": 2}
+    assert (accounting.native_items, accounting.records, accounting.duplicates) == (4, 3, 1)
+
+
+def test_function_response_user_turn_duplicates_the_recorded_result() -> None:
+    response = {
+        "id": "u2",
+        "timestamp": "2026-03-18T10:03:00Z",
+        "type": "user",
+        "content": [{"functionResponse": {"id": "c1", "name": "read_file", "response": {"output": "ok"}}}],
+    }
+    records, accounting = run(jsonl(HEADER, gemini("g1", "Reading.", toolCalls=[call("c1")]), response))
+    assert len(of_type(records, "tool_result")) == 1 and accounting.duplicates == 1
+    assert all(m.get("origin") != "prompt" for m in of_type(records, "message"))
+
+
+def test_rewind_and_reset_keep_records_and_name_what_left_the_history() -> None:
+    u1 = {"id": "u1", "timestamp": "2026-03-18T10:00:00Z", "type": "user", "content": "one"}
+    u2 = {**u1, "id": "u2", "content": "two"}
+    records, accounting = run(
+        jsonl(HEADER, u1, u2, {"$rewindTo": "u2"}, {"$set": {"messages": [u1]}}, {"$rewindTo": "zz"}, u1)
+    )
+    vendors = [r for r in of_type(records, "vendor") if r["schema"] != "com.google.gemini-cli/metadata"]
+    assert [v["schema"] for v in vendors] == [
+        "com.google.gemini-cli/rewind",
+        "com.google.gemini-cli/set",
+        "com.google.gemini-cli/rewind",
+    ]
+    assert [v["removedMessageIds"] for v in vendors] == [["u2"], [], ["u1"]]
+    assert vendors[0]["data"] == {"$rewindTo": "u2"}
+    messages = of_type(records, "message")
+    assert [m["messageId"] for m in messages] == ["u1", "u2", "u1"]  # u1 came back after the rewind
+    assert messages[2]["supersedes"] == messages[0]["id"]
+    assert accounting.native_items == 7 and accounting.vendor == 3
+
+
+def test_masking_rewrite_revises_the_tool_result() -> None:
+    masked = "<tool_output_masked>\np\nOutput too large. Full output available at: /t/x</tool_output_masked>"
+    reply = gemini("g1", "Reading.", toolCalls=[call("c1")])
+    rewritten = {**reply, "toolCalls": [call("c1", output=masked)]}
+    records, _ = run(jsonl(HEADER, reply, {"$set": {"messages": [rewritten]}}))
+    first, second = of_type(records, "tool_result")
+    assert second["supersedes"] == first["id"] and second["capture"]["content"]["state"] == "masked"
+    assert "capture" not in first and len(of_type(records, "tool_call")) == 1
+
+
+def test_torn_last_line_is_unreadable_and_reported() -> None:
+    data = (
+        jsonl(HEADER, {"id": "u1", "timestamp": "2026-03-18T10:00:00Z", "type": "user", "content": "x"})
+        + b'{"id":"u2","ty'
+    )
+    records, accounting = run(data)
+    assert accounting.unreadable == 1 and accounting.diagnostics[0].line == 3
+    assert len(of_type(records, "message")) == 1
+
+
+def test_unknown_kinds_are_vendor_records_verbatim() -> None:
+    odd = {"id": "q1", "timestamp": "2026-03-18T10:00:00Z", "type": "thinking_log", "content": "?"}
+    records, accounting = run(jsonl(HEADER, odd, [1, 2], {"what": "else"}))
+    vendors = of_type(records, "vendor")[1:]
+    assert [v["data"] for v in vendors] == [odd, [1, 2], {"what": "else"}]
+    assert accounting.vendor == 3
+
+
+def test_output_is_deterministic_and_stable_when_the_log_grows() -> None:
+    lines = [HEADER, gemini("g1", "A.", tokens=None), {"$set": {"lastUpdated": "x"}}]
+    grown = [*lines, {**lines[1], "tokens": {"total": 1}}]
+    short, _ = run(jsonl(*lines))
+    long, _ = run(jsonl(*grown))
+    assert run(jsonl(*lines))[0] == short
+    assert long[: len(short)] == short
+
+
+# -- discovery -------------------------------------------------------------------------------
+
+
+def test_discovery_prefers_the_newer_copy_of_a_session(tmp_path: Path) -> None:
+    chats = tmp_path / ".gemini" / "tmp" / "proj" / "chats"
+    (chats / SID).mkdir(parents=True)
+    (tmp_path / ".gemini" / "tmp" / "proj" / "logs").mkdir()
+    legacy = chats / "session-2026-03-18T10-00-3f9c2a71.json"
+    legacy.write_bytes(document([]))
+    resumed = chats / "session-2026-03-18T10-00-3f9c2a71.jsonl"
+    resumed.write_bytes(jsonl(HEADER, {"$set": {"lastUpdated": "2026-03-18T11:00:00.000Z"}}))
+    orphan = chats / "session-2026-03-18T12-00-3f9c2a71.jsonl"
+    orphan.write_bytes(jsonl({**HEADER, "lastUpdated": "2026-03-18T10:30:00.000Z"}))
+    subagent = chats / SID / "kid-1.jsonl"
+    subagent.write_bytes(jsonl({**HEADER, "sessionId": "kid-1", "kind": "subagent"}))
+    debug = tmp_path / ".gemini" / "tmp" / "proj" / "logs" / f"session-{SID}.jsonl"
+    debug.write_bytes(b"{}\n")
+    assert not discover.is_session_file(legacy)  # its .jsonl copy exists
+    assert discover.is_session_file(resumed)  # updated last
+    assert not discover.is_session_file(orphan)
+    assert discover.is_session_file(subagent)
+    assert not discover.is_session_file(debug)
+    assert discover.parent_from_path(subagent) == f"gemini-cli:{SID}"
+    assert discover.default_homes({"GEMINI_CLI_HOME": str(tmp_path)}) == [tmp_path / ".gemini" / "tmp"]
+    assert discover.default_homes({"HOME": "/h"}) == [Path("/h/.gemini/tmp")]
+
+
+# -- shared samples ------------------------------------------------------------------------
+
+SAMPLES = shared_samples("gemini-cli")
+
+
+@pytest.mark.skipif(not SAMPLES, reason="../shared/samples/gemini-cli is absent")
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
+def test_shared_sample_converts_validates_and_balances(path: Path) -> None:
+    conversion = Conversion(path, "gemini-cli", as_dicts=True)
+    records = [r for stream in conversion.streams() for r in stream.records]
+    assert not validate_records(records)
+    accounting = conversion.accounting
+    messages = json.loads(path.read_bytes()).get("messages", [])
+    assert accounting.balanced() and accounting.native_items == len(messages)
+    assert accounting.unreadable == 0 and not accounting.diagnostics
+    assert len([r for r in records if r["type"] == "message"]) == len(messages)
+    calls = sum(len(m.get("toolCalls") or []) for m in messages)
+    assert len([r for r in records if r["type"] == "tool_call"]) == calls
+    assert len([r for r in records if r["type"] == "tool_result"]) == calls
+
+
+def test_samples_folder_is_where_the_harness_looks() -> None:
+    if not SAMPLES:
+        pytest.skip("../shared/samples/gemini-cli is absent")
+    assert all(os.path.basename(p).endswith(".json") for p in SAMPLES)
