@@ -130,9 +130,7 @@ class OpenClawAdapter(Adapter):
             record["cwd"] = line["cwd"]
         parent = _parent(line, info)
         if parent is not None:
-            # profile §4 names this ``parent``; the validator reads ``parent`` as a record ref
-            # on every record, so the header keeps it under ``parentSessionRef`` for now
-            record["parentSessionRef"] = parent
+            record["parent"] = parent
         if routing.header_participants:
             record["participants"] = routing.header_participants
         if routing.header_conversations:

@@ -43,6 +43,8 @@ class Mapper:
         self.records_of: dict[str, str] = {}
         self.sends: dict[str, tuple[str | None, dict[str, Any]]] = {}
         self.previous: str | None = None
+        self._derived = False
+        self._parent: str | None = None
 
     # -- entry dispatch ----------------------------------------------------------------
 
@@ -60,6 +62,8 @@ class Mapper:
         parent_id = item.get("parentId") if not derived else self.previous
         parent = self.records_of.get(parent_id) if isinstance(parent_id, str) else None
         self.previous = eid
+        self._derived = derived
+        self._parent = parent
         records: list[dict[str, Any]]
         if kind == "message" and isinstance(item.get("message"), dict):
             records = self._message(eid, derived, base, item)
@@ -74,23 +78,19 @@ class Mapper:
             if kind == "message" and isinstance(item.get("message"), dict):
                 schema = f"message.{item['message'].get('role')}"
             record = {"type": "vendor", **base, "schema": f"{self.adapter.registry_name}/{schema}", "data": item}
+            self._tail(record)
             records = [record]
             self.accounting.vendor += 1
         else:
             self.accounting.records += 1
-        if parent is not None:
-            records[0]["parent"] = parent
-        first = True
+        routing = self.routing
+        emit = self.emit
+        if routing.pending:  # declarations come before the first record that names them
+            for decl in routing.take_pending():
+                yield emit(decl)
+        self.records_of[eid] = emit.next_id
         for record in records:
-            for decl in self.routing.take_pending():
-                yield self.emit(decl)
-            emitted = self.emit(record)
-            if first:
-                self.records_of[eid] = emitted["id"]
-                first = False
-            yield emitted
-        for decl in self.routing.take_pending():
-            yield self.emit(decl)
+            yield emit(record)
 
     # -- messages ----------------------------------------------------------------------
 
@@ -109,9 +109,16 @@ class Mapper:
 
     def _ids(self, record: dict[str, Any], eid: str, derived: bool) -> dict[str, Any]:
         record["messageId"] = eid
-        if derived:
-            record["idSource"] = "derived"
         return record
+
+    def _tail(self, record: dict[str, Any]) -> None:
+        """``idSource`` and the entry's ``parent`` link, placed where the canonical order wants
+        them (after ``capture``, before the native extras) so the emitter need not re-sort."""
+        if self._derived and "messageId" in record:
+            record["idSource"] = "derived"
+        if self._parent is not None:
+            record["parent"] = self._parent
+            self._parent = None
 
     def _user(self, eid: str, derived: bool, base: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
         record: dict[str, Any] = {"type": "message", **base}
@@ -143,11 +150,12 @@ class Mapper:
         hoist(parts, record)
         if facts is not None:
             self._route(record, facts, provenance, texts)
-            if facts.trigger is not None:
-                record["trigger"] = facts.trigger
         record["content"] = parts
         if not parts:
             record["capture"] = {"content": {"state": "absent", "reason": "the source stored no content"}}
+        self._tail(record)
+        if facts is not None and facts.trigger is not None:
+            record["trigger"] = facts.trigger
         for key, value in message.items():
             if key not in ("role", "content"):
                 record[key] = value
@@ -239,22 +247,27 @@ class Mapper:
             record["content"] = parts
             if not parts:
                 record["capture"] = {"content": {"state": "absent", "reason": "the source stored no content"}}
+            self._tail(record)
             record.update(facts)
             records.append(record)
         for index, call in enumerate(calls):
             call_record = {"type": "tool_call", **base}
             if "inferenceId" in head:
                 call_record["inferenceId"] = head["inferenceId"]
-            call_record.update(call)
+            call_record["callId"] = call.pop("callId")
+            if "name" in call:
+                call_record["name"] = call.pop("name")
             if message_id is not None:
                 call_record["messageId"] = message_id
-            elif index == 0:
+            call_record.update(call)
+            if message_id is None and index == 0:
+                self._tail(call_record)
                 call_record.update(facts)
             records.append(call_record)
-            name = call.get("name")
+            name = call_record.get("name")
             data = call.get("input")
             if name == "message" and isinstance(data, dict) and data.get("action", "send") in SEND_ACTIONS:
-                self.sends[call["callId"]] = (message_id, data)
+                self.sends[call_record["callId"]] = (message_id, data)
         records.extend(self._reply_delivery(base, message, parts, calls, synthetic, message_id))
         return records
 
@@ -306,6 +319,7 @@ class Mapper:
                 part = canonical_part_order(part)
             parts.append(part)
         record["content"] = parts
+        self._tail(record)
         for key, value in message.items():
             if key not in ("role", "toolCallId", "toolName", "isError", "content"):
                 record[key] = value
@@ -371,6 +385,7 @@ class Mapper:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or ()
         record["content"] = [_media_part(b, (None, None)) for b in blocks]
         record["capture"] = {"role": {"state": "absent", "reason": "the provider role is chosen per request"}}
+        self._tail(record)
         skip = _ENVELOPE_KEYS | {"content", "display", "message"} if body is item else {"role", "content", "display"}
         for key, value in body.items():
             if key not in skip:
@@ -390,6 +405,7 @@ class Mapper:
             capture["content"] = {"state": "absent", "reason": "no summary stored"}
         capture["role"] = {"state": "absent", "reason": "the provider role is chosen per request"}
         record["capture"] = capture
+        self._tail(record)
         record["summaryOf"] = item["type"]
         for key, value in item.items():
             if key not in _ENVELOPE_KEYS and key != "summary":
