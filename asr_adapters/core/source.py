@@ -76,8 +76,10 @@ class Source:
         if self._bytes is not None:
             return self._bytes[:size]
         if self._head is None:
-            assert self._file is not None
-            self._head = self._file.read(size)
+            self._head = b""
+        if len(self._head) < size and self._file is not None:
+            # A non-seekable stream: keep what was read so ``open`` can replay it.
+            self._head += self._file.read(max(size, HEAD_SIZE) - len(self._head))
         return self._head[:size]
 
     @property

@@ -1,0 +1,337 @@
+"""Codex adapter: the mapping rules one by one, every shared sample, and bounded memory."""
+
+from __future__ import annotations
+
+import io
+import tracemalloc
+from pathlib import Path
+
+import orjson
+import pytest
+from golden_support import GOLDEN, shared_samples
+
+import asr_adapters
+from asr_adapters import registry
+from asr_adapters.adapters.codex.fragments import classify, is_media_label, split_ide_request
+from asr_adapters.adapters.codex.matching import MirrorMatcher
+from asr_adapters.core.source import Source
+
+SAMPLES = shared_samples("codex")
+CASES = GOLDEN / "codex"
+
+
+def convert(data: bytes | Path, name: str = "rollout.jsonl") -> tuple[list[dict], asr_adapters.Conversion]:
+    source = Source(data, name=name) if isinstance(data, bytes) else Source(data)
+    conversion = asr_adapters.convert(source, "codex", as_dicts=True)
+    return list(conversion), conversion
+
+
+def lines(*objects: dict) -> bytes:
+    return b"".join(orjson.dumps(o) + b"\n" for o in objects)
+
+
+META = {
+    "timestamp": "2026-05-11T08:27:17.490Z",
+    "type": "session_meta",
+    "payload": {
+        "id": "019e0000-0000-7000-8000-000000000001",
+        "timestamp": "2026-05-11T08:27:17.000Z",
+        "cli_version": "0.125.0",
+        "cwd": "/w",
+    },
+}
+
+
+def item(payload: dict, ts: str = "2026-05-11T08:27:18.000Z") -> dict:
+    return {"timestamp": ts, "type": "response_item", "payload": payload}
+
+
+def event(payload: dict, ts: str = "2026-05-11T08:27:18.001Z") -> dict:
+    return {"timestamp": ts, "type": "event_msg", "payload": payload}
+
+
+# -- who wrote what ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "author", "origin"),
+    [
+        ("# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>\nx\n</INSTRUCTIONS>", "harness", "injected"),
+        ("<environment_context>\n  <cwd>/w</cwd>\n</environment_context>", "harness", "injected"),
+        ("<user_instructions>\n\nbe brief\n\n</user_instructions>", "harness", "injected"),
+        ("<turn_aborted>\nThe user interrupted.\n</turn_aborted>", "harness", "injected"),
+        ('<hook_prompt hook_run_id="h1">lint first</hook_prompt>', "hook", "injected"),
+        ("<external_lint_report>ok</external_lint_report>", "hook", "injected"),
+        ("<subagent_notification>\n{}\n</subagent_notification>", "harness", "subagent_report"),
+        ("<user_shell_command>\n<command>\nls\n</command>\n</user_shell_command>", "harness", "command"),
+        ("Another language model started to solve this problem and produced a summary", "harness", "injected"),
+    ],
+)
+def test_fragment_markers(text: str, author: str, origin: str) -> None:
+    fragment = classify(text)
+    assert fragment is not None and (fragment.author, fragment.origin) == (author, origin)
+
+
+@pytest.mark.parametrize("text", ["Fix the parser.", "<b>bold</b> please", "# Title\nbody", ""])
+def test_plain_text_is_not_a_fragment(text: str) -> None:
+    assert classify(text) is None
+
+
+def test_media_labels() -> None:
+    assert is_media_label("<image name=[Image #1]>") and is_media_label("</image>") and is_media_label("<image>")
+    assert not is_media_label("<imagine this>x")
+
+
+def test_ide_split_keeps_every_character() -> None:
+    text = "# Context from my IDE setup:\n\n## Active file: a.rs\n\n## My request for Codex:\nfix it\r\n"
+    head, tail = split_ide_request(text) or ("", "")
+    assert head + tail == text
+    assert tail == "fix it\r\n" and head.endswith("## My request for Codex:\n")
+    assert split_ide_request("## My request for Codex:\nno prefix") is None
+    assert split_ide_request("# Context from my IDE setup:\n\n## My request for Codex:\n") is None
+
+
+def test_user_item_split_into_parts_with_own_authors() -> None:
+    data = lines(
+        META,
+        item(
+            {
+                "type": "message",
+                "role": "user",
+                "content": [
+                    {"type": "input_text", "text": "<environment_context>\n</environment_context>"},
+                    {"type": "input_text", "text": "Fix it."},
+                ],
+            }
+        ),
+        event({"type": "user_message", "message": "Fix it."}),
+    )
+    records, _ = convert(data)
+    message = records[1]
+    assert "author" not in message
+    assert [(p["author"], p["origin"]) for p in message["content"]] == [("harness", "injected"), ("human", "prompt")]
+
+
+def test_unpaired_unmarked_user_text_has_no_author() -> None:
+    data = lines(META, item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "x"}]}))
+    records, _ = convert(data)
+    assert "author" not in records[1] and "author" not in records[1]["content"][0]
+
+
+def test_developer_is_harness_and_assistant_keeps_phase() -> None:
+    data = lines(
+        META,
+        item({"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "rules"}]}),
+        item(
+            {
+                "type": "message",
+                "role": "assistant",
+                "phase": "commentary",
+                "content": [{"type": "output_text", "text": "working"}],
+            }
+        ),
+        item(
+            {
+                "type": "message",
+                "role": "assistant",
+                "phase": "partial_answer",
+                "content": [{"type": "output_text", "text": "so far"}],
+            }
+        ),
+    )
+    records, _ = convert(data)
+    assert (records[1]["role"], records[1]["author"], records[1]["origin"]) == ("developer", "harness", "injected")
+    assert records[2]["phase"] == "commentary" and records[2]["author"] == "model"
+    assert records[3]["phase"] == "com.openai.codex/partial_answer"
+
+
+# -- reasoning -----------------------------------------------------------------------------
+
+
+def test_summary_never_lands_in_text() -> None:
+    data = lines(
+        META,
+        item(
+            {
+                "type": "reasoning",
+                "id": "rs_1",
+                "summary": [{"type": "summary_text", "text": "S"}],
+                "encrypted_content": "gAAA",
+            }
+        ),
+    )
+    records, _ = convert(data)
+    part = records[1]["content"][0]
+    assert records[1]["messageId"] == "rs_1" and "idSource" not in records[1]
+    assert part == {
+        "type": "reasoning",
+        "visibility": "summary",
+        "summary": ["S"],
+        "opaque": {"format": "openai.encrypted_content", "data": "gAAA"},
+    }
+
+
+# -- mirrors -------------------------------------------------------------------------------
+
+
+def test_matcher_pairs_by_text_then_order() -> None:
+    matcher = MirrorMatcher()
+    assert matcher.event("a", "ev-a") is False
+    assert matcher.event("b", "ev-b") is False
+    assert matcher.item(["b"]) == 1
+    assert [e for _, e in matcher.pending] == ["ev-a"]
+    assert matcher.item(["sanitised a"]) == 1  # order fallback
+    assert matcher.item(["c"]) == 0
+    assert matcher.event("c", "ev-c") is True  # the item came first
+    assert matcher.close() == []
+
+
+def test_event_mirrors_are_duplicates_not_records() -> None:
+    data = lines(
+        META,
+        event({"type": "agent_message", "message": "Done.", "phase": "final_answer"}),
+        item(
+            {
+                "type": "message",
+                "role": "assistant",
+                "phase": "final_answer",
+                "content": [{"type": "output_text", "text": "Done."}],
+            }
+        ),
+    )
+    records, conversion = convert(data)
+    assert [r["type"] for r in records] == ["session", "message"]
+    assert conversion.accounting.duplicates == 1 and conversion.accounting.balanced()
+
+
+def test_event_without_item_becomes_a_message() -> None:
+    data = lines(META, event({"type": "agent_message", "message": "Only here.", "phase": "final_answer"}))
+    records, conversion = convert(data)
+    assert records[1]["messageId"] == "agent_message@L2" and records[1]["idSource"] == "derived"
+    assert records[1]["content"] == [{"type": "text", "text": "Only here."}]
+    assert conversion.accounting.records == 2
+
+
+# -- tools, plans --------------------------------------------------------------------------
+
+
+def test_outputs_pair_by_call_id_not_adjacency() -> None:
+    data = lines(
+        META,
+        item({"type": "function_call", "name": "a", "arguments": "{}", "call_id": "c1"}),
+        item({"type": "function_call", "name": "b", "arguments": "not json", "call_id": "c2"}),
+        item({"type": "function_call_output", "call_id": "c2", "output": "B"}),
+        item({"type": "function_call_output", "call_id": "c1", "output": "A"}),
+    )
+    records, _ = convert(data)
+    calls = {r["callId"]: r for r in records if r["type"] == "tool_call"}
+    results = {r["callId"]: r for r in records if r["type"] == "tool_result"}
+    assert calls["c1"]["input"] == {} and calls["c2"]["arguments"] == "not json"
+    assert results["c1"]["content"][0]["text"] == "A" and results["c2"]["content"][0]["text"] == "B"
+
+
+def test_update_plan_revisions_supersede() -> None:
+    def plan(status: str, n: int) -> dict:
+        args = orjson.dumps({"plan": [{"step": "s", "status": status}]}).decode()
+        return item({"type": "function_call", "name": "update_plan", "arguments": args, "call_id": f"p{n}"})
+
+    records, _ = convert(lines(META, plan("pending", 1), plan("in_progress", 2), plan("done", 3)))
+    plans = [r for r in records if r["type"] == "plan"]
+    assert [p.get("supersedes") for p in plans] == [None, plans[0]["id"], plans[1]["id"]]
+    assert len({p["planId"] for p in plans}) == 1
+    assert plans[2]["entries"][0]["status"] == "com.openai.codex/done"
+
+
+# -- containers ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", ["07-assistant-phase-and-mirrors", "17-bare-g1", "18-json-g0", "20-zstd-compressed"])
+def test_detected_as_codex(case: str) -> None:
+    path = next((CASES / case).glob("input.*"))
+    assert registry.detect(Source(path)).name == "codex"
+
+
+def test_zstd_equals_plain() -> None:
+    plain, _ = convert(CASES / "07-assistant-phase-and-mirrors" / "input.jsonl")
+    packed, _ = convert(CASES / "20-zstd-compressed" / "input.jsonl.zst")
+    strip = [{k: v for k, v in r.items() if k != "source"} for r in plain]
+    assert strip == [{k: v for k, v in r.items() if k != "source"} for r in packed]
+
+
+def test_bytes_file_object_and_path_agree() -> None:
+    path = CASES / "10-tool-calls-every-kind" / "input.jsonl"
+    by_path, _ = convert(path)
+    by_bytes, _ = convert(path.read_bytes(), name="input.jsonl")
+    conversion = asr_adapters.convert(io.BytesIO(path.read_bytes()), as_dicts=True)
+    assert by_path == by_bytes
+    assert [r for r in conversion][1:] == by_path[1:]
+
+
+def test_corrupt_lines_reported_with_numbers() -> None:
+    _, conversion = convert(CASES / "21-torn-and-corrupt-lines" / "input.jsonl")
+    assert [d.line for d in conversion.accounting.diagnostics] == [3, 5]
+    assert conversion.accounting.unreadable == 2 and conversion.accounting.balanced()
+
+
+# -- shared samples ------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not SAMPLES, reason="../shared/samples/codex is absent (a user's clone has no shared/)")
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
+def test_shared_sample_converts_validates_and_accounts(path: Path) -> None:
+    records, conversion = convert(path)
+    findings = asr_adapters.validate_records(records)
+    assert not findings, [f.describe() for f in findings[:5]]
+    native = sum(1 for line in path.read_bytes().splitlines() if line.strip())
+    assert conversion.accounting.native_items == native
+    assert conversion.accounting.balanced(), conversion.accounting.as_dict()
+    assert conversion.accounting.unreadable == 0 and not conversion.accounting.diagnostics
+    # Nothing lost: every text of every message item appears unchanged in the output
+    # (a text split at a marked boundary is the concatenation of its parts, ASR-203).
+    written = set()
+    for record in records:
+        if record["type"] == "message":
+            texts = [p["text"] for p in record["content"] if p["type"] == "text"]
+            written.update(texts)
+            written.add("".join(texts))
+    for line in path.read_bytes().splitlines():
+        value = orjson.loads(line)
+        payload = value.get("payload") if isinstance(value, dict) else None
+        if isinstance(payload, dict) and payload.get("type") == "message":
+            for part in payload.get("content") or ():
+                if isinstance(part.get("text"), str) and part["text"]:
+                    assert part["text"] in written or any(part["text"] in w for w in written)
+
+
+# -- memory --------------------------------------------------------------------------------
+
+
+def _synthetic_rollout(turns: int) -> bytes:
+    out = [orjson.dumps(META)]
+    for n in range(turns):
+        text = f"turn {n}: " + "x" * 2000
+        user = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+        out.append(orjson.dumps(item(user)))
+        out.append(orjson.dumps(event({"type": "user_message", "message": text})))
+        out.append(orjson.dumps(event({"type": "agent_reasoning", "text": "thinking"})))
+        out.append(orjson.dumps(item({"type": "reasoning", "summary": [{"type": "summary_text", "text": "thinking"}]})))
+        out.append(orjson.dumps(item({"type": "function_call", "name": "x", "arguments": "{}", "call_id": f"c{n}"})))
+        out.append(orjson.dumps(item({"type": "function_call_output", "call_id": f"c{n}", "output": "y" * 4000})))
+    return b"\n".join(out) + b"\n"
+
+
+def _peak(tmp_path: Path, turns: int) -> int:
+    path = tmp_path / f"rollout-{turns}.jsonl"
+    path.write_bytes(_synthetic_rollout(turns))
+    tracemalloc.start()
+    count = sum(1 for _ in asr_adapters.convert(path, "codex", as_dicts=True))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert count > turns
+    return peak
+
+
+def test_memory_does_not_grow_with_the_file(tmp_path: Path) -> None:
+    small = _peak(tmp_path, 300)
+    large = _peak(tmp_path, 2400)  # 8x the lines
+    assert large < small * 1.5 + 256 * 1024, (small, large)
