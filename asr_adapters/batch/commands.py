@@ -1,17 +1,139 @@
-"""The ``asr batch`` and ``asr discover`` commands (thin over the batch library)."""
+"""The ``asr batch`` and ``asr discover`` commands (thin over the batch library).
+
+Exit status of ``asr batch``: 0 when every source converted (or was up to date), 1 when some
+failed (listed in ``OUTDIR/_errors.jsonl``), 2 on a usage error.
+"""
 
 from __future__ import annotations
 
+import re
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
 import click
+import orjson
+
+from .. import registry
+from .discover import discover as discover_sessions
+from .homes import agent_homes
+from .progress import Progress
+from .runner import BatchOptions, BatchUsageError, print_json, run_batch
+from .scan import Filters
+
+_RELATIVE = re.compile(r"^(\d+)\s*([smhdw])$")
+_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_since(text: str, now: datetime | None = None) -> float:
+    """``--since``: an ISO date or date-time (local time when it has no offset), or ``7d``/``12h``/``30m``."""
+    text = text.strip()
+    match = _RELATIVE.match(text)
+    if match:
+        now = now or datetime.now(UTC)
+        return (now - timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})).timestamp()
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not a date (2026-01-31, 2026-01-31T12:00, 7d, 12h)") from None
+    return moment.timestamp()
+
+
+def _check_agents(agents: tuple[str, ...]) -> list[str]:
+    known = registry.names()
+    for agent in agents:
+        if agent not in known:
+            raise click.BadParameter(f"unknown agent {agent!r}; known agents: {', '.join(known)}", param_hint="--agent")
+    return list(agents)
 
 
 @click.command()
-def batch() -> None:
-    """Convert every session under folders (not built yet)."""
-    raise click.UsageError("asr batch is not built yet")
+@click.argument("sources", nargs=-1, type=click.Path(path_type=Path))
+@click.option("-o", "--output", "outdir", required=True, type=click.Path(path_type=Path), help="The output folder.")
+@click.option("--discover", "use_homes", is_flag=True, help="Also walk every agent's default home.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: the CPU count).")
+@click.option("--force", is_flag=True, help="Convert every source again, even the unchanged ones.")
+@click.option("--agent", "agents", multiple=True, help="Only this agent's sessions (repeatable).")
+@click.option("--since", help="Only sources modified since DATE (ISO date or time, or 7d, 12h).")
+@click.option("--include", multiple=True, help="Only files matching this glob (name or path; repeatable).")
+@click.option("--exclude", multiple=True, help="Skip files matching this glob (name or path; repeatable).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on stderr.")
+@click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary on stdout.")
+def batch(
+    sources: tuple[Path, ...],
+    outdir: Path,
+    use_homes: bool,
+    jobs: int | None,
+    force: bool,
+    agents: tuple[str, ...],
+    since: str | None,
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    quiet: bool,
+    as_json: bool,
+) -> None:
+    """Convert every session under SOURCES (folders or files) into OUTDIR/<agent>/<session>.asr.jsonl.
+
+    Exit status: 0 all converted or up to date, 1 some sources failed (see OUTDIR/_errors.jsonl),
+    2 usage error.
+    """
+    if not sources and not use_homes:
+        raise click.UsageError("give folders to convert, or --discover to walk every agent's home")
+    filters = Filters(
+        agents=_check_agents(agents),
+        since=parse_since(since) if since else None,
+        include=list(include),
+        exclude=list(exclude),
+    )
+    options = BatchOptions(
+        sources=list(sources),
+        outdir=outdir,
+        discover=use_homes,
+        jobs=jobs,
+        force=force,
+        filters=filters,
+        progress=None if quiet else Progress(),
+    )
+    try:
+        summary = run_batch(options)
+    except BatchUsageError as exc:
+        raise click.UsageError(str(exc)) from None
+    if not quiet:
+        for home in summary.homes:
+            if home.fallback and home.exists:
+                click.echo(f"asr batch: {home.agent}: no home from its adapter; used {home.path}", err=True)
+        click.echo(f"asr batch: {summary.describe()}", err=True)
+    if as_json:
+        print_json(summary, sys.stdout.buffer)
+    sys.exit(summary.exit_code)
 
 
 @click.command()
-def discover() -> None:
-    """List the sessions found in every agent's home (not built yet)."""
-    raise click.UsageError("asr discover is not built yet")
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--agent", "agents", multiple=True, help="Only this agent's sessions (repeatable).")
+@click.option("--streams", is_flag=True, help="List every stream (subagents, threads); reads each input whole.")
+@click.option("--homes", "show_homes", is_flag=True, help="Print every agent's home folders and stop.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object a line.")
+def discover(paths: tuple[Path, ...], agents: tuple[str, ...], streams: bool, show_homes: bool, as_json: bool) -> None:
+    """List the sessions under PATHS, or in every agent's home, without converting them."""
+    wanted = _check_agents(agents)
+    out = sys.stdout.buffer
+    if show_homes:
+        for home in agent_homes(None, wanted or None):
+            row = {"agent": home.agent, "path": str(home.path), "exists": home.exists, "fallback": home.fallback}
+            if as_json:
+                out.write(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE))
+            else:
+                mark = "" if home.exists else "  (missing)"
+                out.write(f"{home.agent:12} {home.path}{mark}\n".encode())
+        out.flush()
+        return
+    found = discover_sessions(list(paths) if paths else None, agents=wanted or None, streams=streams)
+    for descriptor in found:
+        if as_json:
+            out.write(orjson.dumps(descriptor.as_dict(), option=orjson.OPT_APPEND_NEWLINE))
+        else:
+            session = descriptor.session_id or f"? ({descriptor.error})"
+            parent = f"  parent={descriptor.parent}" if descriptor.parent else ""
+            out.write(f"{descriptor.agent:12} {session}  {descriptor.path}{parent}\n".encode())
+    out.flush()

@@ -1,0 +1,52 @@
+"""Atomic output: write a temporary file in the target's folder, then rename it into place."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+from pathlib import Path
+from typing import IO
+
+from .scan import TEMP_PREFIX
+
+_counter = itertools.count()
+
+
+def temp_path(folder: Path) -> Path:
+    """A fresh temporary name in ``folder`` (hidden; swept by the next batch if left behind)."""
+    return folder / f"{TEMP_PREFIX}{os.getpid()}-{next(_counter)}"
+
+
+def open_temp(folder: Path) -> tuple[Path, IO[bytes]]:
+    folder.mkdir(parents=True, exist_ok=True)
+    while True:
+        path = temp_path(folder)
+        try:
+            return path, open(path, "xb")
+        except FileExistsError:  # left by a killed process with the same pid
+            continue
+
+
+def atomic_write_bytes(target: Path, data: bytes) -> None:
+    path, handle = open_temp(target.parent)
+    try:
+        with handle:
+            handle.write(data)
+        os.replace(path, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        raise
+
+
+def sweep_temps(outdir: Path) -> int:
+    """Remove temporary files a killed batch left under ``outdir``; how many."""
+    removed = 0
+    for folder, _dirs, files in os.walk(outdir):
+        for name in files:
+            if name.startswith(TEMP_PREFIX):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(folder, name))
+                    removed += 1
+    return removed

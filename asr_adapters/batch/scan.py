@@ -1,0 +1,136 @@
+"""Finding candidate files under folders, filtering them, and telling whose they are.
+
+The walk is deterministic (sorted), does not follow symlinked folders, and never enters
+``.git``, ``node_modules`` or ``__pycache__`` folders or the batch's own output folder.
+Whose a file is, is decided by the adapters' content sniff (``registry.detect``), then the
+claiming adapter's ``is_session_file`` says whether it is a session of its own.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import registry
+from ..core.adapter import Adapter
+from ..core.errors import UnknownAgentError
+from ..core.source import HEAD_SIZE, Source
+
+SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__"})
+TEMP_PREFIX = ".asr-tmp-"
+
+# Reasons a file is not converted (the keys of ``unclaimed_reasons`` in the summary).
+NO_ADAPTER = "no adapter claims it"
+AMBIGUOUS = "several adapters claim it equally"
+NOT_SESSION = "part of another input, not a session of its own"
+EMPTY = "empty file"
+UNREADABLE = "unreadable"
+SNIFF_FAILED = "detection failed"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A file found under a root: its absolute path, the root and the path relative to it."""
+
+    path: Path
+    root: Path
+    relative: str
+    size: int
+    mtime_ns: int
+    explicit: bool = False  # named as a source itself, not found under a folder
+
+
+@dataclass
+class Filters:
+    """``--agent``, ``--since`` (epoch seconds), ``--include`` / ``--exclude`` globs."""
+
+    agents: list[str] = field(default_factory=list)
+    since: float | None = None
+    include: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+
+    def by_path(self, candidate: Candidate) -> bool:
+        """Whether the file passes the path and date filters (the agent filter comes after the sniff)."""
+        names = (candidate.relative, candidate.path.name, candidate.path.as_posix())
+        if self.include and not any(fnmatch.fnmatchcase(n, g) for g in self.include for n in names):
+            return False
+        if any(fnmatch.fnmatchcase(n, g) for g in self.exclude for n in names):
+            return False
+        return self.since is None or candidate.mtime_ns / 1e9 >= self.since
+
+    def by_agent(self, agent: str) -> bool:
+        return not self.agents or agent in self.agents
+
+
+def walk(roots: Iterable[Path], skip: Iterable[Path] = ()) -> Iterator[Candidate]:
+    """Every regular file under the roots (a root may be a file), each once, in sorted order."""
+    skipped = {Path(os.path.abspath(p)) for p in skip}
+    seen: set[str] = set()
+    for root in roots:
+        root = Path(os.path.abspath(root))
+        if root.is_file():
+            yield from _one(root, root.parent, seen, explicit=True)
+            continue
+        for folder, dirs, files in os.walk(root):
+            here = Path(folder)
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and here / d not in skipped)
+            for name in sorted(files):
+                if name.startswith(TEMP_PREFIX):
+                    continue
+                yield from _one(here / name, root, seen)
+
+
+def _one(path: Path, root: Path, seen: set[str], explicit: bool = False) -> Iterator[Candidate]:
+    try:
+        real = os.path.realpath(path)
+        if real in seen:
+            return
+        stat = os.stat(path)
+    except OSError:
+        return
+    if not os.path.isfile(real):
+        return
+    seen.add(real)
+    relative = path.relative_to(root).as_posix() if path != root else path.name
+    yield Candidate(path, root, relative, stat.st_size, stat.st_mtime_ns, explicit)
+
+
+class SniffSource(Source):
+    """A path source that reads its first bytes once for every adapter's sniff."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self._cached: bytes | None = None
+
+    def raw_head(self, size: int = HEAD_SIZE) -> bytes:
+        if size > HEAD_SIZE:
+            return super().raw_head(size)
+        if self._cached is None:
+            self._cached = super().raw_head(HEAD_SIZE)
+        return self._cached[:size]
+
+
+def sniff(path: Path, size: int | None = None, *, explicit: bool = False) -> tuple[Adapter | None, str | None]:
+    """(the adapter whose session file this is, None) or (None, the reason it is not converted).
+
+    A file named explicitly (not found under a folder) is not asked ``is_session_file``: the
+    user chose it."""
+    if size == 0:
+        return None, EMPTY
+    try:
+        adapter = registry.detect(SniffSource(path))
+    except UnknownAgentError as exc:
+        return None, AMBIGUOUS if "could be" in str(exc) else NO_ADAPTER
+    except OSError:
+        return None, UNREADABLE
+    except Exception:
+        return None, SNIFF_FAILED
+    try:
+        if not explicit and not adapter.is_session_file(path):
+            return None, NOT_SESSION
+    except Exception:
+        return None, SNIFF_FAILED
+    return adapter, None

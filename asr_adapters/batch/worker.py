@@ -1,0 +1,124 @@
+"""Converting one source in a worker: every stream to a temporary file beside its final place.
+
+The worker never renames into place: the batch's main process does, in source order, so the
+result does not depend on which worker finished first. A source either yields all of its
+streams or none (its temporary files are removed when any stream fails).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..convert import Conversion
+from ..core.errors import InputError
+from ..stream.writer import StreamWriter
+from .atomic import open_temp
+from .naming import header_facts, native_id, output_path
+
+
+@dataclass(frozen=True)
+class Task:
+    source: str
+    agent: str
+    outdir: str
+    known_sha256: str | None = None  # skip the conversion when the content still hashes to this
+
+
+@dataclass
+class StreamOutput:
+    temp: str
+    relative: str
+    session_id: str
+    parent_id: str | None
+    key: str
+    records: int
+    bytes: int
+
+
+@dataclass
+class Result:
+    source: str
+    agent: str
+    status: str  # converted | unchanged | failed
+    size: int = 0
+    mtime_ns: int = 0
+    sha256: str = ""
+    streams: list[StreamOutput] = field(default_factory=list)
+    accounting: dict[str, Any] = field(default_factory=dict)
+    diagnostics: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None
+    error_line: int | None = None
+    seconds: float = 0.0
+
+
+def file_sha256(path: str) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def run_task(task: Task) -> Result:
+    """Convert one source; never raises for a bad input (the result says what failed)."""
+    started = time.perf_counter()
+    result = Result(task.source, task.agent, "failed")
+    try:
+        stat = os.stat(task.source)
+        result.size, result.mtime_ns = stat.st_size, stat.st_mtime_ns
+        result.sha256 = file_sha256(task.source)
+    except OSError as exc:
+        result.error = f"cannot read: {exc.strerror or exc}"
+        return result
+    if task.known_sha256 is not None and task.known_sha256 == result.sha256:
+        result.status = "unchanged"
+        return result
+    try:
+        _convert(task, result)
+        result.status = "converted"
+    except InputError as exc:
+        _discard(result)
+        result.error, result.error_line = exc.reason, exc.line
+    except Exception as exc:  # an adapter bug or an OS error: this source fails, the batch goes on
+        _discard(result)
+        result.error = f"{type(exc).__name__}: {exc}"
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _convert(task: Task, result: Result) -> None:
+    outdir = Path(task.outdir)
+    conversion = Conversion(task.source, task.agent, as_dicts=True)
+    ids: dict[str, str] = {}
+    for stream in conversion.streams():
+        records = iter(stream.records)
+        first = next(records, None)
+        if first is None:
+            continue
+        session_id, parent_id = header_facts(first, task.agent, stream.key)
+        if stream.parent_key is not None:
+            parent_id = ids.get(stream.parent_key) or native_id(stream.parent_key, task.agent)
+        ids[stream.key] = session_id
+        relative = output_path(task.agent, session_id, parent_id)
+        temp, handle = open_temp((outdir / relative).parent)
+        output = StreamOutput(str(temp), relative, session_id, parent_id, stream.key, 0, 0)
+        result.streams.append(output)
+        with handle:
+            writer = StreamWriter(handle)
+            writer.write(first)
+            writer.write_all(records)
+            output.records = writer.count
+            output.bytes = handle.tell()
+    accounting = conversion.accounting
+    result.accounting = accounting.as_dict()
+    result.diagnostics = [d.as_dict() for d in accounting.diagnostics]
+
+
+def _discard(result: Result) -> None:
+    for output in result.streams:
+        with contextlib.suppress(OSError):
+            os.unlink(output.temp)
+    result.streams = []
