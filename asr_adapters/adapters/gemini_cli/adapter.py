@@ -135,7 +135,7 @@ class GeminiCliAdapter(Adapter):
         emit = Emitter(context.accounting)
         yield emit(head)
         yield emit(self.vendor("metadata", {k: v for k, v in document.items() if k != "messages"}))
-        mapper = Mapper(emit, self.vendor, session_id, subagent)
+        mapper = Mapper(emit, self.vendor, session_id, subagent, repeats=False)
         accounting = context.accounting
         for index, message in enumerate(messages):
             records = mapper.message(message, f"messages[{index}]")

@@ -11,7 +11,6 @@ entry per identity, never the messages themselves.
 from __future__ import annotations
 
 from collections.abc import Callable
-from hashlib import blake2b
 from typing import Any
 
 import orjson
@@ -46,19 +45,30 @@ NOTICE_TYPES = ("info", "warning", "error")
 Key = tuple[str, str]
 
 
-def _digest(body: dict[str, Any]) -> bytes:
-    return blake2b(orjson.dumps(body, option=orjson.OPT_SORT_KEYS), digest_size=16).digest()
+def _digest(body: dict[str, Any]) -> int:
+    """A fingerprint of a body built by this module (same builder, same key order), for one run."""
+    return hash(orjson.dumps(body))
 
 
 class Mapper:
     """Builds and emits the records of native messages for one stream."""
 
-    def __init__(self, emit: Emitter, vendor: Callable[[str, Any], dict[str, Any]], session_id: str, subagent: bool):
+    def __init__(
+        self,
+        emit: Emitter,
+        vendor: Callable[[str, Any], dict[str, Any]],
+        session_id: str,
+        subagent: bool,
+        repeats: bool = True,
+    ):
         self.emit = emit
+        #: whether a native item can repeat an earlier one (the JSONL era); without repeats
+        #: nothing is fingerprinted and an identity seen again is simply a revision
+        self.repeats = repeats
         self.vendor = vendor
         self.session_id = session_id
         self.subagent = subagent
-        self.seen: dict[Key, tuple[str, bytes]] = {}
+        self.seen: dict[Key, tuple[str, int]] = {}
         self.latest: dict[Key, str] = {}
         self.with_message: set[str] = set()
         self.task_seen = False
@@ -79,10 +89,10 @@ class Mapper:
         A changed (or ``force``d) identity is written again with ``supersedes`` naming the
         last record of ``chain`` (default: of ``key`` itself), so plan revisions chain by planId.
         """
-        body = {"type": kind, **body}
-        digest = _digest(body)
+        body["type"] = kind  # the emitter puts it first
+        digest = _digest(body) if self.repeats else 0
         previous = self.seen.get(key)
-        if previous is not None and previous[1] == digest and not force:
+        if previous is not None and self.repeats and previous[1] == digest and not force:
             return False
         chain = chain or key
         last = self.latest.get(chain)
@@ -230,6 +240,7 @@ class Mapper:
             self.put(("s", call_id), "subagent", subagent, out, force)
         result = result_body(call, call_id)
         if self.put(("r", call_id), "tool_result", result, out, force):
+            # a function-response user turn (v0.44+) repeats this output: recognised by it
             self.seen[("rc", call_id)] = ("", _digest({"content": result["content"]}))
         for plan in (todo_plan(call, call_id), plan_document(call, call_id)):
             if plan is not None:
