@@ -1,0 +1,638 @@
+"""OpenClaw adapter: mapping rules one by one, the SQLite era, discovery, and every shared sample."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from golden_support import shared_samples
+
+from asr_adapters import registry, validate_records
+from asr_adapters.adapters.openclaw import discover
+from asr_adapters.adapters.openclaw.inbound import parse_user_text
+from asr_adapters.convert import Conversion
+from asr_adapters.core.source import Source
+
+SID = "11111111-2222-4333-8444-555555555555"
+
+
+def _lines(*entries: dict[str, Any], header: dict[str, Any] | None = None) -> bytes:
+    head = header or {"type": "session", "version": 3, "id": SID, "timestamp": "2026-03-03T10:00:00.000Z", "cwd": "/w"}
+    return b"".join(json.dumps(e, ensure_ascii=False).encode() + b"\n" for e in (head, *entries))
+
+
+def _convert(data: bytes | Path) -> tuple[list[dict[str, Any]], Conversion]:
+    conversion = Conversion(data, "openclaw", as_dicts=True)
+    records = [r for stream in conversion.streams() for r in stream.records]
+    return records, conversion
+
+
+def _entry(eid: str, parent: str | None, message: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {
+        "type": "message",
+        "id": eid,
+        "parentId": parent,
+        "timestamp": "2026-03-03T10:00:01.000Z",
+        "message": message,
+        **extra,
+    }
+
+
+def _user(eid: str, text: str, parent: str | None = None, **extra: Any) -> dict[str, Any]:
+    return _entry(eid, parent, {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1, **extra})
+
+
+def _assistant(eid: str, content: list[dict[str, Any]], parent: str | None = None, **extra: Any) -> dict[str, Any]:
+    message = {"role": "assistant", "content": content, "provider": "zai", "model": "glm-5", "stopReason": "stop"}
+    message.update(extra)
+    return _entry(eid, parent, message)
+
+
+def _meta(label: str, data: dict[str, Any]) -> str:
+    return f"{label} (untrusted metadata):\n```json\n{json.dumps(data, indent=2)}\n```\n\n"
+
+
+def _by_type(records: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [r for r in records if r["type"] == kind]
+
+
+# -- inbound text: every character kept, harness parts split off --------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[Telegram Alice (@a) id:123 +1m 2026-01-21T09:34Z] Ready\n[message_id: 221]",
+        _meta("Conversation info", {"message_id": "9", "sender_id": "5", "was_mentioned": True})
+        + _meta("Sender", {"id": "5", "name": "Ana"})
+        + "[Sun 2026-04-12 21:19 GMT+1] hello there",
+        "System: [2026-02-26 22:09:12 GMT+8] Feishu[main] DM from ou_1: hi\n\n"
+        + _meta("Conversation info", {"message_id": "om_1:permission-error", "sender": "system"})
+        + "[System: permission error]",
+        "[Queued messages while agent was busy]\n\n---\nQueued #1\nfirst\n\n---\nQueued #2\nsecond",
+        "Conversation context (untrusted, chronological, selected for current message):\n#1 Ana: hi\n\nok",
+        "plain words with no metadata",
+    ],
+)
+def test_inbound_parts_keep_every_character(text: str) -> None:
+    parsed = parse_user_text(text, (None, "prompt"))
+    assert "".join(p["text"] for p in parsed.parts) == text
+
+
+def test_envelope_era_facts_and_parts() -> None:
+    parsed = parse_user_text(
+        "[Telegram Alice (@a) id:123 +1m 2026-01-21T09:34Z] Ready\n[message_id: 221]", (None, "prompt")
+    )
+    assert parsed.channel == "telegram"
+    assert parsed.sender == {"id": "123", "label": "Alice (@a)"}
+    assert parsed.message_ids == ["221"]
+    assert [(p["text"], p.get("author"), p.get("origin")) for p in parsed.parts] == [
+        ("[Telegram Alice (@a) id:123 +1m 2026-01-21T09:34Z] ", "harness", "injected"),
+        ("Ready", None, "prompt"),
+        ("\n[message_id: 221]", "harness", "injected"),
+    ]
+
+
+def test_json_block_era_routes_sender_conversation_and_mention() -> None:
+    text = (
+        _meta(
+            "Conversation info",
+            {
+                "message_id": "77",
+                "reply_to_id": "70",
+                "sender_id": "5",
+                "conversation_label": "Guild #x",
+                "is_group_chat": True,
+                "was_mentioned": True,
+            },
+        )
+        + _meta("Sender", {"label": "ana", "name": "Ana", "username": "ana"})
+        + "@bot hi"
+    )
+    records, _ = _convert(_lines(_user("u1", text)))
+    participant, conversation, message = records[1], records[2], records[3]
+    assert participant == {
+        "type": "participant",
+        "seq": 2,
+        "id": "r2",
+        "participantId": "p1",
+        "name": "Ana",
+        "platformId": "5",
+        "label": "ana",
+        "username": "ana",
+    }
+    assert conversation["conversationId"] == "c1" and conversation["kind"] == "group"
+    assert message["from"] == {"participant": "p1"}
+    assert message["conversation"] == "c1"
+    assert message["platform"] == {"messageIds": ["77"], "replyTo": "70"}
+    assert message["addressed"] is True
+    assert message["via"] == "channel"
+    assert "author" not in message  # OpenClaw does not know whether the sender is a person
+    assert [p.get("author") for p in message["content"]] == ["harness", "harness", None]
+    assert message["content"][-1]["origin"] == "prompt"
+
+
+def test_second_message_of_known_sender_declares_nothing_new() -> None:
+    text = _meta("Conversation info", {"message_id": "1", "sender_id": "5"}) + "a"
+    again = _meta("Conversation info", {"message_id": "2", "sender_id": "5"}) + "b"
+    records, _ = _convert(_lines(_user("u1", text), _user("u2", again, "u1")))
+    assert [r["type"] for r in records] == ["session", "participant", "message", "message"]
+    assert records[3]["from"] == {"participant": "p1"}
+
+
+def test_control_ui_is_web_without_a_participant() -> None:
+    text = (
+        _meta("Sender", {"label": "openclaw-control-ui", "id": "openclaw-control-ui"})
+        + "[Sun 2026-04-12 21:19 GMT+1] hi"
+    )
+    records, _ = _convert(_lines(_user("u1", text)))
+    message = records[1]
+    assert message["via"] == "web" and "from" not in message and "author" not in message
+
+
+# -- user entries no person wrote ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "trigger"),
+    [
+        (
+            "[cron:job-1 Health Check] run it\nCurrent time: now",
+            {"kind": "cron", "jobId": "job-1", "name": "Health Check"},
+        ),
+        ("[OpenClaw heartbeat poll]", {"kind": "heartbeat"}),
+        ("Pre-compaction memory flush. Reply with NO_REPLY.", {"kind": "memory_flush"}),
+        ("[System] Your previous turn was interrupted by a gateway restart.", {"kind": "restart_recovery"}),
+        ("A new session was started via /new or /reset. Greet the user.", {"kind": "session_startup"}),
+    ],
+)
+def test_harness_prompts_keep_their_trigger(text: str, trigger: dict[str, str]) -> None:
+    records, _ = _convert(_lines(_user("u1", text)))
+    message = records[1]
+    assert (message["author"], message["origin"]) == ("harness", "injected")
+    assert message["trigger"] == trigger
+    assert message["content"] == [{"type": "text", "text": text}]
+
+
+def test_provenance_inter_session_comes_first() -> None:
+    provenance = {"kind": "inter_session", "originSessionId": "abc-1", "sourceTool": "sessions_send"}
+    records, _ = _convert(_lines(_user("u1", "please review", provenance=provenance)))
+    message = records[1]
+    assert (message["author"], message["origin"]) == ("agent", "inter_session")
+    assert message["from"] == {"session": "openclaw:abc-1"}
+    assert message["provenance"] == provenance
+
+
+def test_subagent_announce_splits_the_child_result() -> None:
+    text = (
+        "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\n[Internal task completion event]\nsource: subagent\n"
+        "session_id: child-9\n\n<<<BEGIN_UNTRUSTED_CHILD_RESULT>>>\ndone\n<<<END_UNTRUSTED_CHILD_RESULT>>>\n"
+        "<<<END_OPENCLAW_INTERNAL_CONTEXT>>>"
+    )
+    provenance = {"kind": "inter_session", "sourceTool": "subagent_announce"}
+    records, _ = _convert(_lines(_user("u1", text, provenance=provenance)))
+    message = records[1]
+    assert message["from"] == {"session": "openclaw:child-9"}
+    assert [(p.get("author"), p.get("origin")) for p in message["content"]] == [
+        ("harness", "injected"),
+        ("agent", "subagent_report"),
+        ("harness", "injected"),
+    ]
+    assert message["content"][1]["text"] == "done"
+
+
+def test_subagent_task_is_the_parent_agents_words() -> None:
+    text = "[Subagent Context] You are a subagent.\n\n[Subagent Task]: add a task"
+    records, _ = _convert(_lines(_user("u1", text)))
+    parts = records[1]["content"]
+    assert parts[-1] == {"type": "text", "text": "add a task", "author": "agent", "origin": "inter_session"}
+
+
+# -- custom messages and summaries ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(("display", "audience"), [(False, "model"), (True, "both")])
+def test_custom_message_has_no_role(display: bool, audience: str) -> None:
+    entry = {
+        "type": "custom_message",
+        "customType": "openclaw.runtime-context",
+        "content": "ctx",
+        "display": display,
+        "id": "c1",
+        "parentId": None,
+        "timestamp": "2026-06-29T18:29:57.534Z",
+    }
+    records, _ = _convert(_lines(entry))
+    message = records[1]
+    assert "role" not in message
+    assert message["capture"]["role"]["state"] == "absent"
+    assert message["audience"] == audience
+    assert (message["author"], message["origin"]) == ("harness", "injected")
+    assert message["customType"] == "openclaw.runtime-context"
+    assert not validate_records(records)
+
+
+def test_compaction_is_a_harness_summary() -> None:
+    entry = {
+        "type": "compaction",
+        "id": "k1",
+        "parentId": None,
+        "timestamp": "2026-03-03T10:00:02.000Z",
+        "summary": "## Goal",
+        "firstKeptEntryId": "x",
+        "tokensBefore": 10,
+    }
+    records, _ = _convert(_lines(entry))
+    message = records[1]
+    assert message["content"] == [{"type": "text", "text": "## Goal"}]
+    assert (message["author"], message["origin"], message["audience"]) == ("harness", "injected", "model")
+    assert message["firstKeptEntryId"] == "x"
+
+
+# -- synthetic assistants and deliveries ---------------------------------------------------
+
+
+def test_delivery_mirror_is_harness_text_and_a_sent_delivery() -> None:
+    mirror = _assistant("m1", [{"type": "text", "text": "sent text"}], provider="openclaw", model="delivery-mirror")
+    records, _ = _convert(_lines(mirror))
+    message, delivery = records[1], records[2]
+    assert (message["author"], message["origin"]) == ("harness", "injected")
+    assert delivery["type"] == "delivery"
+    assert (delivery["message"], delivery["status"]) == ("messageId=m1", "sent")
+
+
+def test_no_delivery_from_a_message_alone() -> None:
+    injected = _assistant("g1", [{"type": "text", "text": "⚠️ failed"}], provider="openclaw", model="gateway-injected")
+    reply = _assistant("a1", [{"type": "text", "text": "Here you go."}], "g1")
+    records, _ = _convert(_lines(injected, reply))
+    assert not _by_type(records, "delivery")
+    assert records[1]["author"] == "harness" and records[2]["author"] == "model"
+
+
+@pytest.mark.parametrize("token", ["NO_REPLY", "no_reply", "HEARTBEAT_OK", "ANNOUNCE_SKIP", "REPLY_SKIP"])
+def test_silent_reply_is_suppressed(token: str) -> None:
+    records, _ = _convert(_lines(_assistant("a1", [{"type": "text", "text": token}])))
+    delivery = records[2]
+    assert delivery["status"] == "suppressed"
+    assert delivery["reason"] == token.upper()
+    assert delivery["message"] == "messageId=a1"
+
+
+def test_silent_token_inside_a_longer_reply_is_not_suppressed() -> None:
+    records, _ = _convert(_lines(_assistant("a1", [{"type": "text", "text": "NO_REPLY needed? Yes."}])))
+    assert not _by_type(records, "delivery")
+
+
+def test_message_tool_send_and_failure() -> None:
+    call = {
+        "type": "toolCall",
+        "id": "c1",
+        "name": "message",
+        "arguments": {"action": "send", "channel": "telegram", "target": "42", "message": "hi"},
+    }
+    fail = {
+        "type": "toolCall",
+        "id": "c2",
+        "name": "message",
+        "arguments": {"action": "send", "channel": "slack", "target": "C1", "message": "hi"},
+    }
+    react = {
+        "type": "toolCall",
+        "id": "c3",
+        "name": "message",
+        "arguments": {"action": "react", "target": "42", "emoji": "+1"},
+    }
+    ok = _entry(
+        "r1",
+        "a1",
+        {
+            "role": "toolResult",
+            "toolCallId": "c1",
+            "toolName": "message",
+            "content": [{"type": "text", "text": "ok"}],
+            "details": {"result": {"messageId": 9001}},
+            "isError": False,
+        },
+    )
+    bad = _entry(
+        "r2",
+        "r1",
+        {
+            "role": "toolResult",
+            "toolCallId": "c2",
+            "toolName": "message",
+            "content": [{"type": "text", "text": "not linked"}],
+            "isError": True,
+        },
+    )
+    reacted = _entry(
+        "r3",
+        "r2",
+        {
+            "role": "toolResult",
+            "toolCallId": "c3",
+            "toolName": "message",
+            "content": [],
+            "details": {"result": {"messageId": "42"}},
+        },
+    )
+    records, _ = _convert(
+        _lines(
+            _assistant("a1", [{"type": "text", "text": "sending"}, call, fail, react], stopReason="toolUse"),
+            ok,
+            bad,
+            reacted,
+        )
+    )
+    deliveries = _by_type(records, "delivery")
+    assert [(d["status"], d.get("platformMessageIds"), d.get("reason")) for d in deliveries] == [
+        ("sent", ["9001"], None),
+        ("failed", None, "not linked"),
+    ]
+    conversations = {c["conversationId"]: c for c in _by_type(records, "conversation")}
+    target = conversations[deliveries[0]["conversation"]]
+    assert (target["platform"], target["platformId"]) == ("telegram", "42")
+    assert all(d["message"] == "messageId=a1" for d in deliveries)
+    assert not validate_records(records)
+
+
+def test_failed_queue_entry_for_this_session(tmp_path: Path) -> None:
+    (tmp_path / "t.jsonl").write_bytes(_lines(_user("u1", "hi")))
+    index = {
+        "agent:main:telegram:direct:7": {
+            "sessionId": SID,
+            "chatType": "direct",
+            "deliveryContext": {"channel": "telegram", "to": "telegram:7"},
+        }
+    }
+    (tmp_path / "sessions.json").write_text(json.dumps(index))
+    failed = tmp_path / "delivery-queue" / "failed"
+    failed.mkdir(parents=True)
+    entry = {
+        "channel": "telegram",
+        "to": "telegram:7",
+        "retryCount": 3,
+        "lastError": "403 blocked",
+        "enqueuedAt": 1772701500000,
+        "mirror": {"sessionKey": "agent:main:telegram:direct:7"},
+    }
+    (failed / "q1.json").write_text(json.dumps(entry))
+    (failed / "q2.json").write_text(json.dumps(dict(entry, mirror={"sessionKey": "other"})))
+    records, conversion = _convert(tmp_path / "t.jsonl")
+    header, delivery = records[0], records[-1]
+    assert header["conversations"][0]["conversationId"] == "c1"
+    assert header["sessionKey"] == "agent:main:telegram:direct:7"
+    assert (delivery["status"], delivery["reason"], delivery["attempt"], delivery["conversation"]) == (
+        "failed",
+        "403 blocked",
+        3,
+        "c1",
+    )
+    assert conversion.accounting.balanced() and conversion.accounting.native_items == 3
+
+
+# -- reasoning, tools, status --------------------------------------------------------------
+
+
+def test_reasoning_visibility() -> None:
+    content = [
+        {"type": "thinking", "thinking": "full text", "thinkingSignature": "EvYDCkYI"},
+        {"type": "thinking", "thinking": "x", "thinkingSignature": "reasoning_content"},
+        {
+            "type": "thinking",
+            "thinking": "",
+            "thinkingSignature": json.dumps({"id": "rs_1", "encrypted_content": "gAAA", "summary": []}),
+        },
+        {"type": "thinking", "thinking": "[redacted]", "thinkingSignature": "b64", "redacted": True},
+        {"type": "thinking", "thinking": "", "thinkingSignature": "EvYD"},
+        {
+            "type": "text",
+            "text": "answer",
+            "textSignature": json.dumps({"v": 1, "id": "msg_1", "phase": "final_answer"}),
+        },
+    ]
+    records, _ = _convert(_lines(_assistant("a1", content)))
+    parts = records[1]["content"]
+    assert [p.get("visibility") for p in parts[:5]] == ["full", "full", "encrypted", "redacted", "omitted"]
+    assert parts[0]["signature"] == "EvYDCkYI"
+    assert "signature" not in parts[1] and parts[1]["_meta"] == {"ai.openclaw/thinkingSignature": "reasoning_content"}
+    assert parts[2]["opaque"]["format"] == "openai.reasoning_item" and "text" not in parts[2]
+    assert parts[3]["opaque"] == {"format": "anthropic.redacted_thinking", "data": "b64"} and "text" not in parts[3]
+    assert parts[5]["phase"] == "final"
+    assert not validate_records(records)
+
+
+def test_tool_call_only_response_and_partial_call() -> None:
+    only = _assistant(
+        "a1",
+        [{"type": "toolCall", "id": "t1", "name": "exec", "arguments": {"command": "ls"}}],
+        stopReason="toolUse",
+        responseId="resp_1",
+    )
+    partial = _assistant(
+        "a2",
+        [
+            {"type": "text", "text": "writing"},
+            {"type": "toolCall", "id": "t2", "name": "write", "arguments": {}, "partialJson": '{"pa'},
+        ],
+        "a1",
+        stopReason="aborted",
+        errorMessage="Request was aborted",
+    )
+    records, _ = _convert(_lines(only, partial))
+    first = records[1]
+    assert first["type"] == "tool_call" and first["inferenceId"] == "resp_1"
+    assert first["model"] == "glm-5" and first["stopReason"] == "toolUse" and "messageId" not in first
+    message, call = records[2], records[3]
+    assert message["status"] == "interrupted" and message["error"] == "Request was aborted"
+    assert message["parent"] == "r2"
+    assert call["status"] == "partial" and call["messageId"] == "a2"
+
+
+def test_error_turn_without_content_has_a_capture_state() -> None:
+    records, _ = _convert(_lines(_assistant("a1", [], stopReason="error", errorMessage="400 too long")))
+    message = records[1]
+    assert message["status"] == "error" and message["content"] == []
+    assert message["capture"]["content"]["state"] == "absent"
+    assert message["error"] == "400 too long"
+
+
+def test_synthetic_repair_result_is_harness_text() -> None:
+    text = "[openclaw] missing tool result in session history; inserted synthetic error result for transcript repair."
+    result = _entry(
+        "r1",
+        None,
+        {
+            "role": "toolResult",
+            "toolCallId": "t9",
+            "toolName": "exec",
+            "content": [{"type": "text", "text": text}],
+            "isError": True,
+        },
+    )
+    records, _ = _convert(_lines(result))
+    assert records[1]["content"][0]["author"] == "harness"
+
+
+# -- tree, ids, vendor ---------------------------------------------------------------------
+
+
+def test_parent_links_and_dangling_parents() -> None:
+    records, _ = _convert(
+        _lines(_user("u1", "a"), _assistant("a1", [{"type": "text", "text": "b"}], "u1"), _user("u2", "c", "gone"))
+    )
+    assert records[2]["parent"] == "r2"
+    assert "parent" not in records[3]
+
+
+def test_v1_entries_get_derived_ids_chained_in_file_order() -> None:
+    header = {
+        "type": "session",
+        "id": SID,
+        "timestamp": "2025-12-09T00:53:29.825Z",
+        "cwd": "/w",
+        "provider": "anthropic",
+    }
+    v1 = [
+        {
+            "type": "message",
+            "timestamp": "2025-12-08T22:41:05.306Z",
+            "message": {"role": "user", "content": "hi", "timestamp": 1},
+        },
+        {
+            "type": "message",
+            "timestamp": "2025-12-08T22:41:06.306Z",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "yo"}], "stopReason": "stop"},
+        },
+    ]
+    records, _ = _convert(_lines(*v1, header=header))
+    assert records[0]["source"]["variant"] == "v1" and records[0]["provider"] == "anthropic"
+    assert (records[1]["messageId"], records[1]["idSource"]) == ("L2", "derived")
+    assert (records[2]["messageId"], records[2]["parent"]) == ("L3", "r2")
+
+
+def test_unknown_entry_types_are_vendor_records() -> None:
+    plugin = {"type": "plugin_event", "id": "p1", "parentId": None, "timestamp": "2026-03-03T10:00:03.000Z", "x": 1}
+    records, conversion = _convert(
+        _lines(plugin, {"type": "custom", "customType": "model-snapshot", "data": {}, "id": "c", "parentId": "p1"})
+    )
+    assert [(r["type"], r.get("schema")) for r in records[1:]] == [
+        ("vendor", "ai.openclaw/plugin_event"),
+        ("vendor", "ai.openclaw/custom"),
+    ]
+    assert records[1]["data"] == plugin
+    assert conversion.accounting.vendor == 2 and conversion.accounting.balanced()
+
+
+def test_unreadable_line_is_reported_and_counted() -> None:
+    _, conversion = _convert(_lines(_user("u1", "hi")) + b"{broken\n")
+    accounting = conversion.accounting
+    assert accounting.unreadable == 1 and accounting.balanced()
+    assert "unreadable" in accounting.diagnostics[0].reason
+
+
+# -- detection, discovery, SQLite ----------------------------------------------------------
+
+
+def test_detect_claims_openclaw_files_only() -> None:
+    adapter = registry.get("openclaw")
+    assert adapter.detect(Source(_lines(_user("u1", "hi")))) >= 90
+    codex = b'{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"x"}}\n'
+    assert adapter.detect(Source(codex)) == 0
+    assert registry.detect(Source(_lines(_user("u1", "hi")))).name == "openclaw"
+
+
+def test_archive_suffix_policy() -> None:
+    taken = [
+        "a.jsonl",
+        "a-topic-5.jsonl",
+        "a.jsonl.reset.2026-04-12T20-23-30.145Z",
+        "a.jsonl.deleted.2026-04-13T10-42-32.875Z",
+        "a.jsonl.reset.2026-07-01T00-00-00.000Z.zst",
+        "a.jsonl.zst",
+        "openclaw-agent.sqlite",
+    ]
+    skipped = [
+        "a.checkpoint.0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0.jsonl",
+        "a.jsonl.bak-123-1770000000000",
+        "a.jsonl.bak.1",
+        "a.jsonl.lock",
+        "a.trajectory.jsonl",
+        "a.trajectory-path.json",
+        "sessions.json",
+        "sessions.json.bak.1",
+        "sessions.json.telegram-sent-messages.json",
+    ]
+    assert all(discover.is_session_file(Path(n)) for n in taken)
+    assert not any(discover.is_session_file(Path(n)) for n in skipped)
+
+
+def test_default_homes_honour_the_state_dir() -> None:
+    homes = discover.default_homes({"OPENCLAW_STATE_DIR": "/srv/oc", "HOME": "/home/u"})
+    assert homes[0] == Path("/srv/oc")
+    assert Path("/home/u/.openclaw") in homes and Path("/home/u/.clawdbot") in homes
+
+
+def _database(path: Path, events: list[tuple[str, int, str]]) -> None:
+    with sqlite3.connect(path) as connection:
+        connection.execute(
+            "CREATE TABLE transcript_events(session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, "
+            "created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, navigation_json TEXT, "
+            "PRIMARY KEY(session_id, seq))"
+        )
+        for sid, seq, text in events:
+            connection.execute(
+                "INSERT INTO transcript_events VALUES (?, ?, ?, ?, NULL, NULL, NULL)", (sid, seq, text, seq)
+            )
+    connection.close()
+
+
+def test_sqlite_is_read_only_and_one_stream_per_session(tmp_path: Path) -> None:
+    path = tmp_path / "openclaw-agent.sqlite"
+    header = json.dumps(
+        {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-07-20T08:00:00.000Z", "cwd": "/w"}
+    )
+    _database(
+        path, [("s1", 1, header), ("s1", 2, json.dumps(_user("u1", "hi"))), ("s2", 1, json.dumps(_user("u9", "yo")))]
+    )
+    os.chmod(path, 0o444)
+    before = path.read_bytes()
+    conversion = Conversion(path, as_dicts=True)
+    streams = [(s.key, s.main, list(s.records)) for s in conversion.streams()]
+    assert [(k, m) for k, m, _ in streams] == [("openclaw:s1", True), ("openclaw:s2", False)]
+    assert streams[1][2][0]["session"] == "openclaw:s2" and streams[1][2][1]["messageId"] == "u9"
+    assert path.read_bytes() == before
+    assert not list(tmp_path.glob("*-journal")) and not list(tmp_path.glob("*-wal"))
+    assert conversion.accounting.balanced() and conversion.accounting.native_items == 3
+
+
+def test_sqlite_detection_leaves_t3code_databases_alone(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE orchestration_events(sequence INTEGER, event_type TEXT)")
+    connection.close()
+    assert registry.get("openclaw").detect(Source(path)) == 0
+
+
+# -- every shared sample -------------------------------------------------------------------
+
+SAMPLES = shared_samples("openclaw")
+
+
+@pytest.mark.skipif(not SAMPLES, reason="../shared/samples/openclaw is absent")
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
+def test_shared_sample_converts_validates_and_balances(path: Path) -> None:
+    conversion = Conversion(path, "openclaw", as_dicts=True)
+    for stream in conversion.streams():
+        records = list(stream.records)
+        findings = validate_records(records)
+        assert not findings, "\n".join(f.describe() for f in findings[:10])
+    accounting = conversion.accounting
+    lines = sum(1 for line in path.read_bytes().splitlines() if line.strip())
+    assert accounting.native_items == lines
+    assert accounting.balanced(), accounting.as_dict()
+    assert accounting.unreadable == 0
