@@ -94,8 +94,9 @@ class ClaudeCodeAdapter(Adapter):
         for kid in state.get("kids", []):
             yield self._child_stream(kid, context, root, info.key, refs)
         for key, lines in sidechains.groups():
+            first_ts = sidechains.first_ts.get(key)
             side = StreamInfo(
-                key, root, "sidechain", source.name, source.path, info.key, None, facts.version, facts.cwd
+                key, root, "sidechain", source.name, source.path, info.key, None, facts.version, facts.cwd, first_ts
             )
             side.derived_id = True
             side.parent_refs = refs
@@ -238,6 +239,7 @@ class _Sidechains:
         self.rereadable = rereadable
         self.of: dict[str, str] = {}
         self._groups: dict[str, list[Any]] = {}
+        self.first_ts: dict[str, str] = {}
 
     def add(self, number: int, obj: dict[str, Any], builder: Builder) -> None:
         uuid = obj.get("uuid")
@@ -255,6 +257,8 @@ class _Sidechains:
             self.of[uuid] = key
         if key not in self._groups:
             self._groups[key] = []
+            if isinstance(obj.get("timestamp"), str):
+                self.first_ts[key] = obj["timestamp"]
             prompt = _prompt_text(obj)
             if prompt is not None:
                 builder.sidechain_prompts.setdefault(prompt, f"{AGENT}:{key}")

@@ -212,7 +212,10 @@ class Builder(FoldMixin, ToolMixin):
             return
         extra = {k: obj[k] for k in ("isCompactSummary", "isVisibleInTranscriptOnly", "planContent") if k in obj}
         members: dict[str, Any] = {}
-        if obj.get("isCompactSummary") or obj.get("isMeta"):
+        if content is None:  # a truncated line: the record says the content was not kept
+            parts: list[dict[str, Any]] = []
+            members["capture"] = {"content": {"state": "absent", "reason": "the line holds no message content"}}
+        elif obj.get("isCompactSummary") or obj.get("isMeta"):
             parts = user_parts(content, HARNESS) if not isinstance(content, str) else [text_part(content, HARNESS)]
         elif not self.first_prompt_seen and not self._is_copy(obj):
             self.first_prompt_seen = True

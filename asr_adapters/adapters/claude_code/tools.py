@@ -107,7 +107,9 @@ class ToolMixin:
                     call_input
                 )
             else:
-                changed = self.tasks.replace(result.get("tasks") if isinstance(result, dict) else None)
+                before = self.tasks.entries()
+                self.tasks.replace(result.get("tasks") if isinstance(result, dict) else None)
+                changed = self.tasks.entries() != before
             if changed:
                 plan = {"planType": "items", "entries": self.tasks.entries()}
                 self._plan(obj, block, f"tasks:{self.info.session_id}", plan)
