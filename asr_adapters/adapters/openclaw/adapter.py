@@ -110,6 +110,9 @@ class OpenClawAdapter(Adapter):
         for number, item in lines:
             yield from mapper.entry(number, item)
         yield from self._failed_deliveries(source.path, info, routing, emit, context)
+        pending = self._pending_delivery(info, routing)
+        if pending is not None:
+            yield emit(pending)
 
     def _header(
         self,
@@ -126,6 +129,8 @@ class OpenClawAdapter(Adapter):
             self.name, session_id, agent_version=None, source_format=source_format, variant=variant, file=file
         )
         stamp(record, from_iso(line.get("timestamp")))
+        if info is not None and info.title:
+            record["title"] = info.title
         if isinstance(line.get("cwd"), str):
             record["cwd"] = line["cwd"]
         parent = _parent(line, info)
@@ -203,6 +208,31 @@ class OpenClawAdapter(Adapter):
             yield from mapper.entry(seq, item)
         if not started:
             yield emit(self._header(source.name, SQLITE_FORMAT, None, session_id, {}, info, routing, source))
+
+    # -- outbound state the index keeps -------------------------------------------------
+
+    def _pending_delivery(self, info: SessionInfo | None, routing: Routing) -> dict[str, Any] | None:
+        """A final reply the index still holds for delivery (2026.5+ ``pendingFinalDelivery*``).
+
+        Only for the session the index row currently names: the row says nothing about
+        earlier generations. The reply is not linked to a message (that would need matching
+        by text); the index fields are kept verbatim.
+        """
+        if info is None or not info.current or info.pending_delivery.get("pendingFinalDelivery") is not True:
+            return None
+        fields = info.pending_delivery
+        record: dict[str, Any] = {"type": "delivery"}
+        stamp(record, from_epoch_millis(fields.get("pendingFinalDeliveryLastAttemptAt")))
+        if routing.session_conversation is not None:
+            record["conversation"] = routing.session_conversation
+        record["status"] = "queued"
+        if fields.get("pendingFinalDeliveryLastError") not in (None, ""):
+            record["reason"] = str(fields["pendingFinalDeliveryLastError"])
+        attempts = fields.get("pendingFinalDeliveryAttemptCount")
+        if isinstance(attempts, int) and not isinstance(attempts, bool):
+            record["attempt"] = attempts
+        record["pendingFinalDelivery"] = fields
+        return record
 
     # -- failed sends ------------------------------------------------------------------
 

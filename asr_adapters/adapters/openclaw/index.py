@@ -31,6 +31,9 @@ class SessionInfo:
     thread_id: str | None = None
     spawned_by: str | None = None
     parent_session_id: str | None = None
+    title: str | None = None
+    current: bool = False
+    pending_delivery: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -65,6 +68,8 @@ def from_entry(key: str | None, entry: dict[str, Any]) -> SessionInfo:
     info.account_id = _str(context.get("accountId")) or _str(origin.get("accountId"))
     info.thread_id = _str(context.get("threadId")) or _str(origin.get("threadId"))
     info.spawned_by = _str(entry.get("spawnedBy")) or _str(entry.get("parentSessionKey"))
+    info.title = _str(entry.get("label"))
+    info.pending_delivery = {k: v for k, v in entry.items() if k.startswith("pendingFinalDelivery")}
     if info.chat_type == "direct":
         info.peer = _str(origin.get("from"))
         info.peer_label = _str(origin.get("label"))
@@ -108,7 +113,9 @@ def lookup(index: dict[str, Any], session_id: str) -> SessionInfo | None:
         if not isinstance(entry, dict):
             continue
         if entry.get("sessionId") == session_id:
-            return _resolved(index, key, entry)
+            info = _resolved(index, key, entry)
+            info.current = True
+            return info
         ids = entry.get("usageFamilySessionIds")
         if family is None and isinstance(ids, list) and session_id in ids:
             family = (key, entry)
