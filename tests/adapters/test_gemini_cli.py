@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from pathlib import Path
@@ -372,7 +373,7 @@ def test_torn_last_line_is_unreadable_and_reported() -> None:
 def test_unknown_kinds_are_vendor_records_verbatim() -> None:
     odd = {"id": "q1", "timestamp": "2026-03-18T10:00:00Z", "type": "thinking_log", "content": "?"}
     records, accounting = run(jsonl(HEADER, odd, [1, 2], {"what": "else"}))
-    vendors = of_type(records, "vendor")[1:]
+    vendors = of_type(records, "vendor")
     assert [v["data"] for v in vendors] == [odd, [1, 2], {"what": "else"}]
     assert accounting.vendor == 3
 
@@ -386,6 +387,65 @@ def test_output_is_deterministic_and_stable_when_the_log_grows() -> None:
     assert long[: len(short)] == short
 
 
+def test_header_keeps_every_metadata_member_and_the_title() -> None:
+    head = run(jsonl({**HEADER, "summary": "Fix it", "directories": ["/w"]}))[0][0]
+    assert head["session"] == f"gemini-cli:{SID}" and head["ts"] == "2026-03-18T10:00:00.000Z"
+    assert head["title"] == "Fix it" and head["source"] == {
+        "format": "gemini-cli-chat",
+        "variant": "jsonl",
+        "file": "session-2026-03-18T10-00-3f9c2a71.jsonl",
+    }
+    assert head["meta"] == {**HEADER, "summary": "Fix it", "directories": ["/w"]}
+
+
+def test_display_only_message_has_empty_content_with_capture_absent() -> None:
+    msg = {"id": "u1", "timestamp": "2026-03-18T10:00:00Z", "type": "user", "content": [], "displayContent": "/go"}
+    message = of_type(run(document([msg]))[0], "message")[0]
+    assert message["content"] == [] and message["capture"]["content"]["state"] == "absent"
+    assert "displayCorrespondence" not in message
+
+
+def test_empty_or_unreadable_input_is_an_input_error() -> None:
+    from asr_adapters.core.errors import InputError
+
+    for data in (b"", b"\n\n", b"{not json\n"):
+        with pytest.raises(InputError):
+            run(data)
+
+
+def test_subagent_in_its_parents_folder_links_the_parent(tmp_path: Path) -> None:
+    folder = tmp_path / "chats" / SID
+    folder.mkdir(parents=True)
+    path = folder / "kid-1.jsonl"
+    path.write_bytes(jsonl({**HEADER, "sessionId": "kid-1", "kind": "subagent", "directories": []}))
+    head = next(r for s in Conversion(path, "gemini-cli", as_dicts=True).streams() for r in s.records)
+    assert head["session"] == "gemini-cli:kid-1" and head["parent"] == f"gemini-cli:{SID}"
+
+
+def test_jsonl_streams_without_reading_the_whole_file() -> None:
+    class Counting(io.RawIOBase):
+        def __init__(self, data: bytes) -> None:
+            self.data, self.read_bytes = data, 0
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: Any) -> int:
+            chunk = self.data[self.read_bytes : self.read_bytes + len(buffer)]
+            buffer[: len(chunk)] = chunk
+            self.read_bytes += len(chunk)
+            return len(chunk)
+
+    line = {"id": "u", "timestamp": "2026-03-18T10:00:00Z", "type": "user", "content": "x" * 1000}
+    data = jsonl(HEADER, *({**line, "id": f"u{i}"} for i in range(5000)))
+    raw = Counting(data)
+    conversion = Conversion(Source(io.BufferedReader(raw), name="s.jsonl"), "gemini-cli", as_dicts=True)
+    records = next(iter(conversion.streams())).records
+    for _ in range(10):
+        next(records)
+    assert raw.read_bytes < len(data) // 10
+
+
 # -- discovery -------------------------------------------------------------------------------
 
 
@@ -396,7 +456,7 @@ def test_discovery_prefers_the_newer_copy_of_a_session(tmp_path: Path) -> None:
     legacy = chats / "session-2026-03-18T10-00-3f9c2a71.json"
     legacy.write_bytes(document([]))
     resumed = chats / "session-2026-03-18T10-00-3f9c2a71.jsonl"
-    resumed.write_bytes(jsonl(HEADER, {"$set": {"lastUpdated": "2026-03-18T11:00:00.000Z"}}))
+    resumed.write_bytes(jsonl(HEADER, gemini("g1", "Hi."), {"$set": {"lastUpdated": "2026-03-18T11:00:00.000Z"}}))
     orphan = chats / "session-2026-03-18T12-00-3f9c2a71.jsonl"
     orphan.write_bytes(jsonl({**HEADER, "lastUpdated": "2026-03-18T10:30:00.000Z"}))
     subagent = chats / SID / "kid-1.jsonl"
@@ -406,6 +466,9 @@ def test_discovery_prefers_the_newer_copy_of_a_session(tmp_path: Path) -> None:
     assert not discover.is_session_file(legacy)  # its .jsonl copy exists
     assert discover.is_session_file(resumed)  # updated last
     assert not discover.is_session_file(orphan)
+    # an orphan written by --resume after the conversation stops being updated
+    orphan.write_bytes(jsonl({**HEADER, "lastUpdated": "2026-03-18T23:00:00.000Z"}))
+    assert not discover.is_session_file(orphan) and discover.is_session_file(resumed)
     assert discover.is_session_file(subagent)
     assert not discover.is_session_file(debug)
     assert discover.parent_from_path(subagent) == f"gemini-cli:{SID}"

@@ -77,6 +77,9 @@ def session_header(
         record["parent"] = parent
     if derived:
         record["idSource"] = "derived"
+    # every member of the header as recorded (projectHash, lastUpdated, kind, directories,
+    # memoryScratchpad ...), so nothing of it is lost
+    record["meta"] = {k: v for k, v in meta.items() if k != "messages"}
     return record, session_id, subagent
 
 
@@ -101,7 +104,10 @@ class GeminiCliAdapter(Adapter):
         return discover.is_session_file(path)
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
-        if era(source.head()) == "jsonl":
+        head = source.head()
+        if not head.strip():
+            raise InputError(source.display, "empty file: not a Gemini CLI session")
+        if era(head) == "jsonl":
             yield from convert_jsonl(self, source, context)
             return
         yield from self._document(source, context)
@@ -134,7 +140,6 @@ class GeminiCliAdapter(Adapter):
     ) -> Iterator[dict[str, Any]]:
         emit = Emitter(context.accounting)
         yield emit(head)
-        yield emit(self.vendor("metadata", {k: v for k, v in document.items() if k != "messages"}))
         mapper = Mapper(emit, self.vendor, session_id, subagent, repeats=False)
         accounting = context.accounting
         for index, message in enumerate(messages):

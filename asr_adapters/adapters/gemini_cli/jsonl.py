@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ...core.adapter import Context, Emitter, Stream
+from ...core.errors import InputError
 from ...core.source import Source
 from . import discover
 from .mapping import Mapper
@@ -42,6 +43,8 @@ def convert_jsonl(adapter: GeminiCliAdapter, source: Source, context: Context) -
 
     lines = context.json_lines()
     first = next(lines, None)
+    if first is None:
+        raise InputError(source.display, "no readable line: not a Gemini CLI session")
     meta = first[1] if first is not None and is_header(first[1]) else {}
     record, session_id, subagent = session_header(meta, source, "jsonl", discover.stem(source.name))
     yield Stream(record["session"], _records(adapter, context, lines, first, record, session_id, subagent))
@@ -131,12 +134,12 @@ def _records(
     mapper = Mapper(emit, adapter.vendor, session_id, subagent)
     replay = Replay(adapter, mapper)
     if first is not None and is_header(first[1]):
-        out = [emit(adapter.vendor("metadata", first[1]))]
+        out: list[dict[str, Any]] = []  # the header line is the session record (its members under meta)
         replay.initial(first[0], first[1], out)
         accounting.records += 1  # the header line became the session record
         yield from out
     elif first is not None:
-        out = replay.line(*first)
+        out = replay.line(*first)  # no header line: the session id comes from the file name
         outcome(accounting, out)
         yield from out
     for number, value in lines:

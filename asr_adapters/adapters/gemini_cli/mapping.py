@@ -153,9 +153,9 @@ class Mapper:
             body["usage"] = msg["tokens"]
         extra = {k: v for k, v in msg.items() if k not in _MESSAGE_KEYS}
         if extra:
-            body["extra"] = extra
+            body["gemini"] = extra
         if "timestamp" in msg and "ts" not in body:
-            body.setdefault("extra", {})["timestamp"] = msg["timestamp"]
+            body.setdefault("gemini", {})["timestamp"] = msg["timestamp"]
         return body
 
     def _display(self, body: dict[str, Any], msg: dict[str, Any], author: str | None, origin: str | None) -> None:
@@ -168,6 +168,9 @@ class Mapper:
         body["displayContent"] = parts
         if body.get("content"):
             body["displayCorrespondence"] = "native"
+        elif parts:  # only the shown text was kept (ASR-207)
+            capture = body.setdefault("capture", {})
+            capture["content"] = {"state": "absent", "reason": "Gemini CLI recorded only what it displayed"}
 
     def _gemini(self, msg: dict[str, Any], message_id: str, derived: bool, out: list, force: bool) -> None:
         ts = msg.get("timestamp")

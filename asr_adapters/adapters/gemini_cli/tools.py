@@ -85,7 +85,7 @@ def call_body(call: dict[str, Any], call_id: str, derived: bool, ts: Any, link: 
         body["idSource"] = "derived"
     extra = {k: v for k, v in call.items() if k not in _CALL_KEYS}
     if extra:
-        body["extra"] = extra
+        body["gemini"] = extra
     return body
 
 
@@ -122,7 +122,7 @@ def function_call_body(
     rest = {k: v for k, v in call.items() if k not in ("id", "name", "args")}
     rest.update({k: v for k, v in part.items() if k != "functionCall"})
     if rest:
-        body["extra"] = rest
+        body["gemini"] = rest
     return body
 
 
