@@ -16,6 +16,12 @@ from .accounting import Accounting, Diagnostic
 from .source import Source
 
 
+def start(kind: str) -> dict[str, Any]:
+    """A new record with ``seq`` and ``id`` placeholders in their canonical place, so the
+    emitter can number it in place instead of copying it."""
+    return {"type": kind, "seq": 0, "id": ""}
+
+
 class Emitter:
     """Numbers records in the order they are emitted and puts their keys in canonical order.
 
@@ -30,7 +36,12 @@ class Emitter:
     def __call__(self, record: dict[str, Any]) -> dict[str, Any]:
         self.seq = seq = self.seq + 1
         kind = record["type"]
-        self._types[kind] += 1
+        types = self._types
+        types[kind] = types.get(kind, 0) + 1
+        if "seq" in record:  # built with placeholders after ``type`` (see ``start``): no copy
+            record["seq"] = seq
+            record["id"] = f"r{seq}"
+            return canonical_order(record)
         return canonical_order({"type": kind, "seq": seq, "id": f"r{seq}", **record})
 
     @property

@@ -83,18 +83,39 @@ DEFAULT_RANKS: dict[str, int] = _rank_table(())
 UNRANKED = 10_000
 
 
-def canonical_order(record: dict) -> dict:
-    """Return ``record`` with its keys in canonical order (the same dict when already so)."""
-    ranks = KEY_RANKS.get(record.get("type"), DEFAULT_RANKS)  # type: ignore[arg-type]
+_SHAPES: dict[tuple, tuple | None] = {}
+_SHAPE_LIMIT = 4096
+
+
+def _canonical_keys(kind: object, keys: tuple) -> tuple | None:
+    """The canonical order of these keys, or None when they are in it already."""
+    ranks = KEY_RANKS.get(kind, DEFAULT_RANKS)  # type: ignore[call-overload]
     last = -1
-    for key in record:
+    for key in keys:
         rank = ranks.get(key, UNRANKED)
         if rank < last:
-            break
+            return tuple(sorted(keys, key=lambda k: ranks.get(k, UNRANKED)))
         last = rank
-    else:
+    return None
+
+
+def canonical_order(record: dict) -> dict:
+    """Return ``record`` with its keys in canonical order (the same dict when already so).
+
+    Records of one adapter come in few shapes, so the answer is remembered per (type, keys):
+    this runs once per record on the hot path."""
+    shape = (record.get("type"), *record)
+    try:
+        order = _SHAPES[shape]
+    except KeyError:
+        order = _canonical_keys(shape[0], shape[1:])
+        if len(_SHAPES) < _SHAPE_LIMIT:
+            _SHAPES[shape] = order
+    except TypeError:  # an unhashable type value; let the sort below sort it out
+        order = _canonical_keys(None, tuple(record))
+    if order is None:
         return record
-    return dict(sorted(record.items(), key=lambda kv: ranks.get(kv[0], UNRANKED)))
+    return {key: record[key] for key in order}
 
 
 _PART_OWN = (

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...core.adapter import Adapter, Context, Emitter
+from ...core.adapter import Adapter, Context, Emitter, start
 from ...core.timestamps import from_iso
 from .matching import MirrorMatcher
 
@@ -70,7 +70,7 @@ class ConverterState:
 
     def envelope(self, kind: str) -> dict[str, Any]:
         """A record started with ``type``, ``ts`` and ``turnId`` of the current line."""
-        record: dict[str, Any] = {"type": kind}
+        record = start(kind)
         if self.timestamp is not None:
             ts, precision = from_iso(self.timestamp)
             if ts is not None:
