@@ -53,8 +53,7 @@ def handle(st: ThreadState, event: dict[str, Any], attachments: Path | None) -> 
             return vendor(st, f"turn-item/{item_type}", event)
         if item_type in ("user_message", "assistant_message") and _imported(st, p):
             return "duplicates"
-        terminal = p.get("status") in TERMINAL or (item_type == "user_message" and p.get("status") != "pending")
-        return snapshot(st, f"item:{p['id']}", event, terminal, attachments)
+        return snapshot(st, f"item:{p['id']}", event, _settled(p), attachments)
     if kind == "message.updated":
         message_id = p.get("id")
         if message_id in st.v2_item_messages or message_id in st.message_ids:
@@ -71,6 +70,19 @@ def handle(st: ThreadState, event: dict[str, Any], attachments: Path | None) -> 
     if kind in HEADER_EVENTS:
         return "folded"  # header facts (thread, provider sessions and native thread ids)
     return vendor(st, kind, event)
+
+
+def _settled(p: dict[str, Any]) -> bool:
+    """Whether a turn item snapshot is written now: requests and checklists at every change
+    (each is a state the user saw), user messages once stored, the rest when finished."""
+    item_type = p.get("type")
+    if item_type in ("user_input_request", "approval_request", "todo_list"):
+        return True
+    if item_type == "user_message":
+        return p.get("status") != "pending"
+    if item_type == "proposed_plan" and p.get("streaming") is False:
+        return True
+    return p.get("status") in TERMINAL
 
 
 def _imported(st: ThreadState, p: dict[str, Any]) -> bool:
@@ -131,6 +143,8 @@ def write(
         record = _item(st, p, attachments, final)
     if record["type"] == "plan":
         supersedes = st.plans.get(record["planId"])
+    elif record["type"] == "input_request" and record["requestId"] in st.requests:
+        supersedes = st.requests[record["requestId"]][0]
     if supersedes is not None:
         record["supersedes"] = supersedes
     if len(ids) > 1:

@@ -1,0 +1,367 @@
+"""T3 Code adapter: mapping rules, read-only access, accounting per thread, shared samples."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from golden_support import GOLDEN, SHARED_SAMPLES
+
+from asr_adapters import registry, validate_records
+from asr_adapters.adapters.t3code.adapter import thread_accounting
+from asr_adapters.adapters.t3code.text import IMAGE_ONLY, USAGE_LIMIT, split_user_text
+from asr_adapters.convert import Conversion
+from asr_adapters.core.source import Source
+
+CASES = GOLDEN / "t3code"
+SAMPLES = SHARED_SAMPLES / "t3code"
+
+
+def build(tmp: Path, case: str, name: str = "state.sqlite") -> Path:
+    path = tmp / name
+    with sqlite3.connect(path) as connection:
+        connection.executescript((CASES / case / "input.sql").read_text(encoding="utf-8"))
+    connection.close()
+    return path
+
+
+def convert(path: Path | bytes, select: str | None = None) -> tuple[dict[str, list[dict[str, Any]]], Conversion]:
+    conversion = Conversion(path, "t3code", as_dicts=True, select=select)
+    streams = {s.key: list(s.records) for s in conversion.streams()}
+    return streams, conversion
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def by_id(records: list[dict[str, Any]], message_id: str) -> dict[str, Any]:
+    return next(r for r in records if r.get("messageId") == message_id)
+
+
+# -- the stored text splits into harness and human parts, keeping every character ---------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ultrathink:\nWhy?\n\n<terminal_context>\n- T1 lines 1-2:\n  1 | x\n</terminal_context>",
+        "see [a](t3-context://v1/file/1) and [b](t3-context://v1/terminal/2)",
+        USAGE_LIMIT + "\n\nMessage 1:\nfirst\n\nMessage 2:\nsecond",
+        IMAGE_ONLY,
+        "PLEASE IMPLEMENT THIS PLAN:\n# Plan\n1. x",
+        "plain words",
+    ],
+)
+def test_split_keeps_every_character(text: str) -> None:
+    parts = split_user_text(text)
+    assert "".join(p["text"] for p in parts) == text
+
+
+def test_split_authors() -> None:
+    parts = split_user_text("Ultrathink:\nWhy?\n\n<terminal_context>\n- T1:\n  1 | x\n</terminal_context>")
+    assert [(p["author"], p["origin"]) for p in parts] == [
+        ("harness", "injected"),
+        ("human", "prompt"),
+        ("harness", "injected"),
+    ]
+    assert parts[1]["text"] == "Why?"
+    queued = split_user_text(USAGE_LIMIT + "\n\nMessage 1:\nfirst")
+    assert [(p["author"], p["origin"], p["text"]) for p in queued][1] == ("human", "queued", "first")
+    assert split_user_text(IMAGE_ONLY)[0]["author"] == "harness"
+
+
+# -- V1 mapping -----------------------------------------------------------------------------
+
+
+def test_two_threads_give_two_streams_with_headers(tmp_path: Path) -> None:
+    streams, conversion = convert(build(tmp_path, "v1-two-threads"))
+    assert list(streams) == ["t3code:thread-a", "t3code:thread-b"]
+    head = streams["t3code:thread-a"][0]
+    assert head["session"] == "t3code:thread-a"
+    assert head["title"] == "Fix flaky test"  # the later title from thread.meta-updated
+    assert head["cwd"] == "/home/dev/acme-app"
+    assert head["project"]["workspaceRoot"] == "/home/dev/acme-app"
+    assert head["providerSessions"][0]["session"] == "codex:019a3c2e-5d10-7aa2-8b4e-2f6c9d1a3b58"
+    claude = streams["t3code:thread-b"][0]["providerSessions"][0]
+    assert claude["session"] == "claude-code:0f3c2a7e-91b4-4d6a-8c2e-5a7b3d1e9f04"
+    for records in streams.values():
+        assert not validate_records(records)
+    assert conversion.accounting.balanced()
+
+
+def test_user_message_is_display_content_only(tmp_path: Path) -> None:
+    streams, _ = convert(build(tmp_path, "v1-two-threads"))
+    user = by_id(streams["t3code:thread-a"], "msg-u1")
+    assert user["content"] == []
+    assert user["capture"]["content"]["state"] == "absent"
+    assert user["displayContent"][0] == {
+        "type": "text",
+        "text": "Fix the flaky test in the screenshot",
+        "author": "human",
+        "origin": "prompt",
+    }
+    image = user["displayContent"][1]
+    assert image["type"] == "image" and image["mimeType"] == "image/png" and "blob" not in image
+    assert user["capture"]["displayContent"]["state"] == "truncated"
+
+
+def test_attachment_file_beside_the_database_becomes_a_blobref(tmp_path: Path) -> None:
+    path = build(tmp_path, "v1-two-threads")
+    (tmp_path / "attachments").mkdir()
+    (tmp_path / "attachments" / "thread-a-7f1c.png").write_bytes(b"\x89PNG fake")
+    streams, _ = convert(path)
+    image = by_id(streams["t3code:thread-a"], "msg-u1")["displayContent"][1]
+    assert image["blob"] == {
+        "blob": "sha256:" + hashlib.sha256(b"\x89PNG fake").hexdigest(),
+        "size": 9,
+        "mimeType": "image/png",
+    }
+    assert "displayContent" not in by_id(streams["t3code:thread-a"], "msg-u1")["capture"]
+
+
+def test_streamed_assistant_text_is_folded_per_message(tmp_path: Path) -> None:
+    streams, _ = convert(build(tmp_path, "v1-two-threads"))
+    message = by_id(streams["t3code:thread-a"], "assistant:item_12")
+    assert message["content"] == [{"type": "text", "text": "The test races on the shared fixture."}]
+    assert message["author"] == "model" and message["status"] == "complete"
+    assert message["assembly"] == {"mode": "folded", "sourceIds": ["evt-0009", "evt-0010", "evt-0011", "evt-0012"]}
+    assert message["turnId"] == "turn-1"
+
+
+def test_completion_text_replaces_and_turn_status(tmp_path: Path) -> None:
+    streams, _ = convert(build(tmp_path, "v1-assistant-assembly"))
+    records = streams["t3code:thread-d"]
+    segment = by_id(records, "assistant:item_5:segment:1")
+    assert segment["content"][0]["text"] == "Then I checked the rotation settings."
+    assert by_id(records, "assistant:item_9")["status"] == "interrupted"
+    assert by_id(records, "assistant:item_11")["status"] == "partial"
+    notice = next(r for r in records if r.get("origin") == "notice")
+    assert (notice["author"], notice["audience"], notice["idSource"]) == ("harness", "user", "derived")
+    assert notice["content"][0]["text"] == "Codex app-server exited unexpectedly"
+
+
+def test_activities(tmp_path: Path) -> None:
+    streams, _ = convert(build(tmp_path, "v1-activities"))
+    records = streams["t3code:thread-e"]
+    calls = [r for r in records if r["type"] == "tool_call"]
+    assert calls[0]["capture"]["input"]["state"] == "truncated"
+    assert calls[1]["supersedes"] == calls[0]["id"] and calls[1]["callId"] == calls[0]["callId"]
+    results = [r for r in records if r["type"] == "tool_result"]
+    assert results[0]["callId"] == calls[0]["callId"]
+    assert results[1]["status"] == "chat.t3.code/denied"
+    requests = [r for r in records if r["type"] == "input_request" and r["requestId"] == "req-1"]
+    assert [r.get("status") for r in requests] == [None, "chat.t3.code/answered", "chat.t3.code/resolved"]
+    assert requests[1]["answer"] == [{"type": "text", "text": "accept", "author": "human"}]
+    assert requests[2]["supersedes"] == requests[1]["id"]
+    plans = [r for r in records if r["type"] == "plan"]
+    assert [p["planType"] for p in plans] == ["items", "items", "document", "document"]
+    assert plans[1]["supersedes"] == plans[0]["id"] and plans[3]["supersedes"] == plans[2]["id"]
+    assert plans[0]["entries"][0] == {"content": "Reproduce the failure", "status": "in_progress"}
+    error = next(r for r in records if r.get("activityKind") == "runtime.error")
+    assert error["capture"]["content"]["state"] == "truncated"
+    assert not validate_records(records)
+
+
+def test_revert_is_recorded_not_applied(tmp_path: Path) -> None:
+    streams, _ = convert(build(tmp_path, "v1-revert-delete"))
+    records = streams["t3code:thread-f"]
+    revert = next(r for r in records if r.get("schema") == "chat.t3.code/thread.reverted")
+    ids = {r["id"]: r for r in records}
+    assert [ids[i].get("messageId", ids[i].get("callId")) for i in revert["reverted"]] == [
+        "u2",
+        "act-2",
+        "assistant:item_2",
+    ]
+    assert by_id(records, "u3")["seq"] > revert["seq"]
+    assert any(r.get("schema") == "chat.t3.code/thread.deleted" for r in records)
+
+
+# -- V2 -------------------------------------------------------------------------------------
+
+
+def test_v2_items(tmp_path: Path) -> None:
+    streams, conversion = convert(build(tmp_path, "v2-turn-items"))
+    records = streams["t3code:thread-v2"]
+    reasoning = by_id(records, "ti-2")
+    assert reasoning["content"] == [{"type": "reasoning", "text": "Checking the empty-input path first."}]
+    result = next(r for r in records if r["type"] == "tool_result")
+    assert result["content"][0]["text"].startswith("FAIL parser.test.ts") and result["isError"] is True
+    subagent = next(r for r in records if r["type"] == "subagent")
+    assert subagent["session"] == "t3code:thread-v2-child"
+    assert conversion.accounting.duplicates == 2  # message.updated and plan.updated copies
+
+
+def test_v2_handoff_derived_from_listed_items(tmp_path: Path) -> None:
+    streams, _ = convert(build(tmp_path, "v2-provider-switch"))
+    records = streams["t3code:thread-sw"]
+    handoff = by_id(records, "handoff:handoff-1")
+    assert (handoff["author"], handoff["origin"], handoff["role"]) == ("harness", "injected", "user")
+    ids = {r["id"]: r for r in records}
+    assert [ids[i].get("itemId", ids[i].get("callId", ids[i].get("messageId"))) for i in handoff["derivedFrom"]] == [
+        "ti-1",
+        "ti-3",
+        "assistant:ti-2",
+    ]
+    typed = by_id(records, "msg-2")
+    assert typed["displayContent"][0]["text"] == "Now add a regression test"
+
+
+def test_v1_thread_imported_into_v2_is_converted_once(tmp_path: Path) -> None:
+    streams, conversion = convert(build(tmp_path, "v1-imported-to-v2"))
+    records = streams["t3code:thread-imp"]
+    assert [r["messageId"] for r in records if r["type"] == "message"] == ["m-1", "assistant:item_1", "m-3"]
+    assert conversion.accounting.duplicates == 3
+
+
+# -- accounting, safety, selection -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", sorted(p.name for p in CASES.iterdir() if p.is_dir()))
+def test_accounting_per_thread_equals_event_rows(tmp_path: Path, case: str) -> None:
+    path = build(tmp_path, case)
+    streams, conversion = convert(path)
+    with sqlite3.connect(path) as connection:
+        v1 = dict(
+            connection.execute(
+                "SELECT stream_id, count(*) FROM orchestration_events "
+                "WHERE aggregate_kind = 'thread' GROUP BY stream_id"
+            ).fetchall()
+        )
+        tables = {r[0] for r in connection.execute("SELECT name FROM sqlite_master")}
+        v2 = {}
+        if "orchestration_v2_events" in tables:
+            v2 = dict(
+                connection.execute(
+                    "SELECT thread_id, count(*) FROM orchestration_v2_events GROUP BY thread_id"
+                ).fetchall()
+            )
+        total = connection.execute("SELECT count(*) FROM orchestration_events").fetchone()[0]
+    connection.close()
+    per_thread = thread_accounting(conversion.context)
+    for thread_id in set(v1) | set(v2):
+        accounting = per_thread[thread_id]
+        assert accounting.balanced(), accounting.as_dict()
+        assert accounting.native_items == v1.get(thread_id, 0) + v2.get(thread_id, 0)
+    assert conversion.accounting.balanced()
+    assert conversion.accounting.native_items == total + sum(v2.values())
+    for records in streams.values():
+        assert not validate_records(records)
+
+
+def test_database_is_byte_identical_and_wal_content_is_read(tmp_path: Path) -> None:
+    path = build(tmp_path, "v1-two-threads")
+    writer = sqlite3.connect(path)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    payload = {
+        "threadId": "thread-b",
+        "messageId": "msg-wal",
+        "role": "user",
+        "text": "committed in the WAL only",
+        "attachments": [],
+        "turnId": None,
+        "streaming": False,
+        "createdAt": "2026-05-20T12:00:00.000Z",
+        "updatedAt": "2026-05-20T12:00:00.000Z",
+    }
+    writer.execute(
+        "INSERT INTO orchestration_events (event_id, aggregate_kind, stream_id, stream_version, event_type, "
+        "occurred_at, command_id, actor_kind, payload_json, metadata_json) VALUES "
+        "('evt-wal', 'thread', 'thread-b', 99, 'thread.message-sent', '2026-05-20T12:00:00.000Z', 'c-wal', "
+        "'client', ?, '{}')",
+        (orjson.dumps(payload).decode(),),
+    )
+    writer.commit()  # the writer stays open, as T3 Code does: the row lives in state.sqlite-wal
+    wal = path.with_name(path.name + "-wal")
+    assert wal.exists()
+    before = (sha256(path), sha256(wal))
+    streams, _ = convert(path)
+    assert (sha256(path), sha256(wal)) == before
+    assert any(r.get("messageId") == "msg-wal" for r in streams["t3code:thread-b"])
+    writer.close()
+
+
+def test_unwritable_folder_without_wal_falls_back_to_immutable(tmp_path: Path) -> None:
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        pytest.skip("root ignores folder permissions")
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    path = build(folder, "v1-two-threads")
+    with sqlite3.connect(path) as connection:
+        connection.execute("PRAGMA journal_mode=WAL")
+    connection.close()
+    os.chmod(folder, 0o555)
+    try:
+        before = sha256(path)
+        streams, _ = convert(path)
+        assert len(streams) == 2 and sha256(path) == before
+    finally:
+        os.chmod(folder, 0o755)
+
+
+def test_thread_selection_and_bytes_input(tmp_path: Path) -> None:
+    path = build(tmp_path, "v1-two-threads")
+    conversion = Conversion(path, "t3code", as_dicts=True, select="thread-b")
+    mains = [s.key for s in conversion.streams() if s.main and list(s.records) is not None]
+    assert mains == ["t3code:thread-b"]
+    streams, _ = convert(path.read_bytes())
+    assert list(streams) == ["t3code:thread-a", "t3code:thread-b"]
+
+
+def test_detection(tmp_path: Path) -> None:
+    path = build(tmp_path, "v2-turn-items")
+    assert registry.detect(Source(path)).name == "t3code"
+    other = tmp_path / "openclaw.sqlite"
+    with sqlite3.connect(other) as connection:
+        connection.execute("CREATE TABLE transcript_events (id INTEGER PRIMARY KEY, payload TEXT)")
+    connection.close()
+    adapter = registry.get("t3code")
+    assert adapter.detect(Source(other)) == 0
+    assert adapter.detect(Source(b'{"type":"session"}\n')) == 0
+    assert adapter.is_session_file(Path("/x/state.sqlite")) and not adapter.is_session_file(Path("/x/state.sqlite-wal"))
+    homes = adapter.default_homes({"T3CODE_HOME": "/data/t3"})
+    assert Path("/data/t3/userdata") in homes
+
+
+# -- shared samples: the schema DDL of both generations ---------------------------------------
+
+
+def test_shared_sample_schemas_convert_cleanly(tmp_path: Path) -> None:
+    if not SAMPLES.is_dir():
+        pytest.skip("../shared/samples/t3code is absent")
+    ddl = sorted(SAMPLES.glob("*.sql"))
+    assert ddl, "the shared samples hold the V1 and V2 schema DDL"
+    path = tmp_path / "state.sqlite"
+    with sqlite3.connect(path) as connection:
+        for script in ddl:  # v1 first, then v2 on top (sorted names)
+            connection.executescript(script.read_text(encoding="utf-8"))
+    connection.close()
+    assert registry.detect(Source(path)).name == "t3code"
+    streams, conversion = convert(path)
+    assert streams == {} and conversion.accounting.balanced() and conversion.accounting.native_items == 0
+
+
+def test_open_failure_falls_back_to_immutable_and_warns_about_wal(tmp_path: Path, monkeypatch) -> None:
+    """A read-only open that fails (unwritable folder, no -shm) retries with immutable=1; a -wal
+    file present then means committed rows are missing, which is reported."""
+    from asr_adapters.adapters.t3code import db as db_module
+
+    real = sqlite3.connect
+
+    def connect(database: str, *args: Any, **kwargs: Any) -> sqlite3.Connection:
+        if "immutable=1" not in database:
+            raise sqlite3.OperationalError("unable to open database file")
+        return real(database, *args, **kwargs)
+
+    path = build(tmp_path, "v1-two-threads")
+    path.with_name(path.name + "-wal").write_bytes(b"")
+    monkeypatch.setattr(db_module.sqlite3, "connect", connect)
+    streams, conversion = convert(path)
+    assert len(streams) == 2
+    assert any("-wal are not included" in d.reason for d in conversion.accounting.diagnostics)
