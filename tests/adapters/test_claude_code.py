@@ -1,0 +1,483 @@
+"""The Claude Code adapter: one test per mapping rule, plus every shared sample."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from golden_support import shared_samples
+
+from asr_adapters import registry, validate_records
+from asr_adapters.adapters.claude_code import discover
+from asr_adapters.adapters.claude_code.builder import Builder
+from asr_adapters.adapters.claude_code.info import StreamInfo
+from asr_adapters.adapters.claude_code.parts import split_text
+from asr_adapters.convert import Conversion
+from asr_adapters.core.accounting import Accounting
+from asr_adapters.core.source import Source
+
+SID = "5f0c2a7e-91b4-4d6a-8c2e-5a7b3d1e9f04"
+_n = 0
+
+
+def _uuid(n: int) -> str:
+    return f"00000000-0000-4000-8000-{n:012d}"
+
+
+def line(kind: str, n: int, parent: int | None = None, **fields: Any) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "parentUuid": _uuid(parent) if parent else None,
+        "isSidechain": False,
+        "cwd": "/home/dev/app",
+        "sessionId": SID,
+        "version": "2.1.38",
+        "type": kind,
+        "uuid": _uuid(n),
+        "timestamp": f"2026-03-02T10:00:{n % 60:02d}.000Z",
+    }
+    record.update(fields)
+    return record
+
+
+def user(n: int, content: Any, parent: int | None = None, **fields: Any) -> dict[str, Any]:
+    return line("user", n, parent, message={"role": "user", "content": content}, **fields)
+
+
+def asst(n: int, mid: str, block: dict[str, Any], parent: int | None = None, **message: Any) -> dict[str, Any]:
+    body = {"id": mid, "role": "assistant", "model": "claude-opus-4-6", "content": [block], "stop_reason": None}
+    body.update(message)
+    return line("assistant", n, parent, message=body, requestId=f"req_{mid}")
+
+
+def result(n: int, call: str, content: Any, parent: int | None = None, **block: Any) -> dict[str, Any]:
+    return user(n, [{"type": "tool_result", "tool_use_id": call, "content": content, **block}], parent)
+
+
+def jsonl(*lines: Any) -> bytes:
+    return b"".join((x if isinstance(x, bytes) else orjson.dumps(x)) + b"\n" for x in lines)
+
+
+def convert(data: bytes | Path) -> tuple[dict[str, list[dict[str, Any]]], Accounting]:
+    conversion = Conversion(
+        data if isinstance(data, Path) else Source(data, name=f"{SID}.jsonl"), "claude-code", as_dicts=True
+    )
+    streams = {stream.key: list(stream.records) for stream in conversion.streams()}
+    for records in streams.values():
+        assert not validate_records(records), validate_records(records)
+    assert conversion.accounting.balanced(), conversion.accounting.as_dict()
+    return streams, conversion.accounting
+
+
+def main(data: bytes | Path) -> list[dict[str, Any]]:
+    streams, _ = convert(data)
+    return streams[f"claude-code:{SID}"]
+
+
+def of(records: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [r for r in records if r["type"] == kind]
+
+
+# -- assistant folding and tools ----------------------------------------------------------
+
+
+def test_lines_of_one_response_fold_into_one_message_with_its_calls() -> None:
+    records = main(
+        jsonl(
+            user(1, "fix it"),
+            asst(
+                2,
+                "msg_A",
+                {"type": "thinking", "thinking": "look first", "signature": "SIG"},
+                1,
+                usage={"output_tokens": 3},
+            ),
+            asst(3, "msg_A", {"type": "text", "text": "Reading."}, 2, usage={"output_tokens": 3}),
+            asst(
+                4,
+                "msg_A",
+                {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"f": 1}},
+                3,
+                stop_reason="tool_use",
+                usage={"output_tokens": 40},
+            ),
+            result(5, "toolu_1", "ok", 4, is_error=False),
+        )
+    )
+    (message,) = [m for m in of(records, "message") if m["role"] == "assistant"]
+    assert message["messageId"] == "msg_A"
+    assert message["inferenceId"] == "req_msg_A"
+    assert message["assembly"] == {"mode": "folded", "sourceIds": [_uuid(2), _uuid(3)]}
+    assert [p["type"] for p in message["content"]] == ["reasoning", "text"]
+    assert message["usage"] == {"output_tokens": 40} and message["stopReason"] == "tool_use"
+    (call,) = of(records, "tool_call")
+    assert call["callId"] == "toolu_1" and call["messageId"] == "msg_A" and call["parent"] == message["id"]
+    (res,) = of(records, "tool_result")
+    assert res["parent"] == call["id"] and res["isError"] is False
+
+
+def test_tool_only_response_is_no_message_and_its_call_keeps_usage() -> None:
+    records = main(
+        jsonl(
+            user(1, "go"),
+            asst(
+                2, "msg_B", {"type": "tool_use", "id": "t", "name": "Bash", "input": {}}, 1, usage={"output_tokens": 9}
+            ),
+        )
+    )
+    assert [m["role"] for m in of(records, "message")] == ["user"]
+    (call,) = of(records, "tool_call")
+    assert call["inferenceId"] == "req_msg_B" and "messageId" not in call and call["usage"] == {"output_tokens": 9}
+
+
+@pytest.mark.parametrize(("extra", "expected"), [({"is_error": True}, True), ({"is_error": None}, None), ({}, None)])
+def test_is_error_only_when_stated(extra: dict[str, Any], expected: bool | None) -> None:
+    records = main(
+        jsonl(result(1, "t1", [{"type": "text", "text": "x"}, {"type": "tool_reference", "tool_name": "X"}], **extra))
+    )
+    (res,) = of(records, "tool_result")
+    assert res.get("isError") == expected
+    assert res["content"][1] == {
+        "type": "data",
+        "data": {"type": "tool_reference", "tool_name": "X"},
+        "schema": "com.anthropic.claude-code/block/tool_reference",
+    }
+
+
+def test_thinking_visibility_and_signatures() -> None:
+    records = main(
+        jsonl(
+            asst(1, "m1", {"type": "thinking", "thinking": "full text", "signature": "S1"}),
+            asst(2, "m2", {"type": "thinking", "thinking": "", "signature": "S2"}),
+            asst(3, "m3", {"type": "redacted_thinking", "data": "OPAQUE"}),
+        )
+    )
+    parts = [m["content"][0] for m in of(records, "message")]
+    assert parts[0] == {"type": "reasoning", "visibility": "full", "text": "full text", "signature": "S1"}
+    assert parts[1] == {"type": "reasoning", "visibility": "omitted", "signature": "S2"}
+    assert parts[2] == {
+        "type": "reasoning",
+        "visibility": "redacted",
+        "opaque": {"format": "anthropic.redacted_thinking", "data": "OPAQUE"},
+    }
+
+
+def test_synthetic_error_line_is_harness_with_status_error() -> None:
+    obj = asst(1, "x", {"type": "text", "text": "API Error: 529"}, model="<synthetic>")
+    obj.update(isApiErrorMessage=True, error="overloaded")
+    (message,) = of(main(jsonl(obj)), "message")
+    assert message["author"] == "harness" and message["status"] == "error" and message["error"] == "overloaded"
+
+
+# -- who wrote what -------------------------------------------------------------------------
+
+
+def test_split_keeps_every_character() -> None:
+    text = "<ide_opened_file>opened a.rs</ide_opened_file>why?\n<system-reminder>\nchanged\n</system-reminder>\n"
+    pieces = split_text(text, ("human", "prompt"))
+    assert "".join(p for p, _ in pieces) == text
+    assert [w for _, w in pieces] == [("harness", "injected"), ("human", "prompt"), ("harness", "injected")]
+
+
+def test_user_line_mixing_tags_gets_part_level_authors() -> None:
+    (message,) = of(
+        main(
+            jsonl(
+                user(
+                    1,
+                    [{"type": "text", "text": "<ide_selection>x</ide_selection>"}, {"type": "text", "text": "explain"}],
+                )
+            )
+        ),
+        "message",
+    )
+    assert "author" not in message
+    assert [(p["author"], p["origin"]) for p in message["content"]] == [("harness", "injected"), ("human", "prompt")]
+
+
+@pytest.mark.parametrize(
+    ("content", "meta", "who"),
+    [
+        (
+            "<command-name>/model</command-name>\n<command-message>model</command-message>\n<command-args>opus</command-args>",
+            False,
+            ("human", "command"),
+        ),
+        ("<local-command-stdout>done</local-command-stdout>", False, ("harness", "command")),
+        (
+            "Caveat: The messages below were generated by the user while running local commands. DO NOT.",
+            True,
+            ("harness", "injected"),
+        ),
+        ("[Request interrupted by user for tool use]", False, ("harness", "injected")),
+        (
+            "<task-notification><status>completed</status></task-notification>\nRead the output file.",
+            False,
+            ("harness", "injected"),
+        ),
+        ("This session is being continued from a previous conversation.", False, ("harness", "injected")),
+        ("plain words", False, ("human", "prompt")),
+    ],
+)
+def test_user_line_writers(content: str, meta: bool, who: tuple[str, str]) -> None:
+    fields = {"isMeta": True} if meta else {}
+    if content.startswith("This session"):
+        fields["isCompactSummary"] = True
+    (message,) = of(main(jsonl(user(1, content, **fields))), "message")
+    assert (message["author"], message["origin"]) == who
+    assert message["content"][0]["text"] == content
+
+
+def test_attachments_are_data_parts_and_hooks_author_hook() -> None:
+    records = main(
+        jsonl(
+            line("attachment", 1, attachment={"type": "hook_success", "stdout": "ok"}),
+            line("attachment", 2, 1, attachment={"type": "todo_reminder", "content": []}),
+        )
+    )
+    hook, reminder = of(records, "message")
+    assert (
+        hook["author"] == "hook" and hook["content"][0]["schema"] == "com.anthropic.claude-code/attachment/hook_success"
+    )
+    assert reminder["author"] == "harness" and reminder["capture"] == {"role": {"state": "absent"}}
+
+
+def test_old_hook_system_line_is_hook_output_for_the_user() -> None:
+    (message,) = of(
+        main(jsonl(line("system", 1, content="PostToolUse:Edit completed", toolUseID="t", level="info"))), "message"
+    )
+    assert message["author"] == "hook" and message["audience"] == "user" and "origin" not in message
+
+
+# -- queued input ---------------------------------------------------------------------------
+
+
+def queue_op(op: str, content: str | None = None) -> dict[str, Any]:
+    obj = {"type": "queue-operation", "operation": op, "timestamp": "2026-03-02T10:00:30.000Z", "sessionId": SID}
+    if content is not None:
+        obj["content"] = content
+    return obj
+
+
+def test_queue_enqueue_dequeue_user_line_is_one_queued_message() -> None:
+    streams, acc = convert(jsonl(queue_op("enqueue", "also lint"), queue_op("dequeue"), user(1, "also lint")))
+    records = streams[f"claude-code:{SID}"]
+    (message,) = of(records, "message")
+    assert message["origin"] == "queued" and message["author"] == "human"
+    assert acc.folded == 2 and acc.records == 1
+
+
+def test_queue_enqueue_remove_is_withdrawn_only_when_removed() -> None:
+    records = main(
+        jsonl(
+            queue_op("enqueue", "check again"), queue_op("remove"), user(1, "next"), queue_op("enqueue", "never sent")
+        )
+    )
+    withdrawn, prompt = of(records, "message")
+    assert withdrawn["status"] == "withdrawn" and withdrawn["origin"] == "queued" and withdrawn["idSource"] == "derived"
+    assert withdrawn["messageId"] == f"{SID}:enqueue-L1"
+    assert "status" not in prompt
+    assert of(records, "vendor")[-1]["data"]["content"] == "never sent"
+
+
+def test_queued_command_attachment_delivers_a_removed_item() -> None:
+    streams, acc = convert(
+        jsonl(
+            queue_op("enqueue", "and commit"),
+            queue_op("remove"),
+            line("attachment", 1, attachment={"type": "queued_command", "prompt": "and commit"}),
+        )
+    )
+    (message,) = of(streams[f"claude-code:{SID}"], "message")
+    assert message["origin"] == "queued" and message["content"] == [{"type": "text", "text": "and commit"}]
+    assert acc.folded == 2
+
+
+# -- plans ----------------------------------------------------------------------------------
+
+
+def todo(n: int, call: str, todos: list[dict[str, Any]], error: bool = False) -> list[dict[str, Any]]:
+    return [
+        asst(n, f"m{n}", {"type": "tool_use", "id": call, "name": "TodoWrite", "input": {"todos": todos}}),
+        result(n + 1, call, "ok", n, is_error=error),
+    ]
+
+
+def test_todowrite_revisions_supersede_and_rejections_do_not() -> None:
+    items = [{"content": "a", "status": "pending", "activeForm": "doing a"}]
+    records = main(
+        jsonl(
+            *todo(1, "t1", items),
+            *todo(3, "t2", [dict(items[0], status="completed")]),
+            *todo(5, "t3", [dict(items[0], status="pending")], error=True),
+        )
+    )
+    first, second = of(records, "plan")
+    assert first["planId"] == second["planId"] == f"todos:{SID}" and first["idSource"] == "derived"
+    assert second["supersedes"] == first["id"] and second["callId"] == "t2"
+    assert second["entries"] == [{"content": "a", "status": "completed", "activeForm": "doing a"}]
+
+
+def test_task_tools_give_entry_ids_owners_and_blockers() -> None:
+    def call(n: int, name: str, args: dict[str, Any], text: str, tur: Any) -> list[dict[str, Any]]:
+        res = result(n + 1, f"c{n}", text, n)
+        res["toolUseResult"] = tur
+        return [asst(n, f"m{n}", {"type": "tool_use", "id": f"c{n}", "name": name, "input": args}), res]
+
+    records = main(
+        jsonl(
+            *call(1, "TaskCreate", {"subject": "Fix"}, "Task #1 created successfully: Fix", {"task": {"id": "1"}}),
+            *call(3, "TaskCreate", {"subject": "Check"}, "Task #2 created successfully: Check", {"task": {"id": "2"}}),
+            *call(
+                5,
+                "TaskUpdate",
+                {"taskId": "2", "owner": "explorer", "addBlockedBy": ["1"]},
+                "Updated",
+                {"success": True},
+            ),
+        )
+    )
+    plan = of(records, "plan")[-1]
+    assert plan["entries"] == [
+        {"entryId": "1", "content": "Fix", "status": "pending"},
+        {"entryId": "2", "content": "Check", "status": "pending", "owner": "explorer", "blockedBy": ["1"]},
+    ]
+
+
+def test_exit_plan_mode_without_plan_file_never_fails() -> None:
+    res = result(2, "p1", "approved", 1)
+    res["toolUseResult"] = {"plan": None, "filePath": "/nowhere/.claude/plans/lost-slug.md"}
+    (plan,) = of(
+        main(jsonl(asst(1, "m", {"type": "tool_use", "id": "p1", "name": "ExitPlanMode", "input": {}}), res)), "plan"
+    )
+    assert plan["planId"] == "lost-slug" and plan["planType"] == "document"
+    assert plan["source"] == {"root": None, "path": "/nowhere/.claude/plans/lost-slug.md"}
+    assert plan["capture"]["content"]["state"] == "absent"
+
+
+# -- subagents, tree, accounting ------------------------------------------------------------
+
+
+def write(path: Path, *lines: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(jsonl(*lines))
+    return path
+
+
+def test_subagent_folder_stream_and_standalone_conversion(tmp_path: Path) -> None:
+    spawn = asst(
+        2,
+        "m",
+        {
+            "type": "tool_use",
+            "id": "toolu_s",
+            "name": "Task",
+            "input": {"prompt": "look", "description": "Look", "subagent_type": "Explore"},
+        },
+        1,
+    )
+    res = result(3, "toolu_s", [{"type": "text", "text": "found"}, {"type": "text", "text": "agentId: abc123"}], 2)
+    session = write(tmp_path / f"{SID}.jsonl", user(1, "delegate"), spawn, res)
+    child_line = user(10, "look", agentId="abc123", isSidechain=True)
+    copied = dict(user(1, "delegate"), agentId="abc123", isSidechain=True)
+    child = write(tmp_path / SID / "subagents" / "agent-abc123.jsonl", child_line, copied)
+    streams, acc = convert(session)
+    key = f"claude-code:{SID}/agent-abc123"
+    assert list(streams) == [f"claude-code:{SID}", key]
+    (sub,) = of(streams[f"claude-code:{SID}"], "subagent")
+    assert sub["session"] == key and sub["callId"] == "toolu_s" and sub["agentType"] == "Explore"
+    header, prompt, copy = streams[key]
+    assert header["parent"] == f"claude-code:{SID}"
+    assert (prompt["author"], prompt["origin"], prompt["from"]) == (
+        "agent",
+        "inter_session",
+        {"session": f"claude-code:{SID}"},
+    )
+    assert copy["copiedFrom"] == f"claude-code:{SID}#messageId={_uuid(1)}"
+    assert acc.native_items == 5
+    assert discover.is_session_file(child) is False and discover.is_session_file(session) is True
+    alone, _ = convert(child)
+    assert list(alone) == [key] and alone[key][2]["copiedFrom"].startswith(f"claude-code:{SID}#")
+
+
+def test_project_root_agent_file_belongs_to_its_session_only_when_present(tmp_path: Path) -> None:
+    agent = write(
+        tmp_path / "agent-1234abcd.jsonl", user(1, "Warmup", sessionId=SID, agentId="1234abcd", isSidechain=True)
+    )
+    assert discover.is_session_file(agent) is True
+    write(tmp_path / f"{SID}.jsonl", user(2, "hi"))
+    assert discover.is_session_file(agent) is False
+
+
+def test_inline_sidechain_from_a_pipe() -> None:
+    data = jsonl(
+        user(1, "delegate"),
+        asst(2, "m", {"type": "tool_use", "id": "toolu_t", "name": "Task", "input": {"prompt": "side"}}, 1),
+        user(3, "side", isSidechain=True),
+        dict(asst(4, "m2", {"type": "text", "text": "done"}, 3), isSidechain=True),
+        result(5, "toolu_t", "done", 2),
+    )
+    conversion = Conversion(Source(io.BufferedReader(io.BytesIO(data))), "claude-code", as_dicts=True)  # type: ignore[arg-type]
+    streams = {s.key: list(s.records) for s in conversion.streams()}
+    side = f"claude-code:{SID}/sidechain-{_uuid(3)}"
+    assert of(streams[f"claude-code:{SID}"], "subagent")[0]["session"] == side
+    assert [r["type"] for r in streams[side]] == ["session", "message", "message"]
+    assert conversion.accounting.balanced() and conversion.accounting.native_items == 5
+
+
+def test_tree_links_duplicates_and_unreadable_lines() -> None:
+    streams, acc = convert(
+        jsonl(user(1, "a"), user(2, "b", 1), user(3, "c", 1), user(1, "a"), user(4, "d", 99), b"{bad")
+    )
+    records = streams[f"claude-code:{SID}"]
+    messages = of(records, "message")
+    assert [m.get("parent") for m in messages] == [None, "r2", "r2", None]
+    assert acc.duplicates == 1 and acc.unreadable == 1 and acc.native_items == 6
+
+
+def test_fold_holds_one_open_message() -> None:
+    builder = Builder(StreamInfo(SID, SID), Accounting())
+    builder.header()
+    assert builder.feed(1, asst(1, "m1", {"type": "text", "text": "a"})) == []
+    emitted = builder.feed(2, asst(2, "m2", {"type": "text", "text": "b"}, 1))
+    assert [r["messageId"] for r in emitted] == ["m1"] and builder.fold is not None
+    assert builder.fold.message_id == "m2"
+
+
+def test_detect() -> None:
+    adapter = registry.get("claude-code")
+    assert adapter.detect(Source(jsonl(user(1, "hi")))) >= 90
+    assert adapter.detect(Source(b'{"timestamp":"x","type":"session_meta","payload":{}}\n')) == 0
+
+
+# -- the shared samples -----------------------------------------------------------------------
+
+SAMPLES = shared_samples("claude-code")
+
+
+def _native_count(path: Path) -> int:
+    def lines(p: Path) -> int:
+        return sum(1 for raw in p.read_bytes().split(b"\n") if raw.strip())
+
+    total = lines(path)
+    if path.name.startswith("agent-") or "NOT-A-SESSION" in path.name:
+        return total
+    session = discover.head_facts(path).get("sessionId") or path.stem
+    for child in discover.children(path, session):
+        total += lines(child.path) + (1 if child.meta_path else 0)
+    return total
+
+
+@pytest.mark.skipif(not SAMPLES, reason="../shared/samples/claude-code is absent")
+@pytest.mark.parametrize("sample", SAMPLES, ids=[p.name[:48] for p in SAMPLES])
+def test_shared_sample_converts_validates_and_balances(sample: Path) -> None:
+    conversion = Conversion(sample, "claude-code", as_dicts=True)
+    for stream in conversion.streams():
+        records = list(stream.records)
+        findings = validate_records(records)
+        assert not findings, "\n".join(f.describe() for f in findings)
+    accounting = conversion.accounting
+    assert accounting.balanced(), accounting.as_dict()
+    assert accounting.native_items == _native_count(sample)
