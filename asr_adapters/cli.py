@@ -57,6 +57,9 @@ def convert(path: str, output: str | None, agent: str | None, thread: str | None
     except ASRError as exc:
         _fail(str(exc))
         return
+    except OSError as exc:
+        _fail(f"{exc.filename or path}: {exc.strerror or exc}")
+        return
     for diagnostic in conversion.accounting.diagnostics:
         click.echo(f"asr: warning: {diagnostic.describe()}", err=True)
     if stats:
