@@ -1,0 +1,217 @@
+"""Discovery: every agent's home with its relocation variables, and ``discover()``."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner
+from test_batch import full_streams, register_toy, toy_file
+
+from asr_adapters import registry
+from asr_adapters.batch import agent_homes, discover
+from asr_adapters.batch.homes import FALLBACK_HOMES
+from asr_adapters.cli import main
+
+AGENTS = ("codex", "claude-code", "openclaw", "gemini-cli", "t3code")
+
+
+@pytest.fixture
+def toy() -> Iterator[None]:
+    register_toy()
+    yield
+    registry._ADAPTERS.pop("toy", None)
+
+
+def relocated_env(tmp_path: Path) -> dict[str, str]:
+    places = tmp_path / "elsewhere"
+    return {
+        "HOME": str(tmp_path / "home"),
+        "CODEX_HOME": str(places / "codex"),
+        "CLAUDE_CONFIG_DIR": str(places / "claude"),
+        "OPENCLAW_STATE_DIR": str(places / "openclaw"),
+        "GEMINI_CLI_HOME": str(places / "gemini"),
+        "T3CODE_HOME": str(places / "t3"),
+    }
+
+
+def _under(path: Path, folder: str) -> bool:
+    return Path(folder) == path or Path(folder) in path.parents
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_homes_honour_relocation_variables(agent: str, tmp_path: Path) -> None:
+    if agent not in registry.names():
+        pytest.skip(f"no {agent} adapter registered yet")
+    env = relocated_env(tmp_path)
+    homes = [h.path for h in agent_homes(env, [agent])]
+    variable = {
+        "codex": "CODEX_HOME",
+        "claude-code": "CLAUDE_CONFIG_DIR",
+        "openclaw": "OPENCLAW_STATE_DIR",
+        "gemini-cli": "GEMINI_CLI_HOME",
+        "t3code": "T3CODE_HOME",
+    }[agent]
+    assert any(_under(home, env[variable]) for home in homes), homes
+    default = {"codex": ".codex", "claude-code": ".claude", "gemini-cli": ".gemini", "t3code": ".t3"}.get(agent)
+    if default:
+        assert not any(_under(home, str(Path(env["HOME"]) / default)) for home in homes), homes
+    if agent == "openclaw":  # the older names are still looked at
+        for legacy in (".clawdbot", ".moltbot", ".clawdis"):
+            assert any(_under(home, str(Path(env["HOME"]) / legacy)) for home in homes), (legacy, homes)
+
+
+def test_homes_default_under_home_without_variables(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path / "home")}
+    for home in agent_homes(env):
+        assert _under(home.path, env["HOME"]), home
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_fallback_homes_honour_relocation_variables(agent: str, tmp_path: Path) -> None:
+    env = relocated_env(tmp_path)
+    variable = {
+        "codex": "CODEX_HOME",
+        "claude-code": "CLAUDE_CONFIG_DIR",
+        "openclaw": "OPENCLAW_STATE_DIR",
+        "gemini-cli": "GEMINI_CLI_HOME",
+        "t3code": "T3CODE_HOME",
+    }[agent]
+    assert any(_under(p, env[variable]) for p in FALLBACK_HOMES[agent](env))
+
+
+def test_fallback_used_and_marked_when_an_adapter_names_no_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if "codex" not in registry.names():
+        pytest.skip("no codex adapter registered yet")
+    adapter = registry.get("codex")
+    monkeypatch.setattr(type(adapter), "default_homes", lambda self, env: [])
+    env = relocated_env(tmp_path)
+    homes = agent_homes(env, ["codex"])
+    assert homes and all(h.fallback for h in homes)
+    assert Path(env["CODEX_HOME"]) / "sessions" in [h.path for h in homes]
+
+
+def toy_home(root: Path) -> Path:
+    sessions = root / "sessions"
+    toy_file(sessions / "p" / "one.jsonl", "one", {"say": "a"}, {"child": "kid", "says": ["x"]})
+    toy_file(sessions / "p" / "two.jsonl", "two", {"say": "b"}, parent="one")
+    toy_file(sessions / "p" / "one.sidecar.jsonl", "one", {"say": "not its own session"})
+    (sessions / "p" / "notes.md").write_text("# not a session\n")
+    return sessions
+
+
+def test_discover_lists_sessions_without_converting(toy: None, tmp_path: Path) -> None:
+    sessions = toy_home(tmp_path / "toyhome")
+    env = {"HOME": str(tmp_path / "home"), "TOY_HOME": str(tmp_path / "toyhome")}
+    found = list(discover(env=env, agents=["toy"]))
+    assert [(d.agent, d.session_id, d.parent, d.path.name) for d in found] == [
+        ("toy", "one", None, "one.jsonl"),
+        ("toy", "two", "one", "two.jsonl"),
+    ]
+    one = found[0]
+    stat = os.stat(sessions / "p" / "one.jsonl")
+    assert one.size == stat.st_size and one.mtime == stat.st_mtime_ns / 1e9 and one.error is None
+    assert one.path == sessions / "p" / "one.jsonl"
+    # every stream, subagents included, when asked
+    streams = [(d.session_id, d.parent) for d in discover(sessions, streams=True)]
+    assert streams == [("one", None), ("kid", "one"), ("two", "one")]
+    assert orjson.loads(orjson.dumps(one.as_dict()))["session_id"] == "one"
+
+
+def test_discover_reports_an_unreadable_session(toy: None, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'{"toy-ish": 1}\n')
+    bad.write_bytes(b'{"toy": "x"}\n')
+    found = list(discover([bad]))
+    assert found[0].session_id == "x"
+    broken = tmp_path / "broken.jsonl"
+    broken.write_bytes(b'{"toy"\n')
+    assert [d.error is not None for d in discover([broken])] == [True]
+
+
+def test_discover_and_batch_commands_on_a_relocated_home(toy: None, tmp_path: Path) -> None:
+    toy_home(tmp_path / "toyhome")
+    env = {"HOME": str(tmp_path / "home"), "TOY_HOME": str(tmp_path / "toyhome")}
+    for variable in ("CODEX_HOME", "CLAUDE_CONFIG_DIR", "OPENCLAW_STATE_DIR", "GEMINI_CLI_HOME", "T3CODE_HOME"):
+        env[variable] = str(tmp_path / "nothing" / variable)
+    runner = CliRunner(env=env)
+    listed = runner.invoke(main, ["discover", "--json", "--agent", "toy"])
+    assert listed.exit_code == 0, listed.output
+    rows = [orjson.loads(line) for line in listed.stdout.splitlines()]
+    assert [r["session_id"] for r in rows] == ["one", "two"]
+    homes = runner.invoke(main, ["discover", "--homes", "--json"])
+    assert {"agent": "toy", "path": str(tmp_path / "toyhome" / "sessions"), "exists": True, "fallback": False} in [
+        orjson.loads(line) for line in homes.stdout.splitlines()
+    ]
+    out = tmp_path / "archive"
+    converted = runner.invoke(main, ["batch", "--discover", "-o", str(out), "--json", "-q", "-j", "1"])
+    assert converted.exit_code == 0, converted.output
+    summary = orjson.loads(converted.stdout)
+    assert summary["converted"] == 2 and summary["agents"]["toy"]["streams"] == 3
+    source = tmp_path / "toyhome" / "sessions" / "p" / "one.jsonl"
+    assert (out / "toy" / "one.asr.jsonl").read_bytes() == full_streams(source)["toy:one"]
+    assert (out / "toy" / "one" / "kid.asr.jsonl").is_file()
+    assert (out / "toy" / "one" / "two.asr.jsonl").is_file()  # a fork sits beside its parent
+
+
+# -- the real adapters in relocated homes --------------------------------------------------
+
+
+def _first_case(agent: str, suffix: str) -> Path | None:
+    from golden_support import golden_cases
+
+    for case in golden_cases(agent):
+        if case.input.name == f"input{suffix}" and case.expected_files():
+            return case.input
+    return None
+
+
+def plant_real_homes(env: dict[str, str]) -> dict[str, Path]:
+    """One golden input per agent, put where that agent keeps sessions (relocated)."""
+    planted: dict[str, Path] = {}
+    layouts = {
+        "codex": (".jsonl", Path(env["CODEX_HOME"]) / "sessions/2026/03/02/rollout-2026-03-02T10-00-00-demo.jsonl"),
+        "claude-code": (".jsonl", Path(env["CLAUDE_CONFIG_DIR"]) / "projects/-home-dev-app/demo-session.jsonl"),
+        "openclaw": (".jsonl", Path(env["OPENCLAW_STATE_DIR"]) / "agents/main/sessions/demo-session.jsonl"),
+        "gemini-cli": (
+            ".jsonl",
+            Path(env["GEMINI_CLI_HOME"]) / ".gemini/tmp/app/chats/session-2026-03-02T10-00-demo1234.jsonl",
+        ),
+        "t3code": (".sql", Path(env["T3CODE_HOME"]) / "userdata/state.sqlite"),
+    }
+    for agent, (suffix, target) in layouts.items():
+        if agent not in registry.names():
+            continue
+        source = _first_case(agent, suffix)
+        if source is None:
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if suffix == ".sql":
+            with sqlite3.connect(target) as connection:
+                connection.executescript(source.read_text(encoding="utf-8"))
+            connection.close()
+        else:
+            target.write_bytes(source.read_bytes())
+        planted[agent] = target
+    return planted
+
+
+def test_real_adapters_discovered_in_relocated_homes(tmp_path: Path) -> None:
+    env = relocated_env(tmp_path)
+    planted = plant_real_homes(env)
+    if not planted:
+        pytest.skip("no adapter with golden cases yet")
+    found = {d.agent: d for d in discover(env=env)}
+    for agent, path in planted.items():
+        assert agent in found, f"{agent}: {path} not discovered; found {sorted(found)}"
+        assert found[agent].path == path and found[agent].session_id, found[agent]
+    result = CliRunner(env=env).invoke(main, ["batch", "--discover", "-o", str(tmp_path / "out"), "--json", "-q"])
+    assert result.exit_code == 0, result.output
+    summary = orjson.loads(result.stdout)
+    assert summary["converted"] == len(planted) and set(summary["agents"]) == set(planted)
