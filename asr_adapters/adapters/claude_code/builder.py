@@ -33,6 +33,29 @@ _ORIGIN_KINDS = {
     "peer": ("agent", "inter_session"),
     "coordinator": ("agent", "inter_session"),
 }
+#: Line members every line repeats, or that a record carries in its own fields.
+ENVELOPE = frozenset(
+    {
+        "parentUuid",
+        "logicalParentUuid",
+        "isSidechain",
+        "userType",
+        "sessionId",
+        "type",
+        "uuid",
+        "timestamp",
+        "slug",
+        "agentId",
+        "promptId",
+        "entrypoint",
+        "requestId",
+        "message",
+        "toolUseResult",
+        "sourceToolAssistantUUID",
+    }
+)
+#: Envelope members kept only when they change along the file.
+TRACKED = frozenset({"cwd", "version", "gitBranch"})
 _NOTICE_SUBTYPES = frozenset({"away_summary", "informational"})
 
 
@@ -44,6 +67,7 @@ class Builder(FoldMixin, ToolMixin):
         self.fold: Fold | None = None
         self.last_message: tuple[str | None, str | None] = (None, None)
         self.extras_for: str | None = None
+        self.seen_env: dict[str, Any] = {"cwd": info.cwd, "version": info.version}
         self.calls: dict[str, tuple[str, Any, dict[str, Any], str]] = {}
         self.plan_ids: dict[str, str] = {}
         self.tasks = TaskList()
@@ -154,6 +178,22 @@ class Builder(FoldMixin, ToolMixin):
         if refs is not None and isinstance(uuid, str) and uuid in refs and value:
             record["copiedFrom"] = f"{refs[uuid]}#{field_name}={value}"
 
+    def _native(self, record: dict[str, Any], obj: dict[str, Any], skip: Any = ()) -> None:
+        """The line's members no ASR field carries, kept verbatim under ``native`` (the
+        envelope repeated on every line is left out unless it changed: cwd, version, branch)."""
+        native = record.get("native")
+        for key, value in obj.items():
+            if key in ENVELOPE or key in skip:
+                continue
+            if key in TRACKED:
+                if self.seen_env.get(key, value) == value:
+                    self.seen_env[key] = value
+                    continue
+                self.seen_env[key] = value
+            if native is None:
+                native = record["native"] = {}
+            native[key] = value
+
     def _is_copy(self, obj: dict[str, Any]) -> bool:
         refs = self.info.parent_refs
         return refs is not None and obj.get("uuid") in refs
@@ -179,7 +219,7 @@ class Builder(FoldMixin, ToolMixin):
             record["role"] = role
         _who(record, parts)
         for key, value in members.items():
-            if key in ("capture", "extra"):
+            if key in ("capture", "extra", "skip"):
                 continue
             record[key] = value
         record["content"] = parts
@@ -189,6 +229,7 @@ class Builder(FoldMixin, ToolMixin):
         self._copied(record, obj, "messageId", record["messageId"])
         for key, value in (members.get("extra") or {}).items():
             record[key] = value
+        self._native(record, obj, members.get("skip", ()))
         rid = self.out.put(record)
         if isinstance(obj.get("uuid"), str):
             self.uuid_rec[obj["uuid"]] = rid
@@ -210,7 +251,6 @@ class Builder(FoldMixin, ToolMixin):
                 )
             acc.records += 1
             return
-        extra = {k: obj[k] for k in ("isCompactSummary", "isVisibleInTranscriptOnly", "planContent") if k in obj}
         members: dict[str, Any] = {}
         if content is None:  # a truncated line: the record says the content was not kept
             parts: list[dict[str, Any]] = []
@@ -237,7 +277,6 @@ class Builder(FoldMixin, ToolMixin):
             parts = user_parts(content, default)
             if default == _HUMAN and not _is_notice_only(parts):
                 self._flush_removed()
-        members["extra"] = extra
         self._message(obj, parts, **members)
         acc.records += 1
 
@@ -260,11 +299,18 @@ class Builder(FoldMixin, ToolMixin):
                 default = _ORIGIN_KINDS[origin["kind"]]
             parts = user_parts(prompt, default)
             rest = {k: v for k, v in attachment.items() if k != "prompt"}
-            self._message(obj, parts, role=None, capture={"role": {"state": "absent"}}, extra={"attachment": rest})
+            self._message(
+                obj,
+                parts,
+                role=None,
+                capture={"role": {"state": "absent"}},
+                extra={"native": {"attachment": rest}},
+                skip=("attachment",),
+            )
         else:
             who = ("hook", "injected") if isinstance(kind, str) and kind.startswith("hook_") else HARNESS
             parts = [data_part(attachment, f"attachment/{kind or 'unknown'}", who)]
-            self._message(obj, parts, role=None, capture={"role": {"state": "absent"}})
+            self._message(obj, parts, role=None, capture={"role": {"state": "absent"}}, skip=("attachment",))
         acc.records += 1
 
     def _system(self, obj: dict[str, Any]) -> None:
@@ -282,9 +328,9 @@ class Builder(FoldMixin, ToolMixin):
             parts = user_parts(content, ("harness", "command"))
         else:
             parts = [text_part(content, ("harness", "notice"))]
-        extra = {k: obj[k] for k in ("level", "toolUseID") if k in obj}
-        record_parts = parts
-        self._message(obj, record_parts, role=None, audience="user", capture={"role": {"state": "absent"}}, extra=extra)
+        self._message(
+            obj, parts, role=None, audience="user", capture={"role": {"state": "absent"}}, skip=("subtype", "content")
+        )
         self.out.acc.records += 1
 
     # -- the input queue ----------------------------------------------------------------

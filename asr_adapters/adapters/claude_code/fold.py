@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ...core.timestamps import from_iso, stamp
 from .parts import data_part, reasoning_part, text_part
 
+_BODY = frozenset({"id", "model", "role", "content", "stop_reason", "usage", "type"})
 _COMPLETE = frozenset({"end_turn", "tool_use", "stop_sequence", "pause_turn"})
 
 
@@ -187,9 +188,13 @@ class FoldMixin:
             for key in ("error", "apiError", "apiErrorStatus"):
                 if key in first:
                     record["error" if key == "error" else key] = first[key]
-        for key in ("effort", "isApiErrorMessage"):
-            if key in first:
-                record[key] = first[key]
+        skip = ("error", "apiError", "apiErrorStatus") if synthetic else ()
+        self._native(record, first, skip)
+        body = first.get("message")
+        if isinstance(body, dict):
+            rest = {k: v for k, v in body.items() if k not in _BODY and v is not None}
+            if rest:
+                record.setdefault("native", {})["message"] = rest
 
     if TYPE_CHECKING:  # provided by the builder and the tool mixin
         out: Any
@@ -200,3 +205,5 @@ class FoldMixin:
         def _copied(self, record: dict[str, Any], obj: dict[str, Any], field_name: str, value: str) -> None: ...
 
         def _remember_call(self, call: dict[str, Any], obj: dict[str, Any]) -> None: ...
+
+        def _native(self, record: dict[str, Any], obj: dict[str, Any], skip: Any = ()) -> None: ...

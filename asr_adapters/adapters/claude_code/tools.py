@@ -44,6 +44,8 @@ class ToolMixin:
 
         def _copied(self, record: dict[str, Any], obj: dict[str, Any], field_name: str, value: str) -> None: ...
 
+        def _native(self, record: dict[str, Any], obj: dict[str, Any], skip: Any = ()) -> None: ...
+
     def _remember_call(self, call: dict[str, Any], obj: dict[str, Any]) -> None:
         name = call.get("name")
         if name in PLAN_TOOLS and call["callId"]:
@@ -76,6 +78,8 @@ class ToolMixin:
                     record[key] = value
             if first and "toolUseResult" in obj:
                 record["toolUseResult"] = obj["toolUseResult"]
+            if first:
+                self._native(record, obj)
             rid = self.out.put(record)
             if first and isinstance(obj.get("uuid"), str):
                 self.uuid_rec[obj["uuid"]] = rid
