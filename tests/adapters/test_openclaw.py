@@ -97,6 +97,27 @@ def test_envelope_era_facts_and_parts() -> None:
     ]
 
 
+def test_group_envelope_names_the_group_and_the_body_names_the_sender() -> None:
+    text = "[WhatsApp Family id:1203@g.us +2m 2026-01-21T10:00Z] Carol: dinner?\n[from: Carol (+15550001234)]"
+    parsed = parse_user_text(text, (None, "prompt"))
+    assert parsed.conversation == {
+        "is_group_chat": True,
+        "chat_id": "whatsapp:1203@g.us",
+        "conversation_label": "Family",
+    }
+    assert parsed.sender == {"label": "Carol (+15550001234)", "e164": "+15550001234"}
+    assert [p["text"] for p in parsed.parts if "author" not in p] == ["dinner?"]
+    assert "".join(p["text"] for p in parsed.parts) == text
+
+
+def test_index_chat_type_decides_what_the_envelope_names() -> None:
+    text = "[Telegram Team id:42 +1m 2026-01-21T10:00Z] Dave: ship it"
+    assert parse_user_text(text, (None, "prompt")).sender == {"id": "42", "label": "Team"}
+    grouped = parse_user_text(text, (None, "prompt"), group=True)
+    assert grouped.sender == {"label": "Dave"}
+    assert grouped.conversation["chat_id"] == "telegram:42"
+
+
 def test_json_block_era_routes_sender_conversation_and_mention() -> None:
     text = (
         _meta(

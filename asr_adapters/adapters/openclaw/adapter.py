@@ -102,7 +102,7 @@ class OpenClawAdapter(Adapter):
         yield emit(
             self._header(source.name, FORMAT, variant, session_id, line if is_header else {}, info, routing, source)
         )
-        mapper = Mapper(self, context, emit, routing, info.channel if info else None)
+        mapper = Mapper(self, context, emit, routing, info.channel if info else None, info.chat_type if info else None)
         if is_header:
             context.accounting.records += 1
         else:
@@ -185,7 +185,7 @@ class OpenClawAdapter(Adapter):
         info = store.session_info(connection, session_id, tables)
         routing = Routing(info)
         emit = Emitter(context.accounting)
-        mapper = Mapper(self, context, emit, routing, info.channel if info else None)
+        mapper = Mapper(self, context, emit, routing, info.channel if info else None, info.chat_type if info else None)
         started = False
         accounting = context.accounting
         for seq, raw in store.events(connection, session_id):

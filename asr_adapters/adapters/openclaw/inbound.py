@@ -39,6 +39,8 @@ _ENVELOPE_ID = re.compile(r" id:(\S+)")
 _ENVELOPE_ELAPSED = re.compile(r" \+\S+")
 _MESSAGE_ID_TAIL = re.compile(r"\n\[message_id: ([^\]\n]+)\]\Z")
 _FROM_TAIL = re.compile(r"\n\[from: ([^\]\n]+)\]\Z")
+_E164 = re.compile(r"\((\+\d{6,15})\)\Z")
+_SENDER_PREFIX = re.compile(r"([^\n:\[\]]{1,80}): ")
 _CRON = re.compile(r"\[cron:(\S+)(?: ([^\]\n]*))?\]")
 _SUBAGENT_TASK = "[Subagent Task]: "
 _CHILD_OPEN = "<<<BEGIN_UNTRUSTED_CHILD_RESULT>>>\n"
@@ -118,8 +120,12 @@ def _parse_block(text: str) -> Any:
         return None
 
 
-def parse_user_text(text: str, who_body: tuple[str | None, str | None]) -> Inbound:
-    """Split one user text into parts; ``who_body`` is the (author, origin) of the sender's words."""
+def parse_user_text(text: str, who_body: tuple[str | None, str | None], group: bool | None = None) -> Inbound:
+    """Split one user text into parts; ``who_body`` is the (author, origin) of the sender's words.
+
+    ``group`` is the chat type the index records (None when unknown): in a group the
+    envelope names the group, and the body starts with the sender's label.
+    """
     out = Inbound()
     pos = 0
     n = len(text)
@@ -146,9 +152,10 @@ def parse_user_text(text: str, who_body: tuple[str | None, str | None]) -> Inbou
         pos = end
     # envelope prefixes: "[Telegram Name id:1 ...] " or "[Sun 2026-04-12 21:19 GMT+1] "
     match = _ENVELOPE.match(text, pos) or _TIME_PREFIX.match(text, pos)
+    in_group = False
     if match is not None:
         if match.re is _ENVELOPE:
-            _envelope_facts(out, match.group(1), match.group(2))
+            in_group = _envelope_facts(out, match.group(1), match.group(2), group)
         out.add(match.group(0), HARNESS)
         pos = match.end()
     # trailers: "\n[message_id: N]", WhatsApp groups' "\n[from: Name (+E164)]"
@@ -162,28 +169,57 @@ def parse_user_text(text: str, who_body: tuple[str | None, str | None]) -> Inbou
             out.message_ids.append(found.group(1))
         elif pattern is _FROM_TAIL and "label" not in out.sender:
             out.sender = {"label": found.group(1)}
+            phone = _E164.search(found.group(1))
+            if phone is not None:
+                out.sender["e164"] = phone.group(1)
         tails.insert(0, text[found.start() : tail_start])
         tail_start = found.start()
-    _body(out, text[pos:tail_start], who_body)
+    body = text[pos:tail_start]
+    if in_group:  # "<sender label>: " before a group message's body
+        prefix = _SENDER_PREFIX.match(body)
+        if prefix is not None:
+            out.add(prefix.group(0), HARNESS)
+            out.sender.setdefault("label", prefix.group(1))
+            body = body[prefix.end() :]
+    _body(out, body, who_body)
     for tail in tails:
         out.add(tail, HARNESS)
     _conversation_facts(out)
     return out
 
 
-def _envelope_facts(out: Inbound, channel: str, rest: str) -> None:
+def _envelope_facts(out: Inbound, channel: str, rest: str, group: bool | None) -> bool:
+    """The envelope's ``from``: the sender of a direct message, the group of a group message.
+
+    Returns whether it named a group: as the index records the chat type, else when the id
+    has a group's shape (WhatsApp ``…@g.us``, Telegram's negative chat ids).
+    """
     out.channel = channel.lower()
     found = _ENVELOPE_ID.search(rest)
     label = rest.strip()
+    native_id = None
     if found is not None:
-        out.sender = {"id": found.group(1)}
+        native_id = found.group(1)
         label = rest[: found.start()].strip()
     else:
         elapsed = _ENVELOPE_ELAPSED.search(rest)
         if elapsed is not None:
             label = rest[: elapsed.start()].strip()
+    if group is None:
+        group = native_id is not None and (native_id.endswith("@g.us") or native_id.startswith("-"))
+    if group:
+        conversation: dict[str, Any] = {"is_group_chat": True}
+        if native_id is not None:
+            conversation["chat_id"] = f"{out.channel}:{native_id}"
+        if label:
+            conversation["conversation_label"] = label
+        out.conversation = conversation
+        return True
+    if native_id is not None:
+        out.sender = {"id": native_id}
     if label:
         out.sender["label"] = label
+    return False
 
 
 def _conversation_facts(out: Inbound) -> None:

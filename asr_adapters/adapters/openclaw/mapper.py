@@ -33,13 +33,20 @@ class Mapper:
     """Converts the entries of one session, in order, through one emitter."""
 
     def __init__(
-        self, adapter: Adapter, context: Context, emit: Emitter, routing: Routing, channel: str | None
+        self,
+        adapter: Adapter,
+        context: Context,
+        emit: Emitter,
+        routing: Routing,
+        channel: str | None,
+        chat_type: str | None = None,
     ) -> None:
         self.adapter = adapter
         self.accounting = context.accounting
         self.emit = emit
         self.routing = routing
         self.channel = channel
+        self.group = None if chat_type is None else chat_type != "direct"
         self.records_of: dict[str, str] = {}
         self.sends: dict[str, tuple[str | None, dict[str, Any]]] = {}
         self.previous: str | None = None
@@ -138,7 +145,7 @@ class Mapper:
         texts: list[str] = []
         for block in [{"type": "text", "text": content}] if isinstance(content, str) else content or ():
             if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
-                parsed = parse_user_text(block["text"], who)
+                parsed = parse_user_text(block["text"], who, self.group)
                 texts.append(block["text"])
                 if facts is None:
                     facts = parsed

@@ -67,7 +67,13 @@ class Routing:
         sender = inbound.sender
         sender_id = inbound.sender_id
         label = sender.get("label") or inbound.conversation.get("sender")
-        key = _bare(sender_id) if sender_id else (f"label:{label}" if isinstance(label, str) and label else None)
+        phone = sender.get("e164")
+        if sender_id:
+            key: str | None = _bare(sender_id)
+        elif isinstance(phone, str) and phone:
+            key = phone
+        else:
+            key = f"label:{label}" if isinstance(label, str) and label else None
         if key is None:
             return None
         found = self.participants.get(key)
@@ -95,6 +101,10 @@ class Routing:
     def inbound_conversation(self, inbound: Inbound, channel: str | None) -> str | None:
         """The conversation of an inbound chat message, declared when first seen."""
         info = inbound.conversation
+        if self.session_conversation is not None and self.info is not None and self.info.chat_type != "direct":
+            # a group or channel session is one conversation; a direct (main) session may mix chats
+            self.last_conversation = self.session_conversation
+            return self.session_conversation
         key = None
         for field, prefix in (("chat_id", ""), ("conversation_label", "label:"), ("group_channel", "group:")):
             value = info.get(field)
