@@ -76,6 +76,9 @@ def _by_type(records: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
         "[Queued messages while agent was busy]\n\n---\nQueued #1\nfirst\n\n---\nQueued #2\nsecond",
         "Conversation context (untrusted, chronological, selected for current message):\n#1 Ana: hi\n\nok",
         "plain words with no metadata",
+        "[Chat messages since your last reply - for context]\n[WhatsApp G id:1@g.us] Bob: hi\n\n"
+        "[Current message - respond to this]\n[WhatsApp G id:1@g.us +1m 2026-01-21T10:00Z] Carol: yo",
+        "[media attached: /tmp/a.jpg (image/jpeg)]\nlook at this",
     ],
 )
 def test_inbound_parts_keep_every_character(text: str) -> None:
@@ -108,6 +111,17 @@ def test_group_envelope_names_the_group_and_the_body_names_the_sender() -> None:
     assert parsed.sender == {"label": "Carol (+15550001234)", "e164": "+15550001234"}
     assert [p["text"] for p in parsed.parts if "author" not in p] == ["dinner?"]
     assert "".join(p["text"] for p in parsed.parts) == text
+
+
+def test_group_history_and_media_lines_are_harness_text() -> None:
+    text = (
+        "[Chat messages since your last reply - for context]\n[WhatsApp G id:1@g.us] Bob: hi\n\n"
+        "[Current message - respond to this]\n[WhatsApp G id:1@g.us +1m 2026-01-21T10:00Z] Carol: "
+        "[media attached: /tmp/a.jpg (image/jpeg)]\nlook"
+    )
+    parsed = parse_user_text(text, (None, "prompt"))
+    assert [p["text"] for p in parsed.parts if "author" not in p] == ["look"]
+    assert parsed.sender == {"label": "Carol"}
 
 
 def test_index_chat_type_decides_what_the_envelope_names() -> None:

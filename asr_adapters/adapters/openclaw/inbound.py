@@ -39,6 +39,8 @@ _ENVELOPE_ID = re.compile(r" id:(\S+)")
 _ENVELOPE_ELAPSED = re.compile(r" \+\S+")
 _MESSAGE_ID_TAIL = re.compile(r"\n\[message_id: ([^\]\n]+)\]\Z")
 _FROM_TAIL = re.compile(r"\n\[from: ([^\]\n]+)\]\Z")
+_HISTORY_HEAD = "[Chat messages since your last reply - for context]"
+_CURRENT_MARK = "[Current message - respond to this]\n"
 _E164 = re.compile(r"\((\+\d{6,15})\)\Z")
 _SENDER_PREFIX = re.compile(r"([^\n:\[\]]{1,80}): ")
 _CRON = re.compile(r"\[cron:(\S+)(?: ([^\]\n]*))?\]")
@@ -137,6 +139,13 @@ def parse_user_text(text: str, who_body: tuple[str | None, str | None], group: b
             end += 1
         out.add(text[:end], HARNESS)
         pos = end
+    # envelope-era group history: everything up to "[Current message - respond to this]\n"
+    if text.startswith(_HISTORY_HEAD, pos):
+        marker = text.find(_CURRENT_MARK, pos)
+        if marker >= 0:
+            end = marker + len(_CURRENT_MARK)
+            out.add(text[pos:end], HARNESS)
+            pos = end
     # metadata blocks (JSON-block era and the 2026.5 plain-text context list)
     while pos < n and _BLOCK_LABEL.match(text, pos):
         end = _block_end(text, pos)
@@ -181,6 +190,11 @@ def parse_user_text(text: str, who_body: tuple[str | None, str | None], group: b
             out.add(prefix.group(0), HARNESS)
             out.sender.setdefault("label", prefix.group(1))
             body = body[prefix.end() :]
+    while body.startswith("[media attached"):  # "[media attached: <path> (<mime>) …]" lines
+        cut = body.find("\n")
+        cut = len(body) if cut < 0 else cut + 1
+        out.add(body[:cut], HARNESS)
+        body = body[cut:]
     _body(out, body, who_body)
     for tail in tails:
         out.add(tail, HARNESS)
