@@ -207,7 +207,7 @@ def test_subagent_task_prompt_is_the_parent_agents_and_flat_files_get_their_own_
         )
     )
     head = records[0]
-    assert head["session"] == f"gemini-cli:{SID}/subagent@2026-03-18T10:00:00.000Z"
+    assert head["session"] == f"gemini-cli:{SID}-subagent-20260318T100000000Z"
     assert head["parent"] == f"gemini-cli:{SID}" and head["idSource"] == "derived" and head["title"] == "Task"
     assert [m["author"] for m in of_type(records, "message")] == ["agent", "harness"]
 
@@ -472,6 +472,11 @@ def test_discovery_prefers_the_newer_copy_of_a_session(tmp_path: Path) -> None:
     assert discover.is_session_file(subagent)
     assert not discover.is_session_file(debug)
     assert discover.parent_from_path(subagent) == f"gemini-cli:{SID}"
+    exported = tmp_path / "exports" / "my-session.json"  # any name: the sniff already said Gemini
+    exported.parent.mkdir()
+    exported.write_bytes(document([]))
+    assert discover.is_session_file(exported)
+    assert not discover.is_session_file(tmp_path / "notes.txt")
     assert discover.default_homes({"GEMINI_CLI_HOME": str(tmp_path)}) == [tmp_path / ".gemini" / "tmp"]
     assert discover.default_homes({"HOME": "/h"}) == [Path("/h/.gemini/tmp")]
 

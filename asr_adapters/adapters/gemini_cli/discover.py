@@ -34,27 +34,31 @@ def parent_from_path(path: Path | None) -> str | None:
 
 
 def is_session_file(path: Path) -> bool:
-    """Chat recordings only; the older of two files of one session is left out.
+    """Whether a file the sniff gave to this adapter is a session of its own.
 
-    ``session-*.json[l]`` (main sessions and the flat subagent files of v0.31-v0.36) and
-    ``chats/<parentSessionId>/<id>.json[l]`` (subagents, v0.37+). Not the debug activity
-    log ``logs/session-<id>.jsonl``, checkpoints, ``logs.json`` or tool outputs.
-
-    Resuming a ``.json`` session makes Gemini CLI write ``<same name>.jsonl`` holding the
-    whole conversation and leave the ``.json`` behind, so ``X.json`` beside ``X.jsonl`` is
-    the older copy. Other files of one main session in one folder (same 8-character name
-    suffix, same sessionId) are de-duplicated as Gemini's own session list does it: the one
-    updated last wins. Flat subagent files share their parent's id and are always kept.
+    Batch conversion asks only about files whose content already looks like a Gemini CLI
+    recording, so any name is accepted (copies, exports); left out are files under the
+    CLI's ``logs/``, ``checkpoints/`` and ``tool-outputs/`` folders, and the older of two
+    files of one session. Resuming a ``.json`` session makes Gemini CLI write
+    ``<same name>.jsonl`` holding the whole conversation and leave the ``.json`` behind,
+    so ``X.json`` beside ``X.jsonl`` is the older copy. Other ``session-*`` files of one
+    main session in one folder (same 8-character name suffix, same sessionId) are
+    de-duplicated as Gemini's own session list does it (``siblings.py``). Subagent files
+    in ``chats/<parentSessionId>/`` are sessions of their own.
     """
     name = path.name
-    if not name.endswith((".json", ".jsonl")) or path.parent.name in ("logs", "checkpoints", "tool-outputs"):
+    if not name.endswith((".json", ".jsonl")):
         return False
-    if path.parent.parent.name == "chats":
-        return True  # a v0.37+ subagent: its own session id
-    if not name.startswith("session-"):
+    if path.parent.name in _NOT_CHATS or path.parent.parent.name in _NOT_CHATS:
         return False
     if name.endswith(".json") and path.with_name(name + "l").exists():
         return False
+    if path.parent.parent.name == "chats" or not name.startswith("session-"):
+        return True
     from .siblings import newest_of_session
 
     return newest_of_session(path)
+
+
+#: Folders of a project's temp dir that hold other files than chat recordings
+_NOT_CHATS = frozenset({"logs", "checkpoints", "tool-outputs"})
