@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from .db import verbatim
 from .state import REGISTRY, ThreadState, base, data_part, is_truncated_detail, ns, obj, string, text_part
 
 TOOL_KINDS = ("tool.started", "tool.updated", "tool.completed", "tool.denied")
@@ -31,7 +32,7 @@ STEP_STATUS = {
 def _vendor(st: ThreadState, event: dict[str, Any], kind: str) -> str:
     record = base("vendor", event.get("occurredAt"))
     record["schema"] = f"{REGISTRY}/activity/{kind}"
-    record["data"] = event
+    record["data"] = verbatim(event)
     st.put(record)
     return "vendor"
 

@@ -22,7 +22,7 @@ from ...core.errors import InputError
 from ...core.source import Source
 from ...registry import register
 from . import discover, header, v1, v2
-from .db import Database, table_names
+from .db import Database, loads, table_names
 from .state import ThreadState, obj
 
 OUTCOMES = ("records", "vendor", "folded", "duplicates")
@@ -98,27 +98,35 @@ class T3CodeAdapter(Adapter):
         st.v2_item_messages = db.v2_message_ids_with_items(thread_id)
         st.v2_item_plans = db.v2_plan_ids_with_items(thread_id)
         yield st.emit(header.build(db, thread_id, file))
+        out = st.out
         for event in db.v1_events(thread_id):
-            if event.get("applicationEventVersion") == 2:
+            if event["applicationEventVersion"] == 2:
                 if event["eventId"] in st.v2_event_ids:
                     accounting.native_items += 1
                     accounting.duplicates += 1  # the same event is read from orchestration_v2_events
                     continue
-                yield from self._one(st, context, _as_v2(event), v2.handle, attachments)
+                self._one(st, context, _as_v2(event), v2.handle, attachments)
             else:
-                yield from self._one(st, context, event, v1.handle, attachments)
+                self._one(st, context, event, v1.handle, attachments)
+            if out:
+                yield from out
+                out.clear()
         for event in db.v2_events(thread_id):
-            yield from self._one(st, context, event, v2.handle, attachments)
+            self._one(st, context, event, v2.handle, attachments)
+            if out:
+                yield from out
+                out.clear()
         v1.flush(st, "partial")
         v2.flush_open(st, attachments)
-        yield from st.out
-        st.out.clear()
+        yield from out
+        out.clear()
         context.accounting.merge(accounting)
         vars(context).setdefault("t3code_threads", {})[thread_id] = accounting
 
     def _one(
         self, st: ThreadState, context: Context, event: dict[str, Any], handler: Any, attachments: Path | None
-    ) -> Iterator[dict[str, Any]]:
+    ) -> None:
+        """Convert one row into ``st.out`` and count its single outcome."""
         accounting = st.accounting
         accounting.native_items += 1
         try:
@@ -127,13 +135,11 @@ class T3CodeAdapter(Adapter):
             context.warn(None, f"event {event.get('sequence')} ({event.get('type')}) kept verbatim: {exc!r}")
             outcome = "records" if st.out else v1.vendor(st, str(event.get("type")), event)
         setattr(accounting, outcome, getattr(accounting, outcome) + 1)
-        yield from st.out
-        st.out.clear()
 
 
 def _as_v2(event: dict[str, Any]) -> dict[str, Any]:
     """A V2 event stored in ``orchestration_events`` (its metadata holds the V2 envelope ids)."""
-    meta = obj(event.get("metadata"))
+    meta = obj(loads(event.get("metadata")))
     converted = {
         "sequence": event["sequence"],
         "eventId": event["eventId"],

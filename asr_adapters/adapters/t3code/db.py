@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 import orjson
 
-PAGE = 500
+PAGE = 1000
 
 #: The columns of one event row we read, in this order.
 V1_COLUMNS = (
@@ -205,6 +205,14 @@ class Database:
         return {r[0] for r in rows if isinstance(r[0], str)}
 
 
+def verbatim(event: dict[str, Any]) -> dict[str, Any]:
+    """The row as a vendor record keeps it: every column, JSON columns parsed."""
+    metadata = event.get("metadata")
+    if isinstance(metadata, str):
+        return {**event, "metadata": loads(metadata)}
+    return event
+
+
 def loads(text: Any) -> Any:
     """A JSON column; text that does not parse is kept as the raw string."""
     if text is None:
@@ -228,7 +236,7 @@ def _v1_row(row: tuple[Any, ...]) -> dict[str, Any]:
         "correlationId": row[8],
         "actorKind": row[9],
         "payload": loads(row[10]),
-        "metadata": loads(row[11]),
+        "metadata": row[11],  # raw JSON text: parsed only when the row is kept verbatim
         "applicationEventVersion": row[12],
     }
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from . import activities
+from .db import verbatim
 from .state import REGISTRY, Fold, ThreadState, base, ns, obj, string, text_part
 from .text import split_user_text
 
@@ -21,7 +22,7 @@ TERMINAL_TURN = {"interrupted": "interrupted", "stopped": "interrupted", "error"
 def vendor(st: ThreadState, kind: str, event: dict[str, Any], **extra: Any) -> str:
     record = base("vendor", event.get("occurredAt"))
     record["schema"] = f"{REGISTRY}/{kind}"
-    record["data"] = event
+    record["data"] = verbatim(event)
     record.update(extra)
     st.put(record)
     return "vendor"
