@@ -481,3 +481,10 @@ def test_shared_sample_converts_validates_and_balances(sample: Path) -> None:
     accounting = conversion.accounting
     assert accounting.balanced(), accounting.as_dict()
     assert accounting.native_items == _native_count(sample)
+
+
+def test_persisted_output_preview_is_a_truncated_capture() -> None:
+    text = "<persisted-output>\nOutput too large (52KB). Full output saved to: /tmp/t/p.txt\n</persisted-output>"
+    (res,) = of(main(jsonl(result(1, "toolu_p", text))), "tool_result")
+    assert res["capture"]["content"]["state"] == "truncated"
+    assert res["content"] == [{"type": "text", "text": text}]

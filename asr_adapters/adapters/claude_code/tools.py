@@ -69,6 +69,9 @@ class ToolMixin:
             if isinstance(block.get("is_error"), bool):
                 record["isError"] = block["is_error"]
             record["content"] = result_parts(block.get("content"), report=spawn)
+            if any(p.get("type") == "text" and "<persisted-output>" in p.get("text", "") for p in record["content"]):
+                reason = "the output was written to a tool-results file; the transcript keeps a preview"
+                record["capture"] = {"content": {"state": "truncated", "reason": reason}}
             self._link(record, obj.get("parentUuid"))
             if call_id is not native:
                 record["idSource"] = "derived"
