@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -21,13 +20,9 @@ from ...core.errors import InputError
 _G0_HEAD = re.compile(rb'\A\s*\{\s*"session"\s*:\s*\{')
 
 
-@dataclass(slots=True)
-class NativeLine:
-    line: int | None
-    kind: str
-    payload: Any
-    timestamp: str | None
-    raw: Any  # the native item as stored, for vendor records
+#: ``(line number, envelope kind, payload, line timestamp or None, the native item as stored)``.
+#: A plain tuple: one is made per line, so it stays cheap.
+NativeLine = tuple[int | None, str, Any, str | None, Any]
 
 
 def sniff_era(head: bytes) -> str | None:
@@ -51,12 +46,24 @@ def sniff_era(head: bytes) -> str | None:
 
 
 def envelope_lines(context: Context) -> Iterator[NativeLine]:
-    for number, value in context.json_lines():
-        if isinstance(value, dict) and isinstance(value.get("type"), str) and "payload" in value:
-            stamp = value.get("timestamp")
-            yield NativeLine(number, value["type"], value["payload"], stamp if isinstance(stamp, str) else None, value)
-        else:
-            yield NativeLine(number, "?", value, None, value)
+    """The hot loop: parsing and accounting inline (one generator per line, not three)."""
+    loads = orjson.loads
+    accounting = context.accounting
+    for number, raw in context.source.lines():
+        accounting.native_items += 1
+        try:
+            value = loads(raw)
+        except orjson.JSONDecodeError as exc:
+            accounting.unreadable += 1
+            context.warn(number, f"unreadable line skipped: {exc}")
+            continue
+        if type(value) is dict:
+            kind = value.get("type")
+            if type(kind) is str and "payload" in value:
+                stamp = value.get("timestamp")
+                yield number, kind, value["payload"], stamp if type(stamp) is str else None, value
+                continue
+        yield number, "?", value, None, value
 
 
 def bare_lines(context: Context) -> Iterator[NativeLine]:
@@ -65,15 +72,15 @@ def bare_lines(context: Context) -> Iterator[NativeLine]:
         if first and isinstance(value, dict) and "type" not in value:
             first = False
             stamp = value.get("timestamp")
-            yield NativeLine(number, "session_meta", value, stamp if isinstance(stamp, str) else None, value)
+            yield number, "session_meta", value, stamp if isinstance(stamp, str) else None, value
             continue
         first = False
         if isinstance(value, dict) and value.get("record_type") == "state":
-            yield NativeLine(number, "state", value, None, value)
+            yield number, "state", value, None, value
         elif isinstance(value, dict) and isinstance(value.get("type"), str):
-            yield NativeLine(number, "response_item", value, None, value)
+            yield number, "response_item", value, None, value
         else:
-            yield NativeLine(number, "?", value, None, value)
+            yield number, "?", value, None, value
 
 
 def json_document(context: Context) -> Iterator[NativeLine]:
@@ -91,13 +98,13 @@ def json_document(context: Context) -> Iterator[NativeLine]:
     session = document["session"]
     context.accounting.native_items += 1
     stamp = session.get("timestamp")
-    yield NativeLine(None, "session_meta", session, stamp if isinstance(stamp, str) else None, session)
+    yield None, "session_meta", session, stamp if isinstance(stamp, str) else None, session
     items = document.get("items")
     for index, item in enumerate(items if isinstance(items, list) else []):
         context.accounting.native_items += 1
         kind = "response_item" if isinstance(item, dict) and isinstance(item.get("type"), str) else "?"
-        yield NativeLine(index + 1, kind, item, None, item)
+        yield index + 1, kind, item, None, item
     rest = {k: v for k, v in document.items() if k not in ("session", "items")}
     if rest:
         context.accounting.native_items += 1
-        yield NativeLine(None, "document_extra", rest, None, rest)
+        yield None, "document_extra", rest, None, rest

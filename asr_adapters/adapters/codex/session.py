@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ...core.adapter import header
@@ -30,13 +30,13 @@ class RolloutConverter(EventMapper, ToolMapper):
 
     def run(self, lines: Iterator[NativeLine]) -> Iterator[dict[str, Any]]:
         for native in lines:
-            self.line = native.line
-            self.timestamp = native.timestamp
-            if not self.header_done and native.kind != "session_meta":
+            self.line = native[0]
+            self.timestamp = native[3]
+            if not self.header_done and native[1] != "session_meta":
                 self.fallback_header()
             self.dispatch(native)
             if self.ready:
-                yield from self.drain()
+                yield from self.drain()  # a list: no generator per line
         self.line = None
         self.timestamp = None
         self.release_held(paired=False)
@@ -47,22 +47,21 @@ class RolloutConverter(EventMapper, ToolMapper):
         yield from self.drain()
 
     def dispatch(self, native: NativeLine) -> None:
-        kind = native.kind
-        payload = native.payload
-        raw = native.raw
+        _, kind, payload, _, raw = native
         self.line_extra = (
             {k: v for k, v in raw.items() if k not in _ENVELOPE_KEYS}
-            if self.era == "envelope" and isinstance(raw, dict) and len(raw) > 3
+            if type(raw) is dict and len(raw) > 3 and self.era == "envelope"
             else None
         )
-        if kind == "response_item":
-            self.release_held(paired=False)
+        if kind == "event_msg":
+            self.on_event(raw, payload)
+        elif kind == "response_item":
+            if self.held is not None:
+                self.release_held(paired=False)
             self.on_item(raw, payload)
-        elif kind == "event_msg":
-            self.on_event(native.raw, payload)
         elif kind == "session_meta":
             self.release_held(paired=False)
-            self.on_session_meta(native.raw, payload)
+            self.on_session_meta(raw, payload)
         elif kind == "inter_agent_communication_metadata" and isinstance(payload, dict):
             trigger = payload.get("trigger_turn")
             self.trigger_turn = trigger if isinstance(trigger, bool) else None
@@ -72,49 +71,41 @@ class RolloutConverter(EventMapper, ToolMapper):
             self.on_agent_message(payload, payload.get("content"))
         elif kind == "compacted" and isinstance(payload, dict):
             self.release_held(paired=False)
-            self.on_compacted(native.raw, payload)
+            self.on_compacted(raw, payload)
         elif kind == "turn_context" and isinstance(payload, dict):
             self.release_held(paired=False)
             if isinstance(payload.get("turn_id"), str):
                 self.turn_id = payload["turn_id"]
             if isinstance(payload.get("model"), str):
                 self.model = payload["model"]
-            self.keep("turn_context", native.raw)
+            self.keep("turn_context", raw)
         elif kind == "state":
-            self.keep("state", native.raw)
+            self.keep("state", raw)
         elif kind == "?":
-            self.keep("unknown_line", native.raw)
-            self.context.warn(native.line, "line has no recognisable rollout shape; kept as a vendor record")
+            self.keep("unknown_line", raw)
+            self.context.warn(native[0], "line has no recognisable rollout shape; kept as a vendor record")
         else:
-            self.keep(kind, native.raw)
+            self.keep(kind, raw)
 
     def on_item(self, raw: Any, item: Any) -> None:
-        kind = item.get("type") if isinstance(item, dict) else None
-        metadata = raw.get("metadata") if isinstance(raw, dict) and self.era == "envelope" else None
-        if isinstance(metadata, dict) and metadata.get("inherited_user_message") and self.copied_from is None:
-            self.copied_from = self.parent_thread or "unknown"
-        passthrough = item.get("internal_chat_message_metadata_passthrough") if isinstance(item, dict) else None
-        if isinstance(passthrough, dict) and isinstance(passthrough.get("turn_id"), str):
-            self.turn_id = passthrough["turn_id"]
-        if kind == "message":
-            self.on_message(item)
-        elif kind == "reasoning":
-            self.on_reasoning(item)
-        elif kind == "function_call":
-            self.on_function_call(item)
-        elif kind == "custom_tool_call":
-            self.on_custom_tool_call(item)
-        elif kind in ("function_call_output", "custom_tool_call_output", "tool_search_output"):
-            self.on_output(item, "output")
+        if type(item) is not dict:
+            self.keep("response_item/?", raw)
+            return
+        kind = item.get("type")
+        if self.era == "envelope" and type(raw) is dict and "metadata" in raw:
+            metadata = raw["metadata"]
+            if isinstance(metadata, dict) and metadata.get("inherited_user_message") and self.copied_from is None:
+                self.copied_from = self.parent_thread or "unknown"
+        if "internal_chat_message_metadata_passthrough" in item:
+            passthrough = item["internal_chat_message_metadata_passthrough"]
+            if isinstance(passthrough, dict) and isinstance(passthrough.get("turn_id"), str):
+                self.turn_id = passthrough["turn_id"]
+        handler = _ITEM_HANDLERS.get(kind) if isinstance(kind, str) else None
+        if handler is not None:
+            handler(self, item)
         elif kind in _BUILTIN:
             name, key = _BUILTIN[kind]
             self.on_builtin_call(item, kind, name, key)
-        elif kind == "image_generation_call":
-            self.on_image_generation(item)
-        elif kind == "agent_message":
-            self.on_agent_message(item, item.get("content"))
-        elif kind in ("compaction", "compaction_summary", "context_compaction"):
-            self.on_compaction_item(item)
         else:
             self.keep(f"response_item/{kind}", raw)
 
@@ -226,3 +217,19 @@ class RolloutConverter(EventMapper, ToolMapper):
             record["idSource"] = "derived"
         self.put(record)
         self.acc.records += 1
+
+
+_ITEM_HANDLERS: dict[str, Callable[[RolloutConverter, dict[str, Any]], None]] = {
+    "message": RolloutConverter.on_message,
+    "reasoning": RolloutConverter.on_reasoning,
+    "function_call": RolloutConverter.on_function_call,
+    "custom_tool_call": RolloutConverter.on_custom_tool_call,
+    "function_call_output": lambda self, item: self.on_output(item, "output"),
+    "custom_tool_call_output": lambda self, item: self.on_output(item, "output"),
+    "tool_search_output": lambda self, item: self.on_output(item, "output"),
+    "image_generation_call": RolloutConverter.on_image_generation,
+    "agent_message": lambda self, item: self.on_agent_message(item, item.get("content")),
+    "compaction": RolloutConverter.on_compaction_item,
+    "compaction_summary": RolloutConverter.on_compaction_item,
+    "context_compaction": RolloutConverter.on_compaction_item,
+}

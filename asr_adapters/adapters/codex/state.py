@@ -7,7 +7,6 @@ later records queue behind it, so the stream stays in file order.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 from ...core.adapter import Adapter, Context, Emitter, start
@@ -56,6 +55,8 @@ class ConverterState:
         self.header_done = False
         self.line: int | None = None
         self.timestamp: str | None = None
+        self._stamp_in: str | None = None
+        self._stamp_out: tuple[str | None, str | None] = (None, None)
         #: Line-level members beside the payload (``ordinal``, harness ``metadata``).
         self.line_extra: dict[str, Any] | None = None
 
@@ -71,8 +72,12 @@ class ConverterState:
     def envelope(self, kind: str) -> dict[str, Any]:
         """A record started with ``type``, ``ts`` and ``turnId`` of the current line."""
         record = start(kind)
-        if self.timestamp is not None:
-            ts, precision = from_iso(self.timestamp)
+        stamp = self.timestamp
+        if stamp is not None:
+            if stamp != self._stamp_in:  # many records share their line's timestamp
+                self._stamp_in = stamp
+                self._stamp_out = from_iso(stamp)
+            ts, precision = self._stamp_out
             if ts is not None:
                 record["ts"] = ts
                 if precision is not None:
@@ -129,17 +134,17 @@ class ConverterState:
             return f"codex:{self.copied_from}#{key}={value}"
         return f"codex:{self.copied_from}#r1"
 
-    def drain(self) -> Iterator[dict[str, Any]]:
-        """Number and yield what is ready; plan revisions learn what they supersede here."""
-        if not self.ready:
-            return
+    def drain(self) -> list[dict[str, Any]]:
+        """Number what is ready; plan revisions learn what they supersede here."""
         ready, self.ready = self.ready, []
         emit = self.emit
         heads = self.plan_heads
+        out = []
         for record in ready:
             if record["type"] == "plan":
                 head = heads.get(record["planId"])
                 if head is not None:
                     record["supersedes"] = head
                 heads[record["planId"]] = emit.next_id
-            yield emit(record)
+            out.append(emit(record))
+        return out
