@@ -20,9 +20,15 @@ def from_iso(value: object) -> TsPair:
     """Normalize an ISO 8601 / RFC 3339 string to UTC with a ``Z`` suffix."""
     if type(value) is not str:
         return None, None
-    if len(value) == 24 and value[23] == "Z" and value[19] == "." and value[10] == "T" and value[16] == ":":
-        if value[20:23].isdigit() and value[17:19].isdigit():  # the common case, checked cheaply
-            return value, None
+    if (  # the common case, checked cheaply
+        len(value) == 24
+        and value[23] == "Z"
+        and value[19] == "."
+        and value[10] == "T"
+        and value[20:23].isdigit()
+        and value[17:19].isdigit()
+    ):
+        return value, None
     if _CANONICAL.match(value):
         return value, (None if "." in value else "s")
     match = _GENERAL.match(value.strip())
