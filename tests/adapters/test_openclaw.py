@@ -395,6 +395,35 @@ def test_message_tool_send_and_failure() -> None:
     assert not validate_records(records)
 
 
+def test_sessions_spawn_becomes_a_subagent_record(tmp_path: Path) -> None:
+    key = "agent:main:subagent:26d8"
+    call = {
+        "type": "toolCall",
+        "id": "s1",
+        "name": "sessions_spawn",
+        "arguments": {"runtime": "subagent", "task": "do it"},
+    }
+    details = {"status": "accepted", "childSessionKey": key, "runId": "run-1", "mode": "run"}
+    result = _entry(
+        "r1",
+        "a1",
+        {
+            "role": "toolResult",
+            "toolCallId": "s1",
+            "toolName": "sessions_spawn",
+            "content": [{"type": "text", "text": "accepted"}],
+            "details": details,
+        },
+    )
+    (tmp_path / "t.jsonl").write_bytes(_lines(_assistant("a1", [call], stopReason="toolUse"), result))
+    (tmp_path / "sessions.json").write_text(json.dumps({key: {"sessionId": "child-1"}}))
+    records, _ = _convert(tmp_path / "t.jsonl")
+    subagent = _by_type(records, "subagent")[0]
+    assert (subagent["callId"], subagent["session"], subagent["address"]) == ("s1", "openclaw:child-1", key)
+    assert (subagent["agentType"], subagent["description"]) == ("subagent", "do it")
+    assert not validate_records(records)
+
+
 def test_failed_queue_entry_for_this_session(tmp_path: Path) -> None:
     (tmp_path / "t.jsonl").write_bytes(_lines(_user("u1", "hi")))
     index = {

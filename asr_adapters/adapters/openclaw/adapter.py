@@ -91,7 +91,8 @@ class OpenClawAdapter(Adapter):
         self, source: Source, context: Context, first: tuple[int, Any], lines: Iterator[tuple[int, Any]]
     ) -> Iterator[dict[str, Any]]:
         session_id = _session_id(source, first[1])
-        info = lookup(load_index(source.path), session_id)
+        index = load_index(source.path)
+        info = lookup(index, session_id)
         if info is not None and info.agent_id is None and source.path is not None:
             info.agent_id = _agent_from_path(source.path)
         routing = Routing(info)
@@ -102,7 +103,15 @@ class OpenClawAdapter(Adapter):
         yield emit(
             self._header(source.name, FORMAT, variant, session_id, line if is_header else {}, info, routing, source)
         )
-        mapper = Mapper(self, context, emit, routing, info.channel if info else None, info.chat_type if info else None)
+        mapper = Mapper(
+            self,
+            context,
+            emit,
+            routing,
+            info.channel if info else None,
+            info.chat_type if info else None,
+            lambda key: _index_session(index, key),
+        )
         if is_header:
             context.accounting.records += 1
         else:
@@ -185,7 +194,15 @@ class OpenClawAdapter(Adapter):
         info = store.session_info(connection, session_id, tables)
         routing = Routing(info)
         emit = Emitter(context.accounting)
-        mapper = Mapper(self, context, emit, routing, info.channel if info else None, info.chat_type if info else None)
+        mapper = Mapper(
+            self,
+            context,
+            emit,
+            routing,
+            info.channel if info else None,
+            info.chat_type if info else None,
+            lambda key: store.session_for_key(connection, key, tables),
+        )
         started = False
         accounting = context.accounting
         for seq, raw in store.events(connection, session_id):
@@ -271,6 +288,12 @@ class OpenClawAdapter(Adapter):
                 record["attempt"] = entry["retryCount"]
             record["queueEntry"] = entry
             yield emit(record)
+
+
+def _index_session(index: dict[str, Any], key: str) -> str | None:
+    entry = index.get(key)
+    session_id = entry.get("sessionId") if isinstance(entry, dict) else None
+    return session_id if isinstance(session_id, str) and session_id else None
 
 
 def _variant(line: dict[str, Any]) -> str:

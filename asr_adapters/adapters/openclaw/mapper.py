@@ -8,7 +8,7 @@ conversations, and the open ``message`` tool sends waiting for their results.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ...core.adapter import Adapter, Context, Emitter
@@ -40,6 +40,7 @@ class Mapper:
         routing: Routing,
         channel: str | None,
         chat_type: str | None = None,
+        resolve: Callable[[str], str | None] | None = None,
     ) -> None:
         self.adapter = adapter
         self.accounting = context.accounting
@@ -49,6 +50,8 @@ class Mapper:
         self.group = None if chat_type is None else chat_type != "direct"
         self.records_of: dict[str, str] = {}
         self.sends: dict[str, tuple[str | None, dict[str, Any]]] = {}
+        self.spawns: dict[str, dict[str, Any]] = {}
+        self.resolve = resolve
         self.previous: str | None = None
         self._derived = False
         self._parent: str | None = None
@@ -275,6 +278,8 @@ class Mapper:
             data = call.get("input")
             if name == "message" and isinstance(data, dict) and data.get("action", "send") in SEND_ACTIONS:
                 self.sends[call_record["callId"]] = (message_id, data)
+            elif name == "sessions_spawn" and isinstance(data, dict):
+                self.spawns[call_record["callId"]] = data
         records.extend(self._reply_delivery(base, message, parts, calls, synthetic, message_id))
         return records
 
@@ -300,7 +305,8 @@ class Mapper:
             if token is None or calls or message.get("stopReason") not in ("stop", None):
                 return []
             status, reason = "suppressed", token
-        conversation = self.routing.current_conversation
+        # REPLY_SKIP answers another session (sessions_send ping-pong), not a conversation
+        conversation = self.routing.current_conversation if reason != "REPLY_SKIP" else None
         if conversation is not None:
             delivery["conversation"] = conversation
         delivery["status"] = status
@@ -334,7 +340,36 @@ class Mapper:
         send = self.sends.pop(call_id, None)
         if send is not None:
             records.extend(self._send_delivery(base, message, parts, *send))
+        spawn = self.spawns.pop(call_id, None)
+        if spawn is not None:
+            records.extend(self._subagent(base, call_id, message, spawn))
         return records
+
+    def _subagent(
+        self, base: dict[str, Any], call_id: str, message: dict[str, Any], data: dict[str, Any]
+    ) -> list[dict[str, Any]]:
+        """A ``sessions_spawn`` the result accepted: the child's key is its address, and its
+        session id when the index (or the SQLite session rows) maps that key."""
+        details = obj(message.get("details"))
+        key = details.get("childSessionKey")
+        if not isinstance(key, str) or not key or message.get("isError") is True:
+            return []
+        record: dict[str, Any] = {"type": "subagent", **base, "callId": call_id}
+        child = self.resolve(key) if self.resolve is not None else None
+        if child:
+            record["session"] = f"openclaw:{child}"
+        record["address"] = key
+        agent_type = data.get("agentId") or data.get("runtime")
+        if isinstance(agent_type, str) and agent_type:
+            record["agentType"] = agent_type
+        description = data.get("task") if isinstance(data.get("task"), str) else data.get("label")
+        if isinstance(description, str) and description:
+            record["description"] = description
+        for field in ("runId", "mode", "label"):
+            value = details.get(field) if field != "label" else data.get("label")
+            if value is not None:
+                record[field] = value
+        return [record]
 
     def _send_delivery(
         self,

@@ -112,7 +112,10 @@ class Routing:
                 key = prefix + value
                 break
         if key is None:
-            cid = self.session_conversation
+            # a chat message that names no chat: the session's own conversation, unless that
+            # is the web UI's (a main session also collects direct messages from channels)
+            web = self.info is not None and self.info.channel == "webchat"
+            cid = None if web else self.session_conversation
         else:
             kind = "group" if info.get("is_group_chat") is True else None
             name = info.get("conversation_label") or info.get("group_subject")

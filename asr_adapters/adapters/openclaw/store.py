@@ -127,3 +127,16 @@ def session_info(connection: sqlite3.Connection, session_id: str, tables: set[st
     info.chat_type = info.chat_type or chat_type
     info.account_id = info.account_id or account
     return info
+
+
+def session_for_key(connection: sqlite3.Connection, key: str, tables: set[str]) -> str | None:
+    """The current session id of a session key (``session_nodes``), when the table exists."""
+    if "session_nodes" not in tables:
+        return None
+    try:
+        row = connection.execute(
+            "SELECT current_session_id FROM session_nodes WHERE session_key = ?", (key,)
+        ).fetchone()
+    except sqlite3.Error:
+        return None
+    return row[0] if row is not None and isinstance(row[0], str) and row[0] else None
