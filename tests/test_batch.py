@@ -43,7 +43,7 @@ TESTS = Path(__file__).resolve().parent
 # {"say": text} a record; {"more": text} folded into the open "say" (closed by the next line
 # or the end); {"dup": 1} a duplicate; {"child": id, "says": [...]} a subagent stream written
 # after the main one; {"fail": reason} stops the conversion; {"kill": 1} kills the process when
-# TOY_KILL=1; {"sleep": seconds} sleeps.
+# TOY_KILL=1; {"sleep": seconds} sleeps when TOY_SLOW=1.
 
 
 class ToyAdapter(Adapter):
@@ -60,6 +60,9 @@ class ToyAdapter(Adapter):
 
     def is_session_file(self, path: Path) -> bool:
         return "sidecar" not in path.name
+
+    def companion_files(self, path: Path) -> list[Path]:
+        return [path.with_suffix(".notes")]
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         lines = context.json_lines()
@@ -118,12 +121,16 @@ class ToyAdapter(Adapter):
                     os.kill(os.getpid(), signal.SIGKILL)
             elif "sleep" in item:
                 accounting.folded += 1
-                time.sleep(float(item["sleep"]))
+                if os.environ.get("TOY_SLOW") == "1":
+                    time.sleep(float(item["sleep"]))
             else:
                 accounting.vendor += 1
                 yield emit(self.vendor("other", item))
         if pending is not None:
             yield emit(pending)
+        notes = source.path.with_suffix(".notes") if source.path is not None else None
+        if notes is not None and notes.is_file():  # a file read along with the session
+            yield emit({"type": "vendor", "schema": "dev.asr.toy/notes", "data": notes.read_text()})
 
     def _child(
         self, source: Source, context: Context, child: str, parent: str, says: list[str]
@@ -338,6 +345,20 @@ def test_rerun_skips_unchanged_and_converts_changed(toy: None, tmp_path: Path) -
     assert batch([src], out, jobs=1).converted == first.converted  # a new producer version re-converts
 
 
+def test_a_changed_companion_file_reconverts_its_session(toy: None, tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    path = toy_file(src / "a.jsonl", "with-notes", {"say": "x"})
+    notes = path.with_suffix(".notes")
+    notes.write_text("first")
+    out = tmp_path / "out"
+    assert batch([src], out, jobs=1).converted == 1
+    assert batch([src], out, jobs=1).skipped == 1
+    notes.write_text("second, longer")
+    again = batch([src], out, jobs=1)
+    assert (again.converted, again.skipped) == (1, 0)
+    assert b"second, longer" in outputs(out)["toy/with-notes.asr.jsonl"]
+
+
 def test_changed_source_with_new_session_id_replaces_its_old_output(toy: None, tmp_path: Path) -> None:
     src = tmp_path / "src"
     path = toy_file(src / "a.jsonl", "old-id", {"say": "x"})
@@ -431,7 +452,7 @@ main()
 def test_batch_killed_at_any_moment_leaves_whole_outputs_and_a_rerun_finishes(toy: None, tmp_path: Path) -> None:
     src = tmp_path / "src"
     for index in range(16):
-        toy_file(src / f"{index:02d}.jsonl", f"slow{index}", {"say": "a"}, {"sleep": 0.15}, {"say": "b"})
+        toy_file(src / f"{index:02d}.jsonl", f"slow{index}", {"say": "a"}, {"sleep": 0.2}, {"say": "b"})
     reference = tmp_path / "reference"
     batch([src], reference, jobs=2)
     expected = outputs(reference)
@@ -440,7 +461,7 @@ def test_batch_killed_at_any_moment_leaves_whole_outputs_and_a_rerun_finishes(to
     script.write_text(RUNNER.format(tests=str(TESTS)))
     out = tmp_path / "out"
     command = [sys.executable, str(script), "batch", str(src), "-o", str(out), "--jobs", "2", "--quiet"]
-    process = subprocess.Popen(command, start_new_session=True)
+    process = subprocess.Popen(command, start_new_session=True, env={**os.environ, "TOY_SLOW": "1"})
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline and len(outputs(out) if out.exists() else {}) < 3:
         time.sleep(0.05)
@@ -535,6 +556,16 @@ def test_progress_lines() -> None:
 # -- the real adapters, end to end ---------------------------------------------------------
 
 
+def build_sqlite(script: Path, target: Path) -> None:
+    """A database from an SQL script, built in memory (no fsync per statement) then saved."""
+    memory = sqlite3.connect(":memory:")
+    memory.executescript(script.read_text(encoding="utf-8"))
+    disk = sqlite3.connect(target)
+    memory.backup(disk)
+    disk.close()
+    memory.close()
+
+
 def _golden_cases() -> list[Any]:
     from golden_support import golden_cases
 
@@ -552,9 +583,7 @@ def test_real_adapters_on_golden_inputs(tmp_path: Path) -> None:
         shutil.copytree(case.folder, folder, ignore=shutil.ignore_patterns("expected*", "README.md"))
         sql = folder / "input.sql"
         if sql.exists():
-            with sqlite3.connect(folder / "input.sqlite") as connection:
-                connection.executescript(sql.read_text(encoding="utf-8"))
-            connection.close()
+            build_sqlite(sql, folder / "input.sqlite")
             sql.unlink()
         inputs += [p for p in sorted(folder.iterdir()) if p.name.startswith("input.")]
     out = tmp_path / "out"

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
 import pytest
 from click.testing import CliRunner
-from test_batch import full_streams, register_toy, toy_file
+from test_batch import build_sqlite, full_streams, register_toy, toy_file
 
 from asr_adapters import registry
 from asr_adapters.batch import agent_homes, discover
@@ -193,9 +192,7 @@ def plant_real_homes(env: dict[str, str]) -> dict[str, Path]:
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         if suffix == ".sql":
-            with sqlite3.connect(target) as connection:
-                connection.executescript(source.read_text(encoding="utf-8"))
-            connection.close()
+            build_sqlite(source, target)
         else:
             target.write_bytes(source.read_bytes())
         planted[agent] = target

@@ -32,6 +32,7 @@ class Entry:
     producer: str
     outputs: list[str] = field(default_factory=list)
     warnings: list[dict[str, Any]] = field(default_factory=list)  # {line, reason}, the first MAX_WARNINGS
+    companions: list[list[Any]] = field(default_factory=list)  # [path, size, mtime_ns] of files read with it
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -44,6 +45,8 @@ class Entry:
         }
         if self.warnings:
             data["warnings"] = self.warnings
+        if self.companions:
+            data["companions"] = self.companions
         return data
 
     @classmethod
@@ -56,6 +59,7 @@ class Entry:
             producer=str(data["producer"]),
             outputs=[str(o) for o in data.get("outputs", [])],
             warnings=[dict(w) for w in data.get("warnings", [])],
+            companions=[list(c) for c in data.get("companions", [])],
         )
 
 

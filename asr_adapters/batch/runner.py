@@ -28,7 +28,7 @@ from .manifest import MAX_WARNINGS, Entry, Manifest
 from .naming import output_path, short_hash
 from .progress import Progress
 from .scan import Filters, sniff, walk
-from .worker import Result, Task, run_task
+from .worker import Result, Task, companions, run_task
 
 ERRORS = "_errors.jsonl"
 LOCK = "_batch.lock"
@@ -194,11 +194,13 @@ class _Batch:
                 if not filters.by_agent(entry.agent):
                     summary.filtered += 1
                     continue
-                if entry.size == candidate.size and entry.mtime_ns == candidate.mtime_ns:
-                    summary.skipped += 1
-                    summary.agent(entry.agent).skipped += 1
-                    continue
-                known = entry.sha256
+                stamps = companions(entry.agent, key)
+                if [list(s) for s in stamps] == entry.companions:
+                    if entry.size == candidate.size and entry.mtime_ns == candidate.mtime_ns:
+                        summary.skipped += 1
+                        summary.agent(entry.agent).skipped += 1
+                        continue
+                    known = entry.sha256
             adapter, reason = sniff(candidate.path, candidate.size, explicit=candidate.explicit)
             if adapter is None:
                 summary.unclaimed += 1
@@ -207,7 +209,8 @@ class _Batch:
             if not filters.by_agent(adapter.name):
                 summary.filtered += 1
                 continue
-            tasks.append(Task(key, adapter.name, str(self.outdir), known))
+            stamps = companions(adapter.name, key)
+            tasks.append(Task(key, adapter.name, str(self.outdir), known, stamps))
             self.sizes[key] = candidate.size
         return tasks
 
@@ -249,7 +252,7 @@ class _Batch:
             self.options.progress.advance(self.sizes.get(result.source, result.size))
         if result.status == "unchanged":
             entry = self.manifest.sources[result.source]
-            entry.size, entry.mtime_ns = result.size, result.mtime_ns
+            entry.size, entry.mtime_ns, entry.companions = result.size, result.mtime_ns, result.companions
             self.manifest.dirty = True
             summary.skipped += 1
             counts.skipped += 1
@@ -304,7 +307,9 @@ class _Batch:
         if len(warnings) > MAX_WARNINGS:
             more = len(warnings) - MAX_WARNINGS
             warnings = [*warnings[:MAX_WARNINGS], {"line": None, "reason": f"and {more} more warnings"}]
-        entry = Entry(result.agent, result.size, result.mtime_ns, result.sha256, __version__, placed, warnings)
+        entry = Entry(
+            result.agent, result.size, result.mtime_ns, result.sha256, __version__, placed, warnings, result.companions
+        )
         self.manifest.set(source, entry)
 
     def _count(self, result: Result, counts: AgentCounts) -> None:

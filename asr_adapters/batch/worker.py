@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import registry
 from ..convert import Conversion
 from ..core.errors import InputError
 from ..stream.writer import StreamWriter
@@ -28,6 +29,7 @@ class Task:
     agent: str
     outdir: str
     known_sha256: str | None = None  # skip the conversion when the content still hashes to this
+    companions: tuple[tuple[str, int, int], ...] = ()  # files read with the source, stamped before
 
 
 @dataclass
@@ -55,6 +57,28 @@ class Result:
     error: str | None = None
     error_line: int | None = None
     seconds: float = 0.0
+    companions: list[list[Any]] = field(default_factory=list)
+
+
+def companions(agent: str, source: str) -> tuple[tuple[str, int, int], ...]:
+    """(path, size, mtime_ns) of the files converted along with ``source``: a SQLite
+    database's ``-wal`` file, and what the adapter's optional ``companion_files(path)`` hook
+    names (e.g. subagent transcripts kept beside a session)."""
+    paths = {source + "-wal"}
+    try:
+        hook = getattr(registry.get(agent), "companion_files", None)
+        if callable(hook):
+            paths.update(str(p) for p in hook(Path(source)))
+    except Exception:  # a hook that fails stamps nothing: the source itself still decides
+        pass
+    stamps = []
+    for path in sorted(paths):
+        try:
+            stat = os.stat(path)
+        except OSError:
+            continue
+        stamps.append((path, stat.st_size, stat.st_mtime_ns))
+    return tuple(stamps)
 
 
 def file_sha256(path: str) -> str:
@@ -65,7 +89,7 @@ def file_sha256(path: str) -> str:
 def run_task(task: Task) -> Result:
     """Convert one source; never raises for a bad input (the result says what failed)."""
     started = time.perf_counter()
-    result = Result(task.source, task.agent, "failed")
+    result = Result(task.source, task.agent, "failed", companions=[list(c) for c in task.companions])
     try:
         stat = os.stat(task.source)
         result.size, result.mtime_ns = stat.st_size, stat.st_mtime_ns
