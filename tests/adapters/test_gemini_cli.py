@@ -254,6 +254,16 @@ def test_tool_only_reply_writes_no_empty_message_and_keeps_model_and_usage() -> 
     assert tool_call["model"] == "m" and tool_call["usage"] == {"total": 9}
 
 
+def test_raw_function_call_parts_become_tool_calls_without_an_empty_message() -> None:
+    reply = gemini("g1", [{"functionCall": {"name": "ls", "args": {"d": "."}}}], model="m")
+    records, accounting = run(document([reply]))
+    assert of_type(records, "message") == [] and of_type(records, "vendor") == []
+    (tool_call,) = of_type(records, "tool_call")
+    assert tool_call["callId"] == "g1:content[0]" and tool_call["idSource"] == "derived"
+    assert tool_call["inferenceId"] == "g1" and tool_call["input"] == {"d": "."} and tool_call["model"] == "m"
+    assert accounting.records == 1
+
+
 def test_write_todos_revisions_and_plan_document() -> None:
     def todos(cid: str, *items: tuple[str, str], status: str = "success") -> dict[str, Any]:
         return call(

@@ -190,7 +190,8 @@ class Mapper:
             body["author"] = "model"
         body["content"] = content
         self._display(body, msg, None, None)
-        if content or body.get("displayContent"):
+        shown = bool(content or body.get("displayContent"))
+        if shown:
             self._tail(body, msg)
             if self.put(("m", message_id), "message", body, out, force):
                 self.with_message.add(message_id)
@@ -210,12 +211,12 @@ class Mapper:
             call_id, call_derived = self._call_id(part["functionCall"].get("id"), message_id, f"content[{index}]")
             if call_id in known or ("c", call_id) in self.seen:
                 continue  # the same call as a toolCalls[] entry: that record is richer
-            body = function_call_body(part, call_id, call_derived, ts, link)
+            call_record = function_call_body(part, call_id, call_derived, ts, link)
             if first:
-                self._tail(body, {k: v for k, v in msg.items() if k in ("model", "tokens")})
+                self._tail(call_record, {k: v for k, v in msg.items() if k in ("model", "tokens")})
                 first = False
-            self.put(("c", call_id), "tool_call", body, out, force)
-        if not content and not tool_calls and not calls and not body.get("displayContent"):
+            self.put(("c", call_id), "tool_call", call_record, out, force)
+        if not shown and not tool_calls and not calls:
             self.put_native(message_id, msg, out, force)
 
     def _call_id(self, native: Any, message_id: str, where: str) -> tuple[str, bool]:
