@@ -61,7 +61,8 @@ def session_header(
     if native_id is None:
         session_id, derived = fallback_id, True
     elif subagent and "directories" not in meta:
-        start = meta.get("startTime") if isinstance(meta.get("startTime"), str) else discover.stem(source.name)
+        start_time = meta.get("startTime")
+        start = start_time if isinstance(start_time, str) else discover.stem(source.name)
         stamp_part = "".join(c for c in start if c.isalnum())  # 2026-03-17T22:37:42.549Z -> 20260317T223742549Z
         session_id, derived, parent = f"{native_id}-subagent-{stamp_part}", True, f"gemini-cli:{native_id}"
     else:
