@@ -633,6 +633,11 @@ def test_archive_suffix_policy() -> None:
     ]
     assert all(discover.is_session_file(Path(n)) for n in taken)
     assert not any(discover.is_session_file(Path(n)) for n in skipped)
+    home = Path("/home/u/.openclaw")
+    assert discover.is_session_file(home / "agents/main/sessions/a.jsonl")
+    assert discover.is_session_file(home / "agents/main/agent/openclaw-agent.sqlite")
+    assert not discover.is_session_file(home / "cron/runs/44819451.jsonl")
+    assert not discover.is_session_file(home / "workspace/notes/data.jsonl")
 
 
 def test_default_homes_honour_the_state_dir() -> None:

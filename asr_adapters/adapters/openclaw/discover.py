@@ -59,10 +59,17 @@ def default_homes(env: Mapping[str, str]) -> list[Path]:
 
 
 def is_session_file(path: Path) -> bool:
-    """Whether ``path`` is a session input of its own, by the archive-suffix policy above."""
+    """Whether ``path`` is a session input of its own, by the archive-suffix policy above.
+
+    Inside a state directory only files in a ``sessions`` folder are transcripts: the cron
+    run logs (``cron/runs/*.jsonl``), logs and the agent's workspace hold other JSONL files.
+    A loose folder given to ``asr batch`` is judged by the file names alone.
+    """
     name = path.name
     if name == SQLITE_NAME:
         return True
-    if name.startswith("sessions.json") or _SKIPPED.search(name):
+    if name.startswith("sessions.json") or _SKIPPED.search(name) or _ARCHIVE.search(name) is None:
         return False
-    return _ARCHIVE.search(name) is not None
+    if path.parent.name == "sessions":
+        return True
+    return not any(part in STATE_DIR_NAMES or part == "agents" for part in path.parts[:-1])
