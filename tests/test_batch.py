@@ -227,6 +227,10 @@ def test_safe_names_cannot_escape_and_stay_distinct() -> None:
     assert len(set(names)) == len(names)
     assert safe_name("019a4d2c-1b2f-7c3d-8e9f-0a1b2c3d4e5f") == "019a4d2c-1b2f-7c3d-8e9f-0a1b2c3d4e5f"
     assert output_path("toy", "../../x", "../p") == f"toy/{safe_name('../p')}/{safe_name('../../x')}.asr.jsonl"
+    # a child id that repeats its parent's is named by the rest, in the parent's folder
+    assert output_path("claude-code", "p1/agent-a1", "p1") == "claude-code/p1/agent-a1.asr.jsonl"
+    assert output_path("toy", "p1/../../x", "p1") == f"toy/p1/{safe_name('../../x')}.asr.jsonl"
+    assert output_path("toy", "p1/", "p1") == f"toy/p1/{safe_name('p1/')}.asr.jsonl"
 
 
 def test_hostile_session_ids_stay_inside_outdir(toy: None, tmp_path: Path) -> None:

@@ -66,11 +66,22 @@ def header_facts(record: Any, agent: str, fallback_key: str) -> tuple[str, str |
     return native_id(session_id, agent), parent
 
 
+def _below(session_id: str, parent_id: str) -> str:
+    """A child id that repeats its parent's (``<parent>/agent-x``) without the repeated part:
+    the child's file is in the parent's folder already."""
+    rest = session_id[len(parent_id) :] if session_id.startswith(parent_id) else ""
+    if len(rest) > 1 and rest[0] in "/:#" and rest[1:].strip("/:#"):
+        return rest[1:]
+    return session_id
+
+
 def output_path(agent: str, session_id: str, parent_id: str | None = None, tag: str | None = None) -> str:
     """The path of a stream's output relative to OUTDIR, with ``/`` separators.
 
     ``tag`` disambiguates two sources that hold the same session id (see ``docs/batch.md``).
     """
+    if parent_id is not None:
+        session_id = _below(session_id, parent_id)
     stem = safe_name(session_id)
     if tag:
         stem = f"{stem}~{tag}"
