@@ -424,6 +424,29 @@ def test_sessions_spawn_becomes_a_subagent_record(tmp_path: Path) -> None:
     assert not validate_records(records)
 
 
+def test_archived_generation_finds_its_index_row_and_reads_compressed(tmp_path: Path) -> None:
+    import zstandard
+
+    name = f"{SID}.jsonl.reset.2026-07-01T00-00-00.000Z.zst"
+    (tmp_path / name).write_bytes(zstandard.ZstdCompressor().compress(_lines(_user("u1", "hi"))))
+    index = {
+        "agent:main:telegram:direct:7": {
+            "sessionId": "newer-id",
+            "usageFamilySessionIds": [SID, "newer-id"],
+            "chatType": "direct",
+            "deliveryContext": {"channel": "telegram", "to": "telegram:7"},
+            "pendingFinalDelivery": True,
+            "pendingFinalDeliveryAttemptCount": 4,
+        }
+    }
+    (tmp_path / "sessions.json").write_text(json.dumps(index))
+    records, _ = _convert(tmp_path / name)
+    assert records[0]["sessionKey"] == "agent:main:telegram:direct:7"
+    assert records[0]["source"]["file"] == name
+    assert records[1]["messageId"] == "u1"
+    assert not _by_type(records, "delivery")  # the pending reply belongs to the current generation
+
+
 def test_failed_queue_entry_for_this_session(tmp_path: Path) -> None:
     (tmp_path / "t.jsonl").write_bytes(_lines(_user("u1", "hi")))
     index = {
