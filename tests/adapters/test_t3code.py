@@ -204,11 +204,7 @@ def test_v2_handoff_derived_from_listed_items(tmp_path: Path) -> None:
     handoff = by_id(records, "handoff:handoff-1")
     assert (handoff["author"], handoff["origin"], handoff["role"]) == ("harness", "injected", "user")
     ids = {r["id"]: r for r in records}
-    assert [ids[i].get("itemId", ids[i].get("callId", ids[i].get("messageId"))) for i in handoff["derivedFrom"]] == [
-        "ti-1",
-        "ti-3",
-        "assistant:ti-2",
-    ]
+    assert [ids[i]["turnItem"]["id"] for i in handoff["derivedFrom"]] == ["ti-1", "ti-3", "ti-2"]
     typed = by_id(records, "msg-2")
     assert typed["displayContent"][0]["text"] == "Now add a regression test"
 

@@ -84,7 +84,7 @@ def message_sent(st: ThreadState, event: dict[str, Any], p: dict[str, Any], atta
         return "duplicates" if not text else _revision(st, event, p, message_id, attachments)
     record = _message_start(p, event)
     if role == "user":
-        _user_content(record, text, p.get("attachments"), attachments)
+        _user_content(record, text, p.get("attachments"), attachments, p.get("context"))
         st.message_ids.add(message_id)
         st.put(record, revertable=True, role="user")
         return "records"
@@ -122,9 +122,12 @@ def _message_start(p: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-def _user_content(record: dict[str, Any], text: str, atts: Any, folder: Path | None) -> None:
-    """ASR-207: T3 keeps only the composer-built text, so it is display content."""
+def _user_content(record: dict[str, Any], text: str, atts: Any, folder: Path | None, context: Any = None) -> None:
+    """ASR-207: T3 keeps only the composer-built text (and, in later builds, the structured
+    composer context its links point at), so it is display content."""
     display = split_user_text(text)
+    if context is not None:
+        display.append({"type": "data", "data": context, "schema": f"{REGISTRY}/composer-context"})
     images, missing = attachment_parts(atts, folder)
     record["content"] = []
     record["displayContent"] = display + images

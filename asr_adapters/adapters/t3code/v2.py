@@ -31,6 +31,20 @@ MAPPED_ITEMS = (
     | {"user_message", "assistant_message", "reasoning", "proposed_plan", "todo_list"}
     | {"user_input_request", "approval_request", "subagent"}
 )
+#: Where a turn item sits in T3's model, kept on its record (ids, order, native reference).
+ITEM_PLACE = (
+    "id",
+    "runId",
+    "nodeId",
+    "providerThreadId",
+    "nativeItemRef",
+    "parentItemId",
+    "ordinal",
+    "creationSource",
+    "scheduledTaskId",
+    "toolSurface",
+    "toolSource",
+)
 HEADER_EVENTS = {"thread.created", "provider-session.attached", "provider-thread.updated"}
 
 
@@ -149,6 +163,10 @@ def write(
         record["supersedes"] = supersedes
     if len(ids) > 1:
         record["assembly"] = {"mode": "folded", "sourceIds": ids}
+    if kind == "turn-item.updated":
+        where = {k: p[k] for k in ITEM_PLACE if p.get(k) is not None}
+        if where:
+            record["turnItem"] = where
     emitted = st.put(record, revertable=True, role="user" if record.get("role") == "user" else "")
     if kind == "turn-item.updated":
         st.items[p["id"]] = emitted["id"]
@@ -183,6 +201,11 @@ def _message(p: dict[str, Any], attachments: Path | None, final: bool) -> dict[s
         record["content"].append(data_part(p["context"], "composer-context"))
     if not record["content"]:
         record["capture"] = {"content": {"state": "absent", "reason": "T3 Code stored no text for this message"}}
+    if isinstance(p.get("senderThreadId"), str):
+        record["from"] = {"session": f"t3code:{p['senderThreadId']}"}
+    for key in ("notification", "scheduledTaskId", "delegatedCompletion", "runId"):
+        if p.get(key) is not None:
+            record[key] = p[key]
     return record
 
 
@@ -206,8 +229,6 @@ def _item(st: ThreadState, p: dict[str, Any], attachments: Path | None, final: b
                 record["capture"] = {
                     "content": {"state": "absent", "reason": "T3 Code stored no text for this message"}
                 }
-        if t == "reasoning":
-            record["itemId"] = p["id"]
         return record
     if t in ("proposed_plan", "todo_list"):
         return _plan(p, t, p)
@@ -242,7 +263,6 @@ def _user(p: dict[str, Any], attachments: Path | None) -> dict[str, Any]:
     if missing:
         capture["displayContent"] = {"state": "truncated", "reason": "image bytes are not in the database"}
     record["capture"] = capture
-    record["itemId"] = p["id"]
     return record
 
 
@@ -291,7 +311,6 @@ def _request(p: dict[str, Any]) -> dict[str, Any]:
             record["answer"] = [data_part(p["questionAnswer"], "user-input-answer")]
     if isinstance(p.get("status"), str):
         record["status"] = ns(p["status"])
-    record["itemId"] = p["id"]
     return record
 
 
