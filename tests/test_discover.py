@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -212,3 +213,22 @@ def test_real_adapters_discovered_in_relocated_homes(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     summary = orjson.loads(result.stdout)
     assert summary["converted"] == len(planted) and set(summary["agents"]) == set(planted)
+
+
+# -- docs/library.md -----------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC_BLOCKS = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "library.md").read_text(encoding="utf-8"), re.S)
+
+
+@pytest.mark.parametrize("number", range(len(DOC_BLOCKS)))
+def test_library_doc_examples_run(
+    number: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    block = DOC_BLOCKS[number]
+    for needed in re.findall(r'"(golden/[^"]+)"', block):
+        if not (ROOT / needed).exists():
+            pytest.skip(f"{needed} is not there yet")
+    monkeypatch.chdir(ROOT)
+    exec(compile(block, f"docs/library.md block {number + 1}", "exec"), {"__name__": "__doc_example__"})
+    assert capsys.readouterr().out.strip()
