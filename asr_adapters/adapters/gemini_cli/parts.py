@@ -51,6 +51,8 @@ def map_part(native: Any) -> dict[str, Any]:
     if not isinstance(native, dict):
         return {"type": "data", "data": native, "schema": PART_META}
     text = native.get("text")
+    if len(native) == 1 and isinstance(text, str):  # the common case, without the general path
+        return {"type": "text", "text": text}
     if isinstance(text, str):
         if native.get("thought") is True:
             part: dict[str, Any] = {"type": "reasoning", "visibility": "summary", "summary": [text]}

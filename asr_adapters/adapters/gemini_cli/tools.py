@@ -44,6 +44,9 @@ def response_parts(native: Any, call_id: str | None, name: Any) -> tuple[list[di
             failed = True
         else:
             mapped = {"type": "data", "data": body, "schema": RESULT_SCHEMA}
+        if len(part) == 1 and len(response) <= 3 and response.get("id") == call_id and response.get("name") == name:
+            out.append(mapped)  # the common case: nothing beside id, name and response
+            continue
         rest = {k: v for k, v in response.items() if k != "response"}
         if rest.get("id") == call_id:
             rest.pop("id")
