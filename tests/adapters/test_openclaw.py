@@ -447,6 +447,33 @@ def test_archived_generation_finds_its_index_row_and_reads_compressed(tmp_path: 
     assert not _by_type(records, "delivery")  # the pending reply belongs to the current generation
 
 
+def test_cron_run_log_records_the_runs_delivery(tmp_path: Path) -> None:
+    (tmp_path / "t.jsonl").write_bytes(
+        _lines(
+            _user("u1", "[cron:job-7 Digest] write it"), _assistant("a1", [{"type": "text", "text": "Digest."}], "u1")
+        )
+    )
+    runs = tmp_path / "cron" / "runs"
+    runs.mkdir(parents=True)
+    lines = [
+        {"ts": 1772513675479, "jobId": "job-7", "sessionId": "other", "deliveryStatus": "delivered"},
+        {
+            "ts": 1772513675479,
+            "jobId": "job-7",
+            "sessionId": SID,
+            "deliveryStatus": "not-delivered",
+            "deliveryError": "channel unavailable",
+        },
+    ]
+    (runs / "job-7.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    records, conversion = _convert(tmp_path / "t.jsonl")
+    deliveries = _by_type(records, "delivery")
+    assert [(d["status"], d.get("reason"), "message" in d) for d in deliveries] == [
+        ("failed", "channel unavailable", False)
+    ]
+    assert conversion.accounting.native_items == 4 and conversion.accounting.balanced()
+
+
 def test_failed_queue_entry_for_this_session(tmp_path: Path) -> None:
     (tmp_path / "t.jsonl").write_bytes(_lines(_user("u1", "hi")))
     index = {

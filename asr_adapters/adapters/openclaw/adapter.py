@@ -24,6 +24,7 @@ from .mapper import Mapper
 from .routing import Routing
 
 FORMAT = "openclaw-transcript"
+_CRON_DELIVERY = {"delivered": "sent", "not-delivered": "failed"}
 SQLITE_FORMAT = "openclaw-agent-sqlite"
 _HEADER_KNOWN = frozenset({"type", "id", "version", "timestamp", "cwd", "parentSession"})
 
@@ -119,6 +120,7 @@ class OpenClawAdapter(Adapter):
         for number, item in lines:
             yield from mapper.entry(number, item)
         yield from self._failed_deliveries(source.path, info, routing, emit, context)
+        yield from self._cron_deliveries(source.path, session_id, info, mapper.cron_job, emit, context)
         pending = self._pending_delivery(info, routing)
         if pending is not None:
             yield emit(pending)
@@ -250,6 +252,62 @@ class OpenClawAdapter(Adapter):
             record["attempt"] = attempts
         record["pendingFinalDelivery"] = fields
         return record
+
+    # -- isolated cron runs -------------------------------------------------------------
+
+    def _cron_deliveries(
+        self,
+        path: Path | None,
+        session_id: str,
+        info: SessionInfo | None,
+        job_id: str | None,
+        emit: Emitter,
+        context: Context,
+    ) -> Iterator[dict[str, Any]]:
+        """The cron runner's record of delivering this run's result (``cron/runs/<jobId>.jsonl``).
+
+        The run log names the session of each run; its ``deliveryStatus`` is OpenClaw's
+        outcome of handing the summary to the channel (``delivered`` → sent: no platform
+        receipt is involved; ``not-delivered`` → failed). The log does not say which message
+        was delivered, so the record names none.
+        """
+        if path is None:
+            return
+        if info is not None and info.key and ":cron:" in info.key:
+            job_id = info.key.split(":cron:", 1)[1].split(":", 1)[0]
+        if not job_id or "/" in job_id or "\\" in job_id:
+            return
+        log = _state_dir(path) / "cron" / "runs" / f"{job_id}.jsonl"
+        try:
+            handle = log.open("rb")
+        except OSError:
+            return
+        with handle:
+            for line in handle:
+                try:
+                    entry = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue
+                if not isinstance(entry, dict) or entry.get("sessionId") != session_id:
+                    continue
+                raw = entry.get("deliveryStatus")
+                if isinstance(raw, str):
+                    if raw == "not-requested":
+                        continue
+                    status = _CRON_DELIVERY.get(raw, "unknown")
+                elif entry.get("delivered") is True:
+                    status = "sent"
+                else:
+                    continue  # no record of a delivery attempt
+                context.accounting.native_items += 1
+                context.accounting.records += 1
+                record: dict[str, Any] = {"type": "delivery"}
+                stamp(record, from_epoch_millis(entry.get("ts")))
+                record["status"] = status
+                if entry.get("deliveryError") not in (None, ""):
+                    record["reason"] = str(entry["deliveryError"])
+                record["cronRun"] = entry
+                yield emit(record)
 
     # -- failed sends ------------------------------------------------------------------
 

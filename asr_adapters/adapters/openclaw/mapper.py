@@ -51,6 +51,7 @@ class Mapper:
         self.records_of: dict[str, str] = {}
         self.sends: dict[str, tuple[str | None, dict[str, Any]]] = {}
         self.spawns: dict[str, dict[str, Any]] = {}
+        self.cron_job: str | None = None
         self.resolve = resolve
         self.previous: str | None = None
         self._derived = False
@@ -166,6 +167,8 @@ class Mapper:
         self._tail(record)
         if facts is not None and facts.trigger is not None:
             record["trigger"] = facts.trigger
+            if facts.trigger.get("kind") == "cron":
+                self.cron_job = facts.trigger.get("jobId")
         for key, value in message.items():
             if key not in ("role", "content"):
                 record[key] = value
