@@ -16,7 +16,6 @@ from typing import Any
 from .convert import Conversion, convert
 from .core.accounting import Accounting, Diagnostic
 from .core.errors import ASRError, InputError, UnknownAgentError
-from .model import json_schema, to_dict, to_model
 from .stream import read_models, read_records, write_jsonl
 from .validate import Finding, validate, validate_records
 from .version import __version__
@@ -24,7 +23,23 @@ from .version import __version__
 
 def schema() -> dict[str, Any]:
     """The JSON Schema of every record type, generated from the model."""
+    from .model.api import json_schema
+
     return json_schema()
+
+
+def to_model(record: dict[str, Any]) -> Any:
+    """A plain record dict as its pydantic model (unknown types and fields kept)."""
+    from .model.api import to_model as validate_model
+
+    return validate_model(record)
+
+
+def to_dict(record: Any) -> dict[str, Any]:
+    """A record (pydantic model or dict) as the canonically ordered dict the writer writes."""
+    from .model.api import to_dict as dump_model
+
+    return dump_model(record)
 
 
 __all__ = [

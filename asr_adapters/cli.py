@@ -132,7 +132,7 @@ def agents() -> None:
 @main.command()
 def schema() -> None:
     """Print the JSON Schema of every record type."""
-    from .model import json_schema
+    from .model.api import json_schema
 
     click.echo(orjson.dumps(json_schema(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
 

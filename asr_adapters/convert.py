@@ -11,7 +11,6 @@ from .core.accounting import Accounting
 from .core.adapter import Adapter, Context, Stream
 from .core.errors import ASRError, InputError
 from .core.source import Source
-from .model import to_model
 
 SourceLike = str | os.PathLike[str] | bytes | IO[bytes] | Source
 
@@ -67,6 +66,8 @@ class Conversion:
             if self.as_dicts:
                 yield from records
             else:
+                from .model.api import to_model
+
                 for record in records:
                     yield to_model(record)
         except ASRError:

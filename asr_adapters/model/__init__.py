@@ -1,53 +1,41 @@
 """The ASR record model: pydantic models for the public API and the JSON Schema.
 
 Adapters build plain dicts on the hot path; ``to_model`` and ``to_dict`` move between the
-two forms without changing a byte of the serialized record.
+two forms without changing a byte of the serialized record. The pydantic models load on
+first use, so commands that only stream dicts start fast.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import TypeAdapter
-
-from .common import Actor, Assembly, BlobRef, CaptureState, Derivation, PathRef, Recipient
 from .order import canonical_deep, canonical_order
-from .parts import PART_MODELS, ContentPart
-from .records import (
-    RECORD_MODELS,
-    DeliveryRecord,
-    Envelope,
-    MessageRecord,
-    PlanRecord,
-    Record,
-    SessionRecord,
-    ToolCallRecord,
-    ToolResultRecord,
-    VendorRecord,
-)
 
-_RECORD_ADAPTER: TypeAdapter[Any] = TypeAdapter(Record)
-
-
-def to_model(record: dict[str, Any]) -> Envelope:
-    """Validate a plain record dict into its pydantic model (unknown types and fields kept)."""
-    model: Envelope = _RECORD_ADAPTER.validate_python(record)
-    return model
-
-
-def to_dict(record: Envelope | dict[str, Any]) -> dict[str, Any]:
-    """The plain, canonically ordered dict of a record, as the writer serializes it."""
-    if isinstance(record, dict):
-        return canonical_order(record)
-    data: dict[str, Any] = record.model_dump(mode="json", by_alias=True, exclude_unset=True)
-    return canonical_deep(data)
-
-
-def json_schema() -> dict[str, Any]:
-    """The JSON Schema of every record type, generated from the model."""
-    schema: dict[str, Any] = _RECORD_ADAPTER.json_schema(by_alias=True)
-    return schema
-
+if TYPE_CHECKING:
+    from .api import (
+        PART_MODELS,
+        RECORD_MODELS,
+        Actor,
+        Assembly,
+        BlobRef,
+        CaptureState,
+        ContentPart,
+        DeliveryRecord,
+        Derivation,
+        Envelope,
+        MessageRecord,
+        PathRef,
+        PlanRecord,
+        Recipient,
+        Record,
+        SessionRecord,
+        ToolCallRecord,
+        ToolResultRecord,
+        VendorRecord,
+        json_schema,
+        to_dict,
+        to_model,
+    )
 
 __all__ = [
     "PART_MODELS",
@@ -69,8 +57,17 @@ __all__ = [
     "ToolCallRecord",
     "ToolResultRecord",
     "VendorRecord",
+    "canonical_deep",
     "canonical_order",
     "json_schema",
     "to_dict",
     "to_model",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
 from ..core.errors import StreamFormatError
 from ..core.source import Source
-from ..model import Envelope, to_model
+
+if TYPE_CHECKING:
+    from ..model.api import Envelope
 
 
 def iter_lines(src: str | os.PathLike[str] | IO[bytes] | bytes) -> Iterator[tuple[int, Any]]:
@@ -33,5 +35,7 @@ def read_records(src: str | os.PathLike[str] | IO[bytes] | bytes) -> Iterator[di
 
 def read_models(src: str | os.PathLike[str] | IO[bytes] | bytes) -> Iterator[Envelope]:
     """The records of a stream as pydantic models (unknown types and fields kept)."""
+    from ..model.api import to_model
+
     for record in read_records(src):
         yield to_model(record)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
-from ..model import Envelope, to_dict
 from ..model.order import canonical_order
+
+if TYPE_CHECKING:
+    from ..model.api import Envelope
 
 _DUMP_OPTIONS = orjson.OPT_APPEND_NEWLINE
 
@@ -34,6 +36,8 @@ class StreamWriter:
     def write(self, record: dict[str, Any] | Envelope) -> None:
         self.count = count = self.count + 1
         if type(record) is not dict:
+            from ..model.api import to_dict
+
             record = to_dict(record)
         if "seq" not in record:
             record = canonical_order({"type": record["type"], "seq": count, "id": f"r{count}", **record})
