@@ -129,6 +129,19 @@ def test_display_content_is_native_and_typed_text_is_the_humans() -> None:
     assert message["displayCorrespondence"] == "native"
 
 
+def test_typed_text_that_reached_the_model_unchanged_is_the_humans() -> None:
+    msg = {
+        "id": "u1",
+        "timestamp": "2026-03-18T10:00:00Z",
+        "type": "user",
+        "content": [{"text": "Lint it."}, {"text": "<hook_context>h</hook_context>"}],
+        "displayContent": [{"text": "Lint it.\n"}],
+    }
+    message = of_type(run(document([msg]))[0], "message")[0]
+    assert (message["author"], message["origin"]) == ("human", "prompt")
+    assert message["content"][1]["author"] == "hook"
+
+
 def test_reference_block_and_hook_context_are_split_off_with_every_character() -> None:
     text = "Explain @a.md\n--- Content from referenced files ---\nbody\n--- End of content ---"
     msg = {

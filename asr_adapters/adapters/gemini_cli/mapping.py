@@ -281,11 +281,15 @@ class Mapper:
             else:
                 body.update(author="harness", origin="injected")
         elif msg.get("displayContent") is not None:
-            # content is what the model received (an expansion); only the display is typed text
+            # content is what the model received (an expansion); the display is the typed text.
+            # The typed text reached the model unchanged when content's own parts (those the
+            # CLI or a hook did not insert) hold it, up to the whitespace the CLI trims.
             shown = first_text(native_parts(msg["displayContent"]))
             body["origin"] = "command" if shown.startswith("/") else "prompt"
             content = attribute_prompt(content)
             display_author = "human"
+            if _typed_text(content).strip() == _display_text(msg["displayContent"]).strip() and content:
+                body["author"] = "human"
         else:
             body.update(author="human", origin="prompt")
             content = attribute_prompt(content)
@@ -341,3 +345,12 @@ class Mapper:
                 self.with_message.add(message_id)
         else:
             self.put_native(message_id, msg, out, force)
+
+
+def _typed_text(parts: list[dict[str, Any]]) -> str:
+    """The text of the parts that carry no author of their own."""
+    return "".join(p["text"] for p in parts if p.get("type") == "text" and "author" not in p)
+
+
+def _display_text(display: Any) -> str:
+    return "".join(p["text"] for p in native_parts(display) if isinstance(p, dict) and isinstance(p.get("text"), str))
