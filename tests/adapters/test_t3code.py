@@ -362,3 +362,14 @@ def test_open_failure_falls_back_to_immutable_and_warns_about_wal(tmp_path: Path
     streams, conversion = convert(path)
     assert len(streams) == 2
     assert any("-wal are not included" in d.reason for d in conversion.accounting.diagnostics)
+
+
+def test_v2_rolled_back_run_is_recorded_not_applied(tmp_path: Path) -> None:
+    streams, _ = convert(build(tmp_path, "v2-rollback-delete"))
+    records = streams["t3code:thread-rb"]
+    assert records[0]["parent"] == "t3code:thread-v2"
+    rollback = next(r for r in records if "reverted" in r)
+    ids = {r["id"]: r for r in records}
+    assert [ids[i]["type"] for i in rollback["reverted"]] == ["message", "tool_call", "tool_result", "message"]
+    assert by_id(records, "assistant:ti-5")["status"] == "interrupted"
+    assert any(r.get("schema") == "chat.t3.code/v2/thread.deleted" for r in records)

@@ -60,6 +60,9 @@ class ThreadState:
     v2_open: dict[str, tuple[list[str], dict[str, Any]]] = field(default_factory=dict)
     #: V2 snapshots written: key -> (record id of the last revision, digest of its payload)
     v2_done: dict[str, tuple[str, bytes]] = field(default_factory=dict)
+    #: V2 run id -> ids of the records written for it (for rollbacks); rolled-back runs
+    run_records: dict[str, list[str]] = field(default_factory=dict)
+    rolled_back: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.emit = Emitter(self.accounting)

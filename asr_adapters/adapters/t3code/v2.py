@@ -48,12 +48,28 @@ ITEM_PLACE = (
 HEADER_EVENTS = {"thread.created", "provider-session.attached", "provider-thread.updated"}
 
 
-def vendor(st: ThreadState, kind: str, event: dict[str, Any]) -> str:
+def vendor(st: ThreadState, kind: str, event: dict[str, Any], **extra: Any) -> str:
     record = base("vendor", event.get("occurredAt"))
     record["schema"] = f"{REGISTRY}/v2/{kind}"
     record["data"] = event
+    record.update(extra)
     st.put(record)
     return "vendor"
+
+
+def _track(st: ThreadState, run: Any, record_id: str) -> None:
+    if isinstance(run, str):
+        st.run_records.setdefault(run, []).append(record_id)
+
+
+def _run_updated(st: ThreadState, event: dict[str, Any], p: dict[str, Any]) -> str:
+    """A run rolled back (V2's revert) is recorded, not applied: the run's records stay and
+    this record lists them."""
+    run = p.get("id")
+    if p.get("status") == "rolled_back" and isinstance(run, str) and run not in st.rolled_back:
+        st.rolled_back.add(run)
+        return vendor(st, event["type"], event, reverted=st.run_records.pop(run, []))
+    return vendor(st, event["type"], event)
 
 
 def handle(st: ThreadState, event: dict[str, Any], attachments: Path | None) -> str:
@@ -81,6 +97,8 @@ def handle(st: ThreadState, event: dict[str, Any], attachments: Path | None) -> 
         return snapshot(st, f"handoff:{p.get('id')}", event, p.get("status") in ("ready", "failed"), attachments)
     if kind == "runtime-request.updated":
         return _runtime_request(st, event, p)
+    if kind == "run.updated":
+        return _run_updated(st, event, p)
     if kind in HEADER_EVENTS:
         return "folded"  # header facts (thread, provider sessions and native thread ids)
     return vendor(st, kind, event)
@@ -168,6 +186,7 @@ def write(
         if where:
             record["turnItem"] = where
     emitted = st.put(record, revertable=True, role="user" if record.get("role") == "user" else "")
+    _track(st, p.get("runId") or p.get("targetRunId"), emitted["id"])
     if kind == "turn-item.updated":
         st.items[p["id"]] = emitted["id"]
         _result(st, p, final)
@@ -380,7 +399,7 @@ def _result(st: ThreadState, p: dict[str, Any], final: bool) -> None:
         record["capture"] = {"content": {"state": "absent", "reason": "output withheld from this event"}}
     if "exitCode" in p:
         record["exitCode"] = p["exitCode"]
-    st.put(record, revertable=True)
+    _track(st, p.get("runId"), st.put(record, revertable=True)["id"])
 
 
 def _notice(p: dict[str, Any]) -> dict[str, Any]:
