@@ -28,6 +28,7 @@ from asr_adapters.batch import BatchOptions, Filters, run_batch
 from asr_adapters.batch.naming import MAX_NAME, output_path, safe_name
 from asr_adapters.batch.progress import Progress
 from asr_adapters.batch.runner import WORKER_DIED
+from asr_adapters.batch.worker import Task, run_task
 from asr_adapters.cli import main
 from asr_adapters.convert import Conversion
 from asr_adapters.core.adapter import Adapter, Context, Emitter, Stream, header
@@ -59,7 +60,7 @@ class ToyAdapter(Adapter):
         return [Path(home) / "sessions"] if home else []
 
     def is_session_file(self, path: Path) -> bool:
-        return "sidecar" not in path.name
+        return "sidecar" not in path.name and path.suffix != ".txt"
 
     def companion_files(self, path: Path) -> list[Path]:
         return [path.with_suffix(".notes")]
@@ -276,8 +277,9 @@ def test_layout_content_and_summary(toy: None, tmp_path: Path) -> None:
     assert summary.unclaimed == 4
     assert dict(summary.unclaimed_reasons) == {
         "empty file": 1,
-        "no adapter claims it": 2,
-        "part of another input, not a session of its own": 1,
+        "no adapter claims it": 1,  # other.json: opened, sniffed, nobody's
+        "no agent keeps sessions under this name": 1,  # notes.txt: not even opened
+        "part of another input, not a session of its own": 1,  # the sidecar
     }
     assert summary.duplicates == 1
     assert summary.record_types["vendor"] == summary.records - summary.streams
@@ -361,6 +363,11 @@ def test_a_changed_companion_file_reconverts_its_session(toy: None, tmp_path: Pa
     again = batch([src], out, jobs=1)
     assert (again.converted, again.skipped) == (1, 0)
     assert b"second, longer" in outputs(out)["toy/with-notes.asr.jsonl"]
+
+
+def test_a_source_that_vanished_since_the_walk_is_gone_not_failed(tmp_path: Path) -> None:
+    result = run_task(Task(str(tmp_path / "moved-away.jsonl"), "toy", str(tmp_path / "out")))
+    assert result.status == "vanished"
 
 
 def test_changed_source_with_new_session_id_replaces_its_old_output(toy: None, tmp_path: Path) -> None:

@@ -98,6 +98,9 @@ def batch(
         summary = run_batch(options)
     except BatchUsageError as exc:
         raise click.UsageError(str(exc)) from None
+    except KeyboardInterrupt:
+        click.echo("asr batch: interrupted; what was converted is kept, a re-run finishes the rest", err=True)
+        sys.exit(130)
     if not quiet:
         for home in summary.homes:
             if home.fallback and home.exists:

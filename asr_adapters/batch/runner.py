@@ -250,7 +250,9 @@ class _Batch:
         summary.bytes += result.size
         if self.options.progress is not None:
             self.options.progress.advance(self.sizes.get(result.source, result.size))
-        if result.status == "unchanged":
+        if result.status == "vanished":
+            summary.gone += 1
+        elif result.status == "unchanged":
             entry = self.manifest.sources[result.source]
             entry.size, entry.mtime_ns, entry.companions = result.size, result.mtime_ns, result.companions
             self.manifest.dirty = True

@@ -26,6 +26,7 @@ TEMP_PREFIX = ".asr-tmp-"
 NO_ADAPTER = "no adapter claims it"
 AMBIGUOUS = "several adapters claim it equally"
 NOT_SESSION = "part of another input, not a session of its own"
+NO_SESSION_NAME = "no agent keeps sessions under this name"
 EMPTY = "empty file"
 UNREADABLE = "unreadable"
 SNIFF_FAILED = "detection failed"
@@ -120,6 +121,8 @@ def sniff(path: Path, size: int | None = None, *, explicit: bool = False) -> tup
     user chose it."""
     if size == 0:
         return None, EMPTY
+    if not explicit and not _any_session_name(path):
+        return None, NO_SESSION_NAME  # not opened: a workspace full of other files costs a stat each
     try:
         adapter = registry.detect(SniffSource(path))
     except UnknownAgentError as exc:
@@ -134,3 +137,15 @@ def sniff(path: Path, size: int | None = None, *, explicit: bool = False) -> tup
     except Exception:
         return None, SNIFF_FAILED
     return adapter, None
+
+
+def _any_session_name(path: Path) -> bool:
+    """Whether some adapter would take ``path`` as a session of its own (the claiming adapter
+    is asked again after the sniff; this only saves opening files no agent could own)."""
+    for adapter in registry.all_adapters():
+        try:
+            if adapter.is_session_file(path):
+                return True
+        except Exception:
+            return True  # let the sniff and the claiming adapter decide
+    return False

@@ -47,7 +47,7 @@ class StreamOutput:
 class Result:
     source: str
     agent: str
-    status: str  # converted | unchanged | failed
+    status: str  # converted | unchanged | vanished | failed
     size: int = 0
     mtime_ns: int = 0
     sha256: str = ""
@@ -94,6 +94,9 @@ def run_task(task: Task) -> Result:
         stat = os.stat(task.source)
         result.size, result.mtime_ns = stat.st_size, stat.st_mtime_ns
         result.sha256 = file_sha256(task.source)
+    except FileNotFoundError:
+        result.status = "vanished"  # moved or deleted since the walk (an agent archiving it)
+        return result
     except OSError as exc:
         result.error = f"cannot read: {exc.strerror or exc}"
         return result
