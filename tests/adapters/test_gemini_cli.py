@@ -225,6 +225,13 @@ def test_subagent_task_prompt_is_the_parent_agents_and_flat_files_get_their_own_
     assert [m["author"] for m in of_type(records, "message")] == ["agent", "harness"]
 
 
+def test_a_revised_subagent_task_stays_the_parents() -> None:
+    head = {**HEADER, "kind": "subagent", "directories": []}
+    task = {"id": "t1", "timestamp": "2026-03-18T10:00:00Z", "type": "user", "content": [{"text": "Task"}]}
+    records, _ = run(jsonl(head, task, {**task, "content": [{"text": "Task, revised"}]}))
+    assert [m["author"] for m in of_type(records, "message")] == ["agent", "agent"]
+
+
 # -- tools and plans ----------------------------------------------------------------------
 
 

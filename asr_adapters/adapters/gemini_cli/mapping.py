@@ -71,7 +71,7 @@ class Mapper:
         self.seen: dict[Key, tuple[str, int]] = {}
         self.latest: dict[Key, str] = {}
         self.with_message: set[str] = set()
-        self.task_seen = False
+        self.task_id: str | None = None  # a subagent's first prompt: its parent's task
 
     # -- emission -------------------------------------------------------------------
 
@@ -275,8 +275,9 @@ class Mapper:
         if text.startswith((SESSION_CONTEXT, STATE_SNAPSHOT)):
             body.update(author="harness", origin="injected")
         elif self.subagent:
-            if not self.task_seen and content:
-                self.task_seen = True
+            if self.task_id is None and content:
+                self.task_id = message_id
+            if message_id == self.task_id:
                 body.update(author="agent", origin="prompt")  # the parent's task prompt
             else:
                 body.update(author="harness", origin="injected")
