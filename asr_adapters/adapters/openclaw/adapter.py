@@ -194,6 +194,8 @@ class OpenClawAdapter(Adapter):
         self, source: Source, context: Context, connection: Any, session_id: str, tables: set[str]
     ) -> Iterator[dict[str, Any]]:
         info = store.session_info(connection, session_id, tables)
+        if info is not None and info.spawned_by and info.parent_session_id is None:
+            info.parent_session_id = store.session_for_key(connection, info.spawned_by, tables)
         routing = Routing(info)
         emit = Emitter(context.accounting)
         mapper = Mapper(
