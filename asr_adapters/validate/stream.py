@@ -8,9 +8,9 @@ revisions); references that may point forward are resolved by ``finish``.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 import orjson
 
@@ -24,6 +24,37 @@ from .records import RECORD_CHECKS
 INDEXED = ("messageId", "callId", "planId", "requestId")
 _BOM = b"\xef\xbb\xbf"
 _KINDS = {kind: kind for kind in (*RECORD_CHECKS, "session")}
+
+
+_SHAPES = 4096  # key shapes remembered per stream
+#: Envelope members checked only when present (``_envelope``).
+_RARE = frozenset({"tsPrecision", "turnId", "inferenceId", "capture", "idSource", "assembly", "copiedFrom"})
+_RARE_ALL = _RARE | {"supersedes", "parent"}
+
+
+class _Shape(NamedTuple):
+    """What a record's keys (and type) alone decide, computed once per distinct key sequence."""
+
+    misplaced: str | None  # the first key out of canonical order
+    has_ts: bool
+    rare: bool  # holds an envelope member that ``_envelope`` checks
+    indexed: tuple[str, ...]  # the INDEXED fields it holds
+
+
+def _shape(kind: str, keys: Iterable[str]) -> _Shape:
+    ranks = KEY_RANKS.get(kind, DEFAULT_RANKS)
+    misplaced = None
+    last = -1
+    present = set()
+    for key in keys:
+        present.add(key)
+        rank = ranks.get(key, UNRANKED)
+        if rank < last and misplaced is None:
+            misplaced = key
+        last = max(last, rank)
+    return _Shape(
+        misplaced, "ts" in present, not _RARE_ALL.isdisjoint(present), tuple(f for f in INDEXED if f in present)
+    )
 
 
 @dataclass(frozen=True)
@@ -62,6 +93,8 @@ class StreamValidator:
         self.file = file
         self.findings: list[Finding] = []
         self.count = 0
+        #: Set when the input could not be read as JSON Lines at all (one finding says why).
+        self.unreadable = False
         # Position (1-based) -> type, for records whose id is "r" + position; None otherwise.
         self._kinds: list[str | None] = []
         self._odd_ids: dict[str, int] = {}  # ids that are not "r" + position -> position
@@ -73,6 +106,8 @@ class StreamValidator:
         self._pending: list[tuple[int | None, int | None, str, str, str]] = []
         self._line: int | None = None
         self._seq: int | None = None
+        self._shapes: dict[tuple[str, ...], _Shape] = {}
+        self._report = self.report
 
     def report(self, rule: str, message: str) -> None:
         self.findings.append(Finding(rule, self._seq, self._line, message, self.file))
@@ -90,16 +125,23 @@ class StreamValidator:
                 self.report("PROFILE-header", "the first record must be the session header")
             return
         seq = record.get("seq")
-        usable = isinstance(seq, int) and not isinstance(seq, bool)
+        usable = seq.__class__ is int
         self._seq = seq if usable else count
-        kind = record.get("type")
-        if not isinstance(kind, str):
-            self.report("PROFILE-type", f"a record must have a string type, not {show(kind)}")
-            kind = ""
-        else:
-            kind = _KINDS.get(kind, kind)
         if not usable or seq != count:
             self.report("PROFILE-seq", f"seq must be {count} (1, then +1 per record), not {show(seq)}")
+        kind = record.get("type")
+        if kind.__class__ is str:
+            kind = _KINDS.get(kind, kind)
+            key = (kind, *record)
+            shape = self._shapes.get(key)
+            if shape is None:
+                shape = _shape(kind, record)
+                if len(self._shapes) < _SHAPES:
+                    self._shapes[key] = shape
+        else:
+            self.report("PROFILE-type", f"a record must have a string type, not {show(kind)}")
+            kind = ""
+            shape = _shape(kind, record)
         rid = record.get("id")
         if rid == f"r{count}":
             self._kinds.append(kind)
@@ -108,34 +150,40 @@ class StreamValidator:
             self.report("PROFILE-id", f"id must be 'r{count}', not {show(rid)}")
             if isinstance(rid, str):
                 self._odd_ids.setdefault(rid, count)
-        self._envelope(record, kind)
+        if shape.misplaced is not None:
+            self.report("PROFILE-key-order", f"key {shape.misplaced!r} is out of canonical order")
+        if shape.has_ts:
+            ts = record["ts"]
+            if not valid_ts(ts):
+                self.report("PROFILE-ts", f"ts must be an RFC 3339 UTC time with a Z suffix, not {show(ts)}")
+        if shape.rare:
+            self._envelope(record, kind)
         if count == 1:
             self._header(record, kind)
         elif kind == "session":
             self.report("PROFILE-header", "a session header may only be the first record")
         check = RECORD_CHECKS.get(kind)
         if check is not None:
-            check(record, self.report)
-        self._cross(record, kind)
+            check(record, self._report)
+        for field in shape.indexed:
+            value = record[field]
+            if value.__class__ is str:
+                table = self._fields[field]
+                if kind == "message" or value not in table:
+                    table[value] = kind
+        cross = _CROSS.get(kind)
+        if cross is not None:
+            cross(self, record)
 
     def _envelope(self, record: dict, kind: str) -> None:
+        """The envelope members most records do not have."""
         report = self.report
-        if "ts" in record:
-            ts = record["ts"]
-            if not valid_ts(ts):
-                report("PROFILE-ts", f"ts must be an RFC 3339 UTC time with a Z suffix, not {show(ts)}")
-            elif record.get("tsPrecision") == "s" and "." in ts:
+        if "tsPrecision" in record:
+            precision = record["tsPrecision"]
+            if precision != "s" or "ts" not in record:
+                report("PROFILE-ts", f"tsPrecision is 's' and goes with a ts, not {show(precision)}")
+            elif valid_ts(record["ts"]) and "." in record["ts"]:
                 report("PROFILE-ts", "tsPrecision 's' means ts has no fraction")
-        if "tsPrecision" in record and (record["tsPrecision"] != "s" or "ts" not in record):
-            report("PROFILE-ts", f"tsPrecision is 's' and goes with a ts, not {show(record['tsPrecision'])}")
-        ranks = KEY_RANKS.get(kind, DEFAULT_RANKS)
-        last = -1
-        for key in record:
-            rank = ranks.get(key, UNRANKED)
-            if rank < last:
-                report("PROFILE-key-order", f"key {key!r} is out of canonical order")
-                break
-            last = rank
         for key in ("turnId", "inferenceId"):
             if key in record and (not isinstance(record[key], str) or not record[key]):
                 report("PROFILE-envelope", f"{key} must be a non-empty string, not {show(record[key])}")
@@ -248,31 +296,25 @@ class StreamValidator:
 
     # -- across records ---------------------------------------------------------------------
 
-    def _cross(self, record: dict, kind: str) -> None:
-        fields = self._fields
-        for field in INDEXED:
-            value = record.get(field)
-            if isinstance(value, str):
-                table = fields[field]
-                if kind == "message" or value not in table:
-                    table[value] = kind
-        if kind == "message":
-            self._message_refs(record)
-        elif kind == "delivery":
-            conversation = record.get("conversation")
-            if isinstance(conversation, str) and conversation and conversation not in self._conversations:
-                self.report("ASR-235", f"conversation {conversation!r} is not declared at a lower seq")
-            message = record.get("message")
-            if isinstance(message, str) and is_record_ref(message):
-                self._pending.append((self._seq, self._line, "ASR-235", message, "message"))
-        elif kind == "plan":
-            plan_id = record.get("planId")
-            if isinstance(plan_id, str):
-                self._plan_revision(record, plan_id)
-        elif kind == "conversation":
-            if isinstance(record.get("conversationId"), str):
-                self._conversations.add(record["conversationId"])
-        elif kind == "participant" and isinstance(record.get("participantId"), str):
+    def _delivery_refs(self, record: dict) -> None:
+        conversation = record.get("conversation")
+        if isinstance(conversation, str) and conversation and conversation not in self._conversations:
+            self.report("ASR-235", f"conversation {conversation!r} is not declared at a lower seq")
+        message = record.get("message")
+        if isinstance(message, str) and is_record_ref(message):
+            self._pending.append((self._seq, self._line, "ASR-235", message, "message"))
+
+    def _plan_refs(self, record: dict) -> None:
+        plan_id = record.get("planId")
+        if isinstance(plan_id, str):
+            self._plan_revision(record, plan_id)
+
+    def _declare_conversation(self, record: dict) -> None:
+        if isinstance(record.get("conversationId"), str):
+            self._conversations.add(record["conversationId"])
+
+    def _declare_participant(self, record: dict) -> None:
+        if isinstance(record.get("participantId"), str):
             self._participants.add(record["participantId"])
 
     def _message_refs(self, record: dict) -> None:
@@ -340,7 +382,7 @@ class StreamValidator:
         return table.get(value) if table is not None else "?"
 
     def finish(self) -> list[Finding]:
-        if self.count == 0:
+        if self.count == 0 and not self.unreadable:
             self.findings.append(Finding("PROFILE-header", None, None, "an empty stream has no header", self.file))
         for seq, line, rule, ref, want in self._pending:
             kind = self._resolve(ref)
@@ -352,6 +394,15 @@ class StreamValidator:
                 )
         self._pending.clear()
         return self.findings
+
+
+_CROSS: dict[str, Callable[[StreamValidator, dict], None]] = {
+    "message": StreamValidator._message_refs,
+    "delivery": StreamValidator._delivery_refs,
+    "plan": StreamValidator._plan_refs,
+    "conversation": StreamValidator._declare_conversation,
+    "participant": StreamValidator._declare_participant,
+}
 
 
 def validate_records(records: Iterable[Any], file: str | None = None) -> list[Finding]:
@@ -374,61 +425,103 @@ def validate(src: str | os.PathLike[str] | IO[bytes] | bytes) -> list[Finding]:
     return validator.finish()
 
 
+_BLOCK = 1 << 22
+
+
+def _blocks(stream: IO[bytes], validator: StreamValidator, display: str) -> Iterator[tuple[list[bytes], bool]]:
+    """Lines a block at a time, newlines removed, and whether they all ended in a newline.
+
+    Only the last block can hold a line without one: the tail of a file that does not end in ``\\n``.
+    """
+    partial: list[bytes] = []
+    while True:
+        try:
+            block = stream.read(_BLOCK)
+        except Exception as exc:  # a read error, a broken zstd frame
+            validator.findings.append(Finding("PROFILE-jsonl", None, None, f"cannot read: {exc}", display))
+            validator.unreadable = validator.count == 0
+            return
+        if not block:
+            break
+        if b"\n" not in block:
+            partial.append(block)
+            continue
+        if partial:
+            partial.append(block)
+            block = b"".join(partial)
+            partial = []
+        lines = block.split(b"\n")
+        tail = lines.pop()
+        if tail:
+            partial.append(tail)
+        yield lines, True
+    if partial:
+        yield [b"".join(partial)], False
+
+
 def _read(source: Source, validator: StreamValidator) -> None:
     display = source.display
     findings = validator.findings
     loads = orjson.loads
     add = validator.add
     number = 0
-    ended = True
     crlf = blank = 0
     try:
         stream = source.open()
     except Exception as exc:  # any failure to open is a finding
         findings.append(Finding("PROFILE-jsonl", None, None, f"cannot read: {exc}", display))
+        validator.unreadable = True
         return
     with stream:
-        lines = iter(stream)
-        while True:
-            try:
-                raw = next(lines)
-            except StopIteration:
-                break
-            except Exception as exc:  # a read error, a broken zstd frame
-                findings.append(Finding("PROFILE-jsonl", None, number + 1, f"cannot read: {exc}", display))
-                return
-            number += 1
-            ended = raw[-1:] == b"\n"
-            if number == 1 and raw.startswith(_BOM):
-                findings.append(Finding("PROFILE-jsonl", None, 1, "the stream starts with a byte order mark", display))
-                raw = raw[3:]
-            if raw.endswith(b"\r\n") and not crlf:
-                crlf = number
-            if raw.isspace() or not raw:
-                blank = blank or number
-                continue
-            try:
-                value = loads(raw)
-            except orjson.JSONDecodeError as exc:
-                if validator.count == 0:
+        first = True
+        ended = True
+        for lines, complete in _blocks(stream, validator, display):
+            ended = complete
+            if first:
+                first = False
+                if lines[0].startswith(_BOM):
                     findings.append(
-                        Finding("PROFILE-jsonl", None, number, f"not an ASR JSON Lines stream: {exc}", display)
+                        Finding("PROFILE-jsonl", None, 1, "the stream starts with a byte order mark", display)
                     )
+                    lines[0] = lines[0][3:]
+            if not crlf:
+                for index, raw in enumerate(lines):
+                    if raw.endswith(b"\r"):
+                        crlf = number + index + 1
+                        break
+            for raw in lines:
+                number += 1
+                if not raw:
+                    blank = blank or number
+                    continue
+                try:
+                    value = loads(raw)
+                except orjson.JSONDecodeError as exc:
+                    if raw.isspace():
+                        blank = blank or number
+                        continue
+                    if validator.count == 0:
+                        findings.append(
+                            Finding("PROFILE-jsonl", None, number, f"not an ASR JSON Lines stream: {exc}", display)
+                        )
+                        validator.unreadable = True
+                        return
+                    findings.append(Finding("PROFILE-jsonl", None, number, f"not a JSON line: {exc}", display))
+                    continue
+                if validator.count == 0 and value.__class__ is not dict:
+                    findings.append(
+                        Finding(
+                            "PROFILE-jsonl",
+                            None,
+                            number,
+                            f"not an ASR JSON Lines stream: line {number} is a JSON {type(value).__name__},"
+                            " not an object",
+                            display,
+                        )
+                    )
+                    validator.unreadable = True
                     return
-                findings.append(Finding("PROFILE-jsonl", None, number, f"not a JSON line: {exc}", display))
-                continue
-            if validator.count == 0 and not isinstance(value, dict):
-                findings.append(
-                    Finding(
-                        "PROFILE-jsonl",
-                        None,
-                        number,
-                        f"not an ASR JSON Lines stream: line {number} is a JSON {type(value).__name__}, not an object",
-                        display,
-                    )
-                )
-                return
-            add(value, number)
+                add(value, number)
     if crlf:
         findings.append(Finding("PROFILE-jsonl", None, crlf, "lines end in \\r\\n; a record ends in \\n", display))
     if blank:
