@@ -85,7 +85,7 @@ class Mapper:
         else:
             records = []
         if not records:
-            schema = "custom" if kind in ("custom", "message") else kind
+            schema = kind
             if kind == "message" and isinstance(item.get("message"), dict):
                 schema = f"message.{item['message'].get('role')}"
             record = {"type": "vendor", **base, "schema": f"{self.adapter.registry_name}/{schema}", "data": item}
