@@ -35,7 +35,7 @@ class _Refs:
         self._key = key
 
     def __contains__(self, uuid: object) -> bool:
-        return uuid in self._uuids
+        return isinstance(uuid, str) and uuid in self._uuids
 
     def __getitem__(self, uuid: str) -> str:
         return self._key

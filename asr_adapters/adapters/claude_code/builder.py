@@ -67,6 +67,7 @@ class Builder(FoldMixin, ToolMixin):
         self.fold: Fold | None = None
         self.last_message: tuple[str | None, str | None] = (None, None)
         self.extras_for: str | None = None
+        self.line = 0
         self.seen_env: dict[str, Any] = {"cwd": info.cwd, "version": info.version}
         self.calls: dict[str, tuple[str, Any, dict[str, Any], str]] = {}
         self.plan_ids: dict[str, str] = {}
@@ -104,6 +105,7 @@ class Builder(FoldMixin, ToolMixin):
 
     def feed(self, line: int, obj: Any) -> list[dict[str, Any]]:
         """The records completed by one parsed line (each line gets one accounting outcome)."""
+        self.line = line
         acc = self.out.acc
         if not isinstance(obj, dict):
             self._close_fold()
@@ -213,7 +215,11 @@ class Builder(FoldMixin, ToolMixin):
         record = base("message", obj)
         if isinstance(obj.get("promptId"), str):
             record["turnId"] = obj["promptId"]
-        record["messageId"] = members.pop("messageId", None) or str(obj.get("uuid") or "")
+        message_id = members.pop("messageId", None) or obj.get("uuid")
+        if not isinstance(message_id, str) or not message_id:
+            message_id = f"{self.info.session_id}:L{self.line}"  # a line without uuid: its position
+            members["idSource"] = "derived"
+        record["messageId"] = message_id
         role = members.pop("role", "user")
         if role is not None:
             record["role"] = role
@@ -225,6 +231,8 @@ class Builder(FoldMixin, ToolMixin):
         record["content"] = parts
         if "capture" in members:
             record["capture"] = members["capture"]
+        elif not parts:
+            record["capture"] = {"content": {"state": "absent", "reason": "the line holds no content"}}
         self._link(record, obj.get("parentUuid"))
         self._copied(record, obj, "messageId", record["messageId"])
         for key, value in (members.get("extra") or {}).items():
@@ -268,7 +276,7 @@ class Builder(FoldMixin, ToolMixin):
         else:
             default = _HUMAN
             origin = obj.get("origin")
-            if isinstance(origin, dict) and origin.get("kind") in _ORIGIN_KINDS:
+            if isinstance(origin, dict) and _kind(origin) in _ORIGIN_KINDS:
                 default = _ORIGIN_KINDS[origin["kind"]]
             queued = self.queue.dequeued.pop(0) if self.queue.dequeued and default == _HUMAN else None
             if queued is not None:
@@ -295,7 +303,7 @@ class Builder(FoldMixin, ToolMixin):
                 acc.folded += 1
             origin = attachment.get("origin")
             default = _QUEUED
-            if isinstance(origin, dict) and origin.get("kind") in _ORIGIN_KINDS:
+            if isinstance(origin, dict) and _kind(origin) in _ORIGIN_KINDS:
                 default = _ORIGIN_KINDS[origin["kind"]]
             parts = user_parts(prompt, default)
             rest = {k: v for k, v in attachment.items() if k != "prompt"}
@@ -315,6 +323,7 @@ class Builder(FoldMixin, ToolMixin):
 
     def _system(self, obj: dict[str, Any]) -> None:
         subtype = obj.get("subtype")
+        subtype = subtype if isinstance(subtype, str) or subtype is None else str(subtype)
         content = obj.get("content")
         if not isinstance(content, str) or (
             subtype is not None and subtype != "local_command" and subtype not in _NOTICE_SUBTYPES
@@ -380,6 +389,11 @@ class Builder(FoldMixin, ToolMixin):
         self.out.put(record)
         self.out.acc.records += 1
         self.out.acc.folded += len(item.moves)
+
+
+def _kind(origin: dict[str, Any]) -> str | None:
+    kind = origin.get("kind")
+    return kind if isinstance(kind, str) else None
 
 
 def _who(record: dict[str, Any], parts: list[dict[str, Any]]) -> None:

@@ -34,9 +34,12 @@ class Fold:
     stop_reason: Any = None
     model: Any = None
     continues: str | None = None  # id of the earlier message of the same response
+    line: int = 0  # the first line's number, for a derived id when the line has none
 
 
 def status_of(stop_reason: Any) -> str | None:
+    if not isinstance(stop_reason, str):
+        return None
     if stop_reason in _COMPLETE:
         return "complete"
     if stop_reason == "max_tokens":
@@ -60,7 +63,7 @@ class FoldMixin:
         if fold is None or mid is None or fold.message_id != mid:
             self._close_fold()
             rid = obj.get("requestId")
-            fold = self.fold = Fold(mid, rid if isinstance(rid, str) else None, obj)
+            fold = self.fold = Fold(mid, rid if isinstance(rid, str) else None, obj, line=self.line)
             if mid is not None and self.last_message[0] == mid:
                 fold.continues = self.last_message[1]
             fold.model = message.get("model")
@@ -107,7 +110,11 @@ class FoldMixin:
             stamp(record, from_iso(first.get("timestamp")))
             if fold.request_id:
                 record["inferenceId"] = fold.request_id
-            record["messageId"] = fold.message_id or str(first.get("uuid") or "")
+            uuid = first.get("uuid")
+            record["messageId"] = fold.message_id or (uuid if isinstance(uuid, str) and uuid else "")
+            if not record["messageId"]:
+                record["messageId"] = f"{self.info.session_id}:L{fold.line}"
+                record["idSource"] = "derived"
             record["role"] = "assistant"
             record["author"] = "harness" if synthetic else "model"
             status = "error" if synthetic else status_of(fold.stop_reason)
@@ -118,8 +125,9 @@ class FoldMixin:
                 record["capture"] = {"content": {"state": "absent", "reason": "the line holds no content block"}}
             self._link(record, (content_lines or fold.lines)[0][1])
             self._copied(record, first, "messageId", record["messageId"])
-            if len(content_lines) > 1:
-                record["assembly"] = {"mode": "folded", "sourceIds": [line[0] for line in content_lines]}
+            source_ids = [line[0] for line in content_lines if isinstance(line[0], str)]
+            if len(content_lines) > 1 and source_ids:
+                record["assembly"] = {"mode": "folded", "sourceIds": source_ids}
             self._extras(record, fold, first, synthetic)
             message_rid = out.put(record)
             if fold.message_id:
@@ -199,6 +207,8 @@ class FoldMixin:
     if TYPE_CHECKING:  # provided by the builder and the tool mixin
         out: Any
         uuid_rec: dict[str, str]
+        info: Any
+        line: int
 
         def _link(self, record: dict[str, Any], parent_uuid: Any) -> None: ...
 
