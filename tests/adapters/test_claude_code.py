@@ -488,3 +488,28 @@ def test_persisted_output_preview_is_a_truncated_capture() -> None:
     (res,) = of(main(jsonl(result(1, "toolu_p", text))), "tool_result")
     assert res["capture"]["content"]["state"] == "truncated"
     assert res["content"] == [{"type": "text", "text": text}]
+
+
+def test_malformed_lines_are_kept_not_fatal() -> None:
+    streams, acc = convert(
+        jsonl(
+            {"type": "user", "message": "not a dict"},
+            {"type": "assistant", "uuid": _uuid(2), "message": {"id": ["x"], "content": {"odd": 1}, "stop_reason": []}},
+            {"type": "system", "subtype": ["x"], "uuid": _uuid(3)},
+            {"type": "attachment", "uuid": _uuid(4), "attachment": None},
+            {"type": "queue-operation", "operation": "remove"},
+            ["not", "an", "object"],
+            user(5, [], origin={"kind": {"nested": True}}),
+        )
+    )
+    assert acc.native_items == 7 and acc.unreadable == 0
+    messages = of(streams[f"claude-code:{SID}"], "message")
+    assert messages[0]["messageId"] == f"{SID}:L1" and messages[0]["idSource"] == "derived"
+
+
+def test_catalog_of_rare_line_shapes_converts() -> None:
+    catalog = [p for p in (SAMPLES[0].parent.glob("catalog-NOT-A-SESSION*.jsonl") if SAMPLES else [])]
+    if not catalog:
+        pytest.skip("../shared/samples/claude-code is absent")
+    streams, acc = convert(catalog[0])
+    assert acc.native_items == _native_count(catalog[0]) and streams
