@@ -94,6 +94,7 @@ class T3CodeAdapter(Adapter):
     ) -> Iterator[dict[str, Any]]:
         accounting = Accounting()
         st = ThreadState(thread_id, accounting)
+        st.user_turns = db.user_message_turns(thread_id)
         st.v2_event_ids = db.v2_event_ids(thread_id)
         st.v2_item_messages = db.v2_message_ids_with_items(thread_id)
         st.v2_item_plans = db.v2_plan_ids_with_items(thread_id)

@@ -172,6 +172,18 @@ class Database:
         name, inst, cursor = rows[0]
         return {"provider": name, "instance": inst, "resumeCursor": loads(cursor) if cursor else None}
 
+    def user_message_turns(self, thread_id: str) -> dict[str, str]:
+        """User message id -> turn id, from ``projection_turns.pending_message_id`` (the only
+        place T3 links a user message to the provider turn it started)."""
+        if "projection_turns" not in self.tables:
+            return {}
+        rows = self._all(
+            "SELECT pending_message_id, turn_id FROM projection_turns "
+            "WHERE thread_id = ? AND pending_message_id IS NOT NULL AND turn_id IS NOT NULL",
+            (thread_id,),
+        )
+        return {m: t for m, t in rows}
+
     def v2_fact_events(self, thread_id: str) -> list[tuple[str, Any]]:
         if not self.has_v2:
             return []

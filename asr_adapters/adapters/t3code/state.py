@@ -53,6 +53,7 @@ class ThreadState:
     tool_calls: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     items: dict[str, str] = field(default_factory=dict)
     message_ids: set[str] = field(default_factory=set)
+    user_turns: dict[str, str] = field(default_factory=dict)
     v2_event_ids: set[str] = field(default_factory=set)
     v2_item_messages: set[str] = field(default_factory=set)
     v2_item_plans: set[str] = field(default_factory=set)

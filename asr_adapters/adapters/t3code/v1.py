@@ -84,6 +84,9 @@ def message_sent(st: ThreadState, event: dict[str, Any], p: dict[str, Any], atta
         return "duplicates" if not text else _revision(st, event, p, message_id, attachments)
     record = _message_start(p, event)
     if role == "user":
+        turn = st.user_turns.get(message_id)
+        if turn is not None and "turnId" not in record:
+            record["turnId"] = turn
         _user_content(record, text, p.get("attachments"), attachments, p.get("context"))
         st.message_ids.add(message_id)
         st.put(record, revertable=True, role="user")
@@ -285,7 +288,7 @@ def reverted(st: ThreadState, event: dict[str, Any], p: dict[str, Any]) -> str:
     gone: list[str] = []
     users = 0
     for rid, turn, role in st.live:
-        if role == "user" and turn is None:
+        if role == "user":
             users += 1
             if users <= count:
                 keep.append((rid, turn, role))
