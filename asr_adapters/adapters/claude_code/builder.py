@@ -133,12 +133,7 @@ class Builder(FoldMixin, ToolMixin):
         elif kind == "queue-operation":
             self._queue_op(line, obj)
         else:
-            self._vendor(
-                obj,
-                f"{kind}/{obj['data'].get('type')}"
-                if kind == "progress" and isinstance(obj.get("data"), dict)
-                else str(kind or "unknown"),
-            )
+            self._bookkeeping(obj, kind)
         return self.out.drain()
 
     def finish(self, children: list[tuple[str, str | None, dict[str, Any] | None]] = ()) -> list[dict[str, Any]]:  # type: ignore[assignment]
@@ -159,7 +154,7 @@ class Builder(FoldMixin, ToolMixin):
         if kind == "progress" and isinstance(data, dict) and isinstance(data.get("type"), str):
             name = f"progress/{data['type']}"
         self._vendor(obj, name)
-        if kind == "file-history-snapshot" and "ts" not in self.out.records[-1]:
+        if kind == "file-history-snapshot" and "ts" not in self.out.records[-1] and not obj.get("isSnapshotUpdate"):
             snapshot = obj.get("snapshot")
             if isinstance(snapshot, dict):  # the snapshot's own time, not a neighbour's
                 record = self.out.records[-1]
