@@ -513,3 +513,21 @@ def test_catalog_of_rare_line_shapes_converts() -> None:
         pytest.skip("../shared/samples/claude-code is absent")
     streams, acc = convert(catalog[0])
     assert acc.native_items == _native_count(catalog[0]) and streams
+
+
+def test_queued_command_before_its_remove_and_pop_all() -> None:
+    streams, acc = convert(
+        jsonl(
+            queue_op("enqueue", "steer left"),
+            line("attachment", 1, attachment={"type": "queued_command", "prompt": "steer left"}),
+            queue_op("remove", "steer left"),
+            queue_op("enqueue", "a"),
+            queue_op("enqueue", "b"),
+            queue_op("popAll"),
+            user(2, "typed again", 1),
+        )
+    )
+    records = streams[f"claude-code:{SID}"]
+    statuses = [(m["content"][0]["text"], m.get("status")) for m in of(records, "message")]
+    assert statuses == [("steer left", None), ("a", "withdrawn"), ("b", "withdrawn"), ("typed again", None)]
+    assert acc.folded == 3 and acc.records == 4 and acc.vendor == 0
