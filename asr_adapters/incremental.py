@@ -151,9 +151,9 @@ def convert_incremental(
         gone = frozenset(previous.streams)
         return IncrementalResult(IncrementalState(agent=previous.agent), dict.fromkeys(gone, b""), gone)
     name = agent or previous.agent
-    outcome = _pass(path, limit, line_based, name, previous.streams, set(), final)
+    outcome = _pass(path, limit, size, line_based, name, previous.streams, set(), final)
     if outcome.mismatched:
-        outcome = _pass(path, limit, line_based, name, previous.streams, outcome.mismatched, final)
+        outcome = _pass(path, limit, size, line_based, name, previous.streams, outcome.mismatched, final)
     new_state = IncrementalState(
         agent=outcome.agent,
         offset=limit,
@@ -186,6 +186,7 @@ class _Sink:
 def _pass(
     path: Path,
     limit: int,
+    size: int,
     line_based: bool,
     agent: str | None,
     old: dict[str, StreamState],
@@ -195,7 +196,7 @@ def _pass(
     """One conversion of the first ``limit`` bytes: the records past what ``old`` says was
     written (every final record for the keys in ``whole``), and the keys whose written
     records no longer match."""
-    source = _BoundedSource(path, limit, line_based)
+    source = _BoundedSource(path, limit, line_based, size)
     conversion = Conversion(source, agent, as_dicts=True)
     data: dict[str, bytes] = {}
     states: dict[str, StreamState] = {}
@@ -304,15 +305,18 @@ class _Limited(io.RawIOBase):
 
 
 class _BoundedSource(Source):
-    """A path source cut at ``limit`` bytes that notes when the adapter has seen its end.
+    """A path source whose lines stop at ``limit`` bytes, noting when the adapter has seen the end.
 
     ``end_seen`` turns true when the line iterator is exhausted, when the whole content is read
-    at once, when the raw stream is opened, and from the start for inputs not read by line.
+    at once or the raw stream is opened (single-document formats: these see the file up to
+    ``size``, a torn last line included, and nothing they give is final before ``final=True``),
+    and from the start for inputs not read by line.
     """
 
-    def __init__(self, path: Path, limit: int, line_based: bool) -> None:
+    def __init__(self, path: Path, limit: int, line_based: bool, size: int) -> None:
         super().__init__(path)
         self.limit = limit
+        self.size = max(size, limit)
         self.end_seen = not line_based
 
     def raw_head(self, size: int = HEAD_SIZE) -> bytes:
@@ -326,9 +330,10 @@ class _BoundedSource(Source):
         with self._bounded() as stream:
             return stream.read(size)
 
-    def _bounded(self) -> BinaryIO:
+    def _bounded(self, limit: int | None = None) -> BinaryIO:
         assert self.path is not None
-        raw = io.BufferedReader(_Limited(open(self.path, "rb"), self.limit), 1 << 16)  # noqa: SIM115
+        limit = self.limit if limit is None else limit
+        raw = io.BufferedReader(_Limited(open(self.path, "rb"), limit), 1 << 16)  # noqa: SIM115
         if self.compressed:
             import zstandard
 
@@ -338,7 +343,7 @@ class _BoundedSource(Source):
 
     def open(self) -> BinaryIO:
         self.end_seen = True
-        return self._bounded()
+        return self._bounded(self.size)
 
     def lines(self) -> Iterator[tuple[int, bytes]]:
         with self._bounded() as stream:
@@ -356,5 +361,5 @@ class _BoundedSource(Source):
 
     def read_all(self) -> bytes:
         self.end_seen = True
-        with self._bounded() as stream:
+        with self._bounded(self.size) as stream:
             return stream.read()

@@ -188,3 +188,24 @@ def test_golden_input_cut_at_every_line_is_append_only(case: Any, tmp_path: Path
 def test_golden_cases_present_or_skip() -> None:
     if not CASES:
         pytest.skip("no JSON Lines golden cases yet")
+
+
+OTHER_CASES = [case for case in golden_cases() if case.input.suffix != ".jsonl"]
+
+
+@pytest.mark.parametrize("case", OTHER_CASES, ids=[c.id for c in OTHER_CASES])
+def test_inputs_not_read_by_line_wait_for_final(case: Any, tmp_path: Path) -> None:
+    from test_batch import build_sqlite
+
+    if case.input.suffix == ".sql":
+        live = tmp_path / "input.sqlite"
+        build_sqlite(case.input, live)
+    else:
+        live = _live_copy(case, tmp_path)
+        live.write_bytes(case.input.read_bytes())
+    held = convert_incremental(live, agent=case.agent)
+    assert not any(held.streams.values())  # nothing is final before the end for these inputs
+    done = convert_incremental(live, held.state, agent=case.agent, final=True)
+    assert {k: v for k, v in done.streams.items() if v} == full(live, case.agent)
+    again = convert_incremental(live, done.state, agent=case.agent, final=True)
+    assert not any(again.streams.values()) and not again.rewritten
