@@ -531,3 +531,15 @@ def test_queued_command_before_its_remove_and_pop_all() -> None:
     statuses = [(m["content"][0]["text"], m.get("status")) for m in of(records, "message")]
     assert statuses == [("steer left", None), ("a", "withdrawn"), ("b", "withdrawn"), ("typed again", None)]
     assert acc.folded == 3 and acc.records == 4 and acc.vendor == 0
+
+
+def test_nested_agent_is_linked_by_its_parent_agent_only(tmp_path: Path) -> None:
+    session = write(tmp_path / f"{SID}.jsonl", user(1, "go"))
+    folder = tmp_path / SID / "subagents"
+    write(folder / "agent-aaa.jsonl", user(2, "child", agentId="aaa", isSidechain=True))
+    write(folder / "agent-bbb.jsonl", user(3, "grandchild", agentId="bbb", isSidechain=True))
+    (folder / "agent-bbb.meta.json").write_text('{"agentType":"Explore","parentAgentId":"aaa"}')
+    streams, acc = convert(session)
+    assert [s["session"] for s in of(streams[f"claude-code:{SID}"], "subagent")] == [f"claude-code:{SID}/agent-aaa"]
+    assert streams[f"claude-code:{SID}/agent-bbb"][0]["parent"] == f"claude-code:{SID}/agent-aaa"
+    assert acc.native_items == 4

@@ -85,7 +85,8 @@ class ClaudeCodeAdapter(Adapter):
                 yield from builder.feed(number, obj)
             kids = discover.children(source.path, root) if source.path is not None else []
             state["kids"] = kids
-            linked = [(agent_key(root, k.agent_id), _meta_call(k.meta), k.meta) for k in kids]
+            # nested agents (sidecar ``parentAgentId``) are linked by their own parent's stream
+            linked = [(agent_key(root, k.agent_id), _meta_call(k.meta), k.meta) for k in kids if not _nested(k.meta)]
             linked += [(f"{AGENT}:{key}", None, None) for key in sidechains.names()]
             yield from builder.finish(linked)
 
@@ -212,6 +213,10 @@ def _uuids_of(path: Path) -> set[str]:
     except OSError:
         pass
     return uuids
+
+
+def _nested(meta: dict[str, Any] | None) -> bool:
+    return isinstance((meta or {}).get("parentAgentId"), str)
 
 
 def _meta_call(meta: dict[str, Any] | None) -> str | None:
