@@ -39,23 +39,21 @@ ENVELOPE = frozenset(
         "parentUuid",
         "logicalParentUuid",
         "isSidechain",
-        "userType",
         "sessionId",
         "type",
         "uuid",
         "timestamp",
-        "slug",
         "agentId",
         "promptId",
-        "entrypoint",
         "requestId",
         "message",
         "toolUseResult",
         "sourceToolAssistantUUID",
     }
 )
-#: Envelope members kept only when they change along the file.
-TRACKED = frozenset({"cwd", "version", "gitBranch"})
+#: Envelope members kept on the first record that carries them and where they change
+#: (cwd and version start from the header's values).
+TRACKED = frozenset({"cwd", "version", "gitBranch", "slug", "entrypoint", "userType"})
 _NOTICE_SUBTYPES = frozenset({"away_summary", "informational"})
 
 
@@ -183,8 +181,7 @@ class Builder(FoldMixin, ToolMixin):
             if key in ENVELOPE or key in skip:
                 continue
             if key in TRACKED:
-                if self.seen_env.get(key, value) == value:
-                    self.seen_env[key] = value
+                if key in self.seen_env and self.seen_env[key] == value:
                     continue
                 self.seen_env[key] = value
             if native is None:
