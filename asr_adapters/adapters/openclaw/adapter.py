@@ -19,7 +19,7 @@ from ...core.source import Source
 from ...core.timestamps import from_epoch_millis, from_iso, stamp
 from ...registry import register
 from . import discover, store
-from .index import SessionInfo, load_index, lookup, obj
+from .index import SessionInfo, from_key, load_index, lookup, obj, trajectory_key
 from .mapper import Mapper
 from .routing import Routing
 
@@ -94,6 +94,8 @@ class OpenClawAdapter(Adapter):
         session_id = _session_id(source, first[1])
         index = load_index(source.path)
         info = lookup(index, session_id)
+        if info is None and (key := trajectory_key(source.path, session_id)) is not None:
+            info = from_key(key)
         if info is not None and info.agent_id is None and source.path is not None:
             info.agent_id = _agent_from_path(source.path)
         routing = Routing(info)

@@ -131,3 +131,36 @@ def _resolved(index: dict[str, Any], key: str, entry: dict[str, Any]) -> Session
         if isinstance(parent, dict) and isinstance(parent.get("sessionId"), str):
             info.parent_session_id = parent["sessionId"]
     return info
+
+
+_CHAT_TYPES = frozenset({"direct", "group", "channel", "room"})
+
+
+def from_key(key: str) -> SessionInfo:
+    """What a session key itself says: ``agent:<agentId>:<channel>:<chatType>:<peerId>[:…]``.
+
+    Used when no index row names the session (a trajectory sidecar still records its key).
+    """
+    info = SessionInfo(key=key, agent_id=agent_from_key(key))
+    parts = key.split(":")
+    if len(parts) >= 5 and parts[0] == "agent" and parts[3] in _CHAT_TYPES:
+        info.channel = parts[2]
+        info.chat_type = parts[3]
+        info.to = f"{parts[2]}:{parts[4]}"
+        if parts[3] == "direct":
+            info.peer = info.to
+    return info
+
+
+def trajectory_key(path: Path | None, session_id: str) -> str | None:
+    """The session key the run-trace sidecar ``<sessionId>.trajectory.jsonl`` records (first line)."""
+    if path is None:
+        return None
+    sidecar = path.parent / f"{session_id}.trajectory.jsonl"
+    try:
+        with sidecar.open("rb") as handle:
+            first = orjson.loads(handle.readline())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    key = first.get("sessionKey") if isinstance(first, dict) else None
+    return key if isinstance(key, str) and key and first.get("sessionId") == session_id else None
