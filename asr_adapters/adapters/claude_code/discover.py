@@ -90,12 +90,34 @@ def children(session_path: Path, session_id: str) -> list[Child]:
     if folder.is_dir():
         for path in sorted(folder.rglob("agent-*.jsonl")):
             found.append(_child(path))
-    for path in sorted(session_path.parent.glob("agent-*.jsonl")):
-        if path == session_path:
-            continue
-        if head_facts(path).get("sessionId") == session_id:
+    for path in _root_agents(session_path.parent).get(session_id, ()):
+        if path != session_path:
             found.append(_child(path))
     return found
+
+
+_ROOT_CACHE: dict[Path, tuple[int, dict[str, list[Path]]]] = {}
+
+
+def _root_agents(folder: Path) -> dict[str, list[Path]]:
+    """Project-root ``agent-*.jsonl`` files by the session id they carry. Cached per folder
+    (until the folder changes), so converting every session of a project peeks each once."""
+    try:
+        stamp = folder.stat().st_mtime_ns
+    except OSError:
+        return {}
+    cached = _ROOT_CACHE.get(folder)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    table: dict[str, list[Path]] = {}
+    for path in sorted(folder.glob("agent-*.jsonl")):
+        session = head_facts(path).get("sessionId")
+        if isinstance(session, str):
+            table.setdefault(session, []).append(path)
+    if len(_ROOT_CACHE) > 64:
+        _ROOT_CACHE.clear()
+    _ROOT_CACHE[folder] = (stamp, table)
+    return table
 
 
 def _child(path: Path) -> Child:
