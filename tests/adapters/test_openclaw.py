@@ -240,6 +240,24 @@ def test_subagent_announce_splits_the_child_result() -> None:
     assert message["content"][1]["text"] == "done"
 
 
+def test_webhook_content_is_split_from_its_wrapper() -> None:
+    text = (
+        "Job ID: hook-1 | Received: 2026-03-03\n\nSECURITY NOTICE: The following content is EXTERNAL.\n\n\n"
+        '<<<EXTERNAL_UNTRUSTED_CONTENT id="ab12">>>\nSource: Webhook\nFrom: ci@example.com\n---\n'
+        'Build 42 failed.\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id="ab12">>>'
+    )
+    records, _ = _convert(_lines(_user("u1", text)))
+    message = records[1]
+    assert [(p.get("author"), p.get("origin")) for p in message["content"]] == [
+        ("harness", "injected"),
+        (None, "injected"),
+        ("harness", "injected"),
+    ]
+    assert message["content"][1]["text"] == "Build 42 failed."
+    assert message["trigger"] == {"kind": "external", "source": "Webhook"}
+    assert "".join(p["text"] for p in message["content"]) == text
+
+
 def test_subagent_task_is_the_parent_agents_words() -> None:
     text = "[Subagent Context] You are a subagent.\n\n[Subagent Task]: add a task"
     records, _ = _convert(_lines(_user("u1", text)))

@@ -39,6 +39,8 @@ _ENVELOPE_ID = re.compile(r" id:(\S+)")
 _ENVELOPE_ELAPSED = re.compile(r" \+\S+")
 _MESSAGE_ID_TAIL = re.compile(r"\n\[message_id: ([^\]\n]+)\]\Z")
 _FROM_TAIL = re.compile(r"\n\[from: ([^\]\n]+)\]\Z")
+_EXTERNAL_OPEN = "<<<EXTERNAL_UNTRUSTED_CONTENT id="
+_EXTERNAL_CLOSE = "\n<<<END_EXTERNAL_UNTRUSTED_CONTENT"
 _HISTORY_HEAD = "[Chat messages since your last reply - for context]"
 _CURRENT_MARK = "[Current message - respond to this]\n"
 _E164 = re.compile(r"\((\+\d{6,15})\)\Z")
@@ -285,7 +287,13 @@ def _body(out: Inbound, body: str, who: tuple[str | None, str | None]) -> None:
         _internal_context(out, body)
         return
     if body.startswith("[Inter-session message]"):
-        out.add(body, ("agent", "inter_session"))
+        cut = body.find("\n") + 1 or len(body)  # the prefix line is the harness's
+        out.add(body[:cut], HARNESS)
+        out.add(body[cut:], ("agent", "inter_session"))
+        return
+    start = body.find(_EXTERNAL_OPEN)
+    if start >= 0 and body.startswith(("SECURITY NOTICE", "Job ID:", "Received:", _EXTERNAL_OPEN)):
+        _external(out, body, start)
         return
     if body.startswith(_QUEUED_HEAD):
         _queued(out, body, who)
@@ -303,6 +311,23 @@ def _internal_context(out: Inbound, body: str) -> None:
     start += len(_CHILD_OPEN)
     out.add(body[:start], HARNESS)
     out.add(body[start:end], ("agent", "subagent_report"))
+    out.add(body[end:], HARNESS)
+
+
+def _external(out: Inbound, body: str, start: int) -> None:
+    """Webhook / email content in OpenClaw's untrusted-content wrapper: the wrapper, notice and
+    metadata lines are the harness's; the wrapped content is the external sender's (unknown
+    author), entered by the harness."""
+    head_end = body.find("\n---\n", start)
+    end = body.find(_EXTERNAL_CLOSE, head_end + 1) if head_end >= 0 else -1
+    if head_end < 0 or end < 0:
+        out.add(body, HARNESS)
+        return
+    head_end += len("\n---\n")
+    source = re.search(r"\nSource: ([^\n]+)", body[start:head_end])
+    out.trigger = {"kind": "external", "source": source.group(1)} if source else {"kind": "external"}
+    out.add(body[:head_end], HARNESS)
+    out.add(body[head_end:end], (None, "injected"))
     out.add(body[end:], HARNESS)
 
 
