@@ -105,6 +105,10 @@ def batch(
         for home in summary.homes:
             if home.fallback and home.exists:
                 click.echo(f"asr batch: {home.agent}: no home from its adapter; used {home.path}", err=True)
+        if use_homes and not any(home.exists for home in summary.homes):
+            click.echo(
+                "asr batch: no agent home found here (asr discover --homes lists where they are looked for)", err=True
+            )
         click.echo(f"asr batch: {summary.describe()}", err=True)
     if as_json:
         print_json(summary, sys.stdout.buffer)

@@ -230,7 +230,7 @@ class _Batch:
         progress = self.options.progress
         if progress is not None:
             progress.start(len(tasks), sum(self.sizes.values()))
-        jobs = self.options.jobs or os.cpu_count() or 1
+        jobs = self.options.jobs or cpu_count()
         try:
             if jobs <= 1 or len(tasks) <= 1:
                 for task in tasks:
@@ -343,6 +343,13 @@ class _Batch:
 
 
 # -- the worker pool ---------------------------------------------------------------------
+
+
+def cpu_count() -> int:
+    """The CPUs this process may run on (a container's share, not the machine's)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
 
 
 def _context() -> Any:
