@@ -211,7 +211,14 @@ class Mapper:
             platform["replyTo"] = facts.reply_to
         if platform:
             record["platform"] = platform
-        if facts.mentioned:
+        info = self.routing.info
+        direct = (
+            info is not None
+            and info.chat_type == "direct"
+            and record.get("conversation") is not None
+            and record.get("conversation") == self.routing.session_conversation
+        )
+        if facts.mentioned or (via == "channel" and direct):  # a mention, or the session's direct chat
             record["addressed"] = True
         if via is not None:
             record["via"] = via
