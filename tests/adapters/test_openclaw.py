@@ -773,3 +773,29 @@ def test_shared_sample_converts_validates_and_balances(path: Path) -> None:
     assert accounting.native_items == lines
     assert accounting.balanced(), accounting.as_dict()
     assert accounting.unreadable == 0
+
+
+def test_memory_stays_bounded_by_a_line_not_the_file(tmp_path: Path) -> None:
+    import tracemalloc
+
+    body = "x" * 4000
+    entries = []
+    previous = None
+    for index in range(2000):
+        eid = f"{index:08x}"
+        if index % 2:
+            entries.append(_assistant(eid, [{"type": "text", "text": body}], previous))
+        else:
+            entries.append(_user(eid, body, previous))
+        previous = eid
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(_lines(*entries))
+    tracemalloc.start()
+    try:
+        conversion = Conversion(path, "openclaw", as_dicts=True)
+        count = sum(1 for stream in conversion.streams() for _ in stream.records)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert count == 2001
+    assert peak < path.stat().st_size / 4, f"peak {peak} for a {path.stat().st_size}-byte file"
