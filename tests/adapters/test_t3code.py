@@ -373,3 +373,45 @@ def test_v2_rolled_back_run_is_recorded_not_applied(tmp_path: Path) -> None:
     assert [ids[i]["type"] for i in rollback["reverted"]] == ["message", "tool_call", "tool_result", "message"]
     assert by_id(records, "assistant:ti-5")["status"] == "interrupted"
     assert any(r.get("schema") == "chat.t3.code/v2/thread.deleted" for r in records)
+
+
+def add_event(path: Path, seq: int, kind: str, payload: Any, thread: str = "thread-f") -> None:
+    text = payload if isinstance(payload, str) else orjson.dumps(payload).decode()
+    with sqlite3.connect(path) as connection:
+        connection.execute(
+            "INSERT INTO orchestration_events (sequence, event_id, aggregate_kind, stream_id, stream_version, "
+            "event_type, occurred_at, command_id, actor_kind, payload_json, metadata_json) VALUES "
+            "(?, ?, 'thread', ?, ?, ?, '2026-06-04T10:00:00.000Z', NULL, 'provider', ?, '{}')",
+            (seq, f"extra-{seq}", thread, 1000 + seq, kind, text),
+        )
+    connection.close()
+
+
+def test_odd_rows_are_kept_and_counted(tmp_path: Path) -> None:
+    path = build(tmp_path, "v1-revert-delete")
+    activity = {
+        "threadId": "thread-f",
+        "activity": {
+            "id": "orphan",
+            "tone": "tool",
+            "kind": "tool.completed",
+            "summary": "Ran command",
+            "payload": {"itemType": "command_execution", "detail": "ls", "data": {"id": "i9"}},
+            "turnId": "turn-9",
+            "createdAt": "2026-06-04T10:00:00.000Z",
+        },
+    }
+    add_event(path, 100, "thread.activity-appended", activity)
+    add_event(path, 101, "thread.some-future-event", {"threadId": "thread-f", "x": 1})
+    add_event(path, 102, "thread.message-sent", "{not json")
+    streams, conversion = convert(path)
+    records = streams["t3code:thread-f"]
+    call, result = (r for r in records if r.get("callId") == "orphan")
+    assert call["type"] == "tool_call" and "data" not in call
+    assert result["type"] == "tool_result" and result["content"][1]["data"] == {"id": "i9"}
+    schemas = [r.get("schema") for r in records[-2:]]
+    assert schemas == ["chat.t3.code/thread.some-future-event", "chat.t3.code/thread.message-sent"]
+    assert records[-1]["data"]["payload"] == "{not json"
+    accounting = thread_accounting(conversion.context)["thread-f"]
+    assert accounting.balanced() and accounting.native_items == 21
+    assert not validate_records(records)

@@ -74,16 +74,17 @@ def _tool(st: ThreadState, act: dict[str, Any], kind: str, payload: dict[str, An
     key: tuple[str | None, str] = (turn if isinstance(turn, str) else None, item_type)
     queue = st.open_tools.get(key)
     call_id = queue[0] if queue else None
-    if kind == "tool.started" or call_id is None:
-        call_id = str(act.get("id"))
-        st.open_tools.setdefault(key, deque()).append(call_id)
-        _call(st, act, call_id, item_type, payload, None)
-        if kind == "tool.started":
+    if kind == "tool.started":
+        _open_call(st, act, key, payload)
+        return "records"
+    if call_id is None:
+        # An update or end with no start row: the call is known only from this row.
+        call_payload = payload if kind == "tool.updated" else {k: v for k, v in payload.items() if k != "data"}
+        call_id = _open_call(st, act, key, call_payload)
+        if kind == "tool.updated":
             return "records"
     elif kind == "tool.updated":
         _call(st, act, call_id, item_type, payload, st.tool_calls[call_id][0])
-        return "records"
-    if kind == "tool.updated":
         return "records"
     st.open_tools[key].popleft()
     record = base("tool_result", act.get("createdAt"), turn)
@@ -105,6 +106,13 @@ def _tool(st: ThreadState, act: dict[str, Any], kind: str, payload: dict[str, An
     record["activityId"] = act.get("id")
     st.put(record, revertable=True)
     return "records"
+
+
+def _open_call(st: ThreadState, act: dict[str, Any], key: tuple[str | None, str], payload: dict[str, Any]) -> str:
+    call_id = str(act.get("id"))
+    st.open_tools.setdefault(key, deque()).append(call_id)
+    _call(st, act, call_id, key[1], payload, None)
+    return call_id
 
 
 def _call(
