@@ -462,7 +462,7 @@ main()
 
 def test_batch_killed_at_any_moment_leaves_whole_outputs_and_a_rerun_finishes(toy: None, tmp_path: Path) -> None:
     src = tmp_path / "src"
-    for index in range(16):
+    for index in range(30):  # 3 s of sleeping on 2 workers: the kill comes long before the end
         toy_file(src / f"{index:02d}.jsonl", f"slow{index}", {"say": "a"}, {"sleep": 0.2}, {"say": "b"})
     reference = tmp_path / "reference"
     batch([src], reference, jobs=2)
