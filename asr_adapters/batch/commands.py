@@ -49,7 +49,15 @@ def _check_agents(agents: tuple[str, ...]) -> list[str]:
 
 @click.command()
 @click.argument("sources", nargs=-1, type=click.Path(path_type=Path))
-@click.option("-o", "--output", "outdir", required=True, type=click.Path(path_type=Path), help="The output folder.")
+@click.option(
+    "-o",
+    "--output",
+    "outdir",
+    required=True,
+    metavar="OUTDIR",
+    type=click.Path(path_type=Path),
+    help="The output folder.",
+)
 @click.option("--discover", "use_homes", is_flag=True, help="Also walk every agent's default home.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: the CPU count).")
 @click.option("--force", is_flag=True, help="Convert every source again, even the unchanged ones.")
@@ -74,8 +82,10 @@ def batch(
 ) -> None:
     """Convert every session under SOURCES (folders or files) into OUTDIR/<agent>/<session>.asr.jsonl.
 
+    A re-run converts only new or changed sources (OUTDIR/_manifest.json); see docs/batch.md.
+
     Exit status: 0 all converted or up to date, 1 some sources failed (see OUTDIR/_errors.jsonl),
-    2 usage error.
+    2 usage error, 130 interrupted.
     """
     if not sources and not use_homes:
         raise click.UsageError("give folders to convert, or --discover to walk every agent's home")
