@@ -256,7 +256,7 @@ class Builder(FoldMixin, ToolMixin):
             parts: list[dict[str, Any]] = []
             members["capture"] = {"content": {"state": "absent", "reason": "the line holds no message content"}}
         elif obj.get("isCompactSummary") or obj.get("isMeta"):
-            parts = user_parts(content, HARNESS) if not isinstance(content, str) else [text_part(content, HARNESS)]
+            parts = user_parts(content, HARNESS, split=False)
         elif not self.first_prompt_seen and not self._is_copy(obj):
             self.first_prompt_seen = True
             if content == "Warmup" or (self.info.agent_id or "").startswith("acompact"):

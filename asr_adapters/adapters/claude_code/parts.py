@@ -146,11 +146,13 @@ def reasoning_part(block: dict[str, Any]) -> dict[str, Any]:
     return part
 
 
-def user_parts(content: Any, default: Who) -> list[dict[str, Any]]:
-    """Parts of a user line's content (string or non-tool blocks), each with its writer."""
+def user_parts(content: Any, default: Who, split: bool = True) -> list[dict[str, Any]]:
+    """Parts of a user line's content (string or non-tool blocks), each with its writer.
+    ``split=False`` for text the source marks as the harness's whole (``isMeta``)."""
     parts: list[dict[str, Any]] = []
+    cut = split_text if split else _whole
     if isinstance(content, str):
-        for piece, who in split_text(content, default):
+        for piece, who in cut(content, default):
             parts.append(text_part(piece, who))
         return parts
     if not isinstance(content, list):
@@ -158,13 +160,17 @@ def user_parts(content: Any, default: Who) -> list[dict[str, Any]]:
     for block in content:
         kind = block.get("type") if isinstance(block, dict) else None
         if kind == "text" and isinstance(block.get("text"), str):
-            for piece, who in split_text(block["text"], default):
+            for piece, who in cut(block["text"], default):
                 parts.append(text_part(piece, who))
         elif kind == "image":
             parts.append(image_part(block, default))
         else:
             parts.append(data_part(block, f"block/{kind or 'unknown'}", default))
     return parts
+
+
+def _whole(text: str, default: Who) -> list[tuple[str, Who]]:
+    return [(text, default)]
 
 
 def result_parts(content: Any, report: bool = False) -> list[dict[str, Any]]:
