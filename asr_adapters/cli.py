@@ -19,6 +19,8 @@ from .version import __version__
 
 
 def _fail(message: str, code: int = 1) -> None:
+    """One line on stderr, whatever the message holds (a reason quoting input may hold newlines)."""
+    message = " ".join(message.split()) if ("\n" in message or "\r" in message) else message
     click.echo(f"asr: error: {message}", err=True)
     sys.exit(code)
 
@@ -59,6 +61,12 @@ def convert(path: str, output: str | None, agent: str | None, thread: str | None
         return
     except OSError as exc:
         _fail(f"{exc.filename or path}: {exc.strerror or exc}")
+        return
+    except KeyboardInterrupt:
+        _fail("interrupted", 130)
+        return
+    except Exception as exc:  # never a traceback for bad input (docs/reliability.md)
+        _fail(f"{path}: conversion stopped: {type(exc).__name__}: {exc}")
         return
     for diagnostic in conversion.accounting.diagnostics:
         click.echo(f"asr: warning: {diagnostic.describe()}", err=True)

@@ -37,7 +37,10 @@ class Conversion:
     ) -> None:
         self.source = open_source(source)
         self.select = select
-        self.adapter: Adapter = registry.get(agent) if agent else registry.detect(self.source)
+        try:
+            self.adapter: Adapter = registry.get(agent) if agent else registry.detect(self.source)
+        except ASRError as exc:
+            raise self._explain(exc) from exc
         self.context = Context(self.source)
         self.as_dicts = as_dicts
         self._started = False
@@ -56,10 +59,18 @@ class Conversion:
                 if self.select is not None:
                     main = stream.key == self.select or stream.key.endswith(":" + self.select)
                 yield Stream(stream.key, self._guard(stream.records), main, stream.parent_key)
-        except ASRError:
-            raise
+        except ASRError as exc:
+            raise self._explain(exc) from exc
         except Exception as exc:
             raise self._fail(exc) from exc
+
+    def _explain(self, exc: ASRError) -> ASRError:
+        """An input whose compressed data broke off before anything readable: say so, rather
+        than that no agent claims it or that it has no header."""
+        problem = self.source.compression_problem
+        if problem is None or problem in str(exc):
+            return exc
+        return InputError(self.source.display, f"{problem}; nothing readable before it")
 
     def _guard(self, records: Iterator[dict[str, Any]]) -> Iterator[Any]:
         try:

@@ -58,6 +58,9 @@ class Context:
     accounting: Accounting = field(default_factory=Accounting)
 
     def warn(self, line: int | None, reason: str) -> None:
+        bad = self.source.bad_lines
+        if bad and line in bad:  # a line the source could not read at all: say why
+            reason = f"unreadable line skipped: {bad[line]}"
         self.accounting.diagnostics.append(Diagnostic(self.source.display, line, reason))
 
     def json_lines(self) -> Iterator[tuple[int, Any]]:

@@ -2,7 +2,8 @@
 
 Discovery (which files exist) lives elsewhere; this module only opens one input, undoes
 zstd compression, and hands out its first bytes for sniffing and its lines one at a time,
-so memory stays bounded by the longest line, not the file.
+so memory stays bounded by the longest line, not the file, and a line longer than
+``MAX_LINE_BYTES`` is skipped without being held whole (docs/reliability.md).
 """
 
 from __future__ import annotations
@@ -11,11 +12,83 @@ import io
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, BinaryIO
+from typing import IO, Any, BinaryIO
+
+from .errors import InputError
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 HEAD_SIZE = 8192
+#: A line longer than this is skipped (counted unreadable, reported), never held in memory.
+MAX_LINE_BYTES = 256 << 20
+#: A single-document input (Gemini CLI ``.json``, Codex TS-era ``.json``) longer than this is refused.
+MAX_DOCUMENT_BYTES = 256 << 20
+#: Compressed bytes fed to zstd at a time: bounds what one step can expand to.
+_ZSTD_CHUNK = 8192
+
+
+class BadLine(bytes):
+    """Stands in for a line that could not be read at all (longer than the limit, or where
+    compressed data breaks off). It never parses as JSON, so every reader counts it unreadable;
+    ``reason`` says why, and ``Context.warn`` reports that reason."""
+
+    reason: str
+
+    def __new__(cls, reason: str) -> BadLine:
+        line = super().__new__(cls, b"")
+        line.reason = reason
+        return line
+
+
+class _ZstdRaw(io.RawIOBase):
+    """zstd frames decompressed a small step at a time. Where the data breaks off mid-frame (a
+    file cut while written) or is corrupt, reading ends there and ``problem`` says why, instead of
+    the silent end (cut) or the exception (corrupt) of ``zstandard``'s own stream reader."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        import zstandard
+
+        self._raw = raw
+        self._new: Any = zstandard.ZstdDecompressor().decompressobj
+        self._error: type[Exception] = zstandard.ZstdError
+        self._frame: Any = self._new()
+        self._in_frame = False
+        self._leftover = b""
+        self._pending = memoryview(b"")
+        self.problem: str | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        while not self._pending:
+            if self.problem is not None:
+                return 0
+            chunk = self._leftover or self._raw.read(_ZSTD_CHUNK)
+            self._leftover = b""
+            if not chunk:
+                if self._in_frame:
+                    self.problem = "compressed data ends in the middle of a zstd frame (the file was cut)"
+                return 0
+            try:
+                out = self._frame.decompress(chunk)
+            except self._error as exc:
+                self.problem = f"corrupt zstd data: {exc}"
+                return 0
+            self._in_frame = True
+            if self._frame.eof:
+                self._leftover = self._frame.unused_data
+                self._frame = self._new()
+                self._in_frame = False
+            self._pending = memoryview(out)
+        n = min(len(buffer), len(self._pending))
+        buffer[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
 
 
 class _Prefixed(io.RawIOBase):
@@ -48,6 +121,9 @@ class Source:
         self._bytes: bytes | None = None
         self._file: IO[bytes] | None = None
         self._head: bytes | None = None
+        self._zstd: _ZstdRaw | None = None
+        #: Line numbers of the ``BadLine`` items handed out, with their reasons.
+        self.bad_lines: dict[int, str] = {}
         if isinstance(obj, bytes | bytearray):
             self._bytes = bytes(obj)
         elif isinstance(obj, str | os.PathLike):
@@ -109,11 +185,10 @@ class Source:
             self.raw_head()
             raw = io.BufferedReader(_Prefixed(self._head or b"", self._file), 1 << 16)
             self._file = None  # a file object can be read once
+        self._zstd = None
         if self.compressed_stream_check(raw):
-            import zstandard
-
-            reader = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
-            return io.BufferedReader(reader, 1 << 16)
+            self._zstd = _ZstdRaw(raw)
+            return io.BufferedReader(self._zstd, 1 << 16)
         return raw
 
     def compressed_stream_check(self, raw: IO[bytes]) -> bool:
@@ -122,20 +197,58 @@ class Source:
         return (self._head or b"")[:4] == ZSTD_MAGIC
 
     def lines(self) -> Iterator[tuple[int, bytes]]:
-        """Non-blank lines with their 1-based line numbers, newline removed."""
+        """Non-blank lines with their 1-based line numbers, newline removed.
+
+        A line longer than ``MAX_LINE_BYTES``, and the place where compressed data breaks
+        off, come as a ``BadLine`` (never JSON, so readers count it unreadable)."""
+        limit = MAX_LINE_BYTES
         with self.open() as stream:
+            zstd = self._zstd
+            readline = stream.readline
             number = 0
-            for line in stream:
+            while line := readline(limit):
                 number += 1
                 if line.endswith(b"\n"):
                     line = line[:-1]
                     if line.endswith(b"\r"):
                         line = line[:-1]
+                elif len(line) >= limit:
+                    size = len(line) + _skip_line(stream)
+                    yield number, self._bad(number, f"line of {size} bytes is longer than the {limit}-byte limit")
+                    continue
                 if not line or line.isspace():
                     continue
                 yield number, line
+            if zstd is not None and zstd.problem is not None:
+                yield number + 1, self._bad(number + 1, f"{zstd.problem}; the rest of the input is lost")
+
+    @property
+    def compression_problem(self) -> str | None:
+        """Why the compressed data read so far broke off (cut or corrupt), if it did."""
+        return self._zstd.problem if self._zstd is not None else None
+
+    def _bad(self, number: int, reason: str) -> BadLine:
+        self.bad_lines[number] = reason
+        return BadLine(reason)
 
     def read_all(self) -> bytes:
         """The whole content, for the formats that are one JSON document."""
+        limit = MAX_DOCUMENT_BYTES
         with self.open() as stream:
-            return stream.read()
+            data = stream.read(limit + 1)
+            zstd = self._zstd
+        if len(data) > limit:
+            raise InputError(self.display, f"longer than the {limit}-byte limit for a single JSON document")
+        if zstd is not None and zstd.problem is not None:
+            raise InputError(self.display, zstd.problem)
+        return data
+
+
+def _skip_line(stream: IO[bytes]) -> int:
+    """Reads past the rest of an over-long line, a bounded piece at a time; returns its size."""
+    skipped = 0
+    while piece := stream.readline(1 << 20):
+        skipped += len(piece)
+        if piece.endswith(b"\n"):
+            break
+    return skipped

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 from collections.abc import Iterable
 from typing import IO, TYPE_CHECKING, Any
 
@@ -18,7 +20,23 @@ _DUMP_OPTIONS = orjson.OPT_APPEND_NEWLINE
 
 def dumps(record: dict[str, Any]) -> bytes:
     """One record as its canonical line (with the newline)."""
-    return orjson.dumps(record, option=_DUMP_OPTIONS)
+    try:
+        return orjson.dumps(record, option=_DUMP_OPTIONS)
+    except orjson.JSONEncodeError:
+        return _slow_dumps(record)
+
+
+def _slow_dumps(record: Any) -> bytes:
+    """The same compact JSON for the few records orjson refuses: data nested deeper than its
+    255 levels (the reader accepts 1024) or integers beyond 64 bits. Deterministic, so the same
+    input still gives the same bytes."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 5000))
+    try:
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    finally:
+        sys.setrecursionlimit(limit)
+    return text.encode("utf-8") + b"\n"
 
 
 class StreamWriter:
@@ -41,7 +59,7 @@ class StreamWriter:
             record = to_dict(record)
         if "seq" not in record:
             record = canonical_order({"type": record["type"], "seq": count, "id": f"r{count}", **record})
-        self._dest.write(orjson.dumps(record, option=_DUMP_OPTIONS))
+        self._dest.write(dumps(record))
 
     def write_all(self, records: Iterable[dict[str, Any] | Envelope]) -> int:
         write = self.write
@@ -51,7 +69,11 @@ class StreamWriter:
         for record in records:
             if type(record) is dict and "seq" in record:  # the adapters' path: numbered, ordered
                 self.count += 1
-                out(dumps(record, option=option))
+                try:
+                    line = dumps(record, option=option)
+                except orjson.JSONEncodeError:
+                    line = _slow_dumps(record)
+                out(line)
             else:
                 write(record)
         return self.count
