@@ -94,10 +94,12 @@ class ClaudeCodeAdapter(Adapter):
         refs = _Refs(builder.uuid_rec, info.key)
         for kid in state.get("kids", []):
             yield self._child_stream(kid, context, root, info.key, refs)
+        taken = {f"{root}/agent-{kid.agent_id}" for kid in state.get("kids", [])}
         for key, lines in sidechains.groups():
             first_ts = sidechains.first_ts.get(key)
+            name = f"{key}-inline" if key in taken else key  # never two streams with one key
             side = StreamInfo(
-                key, root, "sidechain", source.name, source.path, info.key, None, facts.version, facts.cwd, first_ts
+                name, root, "sidechain", source.name, source.path, info.key, None, facts.version, facts.cwd, first_ts
             )
             side.derived_id = True
             side.parent_refs = refs
