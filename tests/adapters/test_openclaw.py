@@ -647,6 +647,20 @@ def test_v1_entries_get_derived_ids_chained_in_file_order() -> None:
     assert (records[2]["messageId"], records[2]["parent"]) == ("L3", "r2")
 
 
+def test_header_only_file_and_a_file_without_header(tmp_path: Path) -> None:
+    records, conversion = _convert(_lines())
+    assert [r["type"] for r in records] == ["session"] and conversion.accounting.balanced()
+    mirror = _assistant("m1", [{"type": "text", "text": "sent"}], provider="openclaw", model="delivery-mirror")
+    path = tmp_path / "9f9f9f9f-0000-4000-8000-000000000000.jsonl"
+    path.write_bytes(json.dumps(mirror).encode() + b"\n")
+    assert registry.detect(Source(path)).name == "openclaw"
+    records, conversion = _convert(path)
+    header = records[0]
+    assert header["session"] == "openclaw:9f9f9f9f-0000-4000-8000-000000000000" and header["idSource"] == "derived"
+    assert [r["type"] for r in records[1:]] == ["message", "delivery"]
+    assert conversion.accounting.native_items == 1 and conversion.accounting.balanced()
+
+
 def test_unknown_entry_types_are_vendor_records() -> None:
     plugin = {"type": "plugin_event", "id": "p1", "parentId": None, "timestamp": "2026-03-03T10:00:03.000Z", "x": 1}
     records, conversion = _convert(

@@ -103,8 +103,9 @@ class OpenClawAdapter(Adapter):
         line = first[1]
         is_header = isinstance(line, dict) and line.get("type") == "session"
         variant = _variant(line) if is_header else None
+        header_line = line if is_header else {}
         yield emit(
-            self._header(source.name, FORMAT, variant, session_id, line if is_header else {}, info, routing, source)
+            self._header(source.name, FORMAT, variant, session_id, header_line, info, routing, source, not is_header)
         )
         mapper = Mapper(
             self,
@@ -137,6 +138,7 @@ class OpenClawAdapter(Adapter):
         info: SessionInfo | None,
         routing: Routing,
         source: Source,
+        derived_id: bool = False,
     ) -> dict[str, Any]:
         record = header(
             self.name, session_id, agent_version=None, source_format=source_format, variant=variant, file=file
@@ -164,6 +166,8 @@ class OpenClawAdapter(Adapter):
                     record[key] = value
         elif source.path is not None and (agent := _agent_from_path(source.path)) is not None:
             record["agentId"] = agent
+        if derived_id:
+            record["idSource"] = "derived"  # the session id came from the file name
         for key, value in line.items():
             if key not in _HEADER_KNOWN:
                 record[key] = value
