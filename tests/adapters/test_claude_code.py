@@ -466,7 +466,7 @@ def _native_count(path: Path) -> int:
         return total
     session = discover.head_facts(path).get("sessionId") or path.stem
     for child in discover.children(path, session):
-        total += lines(child.path) + (1 if child.meta_path else 0)
+        total += lines(child.path)
     return total
 
 
@@ -541,5 +541,7 @@ def test_nested_agent_is_linked_by_its_parent_agent_only(tmp_path: Path) -> None
     (folder / "agent-bbb.meta.json").write_text('{"agentType":"Explore","parentAgentId":"aaa"}')
     streams, acc = convert(session)
     assert [s["session"] for s in of(streams[f"claude-code:{SID}"], "subagent")] == [f"claude-code:{SID}/agent-aaa"]
-    assert streams[f"claude-code:{SID}/agent-bbb"][0]["parent"] == f"claude-code:{SID}/agent-aaa"
-    assert acc.native_items == 4
+    header = streams[f"claude-code:{SID}/agent-bbb"][0]
+    assert header["parent"] == f"claude-code:{SID}/agent-aaa"
+    assert header["native"] == {"meta": {"agentType": "Explore", "parentAgentId": "aaa"}}
+    assert acc.native_items == 3

@@ -128,10 +128,8 @@ class ClaudeCodeAdapter(Adapter):
             title,
         )
         info.parent_refs = refs
+        info.meta = kid.meta
         accounting = context.accounting
-        if kid.meta_path is not None:  # the sidecar: one native item, folded into header and spawn
-            accounting.native_items += 1
-            accounting.folded += 1
         return Stream(info.key, _run(Builder(info, accounting), _file_lines(kid.path, context)), False, parent)
 
     def _standalone_agent(self, source: Source, context: Context, facts: Facts, root: str) -> Stream:
@@ -142,9 +140,6 @@ class ClaudeCodeAdapter(Adapter):
         if source.path is not None:
             kid = discover._child(source.path)
             meta = kid.meta
-            if kid.meta_path is not None:
-                context.accounting.native_items += 1
-                context.accounting.folded += 1
             parent_path = discover.parent_file(source.path, facts.session_id)
             if parent_path is not None:
                 refs = _Refs(_uuids_of(parent_path), f"{AGENT}:{root}")
@@ -166,6 +161,7 @@ class ClaudeCodeAdapter(Adapter):
             title,
         )
         info.parent_refs = refs
+        info.meta = meta
         return Stream(info.key, _run(Builder(info, context.accounting), context.json_lines()), True, parent)
 
 

@@ -97,6 +97,8 @@ class Builder(FoldMixin, ToolMixin):
             record["parent"] = info.parent_key
         if info.derived_id:
             record["idSource"] = "derived"
+        if info.meta is not None:  # the .meta.json sidecar, verbatim (not a transcript line)
+            record["native"] = {"meta": info.meta}
         return self.out.emit(record)
 
     # -- lines --------------------------------------------------------------------------
