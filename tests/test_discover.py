@@ -232,3 +232,15 @@ def test_library_doc_examples_run(
     monkeypatch.chdir(ROOT)
     exec(compile(block, f"docs/library.md block {number + 1}", "exec"), {"__name__": "__doc_example__"})
     assert capsys.readouterr().out.strip()
+
+
+def test_discover_lists_every_session_of_a_database(tmp_path: Path) -> None:
+    from golden_support import golden_cases
+
+    cases = [c for c in golden_cases("t3code") if len(c.expected_files()) > 1 and c.input.suffix == ".sql"]
+    if not cases or "t3code" not in registry.names():
+        pytest.skip("no T3 Code database with several threads among the golden cases")
+    database = tmp_path / "state.sqlite"
+    build_sqlite(cases[0].input, database)
+    found = list(discover([database]))
+    assert len(found) == len(cases[0].expected_files()) and len({d.session_id for d in found}) == len(found)

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..convert import Conversion
 from ..core.errors import ASRError
+from ..core.source import Source
 from .homes import agent_homes
 from .naming import header_facts, native_id
 from .scan import Candidate, Filters, sniff, walk
@@ -57,9 +58,10 @@ def discover(
 
     Nothing is converted: each input's agent comes from the adapters' content sniff and its
     session id from the first record of its first stream (the header), which lazy adapters
-    produce after reading a few lines. With ``streams=True`` every stream of every input is
-    listed (subagents and threads kept inside one input, every thread of a T3 Code database),
-    which reads each input to its end. ``env`` replaces ``os.environ`` for the homes.
+    produce after reading a few lines: one descriptor per file. A SQLite database holds many
+    sessions (every thread of a T3 Code database): each is listed, which reads the database
+    whole. With ``streams=True`` every stream of every input is listed, subagents kept inside
+    one input included, which reads each input to its end. ``env`` replaces ``os.environ``.
     """
     wanted = list(agents) if agents else []
     if paths is None:
@@ -85,7 +87,9 @@ def _describe(agent: str, candidate: Candidate, all_streams: bool) -> Iterator[S
 
     found = 0
     try:
-        conversion = Conversion(candidate.path, agent, as_dicts=True)
+        source = Source(candidate.path)
+        every_session = all_streams or source.is_sqlite  # a database holds many sessions
+        conversion = Conversion(source, agent, as_dicts=True)
         ids: dict[str, str] = {}
         for stream in conversion.streams():
             first = next(iter(stream.records), None)
@@ -93,9 +97,10 @@ def _describe(agent: str, candidate: Candidate, all_streams: bool) -> Iterator[S
             ids[stream.key] = session_id
             if stream.parent_key is not None:
                 parent = ids.get(stream.parent_key) or native_id(stream.parent_key, agent)
-            found += 1
-            yield make(session_id, parent, stream.key)
-            if not all_streams:
+            if all_streams or parent is None or found == 0:
+                found += 1
+                yield make(session_id, parent, stream.key)
+            if not every_session:
                 return
             for _ in stream.records:
                 pass
