@@ -415,3 +415,35 @@ def test_odd_rows_are_kept_and_counted(tmp_path: Path) -> None:
     accounting = thread_accounting(conversion.context)["thread-f"]
     assert accounting.balanced() and accounting.native_items == 21
     assert not validate_records(records)
+
+
+def test_v2_user_message_without_turn_item_is_display_content(tmp_path: Path) -> None:
+    path = build(tmp_path, "v2-turn-items")
+    message = {
+        "id": "msg-queued",
+        "threadId": "thread-v2",
+        "runId": None,
+        "nodeId": None,
+        "role": "user",
+        "text": "Ultrathink:\nalso check the lexer",
+        "attachments": [],
+        "streaming": False,
+        "createdBy": "user",
+        "creationSource": "mobile",
+        "createdAt": "2026-07-01T08:00:12.000Z",
+        "updatedAt": "2026-07-01T08:00:12.000Z",
+    }
+    with sqlite3.connect(path) as connection:
+        connection.execute(
+            "INSERT INTO orchestration_v2_events (event_id, thread_id, event_type, occurred_at, payload_json) "
+            "VALUES ('v2-extra', 'thread-v2', 'message.updated', '2026-07-01T08:00:12.000Z', ?)",
+            (orjson.dumps(message).decode(),),
+        )
+    connection.close()
+    streams, _ = convert(path)
+    record = by_id(streams["t3code:thread-v2"], "msg-queued")
+    assert record["content"] == [] and record["capture"]["content"]["state"] == "absent"
+    assert [(p["author"], p["text"]) for p in record["displayContent"]] == [
+        ("harness", "Ultrathink:\n"),
+        ("human", "also check the lexer"),
+    ]

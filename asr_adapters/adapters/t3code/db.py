@@ -126,11 +126,17 @@ class Database:
             last = rows[-1][0]
 
     def v2_event_ids(self, thread_id: str) -> set[str]:
-        if not self.has_v2:
+        """Ids of the thread's V2 events that ``orchestration_events`` also holds (copies made by
+        T3's application event source); only those need a duplicate check."""
+        if not self.has_v2 or not self.has_app_version:
             return set()
-        return {
-            r[0] for r in self._all("SELECT event_id FROM orchestration_v2_events WHERE thread_id = ?", (thread_id,))
-        }
+        rows = self._all(
+            "SELECT e.event_id FROM orchestration_events e "
+            "JOIN orchestration_v2_events v ON v.event_id = e.event_id "
+            "WHERE e.aggregate_kind = 'thread' AND e.stream_id = ? AND e.application_event_version = 2",
+            (thread_id,),
+        )
+        return {r[0] for r in rows}
 
     # -- header facts (small, filtered queries) ----------------------------------------
 

@@ -205,6 +205,12 @@ def _start(kind: str, p: dict[str, Any]) -> dict[str, Any]:
 
 def _message(p: dict[str, Any], attachments: Path | None, final: bool) -> dict[str, Any]:
     """A conversation message with no turn item (system messages, notifications)."""
+    if p.get("role") == "user":
+        record = _user({**p, "messageId": str(p.get("id"))}, attachments)
+        for key in ("notification", "scheduledTaskId", "delegatedCompletion", "runId"):
+            if p.get(key) is not None:
+                record[key] = p[key]
+        return record
     record = _start("message", p)
     record["messageId"] = str(p.get("id"))
     role = p.get("role")
