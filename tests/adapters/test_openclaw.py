@@ -585,6 +585,14 @@ def test_tool_call_only_response_and_partial_call() -> None:
     assert call["status"] == "partial" and call["messageId"] == "a2"
 
 
+def test_the_call_being_written_when_the_turn_stopped_is_partial() -> None:
+    first = {"type": "toolCall", "id": "t1", "name": "read", "arguments": {"path": "a"}}
+    cut = {"type": "toolCall", "id": "t2", "name": "write", "arguments": {"path": "b", "content": "# He"}}
+    records, _ = _convert(_lines(_assistant("a1", [first, cut], stopReason="length")))
+    calls = _by_type(records, "tool_call")
+    assert [c.get("status") for c in calls] == [None, "partial"]
+
+
 def test_error_turn_without_content_has_a_capture_state() -> None:
     records, _ = _convert(_lines(_assistant("a1", [], stopReason="error", errorMessage="400 too long")))
     message = records[1]

@@ -102,8 +102,12 @@ def text_part(block: dict[str, Any]) -> dict[str, Any]:
     return canonical_part_order(part)
 
 
-def tool_call(block: dict[str, Any], *, stop_reason: Any) -> dict[str, Any]:
-    """A ``toolCall`` block as a ``tool_call`` record (without envelope)."""
+def tool_call(block: dict[str, Any], *, stop_reason: Any, last: bool = False) -> dict[str, Any]:
+    """A ``toolCall`` block as a ``tool_call`` record (without envelope).
+
+    A call is partial when the turn stopped early (length, aborted, error) and the call is
+    the block being generated when it stopped (the last one) or keeps streaming leftovers.
+    """
     record: dict[str, Any] = {"type": "tool_call", "callId": str(block.get("id", ""))}
     if isinstance(block.get("name"), str):
         record["name"] = block["name"]
@@ -116,7 +120,7 @@ def tool_call(block: dict[str, Any], *, stop_reason: Any) -> dict[str, Any]:
             record["input"] = parsed
     elif arguments is not None:
         record["input"] = arguments
-    streaming = "partialJson" in block or "partialArgs" in block
+    streaming = last or "partialJson" in block or "partialArgs" in block
     if streaming and stop_reason in ("aborted", "length", "error"):
         record["status"] = "partial"
     for key, value in block.items():

@@ -230,14 +230,16 @@ class Mapper:
         stop = message.get("stopReason")
         parts: list[dict[str, Any]] = []
         calls: list[dict[str, Any]] = []
-        for block in message.get("content") or ():
+        blocks = message.get("content") or ()
+        last = len(blocks) - 1
+        for position, block in enumerate(blocks):
             kind = block.get("type") if isinstance(block, dict) else None
             if kind == "text":
                 parts.append(am.text_part(block))
             elif kind == "thinking":
                 parts.append(am.thinking_part(block))
             elif kind == "toolCall":
-                calls.append(am.tool_call(block, stop_reason=stop))
+                calls.append(am.tool_call(block, stop_reason=stop, last=position == last))
             else:
                 parts.append(_media_part(block, (None, None)))
         facts: dict[str, Any] = {}
