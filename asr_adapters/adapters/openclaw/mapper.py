@@ -15,8 +15,9 @@ from ...core.adapter import Adapter, Context, Emitter
 from ...core.timestamps import from_iso, stamp
 from ...model.order import canonical_part_order
 from . import assistant as am
+from . import outbound
 from .inbound import HARNESS, hoist, internal_event_facts, parse_user_text
-from .index import arr, obj
+from .index import obj
 from .routing import CONTROL_UI, Routing
 
 #: ``message`` tool actions that send a message (reactions, edits and reads do not).
@@ -292,39 +293,8 @@ class Mapper:
                 self.sends[call_record["callId"]] = (message_id, data)
             elif name == "sessions_spawn" and isinstance(data, dict):
                 self.spawns[call_record["callId"]] = data
-        records.extend(self._reply_delivery(base, message, parts, calls, synthetic, message_id))
+        records.extend(outbound.reply_delivery(self.routing, base, message, parts, calls, synthetic, message_id))
         return records
-
-    def _reply_delivery(
-        self,
-        base: dict[str, Any],
-        message: dict[str, Any],
-        parts: list[dict[str, Any]],
-        calls: list[dict[str, Any]],
-        synthetic: bool,
-        message_id: str | None,
-    ) -> list[dict[str, Any]]:
-        """A delivery-mirror is the record of a send; a silent final reply is a held-back one."""
-        if message_id is None:
-            return []
-        delivery: dict[str, Any] = {"type": "delivery", **base, "message": f"messageId={message_id}"}
-        if synthetic:
-            if message.get("model") != "delivery-mirror":
-                return []
-            status, reason = "sent", None
-        else:
-            token = am.silent_token(parts)
-            if token is None or calls or message.get("stopReason") not in ("stop", None):
-                return []
-            status, reason = "suppressed", token
-        # REPLY_SKIP answers another session (sessions_send ping-pong), not a conversation
-        conversation = self.routing.current_conversation if reason != "REPLY_SKIP" else None
-        if conversation is not None:
-            delivery["conversation"] = conversation
-        delivery["status"] = status
-        if reason is not None:
-            delivery["reason"] = reason
-        return [delivery]
 
     def _tool_result(self, base: dict[str, Any], message: dict[str, Any]) -> list[dict[str, Any]]:
         call_id = str(message.get("toolCallId", ""))
@@ -351,75 +321,11 @@ class Mapper:
         records = [record]
         send = self.sends.pop(call_id, None)
         if send is not None:
-            records.extend(self._send_delivery(base, message, parts, *send))
+            records.extend(outbound.send_delivery(self.routing, base, message, parts, *send))
         spawn = self.spawns.pop(call_id, None)
         if spawn is not None:
-            records.extend(self._subagent(base, call_id, message, spawn))
+            records.extend(outbound.subagent(self.resolve, base, call_id, message, spawn))
         return records
-
-    def _subagent(
-        self, base: dict[str, Any], call_id: str, message: dict[str, Any], data: dict[str, Any]
-    ) -> list[dict[str, Any]]:
-        """A ``sessions_spawn`` the result accepted: the child's key is its address, and its
-        session id when the index (or the SQLite session rows) maps that key."""
-        details = obj(message.get("details"))
-        key = details.get("childSessionKey")
-        if not isinstance(key, str) or not key or message.get("isError") is True:
-            return []
-        record: dict[str, Any] = {"type": "subagent", **base, "callId": call_id}
-        child = self.resolve(key) if self.resolve is not None else None
-        if child:
-            record["session"] = f"openclaw:{child}"
-        record["address"] = key
-        agent_type = data.get("agentId") or data.get("runtime")
-        if isinstance(agent_type, str) and agent_type:
-            record["agentType"] = agent_type
-        description = data.get("task") if isinstance(data.get("task"), str) else data.get("label")
-        if isinstance(description, str) and description:
-            record["description"] = description
-        for field in ("runId", "mode", "label"):
-            value = details.get(field) if field != "label" else data.get("label")
-            if value is not None:
-                record[field] = value
-        return [record]
-
-    def _send_delivery(
-        self,
-        base: dict[str, Any],
-        message: dict[str, Any],
-        parts: list[dict[str, Any]],
-        message_id: str | None,
-        data: dict[str, Any],
-    ) -> list[dict[str, Any]]:
-        """A ``message`` tool send: sent with the platform ids its result carries, or failed."""
-        details = obj(message.get("details"))
-        result = obj(details.get("result"))
-        ids = arr(result.get("messageIds"))
-        ids = [str(i) for i in ids if isinstance(i, str | int) and not isinstance(i, bool)]
-        single = result.get("messageId")
-        if isinstance(single, str | int) and not isinstance(single, bool) and str(single) not in ids:
-            ids.insert(0, str(single))
-        failed = message.get("isError") is True or details.get("ok") is False
-        if not ids and not failed:
-            return []
-        delivery: dict[str, Any] = {"type": "delivery", **base}
-        if message_id is not None:
-            delivery["message"] = f"messageId={message_id}"
-        channel = data.get("channel") or details.get("channel")
-        target = data.get("target") or data.get("to") or details.get("to")
-        conversation = self.routing.target_conversation(channel, target)
-        if conversation is not None:
-            delivery["conversation"] = conversation
-        if failed:
-            delivery["status"] = "failed"
-            reason = "".join(p.get("text", "") for p in parts if p.get("type") == "text")
-            if reason:
-                delivery["reason"] = reason
-        else:
-            delivery["status"] = "sent"
-            delivery["platformMessageIds"] = ids
-        delivery["callId"] = str(message.get("toolCallId", ""))
-        return [delivery]
 
     # -- context entries ---------------------------------------------------------------
 
