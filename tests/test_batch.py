@@ -516,6 +516,18 @@ def test_output_folder_that_is_a_file_is_a_usage_error(toy: None, tmp_path: Path
     assert result.exit_code == 2
 
 
+def test_a_second_batch_on_the_same_folder_is_refused(toy: None, tmp_path: Path) -> None:
+    fcntl = pytest.importorskip("fcntl")
+    src = corpus(tmp_path / "src")
+    out = tmp_path / "out"
+    out.mkdir()
+    with open(out / "_batch.lock", "a+b") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        result = CliRunner().invoke(main, ["batch", str(src), "-o", str(out)])
+    assert result.exit_code == 2 and "another asr batch" in result.output
+    assert CliRunner().invoke(main, ["batch", str(src), "-o", str(out), "-q"]).exit_code == 0
+
+
 def test_filters(toy: None, tmp_path: Path) -> None:
     src = corpus(tmp_path / "src")
     os.utime(src / "a" / "one.jsonl", (1_000_000_000, 1_000_000_000))
