@@ -545,3 +545,26 @@ def test_nested_agent_is_linked_by_its_parent_agent_only(tmp_path: Path) -> None
     assert header["parent"] == f"claude-code:{SID}/agent-aaa"
     assert header["native"] == {"meta": {"agentType": "Explore", "parentAgentId": "aaa"}}
     assert acc.native_items == 3
+
+
+def test_ask_user_question_becomes_input_requests() -> None:
+    questions = [
+        {"question": "Which?", "header": "H", "options": [{"label": "a"}, {"label": "b"}], "multiSelect": False}
+    ]
+    res = result(2, "toolu_q", 'User has answered your questions: "Which?"="b".', 1)
+    res["toolUseResult"] = {"questions": questions, "answers": {"Which?": "b"}}
+    records = main(
+        jsonl(
+            asst(
+                1,
+                "m",
+                {"type": "tool_use", "id": "toolu_q", "name": "AskUserQuestion", "input": {"questions": questions}},
+            ),
+            res,
+        )
+    )
+    (request,) = of(records, "input_request")
+    assert request["requestId"] == "toolu_q/0" and request["idSource"] == "derived" and request["callId"] == "toolu_q"
+    assert request["content"] == [{"type": "text", "text": "Which?"}]
+    assert request["options"] == [{"label": "a"}, {"label": "b"}]
+    assert request["answer"] == [{"type": "text", "text": "b", "author": "human"}]

@@ -16,7 +16,9 @@ from .info import agent_key
 from .parts import result_parts
 from .plans import TaskList, read_plan_file, todo_entries
 
-PLAN_TOOLS = frozenset({"TodoWrite", "TaskCreate", "TaskUpdate", "TaskList", "ExitPlanMode", "Task", "Agent"})
+PLAN_TOOLS = frozenset(
+    {"TodoWrite", "TaskCreate", "TaskUpdate", "TaskList", "ExitPlanMode", "Task", "Agent", "AskUserQuestion"}
+)
 _SPAWN_FACTS = (
     ("address", "name"),
     ("agentType", "subagent_type"),
@@ -100,6 +102,8 @@ class ToolMixin:
         text = _text(block.get("content"))
         if name in ("Task", "Agent"):
             self._spawn(block.get("tool_use_id"), call_input, call_line, call_rid, result, text)
+        elif name == "AskUserQuestion":
+            self._questions(obj, block, call_input, result, rid)
         elif failed:
             return
         elif name == "TodoWrite":
@@ -122,6 +126,36 @@ class ToolMixin:
                 self._plan(obj, block, f"tasks:{self.info.session_id}", plan)
         elif name == "ExitPlanMode":
             self._plan_document(obj, block, call_input, result)
+
+    def _questions(
+        self, obj: dict[str, Any], block: dict[str, Any], call_input: dict[str, Any], result: Any, rid: str
+    ) -> None:
+        """AskUserQuestion: one ``input_request`` per question, with the answer the result records."""
+        questions = call_input.get("questions")
+        answers = result.get("answers") if isinstance(result, dict) else None
+        answers = answers if isinstance(answers, dict) else {}
+        call_id = block.get("tool_use_id")
+        for index, question in enumerate(questions if isinstance(questions, list) else ()):
+            if not isinstance(question, dict):
+                continue
+            record: dict[str, Any] = {"type": "input_request"}
+            stamp(record, from_iso(obj.get("timestamp")))
+            record["requestId"] = f"{call_id}/{index}"
+            record["callId"] = call_id
+            text = question.get("question")
+            if isinstance(text, str):
+                record["content"] = [{"type": "text", "text": text}]
+            if isinstance(question.get("options"), list):
+                record["options"] = question["options"]
+            answer = answers.get(text) if isinstance(text, str) else None
+            if isinstance(answer, str):
+                record["answer"] = [{"type": "text", "text": answer, "author": "human"}]
+            record["idSource"] = "derived"
+            record["parent"] = rid
+            rest = {k: v for k, v in question.items() if k not in ("question", "options")}
+            if rest:
+                record["native"] = rest
+            self.out.put(record)
 
     def _plan(
         self, obj: dict[str, Any], block: dict[str, Any], plan_id: str, body: dict[str, Any], derived: bool = True
