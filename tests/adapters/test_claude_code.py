@@ -568,3 +568,10 @@ def test_ask_user_question_becomes_input_requests() -> None:
     assert request["content"] == [{"type": "text", "text": "Which?"}]
     assert request["options"] == [{"label": "a"}, {"label": "b"}]
     assert request["answer"] == [{"type": "text", "text": "b", "author": "human"}]
+
+
+def test_header_title_precedence() -> None:
+    names = [{"type": "agent-name", "agentName": "scout", "sessionId": SID}, user(1, "hi")]
+    assert main(jsonl(*names))[0]["title"] == "scout"
+    titled = [*names, {"type": "ai-title", "aiTitle": "AI"}, {"type": "custom-title", "customTitle": "Mine"}]
+    assert main(jsonl(*titled))[0]["title"] == "Mine"

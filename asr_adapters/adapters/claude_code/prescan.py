@@ -45,7 +45,7 @@ def prescan(source: Source) -> Facts:
 
 
 def _title(source: Source) -> str | None:
-    """The last ``custom-title``, else the last ``ai-title``: found by a byte search
+    """The last ``custom-title``, else ``ai-title``, else ``agent-name``: found by a byte search
     (memory-mapped for files), so the lines in between are never split or parsed."""
     data: Any = None
     handle = None
@@ -59,8 +59,10 @@ def _title(source: Source) -> str | None:
             data = source._bytes
         if data is None:
             return None
-        return _last(data, b'"customTitle"', "custom-title", "customTitle") or _last(
-            data, b'"aiTitle"', "ai-title", "aiTitle"
+        return (
+            _last(data, b'"customTitle"', "custom-title", "customTitle")
+            or _last(data, b'"aiTitle"', "ai-title", "aiTitle")
+            or _last(data, b'"agentName"', "agent-name", "agentName")
         )
     except (OSError, ValueError):
         return None
