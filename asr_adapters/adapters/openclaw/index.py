@@ -9,6 +9,7 @@ be megabytes; it is read once per input, never per line.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -95,12 +96,25 @@ def _str(value: Any) -> str | None:
 
 
 def load_index(path: Path | None) -> dict[str, Any]:
-    """The parsed ``sessions.json`` beside a transcript, or ``{}`` when absent or unreadable."""
+    """The parsed ``sessions.json`` beside a transcript, or ``{}`` when absent or unreadable.
+
+    Batch conversion reads many transcripts of one folder; the index (often megabytes) is
+    parsed once per version of the file (path, size, mtime), not once per transcript.
+    """
     if path is None:
         return {}
     index = path.parent / "sessions.json"
     try:
-        data = orjson.loads(index.read_bytes())
+        stat = index.stat()
+    except OSError:
+        return {}
+    return _parsed_index(str(index), stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=2)
+def _parsed_index(path: str, size: int, mtime_ns: int) -> dict[str, Any]:
+    try:
+        data = orjson.loads(Path(path).read_bytes())
     except (OSError, orjson.JSONDecodeError):
         return {}
     return data if isinstance(data, dict) else {}
