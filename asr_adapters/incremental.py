@@ -151,9 +151,11 @@ def convert_incremental(
         gone = frozenset(previous.streams)
         return IncrementalResult(IncrementalState(agent=previous.agent), dict.fromkeys(gone, b""), gone)
     name = agent or previous.agent
-    outcome = _pass(path, limit, size, line_based, name, previous.streams, set(), final)
-    if outcome.mismatched:
-        outcome = _pass(path, limit, size, line_based, name, previous.streams, outcome.mismatched, final)
+    whole: set[str] = set()
+    outcome = _pass(path, limit, size, line_based, name, previous.streams, whole, final)
+    while outcome.mismatched - whole:  # streams to carry whole; again if a second pass disagrees
+        whole |= outcome.mismatched
+        outcome = _pass(path, limit, size, line_based, name, previous.streams, whole, final)
     new_state = IncrementalState(
         agent=outcome.agent,
         offset=limit,
