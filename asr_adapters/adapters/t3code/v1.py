@@ -81,7 +81,9 @@ def message_sent(st: ThreadState, event: dict[str, Any], p: dict[str, Any], atta
         _close(st, message_id, "complete", p.get("attachments"), attachments)
         return "folded"
     if message_id in st.message_ids:
-        return "duplicates" if not text else _revision(st, event, p, message_id, attachments)
+        # An empty completion for a message already written (after an interrupted turn closed
+        # it) adds nothing; a text is a rewrite of the message.
+        return "folded" if not text else _revision(st, event, p, message_id, attachments)
     record = _message_start(p, event)
     if role == "user":
         turn = st.user_turns.get(message_id)
