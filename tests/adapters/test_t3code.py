@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 import pytest
-from golden_support import GOLDEN, SHARED_SAMPLES
+from golden_support import GOLDEN, SHARED_SAMPLES, shared_samples
 
 from asr_adapters import registry, validate_records
 from asr_adapters.adapters.t3code.adapter import thread_accounting
@@ -447,3 +447,13 @@ def test_v2_user_message_without_turn_item_is_display_content(tmp_path: Path) ->
         ("harness", "Ultrathink:\n"),
         ("human", "also check the lexer"),
     ]
+
+
+@pytest.mark.parametrize("sample", shared_samples("t3code"), ids=lambda p: p.name)
+def test_shared_session_samples(sample: Path) -> None:
+    """Session files among the shared samples (none today: no real T3 Code database is public,
+    the folder holds only schema DDL, converted by the test above)."""
+    streams, conversion = convert(sample)
+    assert conversion.accounting.balanced()
+    for records in streams.values():
+        assert not validate_records(records)
