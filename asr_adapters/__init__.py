@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from .batch import SessionDescriptor, discover
 from .convert import Conversion, convert
 from .core.accounting import Accounting, Diagnostic
 from .core.errors import ASRError, InputError, UnknownAgentError
+from .incremental import IncrementalResult, IncrementalState, convert_incremental
 from .stream import read_models, read_records, write_jsonl
 from .validate import Finding, validate, validate_records
 from .version import __version__
@@ -48,10 +50,15 @@ __all__ = [
     "Conversion",
     "Diagnostic",
     "Finding",
+    "IncrementalResult",
+    "IncrementalState",
     "InputError",
+    "SessionDescriptor",
     "UnknownAgentError",
     "__version__",
     "convert",
+    "convert_incremental",
+    "discover",
     "read_models",
     "read_records",
     "schema",

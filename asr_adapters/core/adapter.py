@@ -153,6 +153,11 @@ class Adapter(ABC):
         (subagent transcripts of a parent session, indexes, sidecars)."""
         return True
 
+    def companion_files(self, path: Path) -> list[Path]:
+        """Files read along with ``path`` (subagent transcripts, an index beside it): batch
+        conversion re-converts ``path`` when one of them changes."""
+        return []
+
     def vendor(self, kind: str, data: Any) -> dict[str, Any]:
         """A ``vendor`` record keeping a native item verbatim."""
         return {"type": "vendor", "schema": f"{self.registry_name}/{kind}", "data": data}

@@ -13,11 +13,10 @@ def default_homes(env: Mapping[str, str]) -> list[Path]:
 
 
 def is_session_file(path: Path) -> bool:
-    """Rollouts are ``rollout-*.jsonl`` (``.jsonl.zst`` since 2026-06, ``.json`` for the TS
-    CLI). A compressed twin is skipped where the plain file exists, as Codex itself does."""
+    """Any ``.jsonl``, ``.json`` or ``.jsonl.zst`` file the content sniff gave to Codex is a
+    rollout, whatever its name (exports and copies are renamed). A compressed twin of a plain
+    rollout is skipped, as Codex itself prefers the plain file."""
     name = path.name
-    if not name.startswith("rollout-"):
-        return False
     if name.endswith(".jsonl.zst"):
         return not path.with_name(name[: -len(".zst")]).exists()
     return name.endswith((".jsonl", ".json"))
