@@ -42,6 +42,7 @@ class Database:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.warnings: list[str] = []
+        self.projects: dict[str, dict[str, Any]] = {}
         self.connection = self._open(path)
         self.tables = {row[0] for row in self._all("SELECT name FROM sqlite_master WHERE type = 'table'")}
         self.has_v2 = "orchestration_v2_events" in self.tables

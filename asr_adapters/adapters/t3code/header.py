@@ -139,8 +139,12 @@ def build(db: Database, thread_id: str, file: str) -> dict[str, Any]:
 
 
 def _project(db: Database, project_id: Any) -> dict[str, Any] | None:
+    """The project's header facts, read once per project (many threads share one)."""
     if not isinstance(project_id, str):
         return None
+    cached = db.projects.get(project_id)
+    if cached is not None:
+        return dict(cached)
     project: dict[str, Any] = {"projectId": project_id}
     for _kind, payload in db.project_events(project_id):
         if not isinstance(payload, dict):
@@ -152,4 +156,5 @@ def _project(db: Database, project_id: Any) -> dict[str, Any] | None:
         row = db.project_row(project_id)
         if row is not None:
             project.update({k: v for k, v in row.items() if v is not None})
-    return project
+    db.projects[project_id] = project
+    return dict(project)
