@@ -457,3 +457,47 @@ def test_shared_session_samples(sample: Path) -> None:
     assert conversion.accounting.balanced()
     for records in streams.values():
         assert not validate_records(records)
+
+
+def test_memory_stays_bounded_by_open_folds(tmp_path: Path) -> None:
+    """Rows are read in pages and folds are written when they close: converting a thread of
+    20,000 events holds far less than the thread."""
+    import tracemalloc
+
+    path = build(tmp_path, "v1-revert-delete")
+    rows = []
+    chunk = "x" * 500
+    for n in range(2000):
+        for k in range(10):
+            payload = {
+                "threadId": "thread-f",
+                "messageId": f"assistant:bulk-{n}",
+                "role": "assistant",
+                "text": chunk if k < 9 else "",
+                "turnId": "turn-9",
+                "streaming": k < 9,
+                "createdAt": "2026-06-04T10:00:00.000Z",
+                "updatedAt": "2026-06-04T10:00:00.000Z",
+            }
+            seq = 1000 + n * 10 + k
+            rows.append((seq, f"bulk-{seq}", seq, orjson.dumps(payload).decode()))
+    with sqlite3.connect(path) as connection:
+        connection.executemany(
+            "INSERT INTO orchestration_events (sequence, event_id, aggregate_kind, stream_id, stream_version, "
+            "event_type, occurred_at, command_id, actor_kind, payload_json, metadata_json) VALUES "
+            "(?, ?, 'thread', 'thread-f', ?, 'thread.message-sent', '2026-06-04T10:00:00.000Z', NULL, 'provider', ?, "
+            "'{}')",
+            rows,
+        )
+    connection.close()
+    assert path.stat().st_size > 10_000_000
+    tracemalloc.start()
+    conversion = Conversion(path, "t3code", as_dicts=True)
+    count = 0
+    for stream in conversion.streams():
+        for _ in stream.records:
+            count += 1
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert count > 2000 and conversion.accounting.balanced()
+    assert peak < 8_000_000, peak  # the payloads alone are about 9 MB
