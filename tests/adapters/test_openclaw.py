@@ -769,6 +769,20 @@ def test_sqlite_is_read_only_and_one_stream_per_session(tmp_path: Path) -> None:
     assert conversion.accounting.balanced() and conversion.accounting.native_items == 3
 
 
+def test_sqlite_row_that_is_not_utf8_is_reported_not_fatal(tmp_path: Path) -> None:
+    path = tmp_path / "openclaw-agent.sqlite"
+    header = json.dumps(
+        {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-07-20T08:00:00.000Z", "cwd": "/w"}
+    )
+    _database(path, [("s1", 1, header), ("s1", 2, json.dumps(_user("u1", "hi")))])
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE transcript_events SET event_json = CAST(X'7B22FF22FE7D' AS TEXT) WHERE seq = 2")
+    connection.close()
+    records, conversion = _convert(path)
+    assert [r["type"] for r in records] == ["session"]
+    assert conversion.accounting.unreadable == 1 and conversion.accounting.balanced()
+
+
 def test_sqlite_detection_leaves_t3code_databases_alone(tmp_path: Path) -> None:
     path = tmp_path / "state.sqlite"
     with sqlite3.connect(path) as connection:

@@ -52,16 +52,18 @@ def session_ids(connection: sqlite3.Connection) -> list[str]:
 
 
 def events(connection: sqlite3.Connection, session_id: str) -> Iterator[tuple[int, bytes | str | None]]:
-    """``(seq, raw event JSON)`` of one session, fetched in batches; ``None`` when unreadable."""
+    """``(seq, raw event JSON)`` of one session, fetched in batches; ``None`` when unreadable.
+
+    ``event_json`` is fetched as bytes (``CAST … AS BLOB``): a row whose text is not UTF-8
+    then fails to parse on its own and is reported, instead of stopping the whole fetch.
+    """
     last = None
+    columns = f"SELECT seq, CAST(event_json AS BLOB), event_zstd FROM {TABLE} WHERE session_id = ?"
     while True:
         if last is None:
-            query = f"SELECT seq, event_json, event_zstd FROM {TABLE} WHERE session_id = ? ORDER BY seq LIMIT ?"
-            rows = connection.execute(query, (session_id, BATCH)).fetchall()
+            rows = connection.execute(f"{columns} ORDER BY seq LIMIT ?", (session_id, BATCH)).fetchall()
         else:
-            query = (
-                f"SELECT seq, event_json, event_zstd FROM {TABLE} WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?"
-            )
+            query = f"{columns} AND seq > ? ORDER BY seq LIMIT ?"
             rows = connection.execute(query, (session_id, last, BATCH)).fetchall()
         if not rows:
             return
