@@ -62,7 +62,6 @@ _HARNESS_PREFIXES: tuple[tuple[str, str | None], ...] = (
     ("[System] Your previous turn was interrupted by a gateway restart", "restart_recovery"),
     ("A new session was started via /new or /reset", "session_startup"),
     ("[Queue overflow]", None),
-    ("[System: ", None),
 )
 
 
