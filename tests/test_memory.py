@@ -27,15 +27,16 @@ MARGIN = 1 * MB  # what the larger input's peak may add over the smaller one's
 SIZES = {"t3code": (1 * MB, 4 * MB)}
 DEFAULT_SIZES = (2 * MB, 16 * MB)
 
-# Adapters measured to keep per-item state for the whole input (2026-11-30, commit 150ab15);
+# Adapters measured to keep per-item state for the whole input (2026-11-30, commit 7e035b1);
 # remove an entry once its adapter's peak stops growing. See docs/performance.md.
 KNOWN_GROWTH = {
     "claude-code": "peak +1.4 MB from 2 to 16 MB (~150 B per native line): uuid -> record maps and the "
     "duplicate set in claude_code/builder.py keep every line's uuid",
     "gemini-cli": "peak 1.8 -> 15.6 MB from 2 to 16 MB (~700 B per native line): gemini_cli/mapping.py "
     "Mapper.seen/latest keep (record id, digest) for every message, tool call and result",
-    "t3code": "peak 2.3 -> 9.7 MB from 1 to 4 MB of event payloads (~480 B per row): ThreadState.live "
-    "(revertable records) and message_ids grow with the thread",
+    "t3code": "peak 3.0 -> 9.6 MB from 1 to 4 MB of event payloads (~480 B per row): tool calls with no "
+    "completion and unanswered requests stay in ThreadState (open_tools, tool_calls, requests) with their "
+    "payloads to the end of the thread (t3code/activities.py); nothing closes them when their turn ends",
 }
 
 
