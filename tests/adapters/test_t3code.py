@@ -501,3 +501,35 @@ def test_memory_stays_bounded_by_open_folds(tmp_path: Path) -> None:
     tracemalloc.stop()
     assert count > 2000 and conversion.accounting.balanced()
     assert peak < 8_000_000, peak  # the payloads alone are about 9 MB
+
+
+def test_open_tool_calls_end_with_their_turn(tmp_path: Path) -> None:
+    """Open calls stay open while their turn runs (a repeated running session-set changes
+    nothing) and are forgotten, unpaired, when the turn ends."""
+    path = build(tmp_path, "v1-revert-delete")
+
+    def tool(seq: int, kind: str, act_id: str, turn: str) -> None:
+        activity = {
+            "id": act_id,
+            "tone": "tool",
+            "kind": kind,
+            "summary": "Ran command",
+            "payload": {"itemType": "command_execution", "detail": "make"},
+            "turnId": turn,
+            "createdAt": "2026-06-04T10:00:00.000Z",
+        }
+        add_event(path, seq, "thread.activity-appended", {"threadId": "thread-f", "activity": activity})
+
+    session = {"status": "running", "providerName": "codex", "activeTurnId": "turn-7", "lastError": None}
+    add_event(path, 100, "thread.session-set", {"threadId": "thread-f", "session": session})
+    tool(101, "tool.started", "start-7", "turn-7")
+    session = {"status": "running", "providerName": "codex", "activeTurnId": "turn-7", "lastError": None}
+    add_event(path, 102, "thread.session-set", {"threadId": "thread-f", "session": session})
+    tool(103, "tool.completed", "end-7", "turn-7")
+    tool(104, "tool.started", "start-7b", "turn-7")
+    add_event(path, 105, "thread.session-set", {"threadId": "thread-f", "session": dict(session, status="ready")})
+    streams, _ = convert(path)
+    records = streams["t3code:thread-f"]
+    results = [r for r in records if r["type"] == "tool_result"]
+    assert [r["callId"] for r in results] == ["start-7"]  # paired within the running turn
+    assert any(r.get("callId") == "start-7b" and r["type"] == "tool_call" for r in records)

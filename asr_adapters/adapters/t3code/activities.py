@@ -84,9 +84,13 @@ def _tool(st: ThreadState, act: dict[str, Any], kind: str, payload: dict[str, An
         if kind == "tool.updated":
             return "records"
     elif kind == "tool.updated":
-        _call(st, act, call_id, item_type, payload, st.tool_calls[call_id][0])
+        _call(st, act, call_id, item_type, payload, st.tool_calls[call_id])
         return "records"
-    st.open_tools[key].popleft()
+    queue = st.open_tools[key]
+    queue.popleft()
+    if not queue:
+        del st.open_tools[key]
+    st.tool_calls.pop(call_id, None)
     record = base("tool_result", act.get("createdAt"), turn)
     record["callId"] = call_id
     record["name"] = item_type
@@ -133,7 +137,7 @@ def _call(
     if "data" in payload:
         record["data"] = payload["data"]
     emitted = st.put(record, revertable=True)
-    st.tool_calls[call_id] = (emitted["id"], record)
+    st.tool_calls[call_id] = emitted["id"]
 
 
 # -- questions and approvals ----------------------------------------------------------------
@@ -187,7 +191,10 @@ def _answer(
     record["supersedes"] = previous
     record["eventId"] = event.get("eventId")
     emitted = st.put(record, revertable=True)
-    st.requests[request_id] = (emitted["id"], original)  # type: ignore[index]
+    if status == ns("resolved"):
+        del st.requests[request_id]  # type: ignore[arg-type]
+    else:
+        st.requests[request_id] = (emitted["id"], original)  # type: ignore[index]
     return "records"
 
 

@@ -8,6 +8,7 @@ one outcome.
 
 from __future__ import annotations
 
+from array import array
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,49 @@ REGISTRY = "chat.t3.code"
 def ns(value: str) -> str:
     """A vendor value of an open field (profile §2)."""
     return f"{REGISTRY}/{value}"
+
+
+class RevertIndex:
+    """Revertable records as three parallel compact arrays (a few bytes per record)."""
+
+    def __init__(self) -> None:
+        self.seqs = array("q")
+        self.turns = array("q")
+        self.users = bytearray()
+        self.turn_ids: dict[str, int] = {}
+        self.turn_names: list[str] = []
+
+    def add(self, seq: int, turn: Any, user: bool) -> None:
+        index = -1
+        if isinstance(turn, str):
+            index = self.turn_ids.setdefault(turn, len(self.turn_names))
+            if index == len(self.turn_names):
+                self.turn_names.append(turn)
+        self.seqs.append(seq)
+        self.turns.append(index)
+        self.users.append(1 if user else 0)
+
+    def revert(self, keep_users: int, retained: set[str]) -> list[str]:
+        """Drop and return (as record ids) what a revert removes: user messages after the
+        first ``keep_users``, and records of turns not in ``retained``."""
+        keep = {i for i, name in enumerate(self.turn_names) if name in retained}
+        seqs, turns, users = array("q"), array("q"), bytearray()
+        gone: list[str] = []
+        count = 0
+        for seq, turn, user in zip(self.seqs, self.turns, self.users, strict=True):
+            if user:
+                count += 1
+                kept = count <= keep_users
+            else:
+                kept = turn == -1 or turn in keep
+            if kept:
+                seqs.append(seq)
+                turns.append(turn)
+                users.append(user)
+            else:
+                gone.append(f"r{seq}")
+        self.seqs, self.turns, self.users = seqs, turns, users
+        return gone
 
 
 @dataclass
@@ -44,13 +88,15 @@ class ThreadState:
     out: list[dict[str, Any]] = field(default_factory=list)
     active_turn: str | None = None
     folds: dict[str, Fold] = field(default_factory=dict)
-    #: record id, turn id, role ("user" for user messages, else "") of every revertable record
-    live: list[tuple[str, str | None, str]] = field(default_factory=list)
+    #: every revertable record, compactly (a revert can reach back to any turn): its seq, the
+    #: index of its turn in ``turns`` (-1: none) and whether it is a user message
+    live: RevertIndex = field(default_factory=lambda: RevertIndex())
     checkpoints: dict[str, int] = field(default_factory=dict)
     plans: dict[str, str] = field(default_factory=dict)
     requests: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     open_tools: dict[tuple[str | None, str], deque[str]] = field(default_factory=dict)
-    tool_calls: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+    #: open V1 tool calls: call id -> id of its latest tool_call record
+    tool_calls: dict[str, str] = field(default_factory=dict)
     items: dict[str, str] = field(default_factory=dict)
     message_ids: set[str] = field(default_factory=set)
     user_turns: dict[str, str] = field(default_factory=dict)
@@ -73,7 +119,7 @@ class ThreadState:
         emitted = self.emit(record)
         self.out.append(emitted)
         if revertable:
-            self.live.append((emitted["id"], record.get("turnId"), role))
+            self.live.add(emitted["seq"], record.get("turnId"), role == "user")
         return emitted
 
 

@@ -229,6 +229,8 @@ def session_set(st: ThreadState, event: dict[str, Any], p: dict[str, Any]) -> st
     if status == "running" and isinstance(active, str):
         st.active_turn = active
         return "folded"
+    if st.active_turn is not None and status != "starting" and (status != "running" or active != st.active_turn):
+        _forget_open_tools(st, st.active_turn)
     ended = TERMINAL_TURN.get(status) if isinstance(status, str) else None
     if ended is not None:
         turn = st.active_turn
@@ -243,6 +245,14 @@ def session_set(st: ThreadState, event: dict[str, Any], p: dict[str, Any]) -> st
     if status in ("ready", "idle"):
         st.active_turn = None
     return "folded"
+
+
+def _forget_open_tools(st: ThreadState, turn: str) -> None:
+    """A turn that left ``running`` completes none of its open tool calls: stop tracking them
+    (their tool_call records stay, without a result)."""
+    for key in [k for k in st.open_tools if k[0] == turn]:
+        for call_id in st.open_tools.pop(key):
+            st.tool_calls.pop(call_id, None)
 
 
 def _session_notice(st: ThreadState, event: dict[str, Any], error: str, turn: str | None) -> str:
@@ -286,20 +296,6 @@ def reverted(st: ThreadState, event: dict[str, Any], p: dict[str, Any]) -> str:
     if not isinstance(count, int):
         return vendor(st, event["type"], event)
     retained = {turn for turn, n in st.checkpoints.items() if n <= count}
-    keep: list[tuple[str, str | None, str]] = []
-    gone: list[str] = []
-    users = 0
-    for rid, turn, role in st.live:
-        if role == "user":
-            users += 1
-            if users <= count:
-                keep.append((rid, turn, role))
-            else:
-                gone.append(rid)
-        elif turn is None or turn in retained:
-            keep.append((rid, turn, role))
-        else:
-            gone.append(rid)
-    st.live = keep
+    gone = st.live.revert(count, retained)
     st.checkpoints = {t: n for t, n in st.checkpoints.items() if n <= count}
     return vendor(st, event["type"], event, reverted=gone)

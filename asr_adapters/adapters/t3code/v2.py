@@ -125,7 +125,7 @@ def _imported(st: ThreadState, p: dict[str, Any]) -> bool:
 
 def _digest(p: dict[str, Any]) -> bytes:
     stable = {k: v for k, v in p.items() if k != "updatedAt"}
-    return hashlib.sha256(orjson.dumps(stable, option=orjson.OPT_SORT_KEYS)).digest()
+    return hashlib.blake2b(orjson.dumps(stable, option=orjson.OPT_SORT_KEYS), digest_size=16).digest()
 
 
 def snapshot(st: ThreadState, key: str, event: dict[str, Any], terminal: bool, attachments: Path | None) -> str:
@@ -487,5 +487,10 @@ def _runtime_request(st: ThreadState, event: dict[str, Any], p: dict[str, Any]) 
     record["status"] = ns("resolved")
     record["supersedes"] = previous
     emitted = st.put(record, revertable=True)
-    st.requests[request_id] = (emitted["id"], original)  # type: ignore[index]
+    # A resolved request gets no further answer; a later item snapshot still supersedes it
+    # through its own entry.
+    st.requests.pop(request_id, None)  # type: ignore[arg-type]
+    done = st.v2_done.get(f"item:{original.get('turnItem', {}).get('id')}")
+    if done is not None:
+        st.v2_done[f"item:{original['turnItem']['id']}"] = (emitted["id"], done[1])
     return "records"
