@@ -37,13 +37,14 @@ class RevertIndex:
 
     def add(self, seq: int, turn: Any, user: bool) -> None:
         index = -1
-        if isinstance(turn, str):
-            index = self.turn_ids.setdefault(turn, len(self.turn_names))
-            if index == len(self.turn_names):
+        if turn is not None:
+            index = self.turn_ids.get(turn, -1)
+            if index < 0:
+                index = self.turn_ids[turn] = len(self.turn_names)
                 self.turn_names.append(turn)
         self.seqs.append(seq)
         self.turns.append(index)
-        self.users.append(1 if user else 0)
+        self.users.append(user)
 
     def revert(self, keep_users: int, retained: set[str]) -> list[str]:
         """Drop and return (as record ids) what a revert removes: user messages after the
