@@ -533,3 +533,21 @@ def test_open_tool_calls_end_with_their_turn(tmp_path: Path) -> None:
     results = [r for r in records if r["type"] == "tool_result"]
     assert [r["callId"] for r in results] == ["start-7"]  # paired within the running turn
     assert any(r.get("callId") == "start-7b" and r["type"] == "tool_call" for r in records)
+
+
+def test_mixed_v1_and_v2_database_gives_one_stream_per_thread(tmp_path: Path) -> None:
+    path = build(tmp_path, "v2-provider-switch")
+    rows = (CASES / "v1-two-threads" / "input.sql").read_text(encoding="utf-8").split("-- Constructed rows")[1]
+    with sqlite3.connect(path) as connection:
+        connection.executescript(rows.split("\n", 1)[1])
+    connection.close()
+    before = sha256(path)
+    streams, conversion = convert(path)
+    assert list(streams) == ["t3code:thread-a", "t3code:thread-b", "t3code:thread-sw"]
+    assert [s[0]["source"]["variant"] for s in streams.values()] == ["v1", "v1", "v2"]
+    per_thread = thread_accounting(conversion.context)
+    assert all(a.balanced() for a in per_thread.values())
+    assert per_thread["thread-sw"].native_items == 12
+    assert conversion.accounting.balanced() and sha256(path) == before
+    for records in streams.values():
+        assert not validate_records(records)
