@@ -36,7 +36,7 @@ def status_of(stop_reason: Any) -> str | None:
 def silent_token(parts: list[dict[str, Any]]) -> str | None:
     """The silent token when a reply's whole visible text is one (``NO_REPLY`` in any case)."""
     texts = [p["text"] for p in parts if p.get("type") == "text"]
-    if not texts:
+    if not texts or sum(len(t) for t in texts) > 64:  # a token is a whole, short payload
         return None
     whole = "".join(texts).strip()
     if whole.upper() == "NO_REPLY":
@@ -90,6 +90,8 @@ def thinking_part(block: dict[str, Any]) -> dict[str, Any]:
 
 def text_part(block: dict[str, Any]) -> dict[str, Any]:
     """A ``text`` block; a Responses ``textSignature`` gives the phase the source recorded."""
+    if len(block) == 2 and isinstance(block.get("text"), str):  # the common case: {type, text}
+        return {"type": "text", "text": block["text"]}
     part: dict[str, Any] = {"type": "text", "text": block.get("text") if isinstance(block.get("text"), str) else ""}
     meta: dict[str, Any] = {}
     signature = block.get("textSignature")

@@ -172,7 +172,10 @@ def parse_user_text(text: str, who_body: tuple[str | None, str | None], group: b
     tail_start = n
     tails: list[str] = []
     for pattern in (_MESSAGE_ID_TAIL, _FROM_TAIL, _MESSAGE_ID_TAIL):
-        found = pattern.search(text, pos, tail_start)
+        if tail_start <= pos or text[tail_start - 1] != "]":
+            break  # trailers end in "]": most texts are done here without a scan
+        start = text.rfind("\n[", pos, tail_start)
+        found = pattern.match(text, start, tail_start) if start >= 0 else None
         if found is None:
             continue
         if pattern is _MESSAGE_ID_TAIL and not out.message_ids:

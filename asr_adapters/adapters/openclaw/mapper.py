@@ -28,6 +28,8 @@ SYNTHETIC_RESULTS = (
     "Skipped due to queued user message.",
 )
 _ENVELOPE_KEYS = frozenset({"type", "id", "parentId", "timestamp"})
+_ASSISTANT_KNOWN = frozenset({"role", "content", "model", "usage", "stopReason", "errorMessage", "responseId"})
+_RESULT_KNOWN = frozenset({"role", "toolCallId", "toolName", "isError", "content"})
 
 
 class Mapper:
@@ -253,7 +255,7 @@ class Mapper:
         if "errorMessage" in message:
             facts["error"] = message["errorMessage"]
         for key, value in message.items():
-            if key not in ("role", "content", "model", "usage", "stopReason", "errorMessage", "responseId"):
+            if key not in _ASSISTANT_KNOWN:
                 facts[key] = value
         head: dict[str, Any] = {"type": "message", **base}
         if isinstance(message.get("responseId"), str):
@@ -319,7 +321,7 @@ class Mapper:
         record["content"] = parts
         self._tail(record)
         for key, value in message.items():
-            if key not in ("role", "toolCallId", "toolName", "isError", "content"):
+            if key not in _RESULT_KNOWN:
                 record[key] = value
         records = [record]
         send = self.sends.pop(call_id, None)
@@ -377,15 +379,12 @@ class Mapper:
 
 
 def _key(entry_id: str) -> int | str:
-    """An entry id as a map key: pi's 8-hex ids as ints (a third of the memory), others as is.
-
-    ``"0000abcd"`` and ``"abcd"`` would collide as ints, so only exactly 8 lowercase hex
-    digits are converted; an id like that can only equal another 8-hex id."""
-    if len(entry_id) == 8 and entry_id.isalnum() and entry_id == entry_id.lower():
+    """An entry id as a map key: pi's 8-hex ids as ints (less memory), others as they are."""
+    if len(entry_id) == 8:
         try:
             return int(entry_id, 16)
         except ValueError:
-            return entry_id
+            pass
     return entry_id
 
 
