@@ -322,6 +322,9 @@ def test_detection(tmp_path: Path) -> None:
     assert adapter.detect(Source(other)) == 0
     assert adapter.detect(Source(b'{"type":"session"}\n')) == 0
     assert adapter.is_session_file(Path("/x/state.sqlite")) and not adapter.is_session_file(Path("/x/state.sqlite-wal"))
+    assert adapter.companion_files(path) == []
+    path.with_name(path.name + "-wal").write_bytes(b"")
+    assert adapter.companion_files(path) == [path.with_name(path.name + "-wal")]
     homes = adapter.default_homes({"T3CODE_HOME": "/data/t3"})
     assert Path("/data/t3/userdata") in homes
 

@@ -59,6 +59,9 @@ class T3CodeAdapter(Adapter):
     def is_session_file(self, path: Path) -> bool:
         return discover.is_session_file(path)
 
+    def companion_files(self, path: Path) -> list[Path]:
+        return discover.companion_files(path)
+
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         path, scratch = _database_path(source)
         try:

@@ -22,3 +22,10 @@ def default_homes(env: Mapping[str, str]) -> list[Path]:
 def is_session_file(path: Path) -> bool:
     """Only the database itself; its ``-wal``/``-shm`` files are read through it."""
     return path.name == "state.sqlite"
+
+
+def companion_files(path: Path) -> list[Path]:
+    """The write-ahead log: committed rows live there until T3 Code checkpoints it, so a change
+    to it is a change to the database."""
+    wal = path.with_name(path.name + "-wal")
+    return [wal] if wal.exists() else []
