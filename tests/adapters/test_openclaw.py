@@ -492,6 +492,23 @@ def test_cron_run_log_records_the_runs_delivery(tmp_path: Path) -> None:
     assert conversion.accounting.native_items == 4 and conversion.accounting.balanced()
 
 
+def test_a_label_does_not_split_the_sessions_own_conversation(tmp_path: Path) -> None:
+    text = _meta("Conversation info", {"message_id": "9", "sender_id": "7", "conversation_label": "Ana id:7"}) + "hi"
+    (tmp_path / "t.jsonl").write_bytes(_lines(_user("u1", text)))
+    index = {
+        "agent:main:telegram:direct:7": {
+            "sessionId": SID,
+            "chatType": "direct",
+            "deliveryContext": {"channel": "telegram", "to": "telegram:7"},
+        }
+    }
+    (tmp_path / "sessions.json").write_text(json.dumps(index))
+    records, _ = _convert(tmp_path / "t.jsonl")
+    message = _by_type(records, "message")[0]
+    assert message["conversation"] == "c1" and message["addressed"] is True
+    assert not _by_type(records, "conversation")
+
+
 def test_failed_queue_entry_for_this_session(tmp_path: Path) -> None:
     (tmp_path / "t.jsonl").write_bytes(_lines(_user("u1", "hi")))
     index = {

@@ -111,10 +111,11 @@ class Routing:
             if isinstance(value, str) and value:
                 key = prefix + value
                 break
-        if key is None:
-            # a chat message that names no chat: the session's own conversation, unless that
-            # is the web UI's (a main session also collects direct messages from channels)
-            web = self.info is not None and self.info.channel == "webchat"
+        web = self.info is not None and self.info.channel == "webchat"
+        by_label = "chat_id" not in info  # a label or a group name, not an id
+        if key is None or (by_label and self.session_conversation is not None and not web):
+            # the session's own conversation, unless that is the web UI's (a main session
+            # also collects direct messages from channels)
             cid = None if web else self.session_conversation
         else:
             kind = "group" if info.get("is_group_chat") is True else None
