@@ -48,6 +48,7 @@ from typing import Any
 import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # measure this checkout's asr_adapters, installed or not
 SAMPLES = ROOT.parent / "shared" / "samples"
 GOLDEN = ROOT / "golden"
 DATA = ROOT / "bench-data"
@@ -649,7 +650,8 @@ def _asr_batch(source: Path, outdir: Path, jobs: int) -> tuple[float, float, int
     code = "from asr_adapters.cli import main; main()"
     args = [sys.executable, "-c", code, "batch", str(source), "-o", str(outdir), "--jobs", str(jobs), "--quiet"]
     start = time.perf_counter()
-    process = subprocess.Popen(args, stdout=subprocess.DEVNULL)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     return wall, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
@@ -753,10 +755,17 @@ def main() -> None:
     parser.add_argument("--no-batch", action="store_true", help="skip the batch run")
     parser.add_argument("--repeat", type=int, help="time each step N times, keep the least CPU (default 1; 3 quick)")
     parser.add_argument("--sample", action="append", default=[], metavar="AGENT=PATH", help="build from this file")
+    parser.add_argument("--show", metavar="JSON", type=Path, help="print the table of a saved --json report")
     parser.add_argument("--child-convert", nargs=2, metavar=("AGENT", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_convert:
         _child_convert(*args.child_convert)
+        return
+    if args.show:
+        saved = orjson.loads(args.show.read_bytes())
+        saved["rows"] = [Row(**row) for row in saved["rows"]]
+        saved["memory"] = [MemoryRow(**row) for row in saved["memory"]]
+        print_table(Report(**saved))
         return
     if args.quick:
         args.size_mb = min(args.size_mb, 2)
