@@ -156,10 +156,7 @@ CASES = [case for case in golden_cases() if case.input.suffix == ".jsonl"]
 # Cases whose stream is not append-only: an earlier record depends on a later line, so a
 # growing file rewrites it (format.md "Lines and bytes" asks adapters not to). Incremental
 # conversion stays correct for them (it reports the rewrite); the strict test expects failure.
-NOT_APPEND_ONLY = {
-    # the header's title is the last custom-title/ai-title of the whole file (prescan._title)
-    "claude-code/synthetic-and-bookkeeping",
-}
+NOT_APPEND_ONLY: set[str] = set()
 
 
 def _live_copy(case: Any, folder: Path) -> Path:

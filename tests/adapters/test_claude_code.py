@@ -570,8 +570,12 @@ def test_ask_user_question_becomes_input_requests() -> None:
     assert request["answer"] == [{"type": "text", "text": "b", "author": "human"}]
 
 
-def test_header_title_precedence() -> None:
+def test_title_lines_stay_vendor_records_so_the_header_never_changes() -> None:
     names = [{"type": "agent-name", "agentName": "scout", "sessionId": SID}, user(1, "hi")]
-    assert main(jsonl(*names))[0]["title"] == "scout"
     titled = [*names, {"type": "ai-title", "aiTitle": "AI"}, {"type": "custom-title", "customTitle": "Mine"}]
-    assert main(jsonl(*titled))[0]["title"] == "Mine"
+    short, grown = main(jsonl(*names)), main(jsonl(*titled))
+    assert "title" not in grown[0] and grown[0] == short[0]  # appended lines leave the header as it was
+    assert [r["schema"] for r in grown if r["type"] == "vendor"][-2:] == [
+        "com.anthropic.claude-code/ai-title",
+        "com.anthropic.claude-code/custom-title",
+    ]

@@ -1,15 +1,14 @@
-"""Header facts before the first record: session id, cwd, version, first time, title.
+"""Header facts before the first record: session id, cwd, version, first time.
 
-The header is the stream's first record, but Claude Code writes the title (``custom-title``,
-``ai-title`` lines) anywhere in the file. A raw byte pass finds those lines by substring and
-parses only them and the first envelope lines; a source that cannot be read twice (a pipe)
-is sniffed from its first bytes only.
+Only the first envelope lines are read. Titles (``custom-title``, ``ai-title`` lines) can
+come anywhere in the file, so they stay the vendor records they are: taking them into the
+header would change the first record whenever a growing transcript gets a title, against
+the profile's rule that appended lines leave earlier records unchanged. A source that cannot
+be read twice (a pipe) is sniffed from its first bytes only.
 """
 
 from __future__ import annotations
 
-import mmap
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -29,9 +28,16 @@ class Facts:
     title: str | None = None
 
 
+#: How many lines the pre-pass reads at most: header facts sit in the first lines, and a file
+#: without them must not be parsed twice.
+PRESCAN_LINES = 256
+
+
 def prescan(source: Source) -> Facts:
     facts = Facts()
-    for raw in _raw_lines(source):
+    for count, raw in enumerate(_raw_lines(source)):
+        if count >= PRESCAN_LINES:
+            break
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -40,54 +46,7 @@ def prescan(source: Source) -> Facts:
             _envelope(facts, obj)
         if facts.session_id is not None and facts.ts is not None and facts.cwd is not None:
             break
-    facts.title = _title(source)
     return facts
-
-
-def _title(source: Source) -> str | None:
-    """The last ``custom-title``, else ``ai-title``, else ``agent-name``: found by a byte search
-    (memory-mapped for files), so the lines in between are never split or parsed."""
-    data: Any = None
-    handle = None
-    try:
-        if source.path is not None and not source.compressed:
-            handle = open(source.path, "rb")  # noqa: SIM115 - closed below
-            if os.fstat(handle.fileno()).st_size == 0:
-                return None
-            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-        elif getattr(source, "_bytes", None) is not None and not source.compressed:
-            data = source._bytes
-        if data is None:
-            return None
-        return (
-            _last(data, b'"customTitle"', "custom-title", "customTitle")
-            or _last(data, b'"aiTitle"', "ai-title", "aiTitle")
-            or _last(data, b'"agentName"', "agent-name", "agentName")
-        )
-    except (OSError, ValueError):
-        return None
-    finally:
-        if isinstance(data, mmap.mmap):
-            data.close()
-        if handle is not None:
-            handle.close()
-
-
-def _last(data: Any, key: bytes, kind: str, field: str) -> str | None:
-    found = None
-    pos = data.find(key)
-    while pos >= 0:
-        start = data.rfind(b"\n", 0, pos) + 1
-        end = data.find(b"\n", pos)
-        end = len(data) if end < 0 else end
-        try:
-            obj = orjson.loads(data[start:end])
-        except orjson.JSONDecodeError:
-            obj = None
-        if isinstance(obj, dict) and obj.get("type") == kind and isinstance(obj.get(field), str):
-            found = obj[field]
-        pos = data.find(key, end)
-    return found
 
 
 def _envelope(facts: Facts, obj: dict[str, Any]) -> None:
