@@ -579,3 +579,17 @@ def test_title_lines_stay_vendor_records_so_the_header_never_changes() -> None:
         "com.anthropic.claude-code/ai-title",
         "com.anthropic.claude-code/custom-title",
     ]
+
+
+def test_companion_files_are_the_subagent_transcripts_and_sidecars(tmp_path: Path) -> None:
+    """Batch conversion re-converts a session when one of its subagent files changes."""
+    from asr_adapters import registry
+
+    session = tmp_path / f"{SID}.jsonl"
+    session.write_bytes(jsonl(user(1, "hi")))
+    folder = tmp_path / SID / "subagents"
+    folder.mkdir(parents=True)
+    (folder / "agent-a1.jsonl").write_bytes(b"{}\n")
+    (folder / "agent-a1.meta.json").write_bytes(b'{"agentType": "Explore"}')
+    files = registry.get("claude-code").companion_files(session)
+    assert files == [folder / "agent-a1.jsonl", folder / "agent-a1.meta.json"]

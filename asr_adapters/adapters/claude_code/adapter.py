@@ -61,6 +61,19 @@ class ClaudeCodeAdapter(Adapter):
     def is_session_file(self, path: Path) -> bool:
         return discover.is_session_file(path)
 
+    def companion_files(self, path: Path) -> list[Path]:
+        """Subagent transcripts and their ``.meta.json`` sidecars: converted with the session,
+        so batch conversion re-converts it when one of them changes."""
+        session_id = discover.head_facts(path).get("sessionId")
+        if not isinstance(session_id, str):
+            return []
+        files: list[Path] = []
+        for child in discover.children(path, session_id):
+            files.append(child.path)
+            if child.meta_path is not None:
+                files.append(child.meta_path)
+        return files
+
     # -- conversion ---------------------------------------------------------------------
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
