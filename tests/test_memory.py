@@ -34,9 +34,6 @@ KNOWN_GROWTH = {
     "duplicate set in claude_code/builder.py keep every line's uuid",
     "gemini-cli": "peak 1.8 -> 15.6 MB from 2 to 16 MB (~700 B per native line): gemini_cli/mapping.py "
     "Mapper.seen/latest keep (record id, digest) for every message, tool call and result",
-    "t3code": "peak 3.0 -> 9.6 MB from 1 to 4 MB of event payloads (~480 B per row): tool calls with no "
-    "completion and unanswered requests stay in ThreadState (open_tools, tool_calls, requests) with their "
-    "payloads to the end of the thread (t3code/activities.py); nothing closes them when their turn ends",
 }
 
 
