@@ -64,7 +64,8 @@ class Context:
         self.accounting.diagnostics.append(Diagnostic(self.source.display, line, reason))
 
     def json_lines(self) -> Iterator[tuple[int, Any]]:
-        """Parsed JSON lines; a line that does not parse is counted unreadable and reported."""
+        """Parsed JSON lines; a line that does not parse is counted unreadable and reported, and
+        one that parses to something other than an object is reported (the adapter keeps it)."""
         loads = orjson.loads
         accounting = self.accounting
         for number, raw in self.source.lines():
@@ -75,7 +76,12 @@ class Context:
                 accounting.unreadable += 1
                 self.warn(number, f"unreadable line skipped: {_short(exc)}")
                 continue
+            if type(value) is not dict:  # JSON, but not a line any agent writes: the adapter keeps it
+                self.warn(number, f"line is JSON {_JSON_KINDS.get(type(value), 'value')}, not an object")
             yield number, value
+
+
+_JSON_KINDS = {list: "array", str: "string", int: "number", float: "number", bool: "true/false", type(None): "null"}
 
 
 def _short(exc: Exception) -> str:

@@ -23,17 +23,9 @@ def xfail_t3code(reason: str) -> list[object]:
     return [pytest.param(n, marks=mark) if SQLITE_INPUTS[n][0] == "t3code" else n for n in NAMES]
 
 
-NOT_UTF8 = [
-    pytest.param(
-        n,
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason=f"{SQLITE_INPUTS[n][0]}: a row whose text is not UTF-8 stops the whole conversion "
-            "(sqlite3 OperationalError: Could not decode to UTF-8), reported",
-        ),
-    )
-    for n in NAMES
-]
+NOT_UTF8 = xfail_t3code(
+    "a row whose text is not UTF-8 stops the whole conversion (sqlite3 OperationalError: Could not decode to UTF-8)"
+)
 EVENTS = {"openclaw": ("transcript_events", "event_json"), "t3code": ("orchestration_events", "payload_json")}
 
 
