@@ -22,11 +22,6 @@ def findings(data: bytes, agent: str) -> list[str]:
     return [finding.describe() for finding in validate_records(records)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="codex: a user_message event whose message is null becomes a message with empty content and no "
-    "capture.content (ASR-200), reported",
-)
 def test_codex_user_message_null() -> None:
     line = (
         b'{"timestamp":"2026-05-02T09:00:10.001Z","type":"event_msg","payload":{"type":"user_message","message":null}}'
@@ -34,11 +29,6 @@ def test_codex_user_message_null() -> None:
     assert findings(CODEX_META + line + b"\n", "codex") == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="codex: a TS-era (.json) message item with content [] becomes a message with empty content and no "
-    "capture.content (ASR-200), reported",
-)
 def test_codex_json_message_without_content() -> None:
     document = {
         "session": {"id": "s1", "timestamp": "2025-04-20T10:00:00.000Z"},

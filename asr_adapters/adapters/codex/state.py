@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.adapter import Adapter, Context, Emitter, start
+from ...core.adapter import Adapter, Context, Emitter
 from ...core.timestamps import from_iso
 from .matching import MirrorMatcher
 
@@ -71,7 +71,7 @@ class ConverterState:
 
     def envelope(self, kind: str) -> dict[str, Any]:
         """A record started with ``type``, ``ts`` and ``turnId`` of the current line."""
-        record = start(kind)
+        record: dict[str, Any] = {"type": kind, "seq": 0, "id": ""}  # core.adapter.start, inlined
         stamp = self.timestamp
         if stamp is not None:
             if stamp != self._stamp_in:  # many records share their line's timestamp
@@ -107,6 +107,10 @@ class ConverterState:
     # -- output -------------------------------------------------------------------------
 
     def put(self, record: dict[str, Any]) -> None:
+        if record["type"] == "message" and not record.get("content"):
+            # Empty content needs a capture state saying why (ASR-200): the item held none.
+            capture = record.setdefault("capture", {})
+            capture.setdefault("content", {"state": "absent", "reason": "the native item holds no content"})
         if self.copied_from is not None and record["type"] != "session":
             record["copiedFrom"] = self.copy_ref(record)
         if self.held is not None:
