@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import orjson
-import pytest
 
 from asr_adapters import validate_records
 from asr_adapters.convert import Conversion
@@ -37,11 +36,6 @@ def test_codex_json_message_without_content() -> None:
     assert findings(orjson.dumps(document), "codex") == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gemini-cli: a message whose displayContent is [] keeps displayCorrespondence with an empty side "
-    "(ASR-208), reported",
-)
 def test_gemini_cli_empty_display_content() -> None:
     document = {
         "sessionId": "3f9c2a71-5b8e-4d20-9a1c-7e6b0d4f2a18",

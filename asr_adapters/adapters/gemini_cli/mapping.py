@@ -166,7 +166,7 @@ class Mapper:
         if author is not None:
             parts = [{**p, "author": author, **({"origin": origin} if origin else {})} for p in parts]
         body["displayContent"] = parts
-        if body.get("content"):
+        if body.get("content") and parts:  # a link needs two non-empty sides (ASR-208)
             body["displayCorrespondence"] = "native"
         elif parts:  # only the shown text was kept (ASR-207)
             capture = body.setdefault("capture", {})
