@@ -3,7 +3,13 @@
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
+
 import orjson
+import pytest
+from corpus import build_sqlite
+from golden_support import GOLDEN
 
 from asr_adapters import validate_records
 from asr_adapters.convert import Conversion
@@ -53,3 +59,39 @@ def test_gemini_cli_empty_display_content() -> None:
         ],
     }
     assert findings(orjson.dumps(document), "gemini-cli") == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="openclaw: a content block whose type is not a string (null, a number) is written as a part "
+    "without a string type (ASR-210), reported",
+)
+def test_openclaw_content_block_type_not_a_string() -> None:
+    header = b'{"type":"session","version":3,"id":"s1","timestamp":"2026-03-09T20:51:01.101Z","cwd":"/w"}\n'
+    message = {
+        "type": "message",
+        "id": "00000002",
+        "parentId": None,
+        "timestamp": "2026-03-09T20:51:03.000Z",
+        "message": {"role": "user", "content": [{"type": None, "text": "hi"}], "timestamp": 1773089463000},
+    }
+    assert findings(header + orjson.dumps(message) + b"\n", "openclaw") == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="t3code: a V2 turn item (user_message) whose messageId is null gives a message without messageId "
+    "(ASR-200), reported",
+)
+def test_t3code_v2_turn_item_message_id_null(tmp_path: Path) -> None:
+    database = build_sqlite(GOLDEN / "t3code" / "v1-imported-to-v2" / "input.sql", tmp_path / "state.sqlite")
+    with sqlite3.connect(database) as connection:
+        (payload,) = connection.execute("SELECT payload_json FROM orchestration_v2_events WHERE rowid = 2").fetchone()
+        item = orjson.loads(payload)
+        assert item["type"] == "user_message"
+        item["messageId"] = None
+        connection.execute("UPDATE orchestration_v2_events SET payload_json = ? WHERE rowid = 2", (orjson.dumps(item),))
+    connection.close()
+    conversion = Conversion(database, "t3code", as_dicts=True)
+    streams = [list(stream.records) for stream in conversion.streams()]
+    assert [f.describe() for records in streams for f in validate_records(records)] == []
