@@ -1066,3 +1066,15 @@ def test_any_json_records_give_findings_not_exceptions(records: list[Any]) -> No
 @given(st.binary(max_size=300))
 def test_any_bytes_give_findings_not_exceptions(data: bytes) -> None:
     assert all(isinstance(f, Finding) for f in validate(data))
+
+
+@pytest.mark.parametrize("block", [1, 2, 7, 64, 1 << 22])
+def test_lines_are_the_same_whatever_the_read_block_size(monkeypatch: pytest.MonkeyPatch, block: int) -> None:
+    import sys
+
+    monkeypatch.setattr(sys.modules["asr_adapters.validate.stream"], "_BLOCK", block)
+    data = _jsonl(stream(msg(), msg(audience="x"), msg(content=[{"type": "text", "text": "a\nb"}])))
+    assert _framing(data) == [("ASR-204", 3, 3)]
+    assert _framing(data[:-1]) == [("ASR-204", 3, 3), ("PROFILE-jsonl", None, 4)]
+    assert _framing(data.replace(b"\n", b"\r\n")) == [("ASR-204", 3, 3), ("PROFILE-jsonl", None, 1)]
+    assert _framing(data + b"\n") == [("ASR-204", 3, 3), ("PROFILE-jsonl", None, 5)]

@@ -6,15 +6,17 @@ Every predicate takes any JSON value and answers True or False; none raises.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Any
 
-#: RFC 3339 in UTC with a ``Z`` suffix and an optional fraction (profile §2). ASCII digits only.
-TS = re.compile(
-    r"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
-    r"T([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]+)?Z\Z"
-)
+#: RFC 3339 in UTC with a ``Z`` suffix and an optional fraction (profile §2), ASCII digits only.
+#: ``valid_ts`` checks the date and the hour, once per distinct hour.
+TS = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-5][0-9]:(?:[0-5][0-9]|60)(?:\.[0-9]+)?Z\Z")
+_ts_match = TS.match
+_fromisoformat = datetime.fromisoformat
 _DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
-_dates: dict[str, bool] = {}
+_hours: dict[str, bool] = {}
+
 
 _REF = r"(?:r[1-9][0-9]*|[A-Za-z_][A-Za-z0-9_]*=.+)"
 #: A record ref: a record id (``r40``) or ``field=value`` (profile §3).
@@ -27,18 +29,45 @@ BLOB = re.compile(r"sha256:[0-9a-f]{64}\Z")
 
 
 def valid_ts(value: Any) -> bool:
-    """A real RFC 3339 UTC instant (``2026-10-26T14:02:12.031Z``)."""
-    if not isinstance(value, str) or TS.match(value) is None:
+    """A real RFC 3339 UTC instant (``2026-10-26T14:02:12.031Z``).
+
+    The usual case takes a fast path: the separators in place, ASCII only, and
+    ``datetime.fromisoformat`` (which checks the digits and the ranges); anything else,
+    leap seconds included, takes the regular expression.
+    """
+    if (
+        value.__class__ is str
+        and value[4:17:3] == "--T::"
+        and value[-1:] == "Z"
+        and (len(value) == 20 or (len(value) > 21 and value[19] == "."))
+        and value.isascii()
+    ):
+        try:
+            _fromisoformat(value)
+            return True
+        except ValueError:
+            pass
+    return _valid_ts_slow(value)
+
+
+def _valid_ts_slow(value: Any) -> bool:
+    if not isinstance(value, str) or _ts_match(value) is None:
         return False
-    date = value[:10]
-    known = _dates.get(date)
+    hour = value[:13]
+    known = _hours.get(hour)
     if known is None:
-        year, month, day = int(date[:4]), int(date[5:7]), int(date[8:10])
-        leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
-        known = day <= (28 if month == 2 and not leap else _DAYS[month - 1])
-        if len(_dates) < 100_000:
-            _dates[date] = known
+        known = _real_hour(hour)
+        if len(_hours) < 100_000:
+            _hours[hour] = known
     return known
+
+
+def _real_hour(text: str) -> bool:
+    """``YYYY-MM-DDTHH`` names a real date and an hour 00-23."""
+    year, month, day, hour = int(text[:4]), int(text[5:7]), int(text[8:10]), int(text[11:13])
+    if not (1 <= month <= 12 and 1 <= day <= _DAYS[month - 1] and hour <= 23):
+        return False
+    return month != 2 or day != 29 or (year % 4 == 0 and (year % 100 != 0 or year % 400 == 0))
 
 
 def is_record_ref(value: Any) -> bool:

@@ -23,33 +23,43 @@ def check_parts(parts: Any, field: str, report: Report, message: dict | None = N
     if not isinstance(parts, list):
         report("ASR-210", f"{field} must be an array of content parts, not {show(parts)}")
         return
-    count = len(parts)
     checks = _PART_CHECKS
     members = _MEMBERS
-    for index, part in enumerate(parts):
-        if not isinstance(part, dict) or not isinstance(part.get("type"), str):
-            report("ASR-210", f"{field}[{index}] must be an object with a string type")
-            continue
-        check = checks.get(part["type"])
-        if check is not None:
-            check(part, f"{field}[{index}]", report)
+    index = 0
+    for part in parts:
+        kind = part.get("type") if part.__class__ is dict else None
+        if kind.__class__ is not str:
+            if not isinstance(part, dict) or not isinstance(part.get("type"), str):
+                report("ASR-210", f"{field}[{index}] must be an object with a string type")
+                index += 1
+                continue
+            kind = part["type"]
+        if kind == "text":
+            if part.get("text").__class__ is not str and not isinstance(part.get("text"), str):
+                report("ASR-210", f"{field}[{index}]: a text part must have a string text")
+        else:
+            check = checks.get(kind)
+            if check is not None:
+                check(part, field, index, report)
         if not members.isdisjoint(part):
-            _check_members(part, f"{field}[{index}]", count, index, report, message)
+            _check_members(part, field, len(parts), index, report, message)
+        index += 1
 
 
-def _check_members(part: dict, where: str, count: int, index: int, report: Report, message: dict | None) -> None:
+def _check_members(part: dict, field: str, count: int, index: int, report: Report, message: dict | None) -> None:
     for key, listed in (("author", AUTHORS), ("origin", ORIGINS), ("phase", PHASES)):
         if key in part and not is_open_value(part[key], listed):
-            report("ASR-224", f"{where}.{key} {show(part[key])} is not a spec value or a namespaced one")
+            report("ASR-224", f"{field}[{index}].{key} {show(part[key])} is not a spec value or a namespaced one")
     if "derivation" in part:
         derivation = part["derivation"]
         if not isinstance(derivation, dict) or not isinstance(derivation.get("method"), str):
-            report("ASR-233", f"{where}.derivation must be an object with a string method")
+            report("ASR-233", f"{field}[{index}].derivation must be an object with a string method")
         else:
             if not is_open_value(derivation["method"], DERIVATION_METHODS):
                 report(
                     "PROFILE-open-value",
-                    f"{where}.derivation.method {show(derivation['method'])} is not a spec value or a namespaced one",
+                    f"{field}[{index}].derivation.method {show(derivation['method'])} is not a spec value"
+                    " or a namespaced one",
                 )
             if "from" in derivation:
                 source = derivation["from"]
@@ -59,12 +69,16 @@ def _check_members(part: dict, where: str, count: int, index: int, report: Repor
                     or not 0 <= source < count
                     or source == index
                 ):
-                    report("ASR-233", f"{where}.derivation.from {show(source)} is not the index of another part")
+                    report(
+                        "ASR-233", f"{field}[{index}].derivation.from {show(source)} is not the index of another part"
+                    )
     if message is not None and ("origin" in part or "author" in part):
         origin = part.get("origin", message.get("origin"))
         author = part.get("author", message.get("author"))
         if origin == "notice" and (author != "harness" or message.get("audience") != "user"):
-            report("ASR-205", f"{where} is a notice: its author must be harness and the message's audience user")
+            report(
+                "ASR-205", f"{field}[{index}] is a notice: its author must be harness and the message's audience user"
+            )
 
 
 def _blob(value: Any, where: str, report: Report) -> None:
@@ -73,70 +87,78 @@ def _blob(value: Any, where: str, report: Report) -> None:
         report("PROFILE-blobref", f"{where}: {problem}")
 
 
-def _text(part: dict, where: str, report: Report) -> None:
-    if not isinstance(part.get("text"), str):
-        report("ASR-210", f"{where}: a text part must have a string text")
-
-
-def _media(part: dict, where: str, report: Report) -> None:
+def _media(part: dict, field: str, index: int, report: Report) -> None:
     kind = part["type"]
     if not isinstance(part.get("mimeType"), str):
-        report("ASR-212", f"{where}: {kind} parts must have a string mimeType")
+        report("ASR-212", f"{field}[{index}]: {kind} parts must have a string mimeType")
     if "data" in part:
         if "blob" in part:
-            report("ASR-212", f"{where}: {kind} parts must not have both data and blob")
+            report("ASR-212", f"{field}[{index}]: {kind} parts must not have both data and blob")
         if not isinstance(part["data"], str):
-            report("ASR-212", f"{where}: data must be a base64 string")
+            report("ASR-212", f"{field}[{index}]: data must be a base64 string")
     if "blob" in part:
-        _blob(part["blob"], f"{where}.blob", report)
+        _blob(part["blob"], f"{field}[{index}].blob", report)
 
 
-def _resource_link(part: dict, where: str, report: Report) -> None:
+def _resource_link(part: dict, field: str, index: int, report: Report) -> None:
     if not isinstance(part.get("uri"), str) or not isinstance(part.get("name"), str):
-        report("ASR-213", f"{where}: a resource_link must have a string uri and name")
+        report("ASR-213", f"{field}[{index}]: a resource_link must have a string uri and name")
 
 
-def _resource(part: dict, where: str, report: Report) -> None:
+def _resource(part: dict, field: str, index: int, report: Report) -> None:
     resource = part.get("resource")
     if not isinstance(resource, dict) or not isinstance(resource.get("uri"), str):
-        report("ASR-213", f"{where}: a resource must have resource.uri")
+        report("ASR-213", f"{field}[{index}]: a resource must have resource.uri")
         return
     held = [key for key in ("text", "blob", "blobRef") if key in resource]
     if len(held) > 1:
-        report("ASR-213", f"{where}: a resource holds at most one of text, blob, blobRef (has {', '.join(held)})")
+        report(
+            "ASR-213", f"{field}[{index}]: a resource holds at most one of text, blob, blobRef (has {', '.join(held)})"
+        )
     for key in ("text", "blob"):
         if key in resource and not isinstance(resource[key], str):
-            report("ASR-213", f"{where}.resource.{key} must be a string")
+            report("ASR-213", f"{field}[{index}].resource.{key} must be a string")
     if "blobRef" in resource:
-        _blob(resource["blobRef"], f"{where}.resource.blobRef", report)
+        _blob(resource["blobRef"], f"{field}[{index}].resource.blobRef", report)
 
 
-def _reasoning(part: dict, where: str, report: Report) -> None:
+def _reasoning(part: dict, field: str, index: int, report: Report) -> None:
     visibility = part.get("visibility")
-    if visibility is not None and not is_open_value(visibility, VISIBILITIES):
-        report("PROFILE-open-value", f"{where}.visibility {show(visibility)} is not a spec value or a namespaced one")
+    if (
+        visibility is not None
+        and not (visibility.__class__ is str and visibility in VISIBILITIES)
+        and not is_open_value(visibility, VISIBILITIES)
+    ):
+        report(
+            "PROFILE-open-value",
+            f"{field}[{index}].visibility {show(visibility)} is not a spec value or a namespaced one",
+        )
     text = part.get("text")
     if "text" in part and not isinstance(text, str):
-        report("ASR-214", f"{where}.text must be a string")
+        report("ASR-214", f"{field}[{index}].text must be a string")
     elif text and isinstance(visibility, str) and visibility in _NO_TEXT:
-        report("ASR-214", f"{where}: reasoning text under visibility {visibility!r}; text is for full (or unstated)")
+        report(
+            "ASR-214",
+            f"{field}[{index}]: reasoning text under visibility {visibility!r}; text is for full (or unstated)",
+        )
     if "summary" in part:
         summary = part["summary"]
         if not is_str_list(summary):
-            report("ASR-214", f"{where}.summary must be an array of strings")
+            report("ASR-214", f"{field}[{index}].summary must be an array of strings")
         elif summary and visibility == "full" and not text:
-            report("ASR-214", f"{where}: a summary without text is labelled visibility 'full'")
+            report("ASR-214", f"{field}[{index}]: a summary without text is labelled visibility 'full'")
     if "signature" in part and not isinstance(part["signature"], str):
-        report("ASR-214", f"{where}.signature must be a string")
+        report("ASR-214", f"{field}[{index}].signature must be a string")
     if "opaque" in part:
         opaque = part["opaque"]
         if not isinstance(opaque, dict):
-            report("ASR-231", f"{where}.opaque must be an object {{format?, data? | blob?}}")
+            report("ASR-231", f"{field}[{index}].opaque must be an object {{format?, data? | blob?}}")
         else:
-            _opaque_body(opaque, f"{where}.opaque", report)
+            _opaque_body(opaque, f"{field}[{index}].opaque", report)
 
 
 def _opaque_body(body: dict, where: str, report: Report, *, format_checked: bool = False) -> None:
+    """The ``{format?, data? | blob?}`` of an opaque part or a reasoning part's ``opaque``."""
     if not format_checked and "format" in body and not isinstance(body["format"], str):
         report("ASR-231", f"{where}.format must be a string")
     if "data" in body:
@@ -148,26 +170,25 @@ def _opaque_body(body: dict, where: str, report: Report, *, format_checked: bool
         _blob(body["blob"], f"{where}.blob", report)
 
 
-def _refusal(part: dict, where: str, report: Report) -> None:
+def _refusal(part: dict, field: str, index: int, report: Report) -> None:
     if not isinstance(part.get("text"), str):
-        report("ASR-217", f"{where}: a refusal part must have a string text")
+        report("ASR-217", f"{field}[{index}]: a refusal part must have a string text")
 
 
-def _data(part: dict, where: str, report: Report) -> None:
+def _data(part: dict, field: str, index: int, report: Report) -> None:
     if "data" not in part:
-        report("ASR-230", f"{where}: a data part must contain data")
+        report("ASR-230", f"{field}[{index}]: a data part must contain data")
     if "schema" in part and not isinstance(part["schema"], str):
-        report("ASR-230", f"{where}.schema must be a string")
+        report("ASR-230", f"{field}[{index}].schema must be a string")
 
 
-def _opaque(part: dict, where: str, report: Report) -> None:
+def _opaque(part: dict, field: str, index: int, report: Report) -> None:
     if not isinstance(part.get("format"), str):
-        report("ASR-231", f"{where}: an opaque part must contain a string format")
-    _opaque_body(part, where, report, format_checked=True)
+        report("ASR-231", f"{field}[{index}]: an opaque part must contain a string format")
+    _opaque_body(part, f"{field}[{index}]", report, format_checked=True)
 
 
-_PART_CHECKS: dict[str, Callable[[dict, str, Report], None]] = {
-    "text": _text,
+_PART_CHECKS: dict[str, Callable[[dict, str, int, Report], None]] = {
     "image": _media,
     "audio": _media,
     "resource_link": _resource_link,

@@ -30,6 +30,11 @@ from .formats import actor_problem, is_record_ref, is_session_ref, is_str_list, 
 from .parts import Report, check_parts
 
 _EMPTY: dict = {}
+_MISSING: Any = object()
+_ROUTING = frozenset(
+    {"from", "recipients", "derivedFrom", "triggersTurn", "addressed", "conversation", "platform", "via"}
+)
+_MESSAGE_RARE = _ROUTING | {"status", "displayContent", "displayCorrespondence"}
 #: capture states under which a message's content may be empty while displayContent holds it (ASR-207).
 _DISPLAY_ONLY_STATES = ("absent", "redacted")
 
@@ -48,64 +53,77 @@ def _state(capture: dict, field: str) -> Any:
     return entry.get("state") if isinstance(entry, dict) else None
 
 
+def _bad(value: Any, listed: frozenset[str]) -> bool:
+    """True when ``value`` is neither a listed value nor a namespaced one (fast for listed strings)."""
+    return not (value.__class__ is str and value in listed) and not is_open_value(value, listed)
+
+
 def check_message(record: dict, report: Report) -> None:
-    message_id = record.get("messageId")
+    get = record.get
+    message_id = get("messageId")
     if not isinstance(message_id, str) or not message_id:
         report("ASR-200", "a message must contain messageId (a non-empty string)")
-    capture = record.get("capture")
-    if not isinstance(capture, dict):
+    capture = get("capture", _EMPTY)
+    if capture.__class__ is not dict and not isinstance(capture, dict):
         capture = _EMPTY
-    content = record.get("content")
-    display = record.get("displayContent")
-    if "content" not in record:
+    content = get("content", _MISSING)
+    if isinstance(content, list):
+        if content:
+            check_parts(content, "content", report, record)
+        else:
+            _check_empty_content(get("displayContent"), capture, report)
+    elif content is _MISSING:
         report("ASR-200", "a message must contain content")
-    elif isinstance(content, list):
-        check_parts(content, "content", report, record)
-        if not content:
-            _check_empty_content(display, capture, report)
     else:
         report("ASR-200", f"content must be an array of content parts, not {show(content)}")
-    if "role" in record:
-        role = record["role"]
-        if not is_open_value(role, ROLES):
+    role = get("role", _MISSING)
+    if role is _MISSING:
+        if "role" not in capture:
+            report("ASR-200", "a message must contain role unless capture.role gives a capture state")
+    else:
+        if _bad(role, ROLES):
             report("PROFILE-open-value", f"role {show(role)} is not a spec value or a namespaced one")
-        if _state(capture, "role") == "absent":
+        if capture and _state(capture, "role") == "absent":
             report("ASR-201", "role is present but capture.role says the source has no role")
-    elif "role" not in capture:
-        report("ASR-200", "a message must contain role unless capture.role gives a capture state")
-    _open(record, "author", AUTHORS, report)
-    _open(record, "origin", ORIGINS, report)
-    _open(record, "phase", PHASES, report)
-    if "audience" in record:
-        audience = record["audience"]
-        if not isinstance(audience, str) or audience not in AUDIENCES:
-            report("ASR-204", f"audience must be model, user, both or unknown, not {show(audience)}")
+    for key, listed in (("author", AUTHORS), ("origin", ORIGINS), ("phase", PHASES)):
+        value = get(key, _MISSING)
+        if value is not _MISSING and _bad(value, listed):
+            report("PROFILE-open-value", f"{key} {show(value)} is not a spec value or a namespaced one")
+    audience = get("audience", _MISSING)
+    if audience is not _MISSING and not (audience.__class__ is str and audience in AUDIENCES):
+        report("ASR-204", f"audience must be model, user, both or unknown, not {show(audience)}")
+    if get("origin") == "notice" and (get("author") != "harness" or audience != "user"):
+        report("ASR-205", "a stored harness notice must have author harness, origin notice and audience user")
+    if not _MESSAGE_RARE.isdisjoint(record):
+        _check_message_rare(record, content, report)
+    if (
+        content.__class__ is list
+        and len(content) == 1
+        and content[0].__class__ is dict
+        and content[0].get("type") == "reasoning"
+        and role is not _MISSING
+        and role != "assistant"
+    ):
+        report("ASR-220", f"a reasoning-only message is model output: role must be assistant, not {show(role)}")
+
+
+def _check_message_rare(record: dict, content: Any, report: Report) -> None:
+    """The message members most messages do not have."""
     if "status" in record:
         status = record["status"]
-        if not is_open_value(status, MESSAGE_STATUSES):
+        if _bad(status, MESSAGE_STATUSES):
             report("ASR-206", f"status {show(status)} is not a spec value or a namespaced one")
         elif status == "withdrawn" and (record.get("role") == "assistant" or record.get("author") == "model"):
             report("ASR-225", "withdrawn is for queued input removed before delivery, not for model output")
-    if record.get("origin") == "notice" and (record.get("author") != "harness" or record.get("audience") != "user"):
-        report("ASR-205", "a stored harness notice must have author harness, origin notice and audience user")
+    display = record.get("displayContent")
     if "displayContent" in record:
         check_parts(display, "displayContent", report, record)
     if "displayCorrespondence" in record:
         _open(record, "displayCorrespondence", CORRESPONDENCES, report)
         if not display or not isinstance(display, list) or not content or not isinstance(content, list):
             report("ASR-208", "displayCorrespondence asserts a link between content and displayContent; one is empty")
-    _check_routing(record, report)
-    if (
-        isinstance(content, list)
-        and len(content) == 1
-        and isinstance(content[0], dict)
-        and content[0].get("type") == "reasoning"
-        and "role" in record
-        and record["role"] != "assistant"
-    ):
-        report(
-            "ASR-220", f"a reasoning-only message is model output: role must be assistant, not {show(record['role'])}"
-        )
+    if not _ROUTING.isdisjoint(record):
+        _check_routing(record, report)
 
 
 def _check_empty_content(display: Any, capture: dict, report: Report) -> None:

@@ -26,34 +26,47 @@ _BOM = b"\xef\xbb\xbf"
 _KINDS = {kind: kind for kind in (*RECORD_CHECKS, "session")}
 
 
-_SHAPES = 4096  # key shapes remembered per stream
-#: Envelope members checked only when present (``_envelope``).
-_RARE = frozenset({"tsPrecision", "turnId", "inferenceId", "capture", "idSource", "assembly", "copiedFrom"})
-_RARE_ALL = _RARE | {"supersedes", "parent"}
+_SHAPES = 4096  # key shapes remembered per record type, and record types per stream
+_NO_CACHE: dict = {}  # never written: the shapes of types past the limit are not remembered
+_Check = Callable[["StreamValidator", dict, str], None]
 
 
 class _Shape(NamedTuple):
-    """What a record's keys (and type) alone decide, computed once per distinct key sequence."""
+    """What a record's type and key sequence alone decide, computed once per distinct shape."""
 
     misplaced: str | None  # the first key out of canonical order
     has_ts: bool
-    rare: bool  # holds an envelope member that ``_envelope`` checks
+    ids: tuple[str, ...]  # the envelope's id members it holds (turnId, inferenceId): non-empty strings
+    derived: bool  # holds idSource
+    envelope: tuple[_Check, ...]  # checks of the other optional envelope members it holds
     indexed: tuple[str, ...]  # the INDEXED fields it holds
+    check: Callable[[dict, Callable[[str, str], None]], None] | None  # the record type's own check
+    cross: Callable[[StreamValidator, dict], None] | None  # what it declares or names across records
 
 
 def _shape(kind: str, keys: Iterable[str]) -> _Shape:
     ranks = KEY_RANKS.get(kind, DEFAULT_RANKS)
     misplaced = None
     last = -1
-    present = set()
+    present = []
     for key in keys:
-        present.add(key)
+        present.append(key)
         rank = ranks.get(key, UNRANKED)
         if rank < last and misplaced is None:
             misplaced = key
         last = max(last, rank)
+    envelope = tuple(
+        check for member, check in _ENVELOPE.items() if member in present and (member != "parent" or kind != "session")
+    )
     return _Shape(
-        misplaced, "ts" in present, not _RARE_ALL.isdisjoint(present), tuple(f for f in INDEXED if f in present)
+        misplaced,
+        "ts" in present,
+        tuple(member for member in ("turnId", "inferenceId") if member in present),
+        "idSource" in present,
+        envelope,
+        tuple(f for f in INDEXED if f in present),
+        RECORD_CHECKS.get(kind),
+        _CROSS.get(kind),
     )
 
 
@@ -106,7 +119,7 @@ class StreamValidator:
         self._pending: list[tuple[int | None, int | None, str, str, str]] = []
         self._line: int | None = None
         self._seq: int | None = None
-        self._shapes: dict[tuple[str, ...], _Shape] = {}
+        self._shapes: dict[str, dict[tuple[str, ...], _Shape]] = {}  # type -> key sequence -> shape
         self._report = self.report
 
     def report(self, rule: str, message: str) -> None:
@@ -131,13 +144,17 @@ class StreamValidator:
             self.report("PROFILE-seq", f"seq must be {count} (1, then +1 per record), not {show(seq)}")
         kind = record.get("type")
         if kind.__class__ is str:
-            kind = _KINDS.get(kind, kind)
-            key = (kind, *record)
-            shape = self._shapes.get(key)
+            shapes = self._shapes.get(kind)
+            if shapes is None:
+                kind = _KINDS.get(kind, kind)
+                shapes = self._shapes[kind] = {} if len(self._shapes) < _SHAPES else _NO_CACHE
+            key = tuple(record)
+            shape = shapes.get(key)
             if shape is None:
-                shape = _shape(kind, record)
-                if len(self._shapes) < _SHAPES:
-                    self._shapes[key] = shape
+                shape = _shape(kind, key)
+                if len(shapes) < _SHAPES and shapes is not _NO_CACHE:
+                    shapes[key] = shape
+            kind = _KINDS.get(kind, kind)
         else:
             self.report("PROFILE-type", f"a record must have a string type, not {show(kind)}")
             kind = ""
@@ -152,64 +169,58 @@ class StreamValidator:
                 self._odd_ids.setdefault(rid, count)
         if shape.misplaced is not None:
             self.report("PROFILE-key-order", f"key {shape.misplaced!r} is out of canonical order")
-        if shape.has_ts:
-            ts = record["ts"]
-            if not valid_ts(ts):
-                self.report("PROFILE-ts", f"ts must be an RFC 3339 UTC time with a Z suffix, not {show(ts)}")
-        if shape.rare:
-            self._envelope(record, kind)
+        if shape.has_ts and not valid_ts(record["ts"]):
+            self.report("PROFILE-ts", f"ts must be an RFC 3339 UTC time with a Z suffix, not {show(record['ts'])}")
+        for member in shape.ids:
+            value = record[member]
+            if value.__class__ is not str or not value:
+                self.report("PROFILE-envelope", f"{member} must be a non-empty string, not {show(value)}")
+        if shape.derived and record["idSource"] != "derived":
+            self.report("PROFILE-idSource", f"idSource is 'derived' or absent, not {show(record['idSource'])}")
+        for envelope in shape.envelope:
+            envelope(self, record, kind)
         if count == 1:
             self._header(record, kind)
         elif kind == "session":
             self.report("PROFILE-header", "a session header may only be the first record")
-        check = RECORD_CHECKS.get(kind)
-        if check is not None:
-            check(record, self._report)
+        if shape.check is not None:
+            shape.check(record, self._report)
         for field in shape.indexed:
             value = record[field]
             if value.__class__ is str:
                 table = self._fields[field]
                 if kind == "message" or value not in table:
                     table[value] = kind
-        cross = _CROSS.get(kind)
-        if cross is not None:
-            cross(self, record)
+        if shape.cross is not None:
+            shape.cross(self, record)
 
-    def _envelope(self, record: dict, kind: str) -> None:
-        """The envelope members most records do not have."""
-        report = self.report
-        if "tsPrecision" in record:
-            precision = record["tsPrecision"]
-            if precision != "s" or "ts" not in record:
-                report("PROFILE-ts", f"tsPrecision is 's' and goes with a ts, not {show(precision)}")
-            elif valid_ts(record["ts"]) and "." in record["ts"]:
-                report("PROFILE-ts", "tsPrecision 's' means ts has no fraction")
-        for key in ("turnId", "inferenceId"):
-            if key in record and (not isinstance(record[key], str) or not record[key]):
-                report("PROFILE-envelope", f"{key} must be a non-empty string, not {show(record[key])}")
-        if "capture" in record:
-            self._capture(record["capture"])
-        if "idSource" in record and record["idSource"] != "derived":
-            report("PROFILE-idSource", f"idSource is 'derived' or absent, not {show(record['idSource'])}")
-        if "assembly" in record:
-            assembly = record["assembly"]
-            if (
-                not isinstance(assembly, dict)
-                or not isinstance(assembly.get("mode"), str)
-                or assembly["mode"] not in ASSEMBLY_MODES
-                or not is_str_list(assembly.get("sourceIds"))
-            ):
-                report("PROFILE-assembly", "assembly must be {mode: 'folded', sourceIds: [string, ...]}")
-        if "copiedFrom" in record and not is_session_ref(record["copiedFrom"], with_record=True):
-            report(
+    # -- optional envelope members, each checked only when present (see _ENVELOPE) -----------
+
+    def _ts_precision(self, record: dict, kind: str) -> None:
+        precision = record["tsPrecision"]
+        if precision != "s" or "ts" not in record:
+            self.report("PROFILE-ts", f"tsPrecision is 's' and goes with a ts, not {show(precision)}")
+        elif valid_ts(record["ts"]) and "." in record["ts"]:
+            self.report("PROFILE-ts", "tsPrecision 's' means ts has no fraction")
+
+    def _assembly(self, record: dict, kind: str) -> None:
+        assembly = record["assembly"]
+        if (
+            not isinstance(assembly, dict)
+            or not isinstance(assembly.get("mode"), str)
+            or assembly["mode"] not in ASSEMBLY_MODES
+            or not is_str_list(assembly.get("sourceIds"))
+        ):
+            self.report("PROFILE-assembly", "assembly must be {mode: 'folded', sourceIds: [string, ...]}")
+
+    def _copied_from(self, record: dict, kind: str) -> None:
+        if not is_session_ref(record["copiedFrom"], with_record=True):
+            self.report(
                 "PROFILE-ref", f"copiedFrom must be a session reference with a # part, not {show(record['copiedFrom'])}"
             )
-        if "supersedes" in record:
-            self._supersedes(record["supersedes"], kind)
-        if "parent" in record and kind != "session":
-            self._parent(record["parent"])
 
-    def _capture(self, capture: Any) -> None:
+    def _capture(self, record: dict, kind: str) -> None:
+        capture = record["capture"]
         if not isinstance(capture, dict):
             self.report("PROFILE-capture", "capture must be an object {field: {state, reason?}}")
             return
@@ -223,7 +234,8 @@ class StreamValidator:
             elif "reason" in entry and not isinstance(entry["reason"], str):
                 self.report("PROFILE-capture", f"capture.{field}.reason must be a string")
 
-    def _supersedes(self, target: Any, kind: str) -> None:
+    def _supersedes(self, record: dict, kind: str) -> None:
+        target = record["supersedes"]
         if not isinstance(target, str) or RECORD_ID.match(target) is None:
             self.report("PROFILE-supersedes", f"supersedes must be the id of an earlier record, not {show(target)}")
             return
@@ -236,7 +248,8 @@ class StreamValidator:
                 f"supersedes {target!r} names a {self._kinds[position - 1]} record; a revision keeps its type {kind}",
             )
 
-    def _parent(self, target: Any) -> None:
+    def _parent(self, record: dict, kind: str) -> None:
+        target = record["parent"]
         if not is_record_ref(target):
             self.report("PROFILE-ref", f"parent must be a record ref, not {show(target)}")
         elif RECORD_ID.match(target) is not None:
@@ -396,6 +409,14 @@ class StreamValidator:
         return self.findings
 
 
+_ENVELOPE: dict[str, _Check] = {
+    "tsPrecision": StreamValidator._ts_precision,
+    "capture": StreamValidator._capture,
+    "supersedes": StreamValidator._supersedes,
+    "parent": StreamValidator._parent,
+    "copiedFrom": StreamValidator._copied_from,
+    "assembly": StreamValidator._assembly,
+}
 _CROSS: dict[str, Callable[[StreamValidator, dict], None]] = {
     "message": StreamValidator._message_refs,
     "delivery": StreamValidator._delivery_refs,
@@ -428,8 +449,8 @@ def validate(src: str | os.PathLike[str] | IO[bytes] | bytes) -> list[Finding]:
 _BLOCK = 1 << 22
 
 
-def _blocks(stream: IO[bytes], validator: StreamValidator, display: str) -> Iterator[tuple[list[bytes], bool]]:
-    """Lines a block at a time, newlines removed, and whether they all ended in a newline.
+def _blocks(stream: IO[bytes], validator: StreamValidator, display: str) -> Iterator[tuple[list[bytes], bool, bool]]:
+    """Lines a block at a time, newlines removed; whether they all ended in a newline, and whether any in CRLF.
 
     Only the last block can hold a line without one: the tail of a file that does not end in ``\\n``.
     """
@@ -443,20 +464,20 @@ def _blocks(stream: IO[bytes], validator: StreamValidator, display: str) -> Iter
             return
         if not block:
             break
-        if b"\n" not in block:
+        lines = block.split(b"\n")
+        if len(lines) == 1:
             partial.append(block)
             continue
         if partial:
-            partial.append(block)
-            block = b"".join(partial)
+            partial.append(lines[0])
+            lines[0] = b"".join(partial)
             partial = []
-        lines = block.split(b"\n")
         tail = lines.pop()
         if tail:
             partial.append(tail)
-        yield lines, True
+        yield lines, True, b"\r" in block or lines[0].endswith(b"\r")
     if partial:
-        yield [b"".join(partial)], False
+        yield [b"".join(partial)], False, False
 
 
 def _read(source: Source, validator: StreamValidator) -> None:
@@ -475,7 +496,7 @@ def _read(source: Source, validator: StreamValidator) -> None:
     with stream:
         first = True
         ended = True
-        for lines, complete in _blocks(stream, validator, display):
+        for lines, complete, cr in _blocks(stream, validator, display):
             ended = complete
             if first:
                 first = False
@@ -484,7 +505,7 @@ def _read(source: Source, validator: StreamValidator) -> None:
                         Finding("PROFILE-jsonl", None, 1, "the stream starts with a byte order mark", display)
                     )
                     lines[0] = lines[0][3:]
-            if not crlf:
+            if cr and not crlf:
                 for index, raw in enumerate(lines):
                     if raw.endswith(b"\r"):
                         crlf = number + index + 1
@@ -522,9 +543,28 @@ def _read(source: Source, validator: StreamValidator) -> None:
                     validator.unreadable = True
                     return
                 add(value, number)
+    if number == 0 and not validator.findings:
+        problem = _compression_problem(source)
+        if problem is not None:
+            findings.append(Finding("PROFILE-jsonl", None, None, f"cannot read: {problem}", display))
+            validator.unreadable = True
+            return
     if crlf:
         findings.append(Finding("PROFILE-jsonl", None, crlf, "lines end in \\r\\n; a record ends in \\n", display))
     if blank:
         findings.append(Finding("PROFILE-jsonl", None, blank, "a blank line; every line is one record", display))
     if not ended:
         findings.append(Finding("PROFILE-jsonl", None, number, "the last record has no \\n after it", display))
+
+
+def _compression_problem(source: Source) -> str | None:
+    """Why a zstd input gave no bytes, when it is broken (the stream reader can report plain EOF)."""
+    try:
+        if not source.compressed:
+            return None
+        import zstandard
+
+        zstandard.ZstdDecompressor().decompressobj().decompress(source.raw_head(1 << 16))
+    except Exception as exc:  # a broken frame, an unreadable file
+        return str(exc) or type(exc).__name__
+    return None
