@@ -23,10 +23,13 @@ def xfail_t3code(reason: str) -> list[object]:
     return [pytest.param(n, marks=mark) if SQLITE_INPUTS[n][0] == "t3code" else n for n in NAMES]
 
 
-NOT_UTF8 = xfail_t3code(
-    "a row whose text is not UTF-8 stops the whole conversion (sqlite3 OperationalError: Could not decode to UTF-8)"
-)
-EVENTS = {"openclaw": ("transcript_events", "event_json"), "t3code": ("orchestration_events", "payload_json")}
+NOT_UTF8 = NAMES
+#: The table and column that hold each input's events (a V2 thread's events are in the V2 table).
+EVENTS = {
+    "openclaw-sqlite": ("transcript_events", "event_json"),
+    "t3code-v1": ("orchestration_events", "payload_json"),
+    "t3code-v2": ("orchestration_v2_events", "payload_json"),
+}
 
 
 def digest(folder: Path) -> dict[str, str]:
@@ -118,9 +121,7 @@ def exclusive_lock(path: Path) -> Iterator[None]:
         holder.close()
 
 
-@pytest.mark.parametrize(
-    "name", xfail_t3code("a write-locked database is read through immutable=1 with no warning (may be half-written)")
-)
+@pytest.mark.parametrize("name", NAMES)
 def test_locked_database_is_reported_not_a_hang(name: str, tmp_path: Path) -> None:
     agent, path = database(name, tmp_path)
     with exclusive_lock(path):
@@ -137,7 +138,7 @@ def test_locked_database_is_reported_not_a_hang(name: str, tmp_path: Path) -> No
 @pytest.mark.parametrize("name", NOT_UTF8)
 def test_row_that_is_not_utf8(name: str, tmp_path: Path) -> None:
     agent, path = database(name, tmp_path)
-    table, column = EVENTS[agent]
+    table, column = EVENTS[name]
     with sqlite3.connect(path) as connection:
         rowid = connection.execute(f"SELECT max(rowid) FROM {table}").fetchone()[0]
         connection.execute(f"UPDATE {table} SET {column} = CAST(X'7B22FF22FE7D' AS TEXT) WHERE rowid = ?", (rowid,))
@@ -150,7 +151,7 @@ def test_row_that_is_not_utf8(name: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_rows_written_while_read(name: str, tmp_path: Path) -> None:
     agent, path = database(name, tmp_path, wal=True)
-    table, _ = EVENTS[agent]
+    table, _ = EVENTS[name]
     stop = threading.Event()
 
     def write() -> None:

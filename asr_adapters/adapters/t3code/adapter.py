@@ -104,7 +104,7 @@ class T3CodeAdapter(Adapter):
         yield st.emit(header.build(db, thread_id, file))
         out = st.out
         for event in db.v1_events(thread_id):
-            if event["applicationEventVersion"] == 2:
+            if event.get("applicationEventVersion") == 2:
                 if event["eventId"] in st.v2_event_ids:
                     accounting.native_items += 1
                     accounting.duplicates += 1  # the same event is read from orchestration_v2_events
@@ -133,6 +133,10 @@ class T3CodeAdapter(Adapter):
         """Convert one row into ``st.out`` and count its single outcome."""
         accounting = st.accounting
         accounting.native_items += 1
+        if event.get("unreadable"):
+            accounting.unreadable += 1
+            context.warn(None, f"event {event.get('sequence')} ({event.get('eventId')}): text is not UTF-8; skipped")
+            return
         try:
             outcome = handler(st, event, attachments)
         except Exception as exc:  # one odd event must not stop the thread

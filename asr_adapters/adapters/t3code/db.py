@@ -57,7 +57,12 @@ class Database:
         except sqlite3.OperationalError as exc:
             wal = path.with_name(path.name + "-wal")
             connection = sqlite3.connect(_uri(path, mode="ro", immutable="1"), uri=True, check_same_thread=False)
-            if wal.exists():
+            if "locked" in str(exc).lower():
+                self.warnings.append(
+                    f"the database is locked by a writer ({exc}); read the main file as it stands "
+                    "(immutable=1): a write in progress may be missing or half-read"
+                )
+            elif wal.exists():
                 self.warnings.append(
                     f"read-only open failed ({exc}); read the main file only: "
                     f"committed changes still in {wal.name} are not included"
@@ -68,8 +73,21 @@ class Database:
         self.connection.close()
 
     def _all(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        """One statement run to completion, so no read transaction outlives the call."""
-        return self.connection.execute(sql, params).fetchall()
+        """One statement run to completion, so no read transaction outlives the call.
+
+        Text that is not UTF-8 makes SQLite's decoder fail the whole statement; only then is
+        the statement run again with a decoder that marks such values (``UndecodableText``),
+        so the common case keeps SQLite's own fast decoding."""
+        try:
+            return self.connection.execute(sql, params).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "decode" not in str(exc).lower():
+                raise
+            self.connection.text_factory = _decode
+            try:
+                return self.connection.execute(sql, params).fetchall()
+            finally:
+                self.connection.text_factory = str
 
     # -- threads -----------------------------------------------------------------------
 
@@ -105,7 +123,7 @@ class Database:
         while True:
             rows = self._all(sql, (thread_id, last, PAGE))
             for row in rows:
-                yield _v1_row(row)
+                yield _unreadable(row) or _v1_row(row)
             if len(rows) < PAGE:
                 return
             last = rows[-1][0]
@@ -121,7 +139,7 @@ class Database:
         while True:
             rows = self._all(sql, (thread_id, last, PAGE))
             for row in rows:
-                yield _v2_row(row)
+                yield _unreadable(row) or _v2_row(row)
             if len(rows) < PAGE:
                 return
             last = rows[-1][0]
@@ -222,6 +240,25 @@ class Database:
             (thread_id,),
         )
         return {r[0] for r in rows if isinstance(r[0], str)}
+
+
+class UndecodableText(str):
+    """A column value that is not UTF-8, decoded with replacement characters. Its row is
+    reported as unreadable instead of converted: replaced characters are not the source's."""
+
+
+def _decode(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return UndecodableText(raw.decode("utf-8", "replace"))
+
+
+def _unreadable(row: tuple[Any, ...]) -> dict[str, Any] | None:
+    """A marker for a row holding text that is not UTF-8 (``adapter`` counts it unreadable)."""
+    if not any(type(value) is UndecodableText for value in row):
+        return None
+    return {"unreadable": True, "sequence": row[0], "eventId": row[1]}
 
 
 def verbatim(event: dict[str, Any]) -> dict[str, Any]:
