@@ -65,6 +65,9 @@ def _check_agents(agents: tuple[str, ...]) -> list[str]:
 @click.option("--since", help="Only sources modified since DATE (ISO date or time, or 7d, 12h).")
 @click.option("--include", multiple=True, help="Only files matching this glob (name or path; repeatable).")
 @click.option("--exclude", multiple=True, help="Skip files matching this glob (name or path; repeatable).")
+@click.option(
+    "--follow-symlinks", is_flag=True, help="Follow links that lead out of a source folder (not followed by default)."
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary on stdout.")
 def batch(
@@ -77,6 +80,7 @@ def batch(
     since: str | None,
     include: tuple[str, ...],
     exclude: tuple[str, ...],
+    follow_symlinks: bool,
     quiet: bool,
     as_json: bool,
 ) -> None:
@@ -103,6 +107,7 @@ def batch(
         force=force,
         filters=filters,
         progress=None if quiet else Progress(),
+        follow_symlinks=follow_symlinks,
     )
     try:
         summary = run_batch(options)

@@ -50,6 +50,7 @@ class BatchOptions:
     env: Mapping[str, str] | None = None
     progress: Progress | None = None
     save_every: float = 2.0
+    follow_symlinks: bool = False
 
 
 @dataclass
@@ -183,7 +184,7 @@ class _Batch:
         filters = self.options.filters
         summary = self.summary
         tasks: list[Task] = []
-        for candidate in walk(roots, skip=[self.outdir]):
+        for candidate in walk(roots, skip=[self.outdir], follow_symlinks=self.options.follow_symlinks):
             if not filters.by_path(candidate):
                 summary.filtered += 1
                 continue

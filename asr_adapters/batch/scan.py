@@ -66,8 +66,12 @@ class Filters:
         return not self.agents or agent in self.agents
 
 
-def walk(roots: Iterable[Path], skip: Iterable[Path] = ()) -> Iterator[Candidate]:
-    """Every regular file under the roots (a root may be a file), each once, in sorted order."""
+def walk(roots: Iterable[Path], skip: Iterable[Path] = (), follow_symlinks: bool = False) -> Iterator[Candidate]:
+    """Every regular file under the roots (a root may be a file), each once, in sorted order.
+
+    Symlinks that lead out of their root (a linked folder, or a linked file whose target is
+    elsewhere) are followed only with ``follow_symlinks``: a session folder must not make
+    the batch read whatever a link inside it points to."""
     skipped = {Path(os.path.abspath(p)) for p in skip}
     seen: set[str] = set()
     for root in roots:
@@ -75,20 +79,26 @@ def walk(roots: Iterable[Path], skip: Iterable[Path] = ()) -> Iterator[Candidate
         if root.is_file():
             yield from _one(root, root.parent, seen, explicit=True)
             continue
-        for folder, dirs, files in os.walk(root):
+        for folder, dirs, files in os.walk(root, followlinks=follow_symlinks):
             here = Path(folder)
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and here / d not in skipped)
             for name in sorted(files):
                 if name.startswith(TEMP_PREFIX):
                     continue
-                yield from _one(here / name, root, seen)
+                yield from _one(here / name, root, seen, follow_symlinks=follow_symlinks)
 
 
-def _one(path: Path, root: Path, seen: set[str], explicit: bool = False) -> Iterator[Candidate]:
+def _one(
+    path: Path, root: Path, seen: set[str], explicit: bool = False, follow_symlinks: bool = False
+) -> Iterator[Candidate]:
     try:
         real = os.path.realpath(path)
         if real in seen:
             return
+        if not explicit and not follow_symlinks and os.path.islink(path):
+            inside = os.path.realpath(root)
+            if os.path.commonpath([real, inside]) != inside:
+                return  # a link out of the tree: not followed unless asked
         stat = os.stat(path)
     except OSError:
         return

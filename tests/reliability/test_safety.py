@@ -102,11 +102,6 @@ def test_batch_does_not_follow_a_symlinked_folder_out_of_the_tree(tmp_path: Path
     assert not list(out.rglob("*.asr.jsonl")), list(out.rglob("*"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="batch: a symlinked file under a source folder that points out of the tree is converted "
-    "(scan._one resolves it and converts it; only symlinked folders are skipped), reported",
-)
 def test_batch_does_not_follow_a_symlinked_file_out_of_the_tree(tmp_path: Path) -> None:
     outside = _session(tmp_path, "outside", "rollout-2026-05-11T08-26-55-019e1625-0000-7000-8000-000000000010.jsonl")
     (tmp_path / "src").mkdir()
@@ -114,6 +109,8 @@ def test_batch_does_not_follow_a_symlinked_file_out_of_the_tree(tmp_path: Path) 
     out = tmp_path / "out"
     _batch(str(tmp_path / "src"), "-o", str(out))
     assert not list(out.rglob("*.asr.jsonl")), list(out.rglob("*"))
+    _batch(str(tmp_path / "src"), "-o", str(out), "--follow-symlinks")  # unless asked
+    assert len(list(out.rglob("*.asr.jsonl"))) == 1
 
 
 def test_batch_converts_a_symlink_inside_the_tree_once(tmp_path: Path) -> None:
