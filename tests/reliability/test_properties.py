@@ -4,7 +4,7 @@ exception allowed), the output always passes the validator, and the accounting a
 The validator itself never crashes on arbitrary JSON.
 
 Examples are derandomized (CI is reproducible) and few per golden case; every adapter gets about
-50. ``ASR_HYPOTHESIS_SCALE=10`` runs ten times as many."""
+50. ``ASR_HYPOTHESIS_SCALE=10`` runs ten times as many; ``ASR_HYPOTHESIS_SEED=N`` draws other examples."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import orjson
 import pytest
 from corpus import build_sqlite
 from golden_support import GoldenCase, golden_cases
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from asr_adapters import validate_records
@@ -29,6 +29,8 @@ from asr_adapters.convert import Conversion
 from asr_adapters.core.errors import InputError
 
 SCALE = int(os.environ.get("ASR_HYPOTHESIS_SCALE", "1"))
+#: Unset in CI (derandomized: the same examples every run); set to explore other examples locally.
+SEED = os.environ.get("ASR_HYPOTHESIS_SEED")
 PER_ADAPTER = 50 * SCALE
 CASES = golden_cases()
 CASES_PER_AGENT = Counter(case.agent for case in CASES)
@@ -249,10 +251,11 @@ def _property(case: GoldenCase) -> Any:
     @settings(
         max_examples=examples_per_case(case.agent),
         deadline=None,
-        derandomize=True,
+        derandomize=SEED is None,
         database=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
+    @seed(int(SEED or 0))
     @given(data=st.data())
     def run(data: st.DataObject) -> None:
         folder = scratch_copy(case)
