@@ -101,3 +101,21 @@ def test_empty_input_is_an_error_or_reported(name: str, content: bytes, tmp_path
     path.write_bytes(content)
     outcome = convert(path, tmp_path / "out", "--agent", agent)
     assert not outcome.converted or outcome.warnings, outcome.describe()
+
+
+@pytest.mark.parametrize("case", list(LINE_CASES))
+def test_validator_on_the_corpus(case: str, tmp_path: Path) -> None:
+    """``asr validate`` on each bad file (made from an ASR stream and from a native input): findings
+    or ok, exit 0 or 1, never a traceback."""
+    from click.testing import CliRunner
+    from golden_support import GOLDEN
+
+    from asr_adapters.cli import main
+
+    stream = GOLDEN / "codex" / "10-tool-calls-every-kind" / "expected.asr.jsonl"
+    for index, base in enumerate((stream, LINE_INPUTS["codex"][1])):
+        path = tmp_path / f"{index}.asr.jsonl"
+        path.write_bytes(LINE_CASES[case](base.read_bytes()).data)
+        result = CliRunner().invoke(main, ["validate", str(path)])
+        assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+        assert result.exit_code in (0, 1) and "Traceback" not in result.stderr
