@@ -13,6 +13,7 @@ import orjson
 from ..model.order import canonical_order
 from ..version import PRODUCER_NAME, __version__
 from .accounting import Accounting, Diagnostic
+from .refs import session_ref
 from .source import Source
 
 
@@ -118,7 +119,7 @@ def header(
     source["file"] = file
     return {
         "type": "session",
-        "session": f"{agent}:{session_id}",
+        "session": session_ref(agent, session_id),
         "agent": agent_info,
         "producer": {"name": PRODUCER_NAME, "version": __version__},
         "source": source,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from urllib.parse import unquote
 
 import orjson
 import pytest
@@ -18,19 +19,9 @@ from asr_adapters.cli import main
 PACKAGE = Path(__file__).resolve().parents[2] / "asr_adapters"
 MARKER = "/tmp/asr-reliability-executed"
 HOSTILE_IDS = ["../../../../escaped", "/etc/passwd", "a/b/../../c", "..", ".hidden", "$(touch${IFS}" + MARKER + ")"]
-#: Ids no session reference can hold as they are (the profile's grammar has no whitespace or '#').
-UNREFERENCEABLE = [
-    pytest.param(
-        hostile,
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="all adapters: a native session id holding whitespace or '#' is written into the session "
-            "reference as it is, which the validator rejects; needs one escaping rule for every adapter (lead), "
-            "reported",
-        ),
-    )
-    for hostile in ["with space", "a#b"]
-]
+#: Ids no session reference can hold as they are (the profile's grammar has no whitespace or '#'):
+#: core.refs.session_ref percent-encodes them.
+UNREFERENCEABLE = ["with space", "a#b", "100%"]
 
 
 def test_the_package_never_executes_or_unpickles() -> None:
@@ -73,10 +64,8 @@ def test_hostile_session_id_stays_in_the_output_folder(name: str, hostile: str, 
         relative = Path(path).relative_to("work/deep/out")
         assert len(relative.parts) == 1 and not relative.name.startswith("."), relative
     assert not os.path.exists(MARKER)
-    if outcome.converted:
-        assert any(hostile in record.get("session", "") for record in outcome.records[:1]) or hostile in str(
-            outcome.records[0]
-        )
+    if outcome.converted:  # the id is kept, percent-encoded where a reference cannot hold it (core.refs)
+        assert unquote(outcome.records[0]["session"].split(":", 1)[1]) == hostile
 
 
 def _batch(*args: str) -> tuple[int, str]:

@@ -17,6 +17,7 @@ import orjson
 
 from ...core.accounting import Diagnostic
 from ...core.adapter import Adapter, Context, Stream
+from ...core.refs import session_ref
 from ...core.source import Source
 from ...registry import register
 from . import discover
@@ -100,7 +101,7 @@ class ClaudeCodeAdapter(Adapter):
             state["kids"] = kids
             # nested agents (sidecar ``parentAgentId``) are linked by their own parent's stream
             linked = [(agent_key(root, k.agent_id), _meta_call(k.meta), k.meta) for k in kids if not _nested(k.meta)]
-            linked += [(f"{AGENT}:{key}", None, None) for key in sidechains.names()]
+            linked += [(session_ref(AGENT, key), None, None) for key in sidechains.names()]
             yield from builder.finish(linked)
 
         yield Stream(info.key, main_records(), True)
@@ -155,8 +156,8 @@ class ClaudeCodeAdapter(Adapter):
             meta = kid.meta
             parent_path = discover.parent_file(source.path, facts.session_id)
             if parent_path is not None:
-                refs = _Refs(_uuids_of(parent_path), f"{AGENT}:{root}")
-        parent = f"{AGENT}:{root}"
+                refs = _Refs(_uuids_of(parent_path), session_ref(AGENT, root))
+        parent = session_ref(AGENT, root)
         if meta and isinstance(meta.get("parentAgentId"), str):
             parent = agent_key(root, meta["parentAgentId"])
         title = meta.get("description") if meta and isinstance(meta.get("description"), str) else facts.title
@@ -277,7 +278,7 @@ class _Sidechains:
                 self.first_ts[key] = obj["timestamp"]
             prompt = _prompt_text(obj)
             if prompt is not None:
-                builder.sidechain_prompts.setdefault(prompt, f"{AGENT}:{key}")
+                builder.sidechain_prompts.setdefault(prompt, session_ref(AGENT, key))
         self._groups[key].append(number if self.rereadable else (number, obj))
 
     def names(self) -> list[str]:

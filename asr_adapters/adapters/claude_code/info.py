@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from ...core.accounting import Accounting
 from ...core.adapter import Emitter
+from ...core.refs import session_ref
 from ...core.timestamps import from_iso, stamp
 
 AGENT = "claude-code"
@@ -48,12 +49,12 @@ class StreamInfo:
 
     @property
     def key(self) -> str:
-        return f"{AGENT}:{self.session_id}"
+        return session_ref(AGENT, self.session_id)
 
 
 def agent_key(root_session: str, agent_id: str) -> str:
     """The session reference of a subagent transcript (documented id recipe)."""
-    return f"{AGENT}:{root_session}/agent-{agent_id}"
+    return session_ref(AGENT, f"{root_session}/agent-{agent_id}")
 
 
 class Out:

@@ -6,6 +6,7 @@ from typing import Any
 
 import orjson
 
+from ...core.refs import session_ref
 from .content import ENCRYPTED, convert_parts
 from .fragments import classify, is_media_label, split_ide_request
 from .state import ConverterState, HeldUserMessage
@@ -200,7 +201,7 @@ class MessageMapper(ConverterState):
 
     def route(self, record: dict[str, Any], author: Any, recipient: Any, others: Any) -> None:
         """``from`` and ``recipients`` as agent addresses scoped to the tree's root (ASR-226)."""
-        scope = f"codex:{self.tree_root or self.thread_id or 'unknown'}"
+        scope = session_ref("codex", self.tree_root or self.thread_id)
         if isinstance(author, str) and author:
             record["from"] = {"session": scope, "address": author}
         recipients = []

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ...core.adapter import header
+from ...core.refs import session_ref
 from ...core.timestamps import from_iso
 from .containers import NativeLine
 from .events import EventMapper
@@ -29,12 +30,13 @@ class RolloutConverter(EventMapper, ToolMapper):
     """Maps one rollout's native lines to records, in file order."""
 
     def run(self, lines: Iterator[NativeLine]) -> Iterator[dict[str, Any]]:
+        dispatch = self.dispatch
         for native in lines:
             self.line = native[0]
             self.timestamp = native[3]
             if not self.header_done and native[1] != "session_meta":
                 self.fallback_header()
-            self.dispatch(native)
+            dispatch(native)
             if self.ready:
                 yield from self.drain()  # a list: no generator per line
         self.line = None
@@ -156,7 +158,7 @@ class RolloutConverter(EventMapper, ToolMapper):
             parent = spawn["thread_spawn"].get("parent_thread_id")
         if isinstance(parent, str) and parent:
             self.parent_thread = parent
-            record["parent"] = f"codex:{parent}"
+            record["parent"] = session_ref("codex", parent)
         rest = {k: v for k, v in meta.items() if k not in _HEADER_KEYS}
         if rest:
             record["meta"] = rest

@@ -6,6 +6,7 @@ from typing import Any
 
 import orjson
 
+from ...core.refs import session_ref
 from .content import data_url_image, output_parts
 from .state import ConverterState
 
@@ -14,9 +15,18 @@ _ENTRY_STATUSES = frozenset({"pending", "in_progress", "completed"})
 _SPAWN_TOOLS = frozenset({"spawn_agent"})
 
 
+_JSON_AFTER_BRACKET = frozenset('{["]-0123456789tfn \n\t\r')
+
+
 def parse_arguments(raw: Any) -> tuple[bool, Any]:
-    """``(True, value)`` when the arguments string is JSON, else ``(False, raw)``."""
+    """``(True, value)`` when the arguments string is JSON, else ``(False, raw)``.
+
+    Text that cannot open a JSON value is not tried: a failed parse costs a raised error,
+    and sanitised or freeform arguments are common."""
     if isinstance(raw, str):
+        first = raw[:1]
+        if first not in ("{", "[", '"') or (first == "[" and raw[1:2] not in _JSON_AFTER_BRACKET):
+            return False, raw
         try:
             return True, orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -168,7 +178,7 @@ class ToolMapper(ConverterState):
         record = {"type": "subagent", **spawn["at"]} if flushed else self.envelope("subagent")
         record["callId"] = call_id
         if parsed and isinstance(result, dict) and isinstance(result.get("agent_id"), str):
-            record["session"] = f"codex:{result['agent_id']}"
+            record["session"] = session_ref("codex", result["agent_id"])
         address = args.get("task_name")
         if parsed and isinstance(result, dict) and isinstance(result.get("task_name"), str):
             address = result["task_name"]

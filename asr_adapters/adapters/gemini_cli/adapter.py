@@ -15,6 +15,7 @@ import orjson
 
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.errors import InputError
+from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
@@ -64,7 +65,7 @@ def session_header(
         start_time = meta.get("startTime")
         start = start_time if isinstance(start_time, str) else discover.stem(source.name)
         stamp_part = "".join(c for c in start if c.isalnum())  # 2026-03-17T22:37:42.549Z -> 20260317T223742549Z
-        session_id, derived, parent = f"{native_id}-subagent-{stamp_part}", True, f"gemini-cli:{native_id}"
+        session_id, derived, parent = f"{native_id}-subagent-{stamp_part}", True, session_ref("gemini-cli", native_id)
     else:
         session_id = native_id
         if subagent:

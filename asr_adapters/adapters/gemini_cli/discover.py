@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from ...core.refs import session_ref
+
 # ``GEMINI_CLI_HOME`` replaces the home folder Gemini CLI puts ``.gemini/`` in
 HOME_VARIABLE = "GEMINI_CLI_HOME"
 
@@ -30,7 +32,7 @@ def parent_from_path(path: Path | None) -> str | None:
     """A v0.37+ subagent file sits in ``chats/<parentSessionId>/``: the parent's reference."""
     if path is None or path.parent.parent.name != "chats":
         return None
-    return f"gemini-cli:{path.parent.name}"
+    return session_ref("gemini-cli", path.parent.name)
 
 
 def is_session_file(path: Path) -> bool:

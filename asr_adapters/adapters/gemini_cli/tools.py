@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.refs import session_ref
 from ...core.timestamps import from_iso, stamp
 from .parts import REGISTRY, map_part, native_parts, output_capture
 
@@ -180,7 +181,7 @@ def subagent_body(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
     agent_id = call.get("agentId")
     if not isinstance(agent_id, str) or not agent_id:
         return None
-    body: dict[str, Any] = {"callId": call_id, "session": f"gemini-cli:{agent_id}"}
+    body: dict[str, Any] = {"callId": call_id, "session": session_ref("gemini-cli", agent_id)}
     if isinstance(call.get("name"), str):
         body["agentType"] = call["name"]
     return body

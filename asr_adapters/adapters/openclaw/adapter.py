@@ -15,6 +15,7 @@ import orjson
 
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.errors import InputError
+from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
@@ -268,7 +269,7 @@ def _parent(line: dict[str, Any], info: SessionInfo | None) -> str | None:
             stem = PurePath(value.replace("\\", "/")).name.split(".jsonl", 1)[0]
             stem = stem.rsplit("_", 1)[-1]
             if stem:
-                return f"openclaw:{stem}"
+                return session_ref("openclaw", stem)
     if info is not None and info.parent_session_id:
-        return f"openclaw:{info.parent_session_id}"
+        return session_ref("openclaw", info.parent_session_id)
     return None

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ...core.adapter import Adapter, Context, Emitter
+from ...core.refs import session_ref
 from ...core.timestamps import from_iso, stamp
 from ...model.order import canonical_part_order
 from . import assistant as am
@@ -190,7 +191,7 @@ class Mapper:
             if not isinstance(origin_session, str) and provenance.get("sourceTool") == "subagent_announce":
                 origin_session = internal_event_facts("".join(texts)).get("session_id")
             if isinstance(origin_session, str) and origin_session:
-                record["from"] = {"session": f"openclaw:{origin_session}"}
+                record["from"] = {"session": session_ref("openclaw", origin_session)}
             return
         via = None
         if is_ui:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ...core.refs import session_ref
 from . import assistant as am
 from .index import arr, obj
 from .routing import Routing
@@ -61,7 +62,7 @@ def subagent(
     record: dict[str, Any] = {"type": "subagent", **base, "callId": call_id}
     child = resolve(key) if resolve is not None else None
     if child:
-        record["session"] = f"openclaw:{child}"
+        record["session"] = session_ref("openclaw", child)
     record["address"] = key
     agent_type = data.get("agentId") or data.get("runtime")
     if isinstance(agent_type, str) and agent_type:

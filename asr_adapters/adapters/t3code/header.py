@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.adapter import header as core_header
+from ...core.refs import session_ref
 from ...core.timestamps import from_iso, stamp
 from .db import Database
 from .state import obj
@@ -23,7 +24,7 @@ def _native_session(driver: Any, native_id: Any) -> str | None:
     agent = DRIVERS.get(driver) if isinstance(driver, str) else None
     if agent is None or not isinstance(native_id, str) or not native_id:
         return None
-    return f"{agent}:{native_id}"
+    return session_ref(agent, native_id)
 
 
 def _cursor_session(provider: Any, cursor: Any) -> str | None:
@@ -123,7 +124,7 @@ def build(db: Database, thread_id: str, file: str) -> dict[str, Any]:
         record["cwd"] = cwd
     parent = lineage.get("parentThreadId")
     if isinstance(parent, str) and lineage.get("relationshipToParent") in ("fork", "subagent"):
-        record["parent"] = f"t3code:{parent}"
+        record["parent"] = session_ref("t3code", parent)
     if project is not None:
         record["project"] = project
     for name in ("branch", "worktreePath", "modelSelection", "runtimeMode", "interactionMode"):

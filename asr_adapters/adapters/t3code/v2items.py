@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ...core.refs import session_ref
 from .state import ThreadState, base, data_part, ns, obj, text_part
 from .text import split_user_text
 from .v1 import attachment_parts
@@ -50,7 +51,7 @@ def message_record(p: dict[str, Any], attachments: Path | None, final: bool) -> 
     if not record["content"]:
         record["capture"] = {"content": {"state": "absent", "reason": "T3 Code stored no text for this message"}}
     if isinstance(p.get("senderThreadId"), str):
-        record["from"] = {"session": f"t3code:{p['senderThreadId']}"}
+        record["from"] = {"session": session_ref("t3code", p["senderThreadId"])}
     for key in ("notification", "scheduledTaskId", "delegatedCompletion", "runId"):
         if p.get(key) is not None:
             record[key] = p[key]
@@ -96,7 +97,7 @@ def _user(p: dict[str, Any], attachments: Path | None) -> dict[str, Any]:
     author = CREATED_BY.get(p.get("createdBy"), "human")  # type: ignore[arg-type]
     origin = INTENT.get(p.get("inputIntent"), "prompt")  # type: ignore[arg-type]
     if isinstance(p.get("senderThreadId"), str):
-        record["from"] = {"session": f"t3code:{p['senderThreadId']}"}
+        record["from"] = {"session": session_ref("t3code", p["senderThreadId"])}
         if author == "agent":
             origin = "inter_session"
     record["content"] = []
@@ -166,7 +167,7 @@ def _subagent(p: dict[str, Any]) -> dict[str, Any]:
     record = _start("subagent", p)
     record["callId"] = p["id"]
     if isinstance(p.get("childThreadId"), str):
-        record["session"] = f"t3code:{p['childThreadId']}"
+        record["session"] = session_ref("t3code", p["childThreadId"])
     if isinstance(p.get("driver"), str):
         record["agentType"] = p["driver"]
     if isinstance(p.get("title"), str):

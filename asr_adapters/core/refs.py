@@ -1,0 +1,26 @@
+"""Session references (profile §3) built one way for every adapter.
+
+A native id may hold characters a reference cannot carry as they are: white space and ``#``
+(which starts the record part of a reference). They are percent-encoded as UTF-8 bytes, and
+so is ``%`` itself, so the encoding can be undone and two ids never meet in one reference.
+"""
+
+from __future__ import annotations
+
+import re
+
+_UNSAFE = re.compile(r"[%#\s\x00-\x1f\x7f]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    return "".join(f"%{byte:02X}" for byte in match.group().encode("utf-8"))
+
+
+def session_ref(agent: str, native_id: object) -> str:
+    """``<agent>:<native id>``, the id escaped where it must be; ``unknown`` for no id."""
+    text = str(native_id) if native_id is not None else ""
+    if not text:
+        text = "unknown"
+    elif _UNSAFE.search(text):
+        text = _UNSAFE.sub(_escape, text)
+    return f"{agent}:{text}"
