@@ -9,6 +9,8 @@ import re
 from datetime import datetime
 from typing import Any
 
+import orjson
+
 #: RFC 3339 in UTC with a ``Z`` suffix and an optional fraction (profile §2), ASCII digits only.
 #: ``valid_ts`` checks the date and the hour, once per distinct hour.
 TS = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-5][0-9]:(?:[0-5][0-9]|60)(?:\.[0-9]+)?Z\Z")
@@ -131,6 +133,15 @@ def is_str_list(value: Any) -> bool:
 
 
 def show(value: Any, limit: int = 60) -> str:
-    """A short repr of any value for a finding's message."""
-    text = repr(value)
+    """A short rendering of any value for a finding's message (never raises, even on deep nesting)."""
+    if isinstance(value, list | dict):
+        try:
+            text = orjson.dumps(value).decode()
+        except Exception:  # deeper than orjson writes, or not JSON at all
+            text = "[…]" if isinstance(value, list) else "{…}"
+    else:
+        try:
+            text = repr(value)
+        except Exception:
+            text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[: limit - 1] + "…"
