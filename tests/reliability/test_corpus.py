@@ -13,6 +13,7 @@ from harness import Outcome, content_strings, convert
 #: The cases that are one error line with ``--agent`` given (every other case converts, with the
 #: problem counted and reported). docs/reliability.md has the same table.
 ERRORS = {
+    ("claude-code", "empty"), ("claude-code", "blank"),
     ("codex", "empty"), ("codex", "blank"), ("codex", "json-array"), ("codex", "json-array-pretty"), ("codex", "png"),
     ("openclaw", "empty"), ("openclaw", "blank"), ("openclaw", "json-array-pretty"), ("openclaw", "png"),
     ("gemini-cli", "empty"), ("gemini-cli", "blank"), ("gemini-cli", "json-array-pretty"), ("gemini-cli", "png"),
@@ -80,17 +81,7 @@ def test_line_that_is_not_an_object_is_kept_and_reported(name: str, line: bytes,
     assert outcome.converted and any(f"session.jsonl:{at + 1}: " in w for w in outcome.warnings), outcome.warnings
 
 
-EMPTY = [
-    pytest.param(
-        name,
-        marks=pytest.mark.xfail(
-            strict=True, reason="claude-code: an empty file converts to a bare header with no warning, reported"
-        ),
-    )
-    if name == "claude-code"
-    else name
-    for name in LINE_INPUTS
-]
+EMPTY = list(LINE_INPUTS)
 
 
 @pytest.mark.parametrize("name", EMPTY)

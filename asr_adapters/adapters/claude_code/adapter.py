@@ -17,6 +17,7 @@ import orjson
 
 from ...core.accounting import Diagnostic
 from ...core.adapter import Adapter, Context, Stream
+from ...core.errors import InputError
 from ...core.refs import session_ref
 from ...core.source import Source
 from ...registry import register
@@ -40,6 +41,10 @@ class _Refs:
 
     def __getitem__(self, uuid: str) -> str:
         return self._key
+
+
+#: Bytes read to tell an empty (or all-blank) file from a transcript.
+HEAD_PROBE = 4096
 
 
 @register
@@ -78,6 +83,8 @@ class ClaudeCodeAdapter(Adapter):
     # -- conversion ---------------------------------------------------------------------
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
+        if not source.head(HEAD_PROBE).strip() and next(iter(source.lines()), None) is None:
+            raise InputError(source.display, "empty file: no transcript lines to convert")
         facts = prescan(source)
         root = facts.session_id or _stem(source.name)
         if facts.agent_id is not None:
