@@ -107,6 +107,28 @@ CASES: list[tuple[str, int, list[dict], list[dict]]] = [
         stream(msg(capture={"role": {"state": "absent"}})),
         stream(msg(capture={"role": {"state": "masked"}})),
     ),
+    # ASR-203: harness-inserted content is not the human's.
+    (
+        "ASR-203",
+        2,
+        stream(msg(author="human", origin="injected")),
+        stream(msg(author="harness", origin="injected")),
+    ),
+    (
+        "ASR-203",
+        2,
+        stream(msg(author="human", content=[{"type": "text", "text": "# AGENTS.md", "origin": "injected"}])),
+        stream(
+            msg(
+                author="human",
+                origin="prompt",
+                content=[
+                    {"type": "text", "text": "# AGENTS.md", "author": "harness", "origin": "injected"},
+                    {"type": "text", "text": "Fix the failing parser test."},
+                ],
+            )
+        ),
+    ),
     # ASR-204: audience is closed.
     ("ASR-204", 2, stream(msg(audience="everyone")), stream(msg(audience="both"))),
     ("ASR-204", 2, stream(msg(audience=["user"])), stream(msg(audience="unknown"))),

@@ -79,6 +79,10 @@ def _check_members(part: dict, field: str, count: int, index: int, report: Repor
             report(
                 "ASR-205", f"{field}[{index}] is a notice: its author must be harness and the message's audience user"
             )
+        elif origin == "injected" and author == "human":
+            report(
+                "ASR-203", f"{field}[{index}] was inserted by the harness (origin injected): its author is not human"
+            )
 
 
 def _blob(value: Any, where: str, report: Report) -> None:

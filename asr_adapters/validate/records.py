@@ -92,8 +92,11 @@ def check_message(record: dict, report: Report) -> None:
     audience = get("audience", _MISSING)
     if audience is not _MISSING and not (audience.__class__ is str and audience in AUDIENCES):
         report("ASR-204", f"audience must be model, user, both or unknown, not {show(audience)}")
-    if get("origin") == "notice" and (get("author") != "harness" or audience != "user"):
+    origin = get("origin")
+    if origin == "notice" and (get("author") != "harness" or audience != "user"):
         report("ASR-205", "a stored harness notice must have author harness, origin notice and audience user")
+    elif origin == "injected" and get("author") == "human":
+        report("ASR-203", "content inserted by the harness (origin injected) cannot have author human")
     if not _MESSAGE_RARE.isdisjoint(record):
         _check_message_rare(record, content, report)
     if (
