@@ -409,7 +409,8 @@ def test_message_tool_send_and_failure() -> None:
     conversations = {c["conversationId"]: c for c in _by_type(records, "conversation")}
     target = conversations[deliveries[0]["conversation"]]
     assert (target["platform"], target["platformId"]) == ("telegram", "42")
-    assert all(d["message"] == "messageId=a1" for d in deliveries)
+    # A tool send names its call, not the assistant message that made it (that text was not sent).
+    assert [d["callId"] for d in deliveries] == ["c1", "c2"] and all("message" not in d for d in deliveries)
     assert not validate_records(records)
 
 

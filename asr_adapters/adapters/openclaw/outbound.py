@@ -85,7 +85,10 @@ def send_delivery(
     message_id: str | None,
     data: dict[str, Any],
 ) -> list[dict[str, Any]]:
-    """A ``message`` tool send: sent with the platform ids its result carries, or failed."""
+    """A ``message`` tool send: sent with the platform ids its result carries, or failed.
+
+    The delivery names its tool call (``callId``), not a message: what was sent is the call's
+    input, and the assistant message that made the call was not itself sent there."""
     details = obj(message.get("details"))
     result = obj(details.get("result"))
     ids = arr(result.get("messageIds"))
@@ -97,8 +100,6 @@ def send_delivery(
     if not ids and not failed:
         return []
     delivery: dict[str, Any] = {"type": "delivery", **base}
-    if message_id is not None:
-        delivery["message"] = f"messageId={message_id}"
     channel = data.get("channel") or details.get("channel")
     target = data.get("target") or data.get("to") or details.get("to")
     conversation = routing.target_conversation(channel, target)
