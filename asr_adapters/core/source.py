@@ -25,6 +25,8 @@ MAX_LINE_BYTES = 256 << 20
 MAX_DOCUMENT_BYTES = 256 << 20
 #: Compressed bytes fed to zstd at a time: bounds what one step can expand to.
 _ZSTD_CHUNK = 8192
+#: Compressed bytes of a once-readable stream kept for sniffing (more than a zstd block).
+_STREAM_HEAD = 256 << 10
 
 
 class BadLine(bytes):
@@ -170,6 +172,15 @@ class Source:
         """The first ``size`` bytes of the content (decompressed), for sniffing."""
         if not self.compressed:
             return self.raw_head(size)
+        if self.path is None and self._bytes is None:
+            # A stream can be read once: decompress the first bytes kept for ``open`` to replay
+            # (enough for zstd's largest block), leaving the stream itself unread.
+            raw = self.raw_head(_STREAM_HEAD)
+            reader = _ZstdRaw(io.BytesIO(raw))
+            with io.BufferedReader(reader) as stream:
+                head = stream.read(size)
+            self._zstd = reader if len(raw) < _STREAM_HEAD else None  # a problem only if it ended there
+            return head
         with self.open() as stream:
             return stream.read(size)
 

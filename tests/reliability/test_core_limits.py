@@ -4,6 +4,7 @@ data nested deeper than the writer's native limit."""
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
 
 import orjson
@@ -121,3 +122,40 @@ def test_writer_writes_integers_beyond_64_bits() -> None:
     out = io.BytesIO()
     StreamWriter(out).write_all([record])
     assert out.getvalue() == b'{"type":"vendor","seq":1,"id":"r1","schema":"x/y","data":{"n":1180591620717411303424}}\n'
+
+
+class _Pipe(io.RawIOBase):
+    """A once-readable, non-seekable stream, like stdin from a pipe."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = io.BytesIO(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        chunk = self._data.read(min(len(buffer), 1000))
+        buffer[: len(chunk)] = chunk
+        return len(chunk)
+
+
+@pytest.mark.parametrize("agent", [None, "codex"])
+def test_zstd_from_a_pipe_is_sniffed_and_read_whole(agent: str | None) -> None:
+    """A compressed stream read once (stdin): the sniff must not consume it. Uncompressible
+    content makes it longer than the bytes kept for the sniff."""
+    plain = _many_blocks()
+    filler = orjson.dumps({"type": "event_msg", "payload": {"type": "zz", "noise": os.urandom(300_000).hex()}})
+    lines = plain.splitlines(keepends=True)
+    data = b"".join([lines[0], filler + b"\n", *lines[1:]])
+    packed = zstandard.ZstdCompressor(level=1).compress(data)
+    assert len(packed) > 300_000
+    expected = [r for s in Conversion(packed, "codex", as_dicts=True).streams() for r in s.records]
+    stream = io.BufferedReader(_Pipe(packed))
+    got = [r for s in Conversion(stream, agent, as_dicts=True).streams() for r in s.records]
+    assert got == expected and len(got) > 100
+
+
+def test_cut_zstd_from_a_pipe_says_so() -> None:
+    stream = io.BufferedReader(_Pipe(ZST.read_bytes()[:300]))
+    with pytest.raises(InputError, match="ends in the middle of a zstd frame"):
+        list(Conversion(stream, as_dicts=True))
