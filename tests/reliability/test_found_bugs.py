@@ -95,3 +95,27 @@ def test_t3code_v2_turn_item_message_id_null(tmp_path: Path) -> None:
     conversion = Conversion(database, "t3code", as_dicts=True)
     streams = [list(stream.records) for stream in conversion.streams()]
     assert [f.describe() for records in streams for f in validate_records(records)] == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="t3code: a V2 context-handoff.updated event whose summaryText is not a string (true) gives a text part "
+    "without string text (ASR-210), reported",
+)
+def test_t3code_v2_context_handoff_summary_not_a_string(tmp_path: Path) -> None:
+    database = build_sqlite(GOLDEN / "t3code" / "v2-provider-switch" / "input.sql", tmp_path / "state.sqlite")
+    with sqlite3.connect(database) as connection:
+        (payload,) = connection.execute(
+            "SELECT payload_json FROM orchestration_v2_events WHERE event_type = 'context-handoff.updated' "
+            "ORDER BY sequence LIMIT 1"
+        ).fetchone()
+        event = orjson.loads(payload)
+        event["summaryText"] = True
+        connection.execute(
+            "UPDATE orchestration_v2_events SET payload_json = ? WHERE event_type = 'context-handoff.updated'",
+            (orjson.dumps(event),),
+        )
+    connection.close()
+    conversion = Conversion(database, "t3code", as_dicts=True)
+    streams = [list(stream.records) for stream in conversion.streams()]
+    assert [f.describe() for records in streams for f in validate_records(records)] == []
