@@ -143,6 +143,8 @@ class StreamValidator:
         if not usable or seq != count:
             self.report("PROFILE-seq", f"seq must be {count} (1, then +1 per record), not {show(seq)}")
         kind = record.get("type")
+        if kind.__class__ is not str and isinstance(kind, str):
+            kind = str(kind)  # a str subclass from a caller of validate_records
         if kind.__class__ is str:
             shapes = self._shapes.get(kind)
             if shapes is None:
