@@ -266,10 +266,14 @@ def build_input(sample: Sample, size: int, folder: Path = DATA) -> Built:
     partial = path.with_name(path.name + ".partial")
     partial.unlink(missing_ok=True)
     start = time.perf_counter()
-    if suffix == ".sqlite":
-        lines, largest, reps = _build_t3code(sample.path, size, partial)
-    else:
-        lines, largest, reps = _build_jsonl(sample, size, partial)
+    try:
+        if suffix == ".sqlite":
+            lines, largest, reps = _build_t3code(sample.path, size, partial)
+        else:
+            lines, largest, reps = _build_jsonl(sample, size, partial)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
     os.replace(partial, path)
     built = Built(path, path.stat().st_size, lines, largest, reps, time.perf_counter() - start)
     meta.write_bytes(orjson.dumps({k: v for k, v in asdict(built).items() if k not in ("path", "seconds")}))
@@ -280,6 +284,8 @@ def _build_jsonl(sample: Sample, size: int, dest: Path) -> tuple[int, int, int]:
     raw = sample.path.read_bytes().splitlines()
     raw = [line for line in raw if line.strip()]
     head = header_count(sample.agent, raw)
+    if len(raw) <= head:
+        raise ValueError(f"{sample.path}: no lines to repeat after the header")
     template = Template(raw[head:], tree_key=TREE_KEY.get(sample.agent))
     written = lines = largest = reps = 0
     with open(dest, "wb") as out:
@@ -312,8 +318,10 @@ def _build_t3code(sql: Path, size: int, dest: Path) -> tuple[int, int, int]:
         connection.executescript(script)
         rows = connection.execute(f"SELECT {_V1_COLUMNS} FROM orchestration_events ORDER BY sequence").fetchall()
         if not rows:
-            raise SystemExit(f"{sql}: no orchestration_events rows to repeat (V1 threads only)")
+            raise ValueError(f"{sql}: no orchestration_events rows to repeat (V1 threads only)")
         first, body = rows[:1], rows[1:]
+        if not body:
+            raise ValueError(f"{sql}: a V1 thread with events after thread.created is needed (V2 is not built)")
         # One template over the rows' id and time columns and both JSON columns, a line per row.
         lines = []
         for row in body:
@@ -566,7 +574,7 @@ def child_rss(path: Path | None, agent: str) -> tuple[float, float]:
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:
-        raise SystemExit(f"child conversion of {path} failed with status {process.returncode}")
+        raise RuntimeError(f"child conversion of {path} failed with status {process.returncode}")
     peak_kb = int(output) if output.strip() else usage.ru_maxrss
     return peak_kb / 1024, time.perf_counter() - start
 
@@ -813,7 +821,11 @@ def main() -> None:
             if sample is None:
                 report.rows.append(Row(agent, "", note="not measured: no shared sample and no golden input"))
                 continue
-            report.rows.append(measure_agent(agent, sample, size, scratch, log, repeat))
+            try:
+                report.rows.append(measure_agent(agent, sample, size, scratch, log, repeat))
+            except Exception as exc:  # one adapter failing does not lose the others' numbers
+                log(f"{agent}: failed: {type(exc).__name__}: {exc}")
+                report.rows.append(Row(agent, sample.name, note=f"failed: {type(exc).__name__}: {exc}"))
         if args.memory:
             for agent in agents:
                 sample = find_sample(agent, overrides)
