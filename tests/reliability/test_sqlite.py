@@ -121,7 +121,22 @@ def exclusive_lock(path: Path) -> Iterator[None]:
         holder.close()
 
 
-@pytest.mark.parametrize("name", NAMES)
+LOCKED = [
+    pytest.param(
+        n,
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason="openclaw: a write-locked database is reported as 'no transcript_events table: not an OpenClaw "
+            "agent database' (store.table_names swallows 'database is locked'), reported",
+        ),
+    )
+    if SQLITE_INPUTS[n][0] == "openclaw"
+    else n
+    for n in NAMES
+]
+
+
+@pytest.mark.parametrize("name", LOCKED)
 def test_locked_database_is_reported_not_a_hang(name: str, tmp_path: Path) -> None:
     agent, path = database(name, tmp_path)
     with exclusive_lock(path):
@@ -129,10 +144,9 @@ def test_locked_database_is_reported_not_a_hang(name: str, tmp_path: Path) -> No
         outcome = convert(path, tmp_path / "out", "--agent", agent, timeout=60)
         elapsed = time.monotonic() - started
     assert elapsed < 30
-    if outcome.converted:
-        assert any("lock" in warning for warning in outcome.warnings), outcome.describe()
-    else:
-        assert "locked" in (outcome.error or ""), outcome.describe()
+    # the reason, without the file's path (pytest names tmp_path after this test: "…locked…")
+    reasons = [text.replace(str(path), "<db>") for text in [*outcome.warnings, outcome.error or ""]]
+    assert any("locked" in reason for reason in reasons), outcome.describe()
 
 
 @pytest.mark.parametrize("name", NOT_UTF8)
