@@ -220,8 +220,20 @@ def _row_operation(
         connection.execute(f"UPDATE {table} SET {column} = ? WHERE rowid = ?", (text, rowid))
 
 
-def check(case: GoldenCase, path: Path) -> None:
-    """The promises: only InputError, every stream valid, accounting balanced."""
+def line_count(data: bytes) -> int:
+    """Native items of a lone JSON Lines file: its non-blank lines, as ``Source.lines`` reads them."""
+    return sum(1 for line in data.split(b"\n") if line.rstrip(b"\r") and not line.isspace())
+
+
+def alone(case: GoldenCase) -> bool:
+    """Whether the case's input is its only native file (no companions, folders or index)."""
+    others = [p for p in case.folder.iterdir() if not p.name.startswith(("expected", "README"))]
+    return others == [case.input] and case.input.suffix in (".jsonl", ".zst")
+
+
+def check(case: GoldenCase, path: Path, lines: int | None = None) -> None:
+    """The promises: only InputError, every stream valid, accounting balanced (and, for a lone
+    JSON Lines file, summing to its line count)."""
     EXAMPLES[case.agent] += 1
     try:
         conversion = Conversion(path, case.agent, as_dicts=True)
@@ -232,6 +244,8 @@ def check(case: GoldenCase, path: Path) -> None:
         findings = validate_records(records)
         assert not findings, f"{key}: " + "\n".join(f.describe() for f in findings[:5])
     assert conversion.accounting.balanced(), conversion.accounting.as_dict()
+    if lines is not None:
+        assert conversion.accounting.native_items == lines, (conversion.accounting.as_dict(), lines)
 
 
 _SCRATCH: dict[str, Path] = {}
@@ -269,17 +283,19 @@ def _property(case: GoldenCase) -> Any:
         raw = source.read_bytes()
         if source.suffix == ".json":
             target.write_bytes(mutate_document(data, raw))
-        elif source.suffix == ".zst":
+            check(case, target)
+            return
+        if source.suffix == ".zst":
             import zstandard
 
             with Conversion(source, case.agent).source.open() as stream:
-                plain = stream.read()
-            lines = mutate_lines(data, plain.splitlines(keepends=True))
-            target.write_bytes(zstandard.ZstdCompressor().compress(b"".join(lines)))
+                raw = stream.read()
+        mutated = b"".join(mutate_lines(data, raw.splitlines(keepends=True)))
+        if source.suffix == ".zst":
+            target.write_bytes(zstandard.ZstdCompressor().compress(mutated))
         else:
-            lines = mutate_lines(data, raw.splitlines(keepends=True))
-            target.write_bytes(b"".join(lines))
-        check(case, target)
+            target.write_bytes(mutated)
+        check(case, target, line_count(mutated) if alone(case) else None)
 
     return run
 
