@@ -27,11 +27,14 @@ MARGIN = 1 * MB  # what the larger input's peak may add over the smaller one's
 SIZES = {"t3code": (1 * MB, 4 * MB)}
 DEFAULT_SIZES = (2 * MB, 16 * MB)
 
-# Adapters measured to keep per-item state for the whole input (2026-11-30, commit 7e035b1);
+# Adapters measured to keep per-item state for the whole input (2026-11-30, commits 7e035b1-3f1f906);
 # remove an entry once its adapter's peak stops growing. See docs/performance.md.
 KNOWN_GROWTH = {
     "claude-code": "peak +1.4 MB from 2 to 16 MB (~150 B per native line): uuid -> record maps and the "
     "duplicate set in claude_code/builder.py keep every line's uuid",
+    "openclaw": "~90 B per native line: openclaw/mapper.py records_of (entry id -> record id, for parent refs) "
+    "keeps every entry; inside the margin on the shared sample's 20 KB lines (0.57 -> 1.00 MB), over it on "
+    "golden inputs' short lines (0.50 -> 3.92 MB)",
     "gemini-cli": "peak 1.8 -> 15.6 MB from 2 to 16 MB (~700 B per native line): gemini_cli/mapping.py "
     "Mapper.seen/latest keep (record id, digest) for every message, tool call and result",
 }
