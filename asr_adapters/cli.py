@@ -114,18 +114,17 @@ def _convert_to_dir(conversion: Conversion, folder: Path) -> int:
 def validate(paths: tuple[str, ...], fmt: str) -> None:
     """Check ASR streams against the spec's rules; exit 1 when any rule is broken."""
     findings = []
-    for path in paths:
-        try:
-            findings.extend(validate_file(sys.stdin.buffer if path == "-" else path))
-        except OSError as exc:
-            _fail(f"{path}: {exc.strerror or exc}")
+    for path in paths:  # an unreadable file comes back as a finding, not an exception
+        findings.extend(validate_file(sys.stdin.buffer if path == "-" else path))
     if fmt == "json":
         payload = {"files": len(paths), "findings": [f.as_dict() for f in findings], "ok": not findings}
         click.echo(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode())
     else:
         for finding in findings:
             click.echo(finding.describe())
-        if not findings:
+        if findings:
+            click.echo(f"{len(findings)} finding(s) in {len(paths)} stream(s)", err=True)
+        else:
             click.echo(f"ok: {len(paths)} stream(s), no findings", err=True)
     sys.exit(1 if findings else 0)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
 from golden_support import GoldenCase, convert_case, golden_cases, golden_extension
 
@@ -40,3 +41,19 @@ def test_golden_streams_validate(case: GoldenCase) -> None:
     for path in files:
         findings = validate(path)
         assert not findings, "\n".join(f.describe() for f in findings)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_model_path_writes_the_same_bytes(case: GoldenCase, tmp_path: Path) -> None:
+    """The pydantic models are the public face; the hot path builds plain dicts. Reading every
+    record back through the models and writing it again must not change a byte."""
+    from golden_support import materialize_input
+
+    from asr_adapters.convert import Conversion
+    from asr_adapters.model.api import to_dict, to_model
+
+    conversion = Conversion(materialize_input(case, tmp_path), case.agent, as_dicts=True)
+    for stream in conversion.streams():
+        for record in stream.records:
+            expected = orjson.dumps(record)
+            assert orjson.dumps(to_dict(to_model(record))) == expected, record.get("id")

@@ -118,39 +118,37 @@ def canonical_order(record: dict) -> dict:
     return {key: record[key] for key in order}
 
 
-_PART_OWN = (
-    "visibility",
-    "text",
-    "mimeType",
-    "data",
-    "blob",
-    "uri",
-    "name",
-    "title",
-    "description",
-    "size",
-    "resource",
-    "summary",
-    "opaque",
-    "signature",
-    "schema",
-    "format",
-)
+#: Each part type's own fields in the order of the spec's tables (MCP's for MCP blocks).
+_PART_OWN: dict[str, tuple[str, ...]] = {
+    "text": ("text",),
+    "image": ("mimeType", "data", "blob"),
+    "audio": ("mimeType", "data", "blob"),
+    "resource_link": ("uri", "name", "title", "description", "mimeType", "size"),
+    "resource": ("resource",),
+    "reasoning": ("visibility", "text", "summary", "opaque", "signature"),
+    "refusal": ("text",),
+    "data": ("data", "schema"),
+    "opaque": ("format", "data", "blob"),
+}
 _PART_TAIL = ("author", "origin", "phase", "derivation", "annotations", "_meta")
-PART_RANKS: dict[str, int] = {k: i for i, k in enumerate(("type", *_PART_OWN, *_PART_TAIL))}
+PART_RANKS: dict[str, dict[str, int]] = {
+    kind: {k: i for i, k in enumerate(("type", *own, *_PART_TAIL))} for kind, own in _PART_OWN.items()
+}
 _PART_FIELDS = ("content", "displayContent", "answer")
-KNOWN_PARTS = frozenset(
-    {"text", "image", "audio", "resource_link", "resource", "reasoning", "refusal", "data", "opaque"}
-)
+KNOWN_PARTS = frozenset(_PART_OWN)
 
 
 def canonical_part_order(part: dict) -> dict:
-    """Key order of a content part: ``type``, its own fields, the ASR members, then the rest."""
+    """Key order of a known content part: ``type``, its own fields, the ASR members, then the
+    rest in the order they came. Parts of unknown types keep their order (ASR-218)."""
+    ranks = PART_RANKS.get(part.get("type"))  # type: ignore[arg-type]
+    if ranks is None:
+        return part
     last = -1
     for key in part:
-        rank = PART_RANKS.get(key, UNRANKED)
+        rank = ranks.get(key, UNRANKED)
         if rank < last:
-            return dict(sorted(part.items(), key=lambda kv: PART_RANKS.get(kv[0], UNRANKED)))
+            return dict(sorted(part.items(), key=lambda kv: ranks.get(kv[0], UNRANKED)))
         last = rank
     return part
 
@@ -161,7 +159,5 @@ def canonical_deep(record: dict) -> dict:
     for field in _PART_FIELDS:
         parts = record.get(field)
         if isinstance(parts, list):
-            record[field] = [
-                canonical_part_order(p) if isinstance(p, dict) and p.get("type") in KNOWN_PARTS else p for p in parts
-            ]
+            record[field] = [canonical_part_order(p) if isinstance(p, dict) else p for p in parts]
     return record

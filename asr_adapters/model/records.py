@@ -98,7 +98,7 @@ class PlanEntry(ASRModel):
 
 class Budget(ASRModel):
     tokens: int | None = None
-    seconds: float | None = None
+    seconds: int | float | None = None
 
 
 class PlanRecord(Envelope):
