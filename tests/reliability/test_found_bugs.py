@@ -119,3 +119,33 @@ def test_t3code_v2_context_handoff_summary_not_a_string(tmp_path: Path) -> None:
     conversion = Conversion(database, "t3code", as_dicts=True)
     streams = [list(stream.records) for stream in conversion.streams()]
     assert [f.describe() for records in streams for f in validate_records(records)] == []
+
+
+@pytest.mark.parametrize(
+    ("agent", "data"),
+    [
+        pytest.param(
+            "codex",
+            CODEX_META + b'{"timestamp":"2026-05-02T09:00:10.001Z","type":"","payload":{"type":""}}\n',
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="codex: a line whose type is '' becomes a vendor record with schema 'com.openai.codex/' "
+                "(PROFILE-vendor: no kind), reported",
+            ),
+            id="codex",
+        ),
+        pytest.param(
+            "openclaw",
+            b'{"type":"session","version":3,"id":"s1","timestamp":"2026-03-09T20:51:01.101Z","cwd":"/w"}\n'
+            b'{"type":"","id":"x"}\n',
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="openclaw: an entry whose type is '' becomes a vendor record with schema 'ai.openclaw/' "
+                "(PROFILE-vendor: no kind), reported",
+            ),
+            id="openclaw",
+        ),
+    ],
+)
+def test_line_type_empty_string(agent: str, data: bytes) -> None:
+    assert findings(data, agent) == []
