@@ -9,7 +9,7 @@ from typing import IO, TYPE_CHECKING, Any
 import orjson
 
 from ..core.errors import StreamFormatError
-from ..core.source import Source
+from ..core.source import BadLine, Source
 
 if TYPE_CHECKING:
     from ..model.api import Envelope
@@ -22,7 +22,8 @@ def iter_lines(src: str | os.PathLike[str] | IO[bytes] | bytes) -> Iterator[tupl
         try:
             yield number, orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            raise StreamFormatError(source.display, f"not JSON Lines: {exc}", line=number) from None
+            reason = raw.reason if isinstance(raw, BadLine) else str(exc)
+            raise StreamFormatError(source.display, f"not JSON Lines: {reason}", line=number) from None
 
 
 def read_records(src: str | os.PathLike[str] | IO[bytes] | bytes) -> Iterator[dict[str, Any]]:

@@ -159,3 +159,12 @@ def test_cut_zstd_from_a_pipe_says_so() -> None:
     stream = io.BufferedReader(_Pipe(ZST.read_bytes()[:300]))
     with pytest.raises(InputError, match="ends in the middle of a zstd frame"):
         list(Conversion(stream, as_dicts=True))
+
+
+def test_stream_reader_names_an_over_long_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from asr_adapters.core.errors import StreamFormatError
+    from asr_adapters.stream.reader import read_records
+
+    monkeypatch.setattr(source_module, "MAX_LINE_BYTES", 10)
+    with pytest.raises(StreamFormatError, match="line of 27 bytes is longer than the 10-byte limit"):
+        list(read_records(b'{"type":"session","seq":1}\n'))
