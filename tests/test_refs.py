@@ -21,3 +21,12 @@ def test_unsafe_characters_are_percent_encoded_and_reversible() -> None:
 
 def test_no_id_is_unknown() -> None:
     assert session_ref("t3code", "") == "t3code:unknown" and session_ref("t3code", None) == "t3code:unknown"
+
+
+def test_vendor_schema_names_always_have_a_kind() -> None:
+    from asr_adapters.core.refs import schema_name
+
+    assert schema_name("com.openai.codex", "turn_context") == "com.openai.codex/turn_context"
+    assert schema_name("com.openai.codex", "") == "com.openai.codex/unknown"
+    assert schema_name("ai.openclaw", None) == "ai.openclaw/unknown"
+    assert schema_name("com.openai.codex", "event_msg/") == "com.openai.codex/event_msg/unknown"

@@ -13,7 +13,7 @@ import orjson
 from ..model.order import canonical_order
 from ..version import PRODUCER_NAME, __version__
 from .accounting import Accounting, Diagnostic
-from .refs import session_ref
+from .refs import schema_name, session_ref
 from .source import Source
 
 
@@ -167,7 +167,7 @@ class Adapter(ABC):
 
     def vendor(self, kind: str, data: Any) -> dict[str, Any]:
         """A ``vendor`` record keeping a native item verbatim."""
-        return {"type": "vendor", "schema": f"{self.registry_name}/{kind}", "data": data}
+        return {"type": "vendor", "schema": schema_name(self.registry_name, kind), "data": data}
 
     def value(self, value: str) -> str:
         """A vendor value of an open field, namespaced (profile §2)."""

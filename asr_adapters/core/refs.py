@@ -24,3 +24,12 @@ def session_ref(agent: str, native_id: object) -> str:
     elif _UNSAFE.search(text):
         text = _UNSAFE.sub(_escape, text)
     return f"{agent}:{text}"
+
+
+def schema_name(registry_name: str, kind: object) -> str:
+    """``<registry name>/<native kind>`` for vendor records and data parts; a native kind that
+    is missing or empty (or a path ending in ``/``) is named ``unknown``, never left blank."""
+    text = str(kind) if kind is not None else ""
+    if not text or text.endswith("/"):
+        text += "unknown"
+    return f"{registry_name}/{text}"

@@ -127,22 +127,12 @@ def test_t3code_v2_context_handoff_summary_not_a_string(tmp_path: Path) -> None:
         pytest.param(
             "codex",
             CODEX_META + b'{"timestamp":"2026-05-02T09:00:10.001Z","type":"","payload":{"type":""}}\n',
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="codex: a line whose type is '' becomes a vendor record with schema 'com.openai.codex/' "
-                "(PROFILE-vendor: no kind), reported",
-            ),
             id="codex",
         ),
         pytest.param(
             "openclaw",
             b'{"type":"session","version":3,"id":"s1","timestamp":"2026-03-09T20:51:01.101Z","cwd":"/w"}\n'
             b'{"type":"","id":"x"}\n',
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="openclaw: an entry whose type is '' becomes a vendor record with schema 'ai.openclaw/' "
-                "(PROFILE-vendor: no kind), reported",
-            ),
             id="openclaw",
         ),
     ],

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from ...core.accounting import Accounting
 from ...core.adapter import Emitter
-from ...core.refs import session_ref
+from ...core.refs import schema_name, session_ref
 from ...core.timestamps import from_iso, stamp
 
 AGENT = "claude-code"
@@ -86,6 +86,6 @@ def base(kind: str, obj: dict[str, Any] | None) -> dict[str, Any]:
 
 def vendor(kind: str, obj: Any) -> dict[str, Any]:
     record = base("vendor", obj if isinstance(obj, dict) else None)
-    record["schema"] = f"{REGISTRY}/{kind}"
+    record["schema"] = schema_name(REGISTRY, kind)
     record["data"] = obj
     return record

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ...core.refs import schema_name
+
 REGISTRY = "com.anthropic.claude-code"
 
 #: Tag -> (author, origin) of the text it wraps.
@@ -107,7 +109,7 @@ def text_part(text: str, who: Who | None = None) -> dict[str, Any]:
 
 
 def data_part(data: Any, kind: str, who: Who | None = None) -> dict[str, Any]:
-    part: dict[str, Any] = {"type": "data", "data": data, "schema": f"{REGISTRY}/{kind}"}
+    part: dict[str, Any] = {"type": "data", "data": data, "schema": schema_name(REGISTRY, kind)}
     if who is not None:
         part["author"], part["origin"] = who
     return part

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.adapter import Adapter, Context, Emitter
+from ...core.refs import schema_name
 from ...core.timestamps import from_iso
 from .matching import MirrorMatcher
 
@@ -100,7 +101,7 @@ class ConverterState:
     def vendor(self, kind: str, data: Any) -> dict[str, Any]:
         record = self.envelope("vendor")
         record.pop("codexLine", None)  # the verbatim line in data holds it
-        record["schema"] = f"{self.adapter.registry_name}/{kind}"
+        record["schema"] = schema_name(self.adapter.registry_name, kind)
         record["data"] = data
         return record
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ...core.adapter import Adapter, Context, Emitter
-from ...core.refs import session_ref
+from ...core.refs import schema_name, session_ref
 from ...core.timestamps import from_iso, stamp
 from ...model.order import canonical_part_order
 from . import assistant as am
@@ -95,7 +95,7 @@ class Mapper:
             schema = kind
             if kind == "message" and isinstance(item.get("message"), dict):
                 schema = f"message.{item['message'].get('role')}"
-            record = {"type": "vendor", **base, "schema": f"{self.adapter.registry_name}/{schema}", "data": item}
+            record = {"type": "vendor", **base, "schema": schema_name(self.adapter.registry_name, schema), "data": item}
             self._tail(record)
             records = [record]
             self.accounting.vendor += 1

@@ -15,6 +15,7 @@ from typing import Any
 
 from ...core.accounting import Accounting
 from ...core.adapter import Emitter
+from ...core.refs import schema_name
 from ...core.timestamps import from_iso, stamp
 
 REGISTRY = "chat.t3.code"
@@ -138,7 +139,7 @@ def text_part(text: str) -> dict[str, Any]:
 
 
 def data_part(data: Any, schema: str) -> dict[str, Any]:
-    return {"type": "data", "data": data, "schema": f"{REGISTRY}/{schema}"}
+    return {"type": "data", "data": data, "schema": schema_name(REGISTRY, schema)}
 
 
 def is_truncated_detail(value: Any) -> bool:

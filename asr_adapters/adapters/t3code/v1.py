@@ -11,6 +11,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+from ...core.refs import schema_name
 from . import activities
 from .db import verbatim
 from .state import REGISTRY, Fold, ThreadState, base, ns, obj, string, text_part
@@ -21,7 +22,7 @@ TERMINAL_TURN = {"interrupted": "interrupted", "stopped": "interrupted", "error"
 
 def vendor(st: ThreadState, kind: str, event: dict[str, Any], **extra: Any) -> str:
     record = base("vendor", event.get("occurredAt"))
-    record["schema"] = f"{REGISTRY}/{kind}"
+    record["schema"] = schema_name(REGISTRY, kind)
     record["data"] = verbatim(event)
     record.update(extra)
     st.put(record)

@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from ...core.refs import schema_name
 from .state import REGISTRY, ThreadState, base, data_part, ns, text_part
 from .v2items import TERMINAL, TOOL_ITEMS, handoff_record, item_record, message_record, plan_record, track, write_result
 
@@ -44,7 +45,7 @@ HEADER_EVENTS = {"thread.created", "provider-session.attached", "provider-thread
 
 def vendor(st: ThreadState, kind: str, event: dict[str, Any], **extra: Any) -> str:
     record = base("vendor", event.get("occurredAt"))
-    record["schema"] = f"{REGISTRY}/v2/{kind}"
+    record["schema"] = schema_name(REGISTRY, f"v2/{kind}")
     record["data"] = event
     record.update(extra)
     st.put(record)
