@@ -15,6 +15,7 @@ from asr_adapters.adapters.claude_code import discover
 from asr_adapters.adapters.claude_code.builder import Builder
 from asr_adapters.adapters.claude_code.info import StreamInfo
 from asr_adapters.adapters.claude_code.parts import split_text
+from asr_adapters.adapters.claude_code.plans import TaskList
 from asr_adapters.convert import Conversion
 from asr_adapters.core.accounting import Accounting
 from asr_adapters.core.source import Source
@@ -593,3 +594,35 @@ def test_companion_files_are_the_subagent_transcripts_and_sidecars(tmp_path: Pat
     (folder / "agent-a1.meta.json").write_bytes(b'{"agentType": "Explore"}')
     files = registry.get("claude-code").companion_files(session)
     assert files == [folder / "agent-a1.jsonl", folder / "agent-a1.meta.json"]
+
+
+def test_task_list_entries_cache_matches_a_rebuild() -> None:
+    """Entries are kept between snapshots and rebuilt only for what changed; after every
+    change they equal a list built from scratch (blockedBy names only listed tasks)."""
+    tasks = TaskList()
+
+    def check() -> list[dict[str, Any]]:
+        fresh = TaskList()
+        fresh.tasks = tasks.tasks
+        entries = tasks.entries()
+        assert entries == fresh.entries()
+        return entries
+
+    tasks.create({"subject": "a"}, {"task": {"id": "1"}}, "")
+    tasks.create({"subject": "b"}, None, "Task #2 created")
+    check()
+    tasks.update({"taskId": "2", "addBlockedBy": ["1", "3"], "status": "in_progress"})
+    assert check()[1]["blockedBy"] == ["1"]  # task 3 is not listed yet
+    tasks.update({"taskId": 3, "subject": "c", "addBlocks": ["1"]})
+    entries = check()
+    assert entries[1]["blockedBy"] == ["1", "3"]
+    assert entries[0]["blockedBy"] == ["3"]
+    entries[0]["blockedBy"].append("x")  # a reader changing a record leaves the list alone
+    check()
+    tasks.update({"taskId": "3", "status": "deleted"})
+    entries = check()
+    assert entries[1]["blockedBy"] == ["1"] and "blockedBy" not in entries[0]
+    tasks.replace([{"id": "1", "status": "completed"}, {"id": "2", "blockedBy": ["1"]}])
+    assert check()[0]["status"] == "completed"
+    tasks.create({"subject": "d", "activeForm": "doing d"}, {"task": {"id": "4"}}, "")
+    assert check()[2] == {"entryId": "4", "content": "d", "status": "pending", "activeForm": "doing d"}

@@ -56,10 +56,27 @@ def todo_entries(todos: Any) -> list[dict[str, Any]] | None:
 
 
 class TaskList:
-    """The Task* tools' list as the transcript reveals it, in creation order."""
+    """The Task* tools' list as the transcript reveals it, in creation order.
+
+    Every change writes the whole list again (a plan record is a snapshot), so each task's
+    entry is kept once built and rebuilt only when that task changes, or, for a task with
+    ``blockedBy``, when a task is added or removed (its ``blockedBy`` names only listed tasks).
+    """
 
     def __init__(self) -> None:
         self.tasks: dict[str, dict[str, Any]] = {}
+        self._entries: dict[str, dict[str, Any]] = {}  # task id -> its entry, while valid
+        self._blocked: set[str] = set()  # ids of tasks holding a blockedBy member
+
+    def _changed(self, task_id: str) -> None:
+        self._entries.pop(task_id, None)
+        if "blockedBy" in self.tasks.get(task_id, ()):
+            self._blocked.add(task_id)
+
+    def _listed(self) -> None:
+        """The set of task ids changed: entries filtering ``blockedBy`` by it are stale."""
+        for task_id in self._blocked:
+            self._entries.pop(task_id, None)
 
     def create(self, call_input: dict[str, Any], result: Any, text: str) -> bool:
         task_id = None
@@ -74,7 +91,12 @@ class TaskList:
         for key in ("description", "activeForm", "metadata"):
             if key in call_input:
                 task[key] = call_input[key]
-        self.tasks[str(task_id)] = task
+        task_id = str(task_id)
+        new = task_id not in self.tasks
+        self.tasks[task_id] = task
+        self._changed(task_id)
+        if new:
+            self._listed()
         return True
 
     def update(self, call_input: dict[str, Any]) -> bool:
@@ -83,7 +105,13 @@ class TaskList:
             return False
         task_id = str(task_id)
         if call_input.get("status") == "deleted":
-            return self.tasks.pop(task_id, None) is not None
+            if self.tasks.pop(task_id, None) is None:
+                return False
+            self._entries.pop(task_id, None)
+            self._blocked.discard(task_id)
+            self._listed()
+            return True
+        new = task_id not in self.tasks
         task = self.tasks.setdefault(task_id, {"subject": "", "status": "pending"})
         for key in ("status", "owner", "subject", "description", "activeForm", "metadata"):
             if key in call_input:
@@ -98,6 +126,10 @@ class TaskList:
                 blocked.setdefault("blockedBy", [])
                 if task_id not in blocked["blockedBy"]:
                     blocked["blockedBy"].append(task_id)
+                self._changed(str(other))
+        self._changed(task_id)
+        if new:
+            self._listed()
         return True
 
     def replace(self, listed: Any) -> bool:
@@ -116,27 +148,40 @@ class TaskList:
         if fresh == self.tasks:
             return False
         self.tasks = fresh
+        self._entries.clear()
+        self._blocked = {task_id for task_id, task in fresh.items() if "blockedBy" in task}
         return True
 
     def entries(self) -> list[dict[str, Any]]:
-        ids = set(self.tasks)
+        """The list as plan entries (fresh dicts: a record may be changed by its reader)."""
+        cache = self._entries
         entries = []
         for task_id, task in self.tasks.items():
-            entry: dict[str, Any] = {
-                "entryId": task_id,
-                "content": task.get("subject") if isinstance(task.get("subject"), str) else "",
-                "status": _status(task.get("status")),
-            }
-            if isinstance(task.get("owner"), str) and task["owner"]:
-                entry["owner"] = task["owner"]
-            blocked = [b for b in task.get("blockedBy") or () if b in ids and b != task_id]
-            if blocked:
-                entry["blockedBy"] = blocked
-            for key, value in task.items():
-                if key not in ("subject", "status", "owner", "blockedBy", "blocks"):
-                    entry[key] = value
+            entry = cache.get(task_id)
+            if entry is None:
+                entry = cache[task_id] = self._entry(task_id, task)
+            entry = entry.copy()
+            if "blockedBy" in entry:
+                entry["blockedBy"] = list(entry["blockedBy"])
             entries.append(entry)
         return entries
+
+    def _entry(self, task_id: str, task: dict[str, Any]) -> dict[str, Any]:
+        entry: dict[str, Any] = {
+            "entryId": task_id,
+            "content": task.get("subject") if isinstance(task.get("subject"), str) else "",
+            "status": _status(task.get("status")),
+        }
+        if isinstance(task.get("owner"), str) and task["owner"]:
+            entry["owner"] = task["owner"]
+        tasks = self.tasks
+        blocked = [b for b in task.get("blockedBy") or () if b in tasks and b != task_id]
+        if blocked:
+            entry["blockedBy"] = blocked
+        for key, value in task.items():
+            if key not in ("subject", "status", "owner", "blockedBy", "blocks"):
+                entry[key] = value
+        return entry
 
 
 def read_plan_file(named: str | None, slug: str | None, session_path: Path | None) -> tuple[str | None, str | None]:

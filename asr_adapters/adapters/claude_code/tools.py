@@ -111,6 +111,7 @@ class ToolMixin:
             if entries is not None:
                 self._plan(obj, block, f"todos:{self.info.session_id}", {"planType": "items", "entries": entries})
         elif name in ("TaskCreate", "TaskUpdate", "TaskList"):
+            entries = None
             if name == "TaskCreate":
                 changed = self.tasks.create(call_input, result, text)
             elif name == "TaskUpdate":
@@ -120,9 +121,10 @@ class ToolMixin:
             else:
                 before = self.tasks.entries()
                 self.tasks.replace(result.get("tasks") if isinstance(result, dict) else None)
-                changed = self.tasks.entries() != before
+                entries = self.tasks.entries()
+                changed = entries != before
             if changed:
-                plan = {"planType": "items", "entries": self.tasks.entries()}
+                plan = {"planType": "items", "entries": entries if entries is not None else self.tasks.entries()}
                 self._plan(obj, block, f"tasks:{self.info.session_id}", plan)
         elif name == "ExitPlanMode":
             self._plan_document(obj, block, call_input, result)
