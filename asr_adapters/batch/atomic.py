@@ -19,13 +19,17 @@ def temp_path(folder: Path) -> Path:
 
 
 def open_temp(folder: Path) -> tuple[Path, IO[bytes]]:
-    folder.mkdir(parents=True, exist_ok=True)
+    """A new temporary file in ``folder`` (made when missing: the folder is only made when the
+    first open says it is not there, so a batch does not pay a ``mkdir`` for every output)."""
     while True:
         path = temp_path(folder)
         try:
             return path, open(path, "xb")
         except FileExistsError:  # left by a killed process with the same pid
             continue
+        except FileNotFoundError:
+            folder.mkdir(parents=True, exist_ok=True)
+            return path, open(path, "xb")
 
 
 def atomic_write_bytes(target: Path, data: bytes) -> None:

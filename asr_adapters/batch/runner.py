@@ -1,13 +1,16 @@
-"""``run_batch``: walk, filter, sniff, skip what is up to date, convert in parallel, rename in order.
+"""``run_batch``: walk, filter, skip what is up to date, sniff and convert in parallel, rename in order.
 
-Determinism: sources are converted in any order by any number of workers, but every result
-is applied (renamed into place, recorded in the manifest, its errors written) by this
-process in the walk's sorted order, so the outputs do not depend on ``jobs``.
+The main process walks, filters by path and name, and skips what the manifest says is up to
+date; workers get the rest in chunks of sources (``worker.Chunk``), sniff each one's content
+and convert it. Determinism: chunks are converted in any order by any number of workers,
+but every result is applied (renamed into place, recorded in the manifest, its errors
+written) by this process in the walk's sorted order, so the outputs do not depend on ``jobs``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import multiprocessing
 import os
 import time
@@ -27,12 +30,13 @@ from .homes import Home, agent_homes
 from .manifest import MAX_WARNINGS, Entry, Manifest
 from .naming import output_path, short_hash
 from .progress import Progress
-from .scan import Filters, sniff, walk
-from .worker import Result, Task, companions, run_task
+from .scan import Filters, prefilter, sniff_content, walk
+from .worker import Chunk, Item, Result, companions, run_chunk, run_item
 
 ERRORS = "_errors.jsonl"
 LOCK = "_batch.lock"
 WORKER_DIED = "the worker process died while converting this source (killed or crashed)"
+CHUNK = 32  # sources per worker task, at most
 
 
 class BatchUsageError(Exception):
@@ -180,15 +184,17 @@ class _Batch:
 
     # -- planning -----------------------------------------------------------------------
 
-    def plan(self, roots: list[Path]) -> list[Task]:
+    def plan(self, roots: list[Path]) -> list[Item]:
+        """The sources to sniff and convert, in walk order (what is up to date is counted
+        as skipped here; the content sniff is the workers')."""
         filters = self.options.filters
         summary = self.summary
-        tasks: list[Task] = []
+        items: list[Item] = []
         for candidate in walk(roots, skip=[self.outdir], follow_symlinks=self.options.follow_symlinks):
             if not filters.by_path(candidate):
                 summary.filtered += 1
                 continue
-            key = os.path.realpath(candidate.path)
+            key = candidate.real or os.path.realpath(candidate.path)
             entry = self.manifest.sources.get(key)
             known: str | None = None
             if entry is not None and self._reusable(entry):
@@ -202,18 +208,14 @@ class _Batch:
                         summary.agent(entry.agent).skipped += 1
                         continue
                     known = entry.sha256
-            adapter, reason = sniff(candidate.path, candidate.size, explicit=candidate.explicit)
-            if adapter is None:
+            reason = prefilter(candidate.path, candidate.size, explicit=candidate.explicit)
+            if reason is not None:
                 summary.unclaimed += 1
-                summary.unclaimed_reasons[reason or "unknown"] += 1
+                summary.unclaimed_reasons[reason] += 1
                 continue
-            if not filters.by_agent(adapter.name):
-                summary.filtered += 1
-                continue
-            stamps = companions(adapter.name, key)
-            tasks.append(Task(key, adapter.name, str(self.outdir), known, stamps))
+            items.append(Item(key, str(candidate.path), candidate.explicit, known))
             self.sizes[key] = candidate.size
-        return tasks
+        return items
 
     def _reusable(self, entry: Entry) -> bool:
         if self.options.force or entry.producer != __version__:
@@ -223,21 +225,24 @@ class _Batch:
     # -- running ------------------------------------------------------------------------
 
     def run(self, roots: list[Path]) -> None:
-        tasks = self.plan(roots)
+        items = self.plan(roots)
         for source in [s for s in self.manifest.sources if not os.path.exists(s)]:
             self.manifest.drop(source)
             self.summary.gone += 1
         self.claims = self.manifest.claims()
         progress = self.options.progress
         if progress is not None:
-            progress.start(len(tasks), sum(self.sizes.values()))
+            progress.start(len(items), sum(self.sizes.values()))
         jobs = self.options.jobs or cpu_count()
+        outdir, agents = str(self.outdir), tuple(self.options.filters.agents)
         try:
-            if jobs <= 1 or len(tasks) <= 1:
-                for task in tasks:
-                    self.apply(run_task(task))
+            if jobs <= 1 or len(items) <= 1:
+                for item in items:
+                    self.apply(run_item(item, outdir, agents))
             else:
-                _parallel(tasks, jobs, self.apply)
+                size = max(1, min(CHUNK, math.ceil(len(items) / (jobs * 4))))
+                chunks = [Chunk(outdir, agents, tuple(items[i : i + size])) for i in range(0, len(items), size)]
+                _parallel(chunks, jobs, self.apply)
         finally:
             if progress is not None:
                 progress.finish()
@@ -247,10 +252,17 @@ class _Batch:
 
     def apply(self, result: Result) -> None:
         summary = self.summary
-        counts = summary.agent(result.agent)
-        summary.bytes += result.size
         if self.options.progress is not None:
             self.options.progress.advance(self.sizes.get(result.source, result.size))
+        if result.status == "unclaimed":
+            summary.unclaimed += 1
+            summary.unclaimed_reasons[result.error or "unknown"] += 1
+            return
+        if result.status == "filtered":
+            summary.filtered += 1
+            return
+        counts = summary.agent(result.agent)
+        summary.bytes += result.size
         if result.status == "vanished":
             summary.gone += 1
         elif result.status == "unchanged":
@@ -360,58 +372,79 @@ def _context() -> Any:
     return multiprocessing.get_context()
 
 
-def _parallel(tasks: list[Task], jobs: int, apply: Callable[[Result], None]) -> None:
-    """Run tasks on ``jobs`` processes, applying results in task order.
+def _parallel(chunks: list[Chunk], jobs: int, apply: Callable[[Result], None]) -> None:
+    """Run chunks on ``jobs`` processes, applying their results in order.
 
     When a worker dies (killed, out of memory, a crash in native code), the pool breaks; the
-    sources that were in flight are then run again one at a time, each in a fresh process, so
-    only the source that kills its worker fails and the batch goes on.
+    chunks that were in flight and not finished are then run again one at a time, each in a
+    fresh process, and a chunk that breaks its process again has its sources run one at a
+    time, each in a fresh process, so only the source that kills its worker fails and the
+    batch goes on.
     """
     context = _context()
-    queue = deque(tasks)
-    window: deque[tuple[Task, Future[Result]]] = deque()
-    limit = jobs * 4
+    queue = deque(chunks)
+    window: deque[tuple[Chunk, Future[list[Result]]]] = deque()
+    limit = jobs * 2
     executor = ProcessPoolExecutor(jobs, mp_context=context)
     try:
         while queue or window:
             broken = False
             while queue and len(window) < limit:
-                task = queue.popleft()
+                chunk = queue.popleft()
                 try:
-                    window.append((task, executor.submit(run_task, task)))
+                    window.append((chunk, executor.submit(run_chunk, chunk)))
                 except BrokenProcessPool:
-                    queue.appendleft(task)
+                    queue.appendleft(chunk)
                     broken = True
                     break
             if not broken:
-                task, future = window.popleft()
+                chunk, future = window.popleft()
                 try:
-                    apply(future.result())
-                    continue
+                    results = future.result()
                 except BrokenProcessPool:
-                    window.appendleft((task, future))
+                    window.appendleft((chunk, future))
+                else:
+                    for result in results:
+                        apply(result)
+                    continue
             in_flight = list(window)
             window.clear()
             executor.shutdown(wait=True, cancel_futures=True)
-            for task, future in in_flight:
-                apply(_finished(future) or _isolated(task, context))
+            for chunk, future in in_flight:
+                for result in _finished(future) or _isolated_chunk(chunk, context):
+                    apply(result)
             executor = ProcessPoolExecutor(jobs, mp_context=context)
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _finished(future: Future[Result]) -> Result | None:
+def _finished(future: Future[list[Result]]) -> list[Result] | None:
     if future.done() and not future.cancelled() and future.exception() is None:
         return future.result()
     return None
 
 
-def _isolated(task: Task, context: Any) -> Result:
+def _isolated_chunk(chunk: Chunk, context: Any) -> list[Result]:
+    """The chunk again in a fresh process; if that process dies too, each source alone."""
     with ProcessPoolExecutor(1, mp_context=context) as executor:
         try:
-            return executor.submit(run_task, task).result()
+            return executor.submit(run_chunk, chunk).result()
         except BrokenProcessPool:
-            return Result(task.source, task.agent, "failed", error=WORKER_DIED)
+            pass
+    return [_isolated(item, chunk, context) for item in chunk.items]
+
+
+def _isolated(item: Item, chunk: Chunk, context: Any) -> Result:
+    with ProcessPoolExecutor(1, mp_context=context) as executor:
+        try:
+            return executor.submit(run_item, item, chunk.outdir, chunk.agents).result()
+        except BrokenProcessPool:
+            pass
+    try:  # whose it was, for the error row (the sniff only reads the file's first bytes)
+        adapter, _reason = sniff_content(Path(item.path), explicit=item.explicit)
+    except Exception:
+        adapter = None
+    return Result(item.source, adapter.name if adapter is not None else "", "failed", error=WORKER_DIED)
 
 
 def print_json(summary: Summary, stream: IO[bytes]) -> None:

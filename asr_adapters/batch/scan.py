@@ -42,6 +42,7 @@ class Candidate:
     size: int
     mtime_ns: int
     explicit: bool = False  # named as a source itself, not found under a folder
+    real: str = ""  # os.path.realpath(path), computed once by the walk
 
 
 @dataclass
@@ -106,7 +107,7 @@ def _one(
         return
     seen.add(real)
     relative = path.relative_to(root).as_posix() if path != root else path.name
-    yield Candidate(path, root, relative, stat.st_size, stat.st_mtime_ns, explicit)
+    yield Candidate(path, root, relative, stat.st_size, stat.st_mtime_ns, explicit, real)
 
 
 class SniffSource(Source):
@@ -129,10 +130,24 @@ def sniff(path: Path, size: int | None = None, *, explicit: bool = False) -> tup
 
     A file named explicitly (not found under a folder) is not asked ``is_session_file``: the
     user chose it."""
+    reason = prefilter(path, size, explicit=explicit)
+    if reason is not None:
+        return None, reason
+    return sniff_content(path, explicit=explicit)
+
+
+def prefilter(path: Path, size: int | None = None, *, explicit: bool = False) -> str | None:
+    """Why the file is not converted without opening it (empty; no agent keeps sessions under
+    its name), or None: the cheap half of ``sniff``, done by the batch's main process."""
     if size == 0:
-        return None, EMPTY
+        return EMPTY
     if not explicit and not _any_session_name(path):
-        return None, NO_SESSION_NAME  # not opened: a workspace full of other files costs a stat each
+        return NO_SESSION_NAME  # not opened: a workspace full of other files costs a stat each
+    return None
+
+
+def sniff_content(path: Path, *, explicit: bool = False) -> tuple[Adapter | None, str | None]:
+    """The half of ``sniff`` that opens the file (done by the batch's workers)."""
     try:
         adapter = registry.detect(SniffSource(path))
     except UnknownAgentError as exc:

@@ -1,8 +1,11 @@
-"""Converting one source in a worker: every stream to a temporary file beside its final place.
+"""Converting sources in a worker: every stream to a temporary file beside its final place.
 
-The worker never renames into place: the batch's main process does, in source order, so the
-result does not depend on which worker finished first. A source either yields all of its
-streams or none (its temporary files are removed when any stream fails).
+A worker gets a chunk of sources (``Chunk``), sniffs each one's content for its adapter,
+stamps its companion files and converts it. The worker never renames into place: the
+batch's main process does, in source order, so the result does not depend on which worker
+finished first (which of two sources holding the same session keeps the plain name is
+decided in walk order). A source either yields all of its streams or none (its temporary
+files are removed when any stream fails).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from ..core.errors import InputError
 from ..stream.writer import StreamWriter
 from .atomic import open_temp
 from .naming import header_facts, native_id, output_path
+from .scan import SNIFF_FAILED, sniff_content
 
 
 @dataclass(frozen=True)
@@ -30,6 +34,26 @@ class Task:
     outdir: str
     known_sha256: str | None = None  # skip the conversion when the content still hashes to this
     companions: tuple[tuple[str, int, int], ...] = ()  # files read with the source, stamped before
+
+
+@dataclass(frozen=True)
+class Item:
+    """A source found by the walk that passed the name filters, not yet sniffed."""
+
+    source: str  # its real path (the manifest's key)
+    path: str  # the path as walked (``is_session_file`` sees the name it was found under)
+    explicit: bool = False
+    known_sha256: str | None = None
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Sources converted by one worker task (one task per source costs more than a small
+    source's conversion in pickling and pool traffic)."""
+
+    outdir: str
+    agents: tuple[str, ...]  # the --agent filter (empty: all)
+    items: tuple[Item, ...]
 
 
 @dataclass
@@ -47,7 +71,7 @@ class StreamOutput:
 class Result:
     source: str
     agent: str
-    status: str  # converted | unchanged | vanished | failed
+    status: str  # converted | unchanged | vanished | failed | unclaimed (error: why) | filtered
     size: int = 0
     mtime_ns: int = 0
     sha256: str = ""
@@ -84,6 +108,25 @@ def companions(agent: str, source: str) -> tuple[tuple[str, int, int], ...]:
 def file_sha256(path: str) -> str:
     with open(path, "rb") as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def run_chunk(chunk: Chunk) -> list[Result]:
+    """Sniff and convert every source of the chunk, in order; never raises for a bad input."""
+    return [run_item(item, chunk.outdir, chunk.agents) for item in chunk.items]
+
+
+def run_item(item: Item, outdir: str, agents: tuple[str, ...] = ()) -> Result:
+    """Whose the source is (the content sniff), then its conversion when it is a session."""
+    try:
+        adapter, reason = sniff_content(Path(item.path), explicit=item.explicit)
+    except Exception:  # the sniff catches what adapters raise; this is a last resort
+        adapter, reason = None, SNIFF_FAILED
+    if adapter is None:
+        return Result(item.source, "", "unclaimed", error=reason or "unknown")
+    if agents and adapter.name not in agents:
+        return Result(item.source, adapter.name, "filtered")
+    stamps = companions(adapter.name, item.source)
+    return run_task(Task(item.source, adapter.name, outdir, item.known_sha256, stamps))
 
 
 def run_task(task: Task) -> Result:
