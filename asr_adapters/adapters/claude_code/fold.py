@@ -106,7 +106,7 @@ class FoldMixin:
         message_rid = None
         content_lines = [line for line in fold.lines if line[2]]
         if content_lines or not any(line[3] for line in fold.lines):
-            record: dict[str, Any] = {"type": "message"}
+            record: dict[str, Any] = {"type": "message", "seq": 0, "id": ""}
             stamp(record, from_iso(first.get("timestamp")))
             if fold.request_id:
                 record["inferenceId"] = fold.request_id
@@ -161,7 +161,7 @@ class FoldMixin:
     def _tool_call(
         self, block: dict[str, Any], fold: Fold, first: dict[str, Any], parent: Any, line_uuid: Any, index: int
     ) -> dict[str, Any]:
-        call: dict[str, Any] = {"type": "tool_call"}
+        call: dict[str, Any] = {"type": "tool_call", "seq": 0, "id": ""}
         stamp(call, from_iso(first.get("timestamp")))
         if fold.request_id:
             call["inferenceId"] = fold.request_id

@@ -58,7 +58,10 @@ def agent_key(root_session: str, agent_id: str) -> str:
 
 
 class Out:
-    """Emission plus accounting for one stream: every native item ends in one outcome."""
+    """Emission plus accounting for one stream: every native item ends in one outcome.
+
+    Records are built with ``seq``/``id`` placeholders after ``type`` (see ``core.adapter.start``)
+    so the emitter numbers them in place instead of copying them."""
 
     def __init__(self, accounting: Accounting) -> None:
         self.acc = accounting
@@ -67,9 +70,9 @@ class Out:
 
     def put(self, record: dict[str, Any]) -> str:
         """Emit a record; returns its id."""
-        rid = self.emit.next_id
-        self.records.append(self.emit(record))
-        return rid
+        record = self.emit(record)
+        self.records.append(record)
+        return f"r{self.emit.seq}"
 
     def drain(self) -> list[dict[str, Any]]:
         records, self.records = self.records, []
@@ -78,7 +81,7 @@ class Out:
 
 def base(kind: str, obj: dict[str, Any] | None) -> dict[str, Any]:
     """A record of ``kind`` with the line's ``ts`` (never a neighbour's)."""
-    record: dict[str, Any] = {"type": kind}
+    record: dict[str, Any] = {"type": kind, "seq": 0, "id": ""}
     if obj is not None:
         stamp(record, from_iso(obj.get("timestamp")))
     return record

@@ -63,7 +63,7 @@ class ToolMixin:
             call_id = native if isinstance(native, str) and native else f"{obj.get('uuid')}:result-{index}"
             pending = self.calls.pop(call_id, None) if call_id else None
             spawn = pending is not None and pending[0] in ("Task", "Agent")
-            record: dict[str, Any] = {"type": "tool_result"}
+            record: dict[str, Any] = {"type": "tool_result", "seq": 0, "id": ""}
             stamp(record, from_iso(obj.get("timestamp")))
             if isinstance(obj.get("promptId"), str):
                 record["turnId"] = obj["promptId"]
@@ -81,6 +81,8 @@ class ToolMixin:
             for key, value in block.items():
                 if key not in ("type", "tool_use_id", "is_error", "content"):
                     record[key] = value
+            if "id" in block and "seq" not in block:
+                del record["seq"]  # the emitter's copy keeps a native "id", as it always did
             if first and "toolUseResult" in obj:
                 record["toolUseResult"] = obj["toolUseResult"]
             if first:
@@ -140,7 +142,7 @@ class ToolMixin:
         for index, question in enumerate(questions if isinstance(questions, list) else ()):
             if not isinstance(question, dict):
                 continue
-            record: dict[str, Any] = {"type": "input_request"}
+            record: dict[str, Any] = {"type": "input_request", "seq": 0, "id": ""}
             stamp(record, from_iso(obj.get("timestamp")))
             record["requestId"] = f"{call_id}/{index}"
             record["callId"] = call_id
@@ -162,7 +164,7 @@ class ToolMixin:
     def _plan(
         self, obj: dict[str, Any], block: dict[str, Any], plan_id: str, body: dict[str, Any], derived: bool = True
     ) -> None:
-        record: dict[str, Any] = {"type": "plan"}
+        record: dict[str, Any] = {"type": "plan", "seq": 0, "id": ""}
         stamp(record, from_iso(obj.get("timestamp")))
         record["planId"] = plan_id
         record["planType"] = body["planType"]
@@ -224,7 +226,7 @@ class ToolMixin:
         session: str | None,
         facts: dict[str, Any],
     ) -> None:
-        record: dict[str, Any] = {"type": "subagent"}
+        record: dict[str, Any] = {"type": "subagent", "seq": 0, "id": ""}
         if line is not None:
             stamp(record, from_iso(line.get("timestamp")))
         if isinstance(call_id, str) and call_id:
