@@ -10,12 +10,12 @@ written) by this process in the walk's sorted order, so the outputs do not depen
 from __future__ import annotations
 
 import contextlib
-import math
+import itertools
 import multiprocessing
 import os
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -36,7 +36,7 @@ from .worker import Chunk, Item, Result, companions, run_chunk, run_item
 ERRORS = "_errors.jsonl"
 LOCK = "_batch.lock"
 WORKER_DIED = "the worker process died while converting this source (killed or crashed)"
-CHUNK = 32  # sources per worker task, at most
+CHUNK = 32  # sources per worker task, at most (see ``_chunks``)
 
 
 class BatchUsageError(Exception):
@@ -184,12 +184,11 @@ class _Batch:
 
     # -- planning -----------------------------------------------------------------------
 
-    def plan(self, roots: list[Path]) -> list[Item]:
-        """The sources to sniff and convert, in walk order (what is up to date is counted
-        as skipped here; the content sniff is the workers')."""
+    def plan(self, roots: list[Path]) -> Iterator[Item]:
+        """The sources to sniff and convert, in walk order, as the walk finds them (what is
+        up to date is counted as skipped here; the content sniff is the workers')."""
         filters = self.options.filters
         summary = self.summary
-        items: list[Item] = []
         for candidate in walk(roots, skip=[self.outdir], follow_symlinks=self.options.follow_symlinks):
             if not filters.by_path(candidate):
                 summary.filtered += 1
@@ -213,9 +212,8 @@ class _Batch:
                 summary.unclaimed += 1
                 summary.unclaimed_reasons[reason] += 1
                 continue
-            items.append(Item(key, str(candidate.path), candidate.explicit, known))
             self.sizes[key] = candidate.size
-        return items
+            yield Item(key, str(candidate.path), candidate.explicit, known)
 
     def _reusable(self, entry: Entry) -> bool:
         if self.options.force or entry.producer != __version__:
@@ -225,24 +223,26 @@ class _Batch:
     # -- running ------------------------------------------------------------------------
 
     def run(self, roots: list[Path]) -> None:
-        items = self.plan(roots)
         for source in [s for s in self.manifest.sources if not os.path.exists(s)]:
             self.manifest.drop(source)
             self.summary.gone += 1
         self.claims = self.manifest.claims()
+        items: Iterable[Item] = self.plan(roots)
         progress = self.options.progress
-        if progress is not None:
+        if progress is not None:  # the walk first, for the totals; without progress it overlaps the conversions
+            items = list(items)
             progress.start(len(items), sum(self.sizes.values()))
         jobs = self.options.jobs or cpu_count()
         outdir, agents = str(self.outdir), tuple(self.options.filters.agents)
+        stream = iter(items)
+        first = list(itertools.islice(stream, 2))
+        items = itertools.chain(first, stream)
         try:
-            if jobs <= 1 or len(items) <= 1:
+            if jobs <= 1 or len(first) <= 1:
                 for item in items:
                     self.apply(run_item(item, outdir, agents))
             else:
-                size = max(1, min(CHUNK, math.ceil(len(items) / (jobs * 4))))
-                chunks = [Chunk(outdir, agents, tuple(items[i : i + size])) for i in range(0, len(items), size)]
-                _parallel(chunks, jobs, self.apply)
+                _parallel(_chunks(items, jobs, outdir, agents), jobs, self.apply)
         finally:
             if progress is not None:
                 progress.finish()
@@ -372,31 +372,50 @@ def _context() -> Any:
     return multiprocessing.get_context()
 
 
-def _parallel(chunks: list[Chunk], jobs: int, apply: Callable[[Result], None]) -> None:
+def _chunks(items: Iterable[Item], jobs: int, outdir: str, agents: tuple[str, ...]) -> Iterator[Chunk]:
+    """The items in walk order, cut into chunks that grow with the number walked so far (one
+    source each at first, so every worker starts at once and a small batch is spread over all
+    of them; at most ``CHUNK``)."""
+    pending: list[Item] = []
+    for seen, item in enumerate(items, 1):
+        pending.append(item)
+        if len(pending) >= min(CHUNK, max(1, seen // (jobs * 4))):
+            yield Chunk(outdir, agents, tuple(pending))
+            pending = []
+    if pending:
+        yield Chunk(outdir, agents, tuple(pending))
+
+
+def _parallel(chunks: Iterator[Chunk], jobs: int, apply: Callable[[Result], None]) -> None:
     """Run chunks on ``jobs`` processes, applying their results in order.
 
-    When a worker dies (killed, out of memory, a crash in native code), the pool breaks; the
-    chunks that were in flight and not finished are then run again one at a time, each in a
-    fresh process, and a chunk that breaks its process again has its sources run one at a
-    time, each in a fresh process, so only the source that kills its worker fails and the
-    batch goes on.
+    Chunks are taken from ``chunks`` only when there is room in the window, so the walk that
+    makes them goes on while the workers convert. When a worker dies (killed, out of memory,
+    a crash in native code), the pool breaks; the chunks that were in flight and not finished
+    are then run again one at a time, each in a fresh process, and a chunk that breaks its
+    process again has its sources run one at a time, each in a fresh process, so only the
+    source that kills its worker fails and the batch goes on.
     """
     context = _context()
-    queue = deque(chunks)
+    retry: deque[Chunk] = deque()  # taken from ``chunks`` but not submitted: the pool broke
     window: deque[tuple[Chunk, Future[list[Result]]]] = deque()
     limit = jobs * 2
     executor = ProcessPoolExecutor(jobs, mp_context=context)
     try:
-        while queue or window:
+        while True:
             broken = False
-            while queue and len(window) < limit:
-                chunk = queue.popleft()
+            while len(window) < limit:
+                chunk = retry.popleft() if retry else next(chunks, None)
+                if chunk is None:
+                    break
                 try:
                     window.append((chunk, executor.submit(run_chunk, chunk)))
                 except BrokenProcessPool:
-                    queue.appendleft(chunk)
+                    retry.appendleft(chunk)
                     broken = True
                     break
+            if not window and not broken:
+                return
             if not broken:
                 chunk, future = window.popleft()
                 try:
