@@ -450,6 +450,43 @@ def test_killed_worker_then_clean_rerun(toy: None, tmp_path: Path, monkeypatch: 
     assert tree(out) == tree(reference)
 
 
+def test_chunks_of_many_sources_give_the_same_outputs_and_a_killer_fails_alone(
+    toy: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Enough sources that workers get chunks of several, sessions shared across chunks (the
+    walk's first keeps the plain name), unclaimed and filtered files among them, and a source
+    that kills its worker in the middle of a chunk: only that one fails."""
+    src = tmp_path / "src"
+    for index in range(90):
+        items = [{"say": f"{index}-{j}"} for j in range(index % 5)]
+        toy_file(src / f"{index:02d}" / "s.jsonl", f"m{index % 23}", *items)
+        if index % 10 == 3:
+            (src / f"{index:02d}" / "other.json").write_text('{"something": "else"}\n')
+            (src / f"{index:02d}" / "sidecar.jsonl").write_bytes(b'{"toy": "x"}\n')
+    toy_file(src / "60" / "poison.jsonl", "poison", {"say": "a"}, {"kill": 1}, {"say": "b"})
+    only = Filters(exclude=["*/77/*"])
+    reference, one, two = tmp_path / "reference", tmp_path / "one", tmp_path / "two"
+    expected = batch([src], reference, jobs=1, filters=only)
+    assert (expected.converted, expected.failed, expected.filtered, expected.unclaimed) == (90, 0, 1, 18)
+    in_chunks = batch([src], one, jobs=2, filters=only)
+    varying = {"seconds": 0, "outdir": "", "errors_file": ""}
+    assert in_chunks.as_dict() | varying == expected.as_dict() | varying
+    assert tree(one) == tree(reference)
+
+    monkeypatch.setenv("TOY_KILL", "1")  # jobs=2 only: in the main process it would kill the tests
+    killed = batch([src], two, jobs=2, filters=only)
+    assert (killed.converted, killed.failed, killed.filtered, killed.unclaimed) == (89, 1, 1, 18)
+    errors = [orjson.loads(line) for line in (two / "_errors.jsonl").read_bytes().splitlines()]
+    assert [(e["reason"], e["agent"]) for e in errors if e["severity"] == "error"] == [(WORKER_DIED, "toy")]
+    for name, data in outputs(two).items():
+        assert data == outputs(reference)[name]
+    assert not [p for p in two.rglob(".asr-tmp-*")]
+    monkeypatch.delenv("TOY_KILL")
+    rerun = batch([src], two, jobs=2, filters=only)
+    assert (rerun.converted, rerun.skipped, rerun.failed) == (1, 89, 0)
+    assert tree(two) == tree(tmp_path / "reference")
+
+
 RUNNER = """
 import sys
 sys.path.insert(0, {tests!r})
