@@ -390,6 +390,87 @@ def test_masking_rewrite_revises_the_tool_result() -> None:
     assert "capture" not in first and len(of_type(records, "tool_call")) == 1
 
 
+def unskipped(monkeypatch: pytest.MonkeyPatch, data: bytes) -> tuple[list[dict[str, Any]], Any]:
+    """``run`` with no native digests: every message and toolCalls[] entry mapped again."""
+    from asr_adapters.adapters.gemini_cli import jsonl as reader
+    from asr_adapters.adapters.gemini_cli import mapping
+
+    lines = reader.json_lines
+    with monkeypatch.context() as patch:
+        patch.setattr(mapping, "native_digest", lambda value: None)
+        patch.setattr(reader, "native_digest", lambda value: None)
+        patch.setattr(reader, "json_lines", lambda context: ((n, v, b"") for n, v, _ in lines(context)))
+        return run(data)
+
+
+def response_turn(mid: str, cid: str, output: str) -> dict[str, Any]:
+    parts = [{"functionResponse": {"id": cid, "name": "read_file", "response": {"output": output}}}]
+    return {"id": mid, "timestamp": "2026-03-18T10:03:00Z", "type": "user", "content": parts}
+
+
+REPLY = gemini("g1", "Reading.", toolCalls=[call("c1"), call("c2")])
+REVISED = {**REPLY, "toolCalls": [call("c1", output="changed"), call("c2")]}
+USER = {"id": "u1", "timestamp": "2026-03-18T10:00:00Z", "type": "user", "content": "one"}
+SKIP_CASES = {
+    # a function-response turn reads the result a reply wrote; the reply revises it; the turn comes back
+    "response after revision": [
+        HEADER,
+        REPLY,
+        response_turn("u2", "c1", "ok"),
+        REVISED,
+        response_turn("u2", "c1", "ok"),
+    ],
+    "reset after revision": [
+        HEADER,
+        REPLY,
+        response_turn("u2", "c1", "ok"),
+        {"$set": {"messages": [REVISED, response_turn("u2", "c1", "ok")]}},
+        {"$set": {"messages": [REPLY, response_turn("u2", "c1", "ok")]}},
+    ],
+    # two replies share a call id: each one's unchanged repeat still revises what the other wrote
+    "shared call id": [HEADER, REPLY, gemini("g2", "Again.", toolCalls=[call("c1", output="x")]), REPLY],
+    "raw call part": [HEADER, gemini("g2", [{"functionCall": {"id": "c1", "name": "n", "args": {}}}]), REPLY, REPLY],
+    # a toolCalls[] entry that is not an object is written each time its message is
+    "entry not an object": [HEADER, gemini("g1", "x", toolCalls=[7]), gemini("g1", "x", toolCalls=[7])],
+    "unchanged repeats": [HEADER, USER, REPLY, REPLY, {"$set": {"messages": [USER, REPLY]}}, USER, REVISED, REVISED],
+    "derived ids": [HEADER, {**USER, "id": ""}, {**USER, "id": ""}, REPLY, REPLY],
+    # a native id that spells a derived one (line 3's)
+    "derived id taken": [
+        HEADER,
+        {**USER, "id": f"{SID}:line3"},
+        {**USER, "id": "", "content": "2"},
+        {**USER, "id": f"{SID}:line3"},
+    ],
+    "rewind and back": [HEADER, USER, REPLY, {"$rewindTo": "g1"}, REPLY, REPLY, {"$set": {"messages": []}}, USER],
+}
+
+
+@pytest.mark.parametrize("lines", SKIP_CASES.values(), ids=list(SKIP_CASES))
+def test_skipping_unchanged_natives_writes_what_mapping_them_again_writes(
+    monkeypatch: pytest.MonkeyPatch, lines: list[Any]
+) -> None:
+    records, accounting = run(jsonl(*lines))
+    expected, expected_accounting = unskipped(monkeypatch, jsonl(*lines))
+    assert records == expected
+    assert accounting.as_dict() == expected_accounting.as_dict()
+
+
+def test_an_unchanged_repeat_is_not_mapped_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    from asr_adapters.adapters.gemini_cli import mapping
+
+    mapped: list[str] = []
+    build = mapping.Mapper._tool_call
+
+    def counting(self: Any, call: dict[str, Any], *args: Any) -> None:
+        mapped.append(call["id"])
+        build(self, call, *args)
+
+    monkeypatch.setattr(mapping.Mapper, "_tool_call", counting)
+    _, accounting = run(jsonl(HEADER, USER, REPLY, REPLY, {"$set": {"messages": [USER, REVISED]}}))
+    assert mapped == ["c1", "c2", "c1"]  # the line repeat not at all, the reset only the changed entry
+    assert accounting.duplicates == 1
+
+
 def test_torn_last_line_is_unreadable_and_reported() -> None:
     data = (
         jsonl(HEADER, {"id": "u1", "timestamp": "2026-03-18T10:00:00Z", "type": "user", "content": "x"})

@@ -17,11 +17,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from ...core.adapter import Context, Emitter, Stream
+import orjson
+
+from ...core.adapter import _JSON_KINDS, Context, Emitter, Stream, _short
 from ...core.errors import InputError
 from ...core.source import Source
 from . import discover
-from .mapping import Mapper
+from .mapping import Mapper, native_digest
 
 if TYPE_CHECKING:
     from .adapter import GeminiCliAdapter
@@ -41,13 +43,30 @@ def is_header(value: Any) -> bool:
 def convert_jsonl(adapter: GeminiCliAdapter, source: Source, context: Context) -> Iterator[Stream]:
     from .adapter import session_header
 
-    lines = context.json_lines()
+    lines = json_lines(context)
     first = next(lines, None)
     if first is None:
         raise InputError(source.display, "no readable line: not a Gemini CLI session")
-    meta = first[1] if first is not None and is_header(first[1]) else {}
+    meta = first[1] if is_header(first[1]) else {}
     record, session_id, subagent = session_header(meta, source, "jsonl", discover.stem(source.name))
     yield Stream(record["session"], _records(adapter, context, lines, first, record, session_id, subagent))
+
+
+def json_lines(context: Context) -> Iterator[tuple[int, Any, bytes]]:
+    """``Context.json_lines`` with each line's bytes (a message line's native digest)."""
+    loads = orjson.loads
+    accounting = context.accounting
+    for number, raw in context.source.lines():
+        accounting.native_items += 1
+        try:
+            value = loads(raw)
+        except orjson.JSONDecodeError as exc:
+            accounting.unreadable += 1
+            context.warn(number, f"unreadable line skipped: {_short(exc)}")
+            continue
+        if type(value) is not dict:  # JSON, but not a line any agent writes: kept as a vendor record
+            context.warn(number, f"line is JSON {_JSON_KINDS.get(type(value), 'value')}, not an object")
+        yield number, value, raw
 
 
 class Replay:
@@ -57,16 +76,18 @@ class Replay:
         self.adapter = adapter
         self.mapper = mapper
         self.history: dict[str, None] = {}
-        self.known: set[str] = set()
+        #: every message id seen -> a hash of its last native version and the mapper's epoch
+        #: (None: never skipped), so an unchanged message is not mapped again
+        self.known: dict[str, int | None] = {}
 
-    def line(self, number: int, value: Any) -> list[dict[str, Any]]:
+    def line(self, number: int, value: Any, raw: bytes = b"") -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         if not isinstance(value, dict):
             self.mapper.put_vendor("line", value, out)
         elif isinstance(value.get("$rewindTo"), str):
             self.rewind(value, out)
         elif isinstance(value.get("id"), str):
-            out = self.message(value, f"line{number}")
+            out = self.message(value, f"line{number}", native=hash(raw) if raw else None)
         elif isinstance(value.get("$set"), dict):
             self.set(number, value, out)
         elif is_header(value):
@@ -76,14 +97,23 @@ class Replay:
             self.mapper.put_vendor("line", value, out)
         return out
 
-    def message(self, msg: dict[str, Any], position: str, removed: bool | None = None) -> list[dict[str, Any]]:
+    def message(
+        self, msg: dict[str, Any], position: str, removed: bool | None = None, native: int | None = None
+    ) -> list[dict[str, Any]]:
+        """``native``: a digest of the message as written (its line's bytes, or one dump)."""
         message_id = msg["id"]
+        known = self.known
         if removed is None:
-            removed = message_id in self.known and message_id not in self.history
-        self.known.add(message_id)
+            removed = message_id in known and message_id not in self.history
         self.history[message_id] = None
+        mapper = self.mapper
+        if native is not None and message_id and not removed and known.get(message_id) == hash((native, mapper.epoch)):
+            return []  # as mapped last time, and nothing it reads changed: all repeats
         # a message that comes back after a rewind or reset is written again, even if unchanged
-        return self.mapper.message(msg, position, force=removed)
+        out = mapper.message(msg, position, force=removed)
+        stable = native is not None and bool(message_id) and not mapper.volatile
+        known[message_id] = hash((native, mapper.epoch)) if stable else None
+        return out
 
     def rewind(self, value: dict[str, Any], out: list[dict[str, Any]]) -> None:
         target = value["$rewindTo"]
@@ -107,21 +137,22 @@ class Replay:
         self.history = {}
         for index, msg in enumerate(entries):
             back = msg["id"] in self.known and msg["id"] not in before
-            out.extend(self.message(msg, f"line{number}.messages[{index}]", removed=back))
+            native = None if back else native_digest(msg)
+            out.extend(self.message(msg, f"line{number}.messages[{index}]", removed=back, native=native))
 
     def initial(self, number: int, value: dict[str, Any], out: list[dict[str, Any]]) -> None:
         """A header that carries a whole legacy record on one line: its messages, in order."""
         messages = value.get("messages")
         for index, msg in enumerate(messages if isinstance(messages, list) else ()):
             if isinstance(msg, dict) and isinstance(msg.get("id"), str):
-                out.extend(self.message(msg, f"line{number}.messages[{index}]"))
+                out.extend(self.message(msg, f"line{number}.messages[{index}]", native=native_digest(msg)))
 
 
 def _records(
     adapter: GeminiCliAdapter,
     context: Context,
-    lines: Iterator[tuple[int, Any]],
-    first: tuple[int, Any] | None,
+    lines: Iterator[tuple[int, Any, bytes]],
+    first: tuple[int, Any, bytes] | None,
     head: dict[str, Any],
     session_id: str,
     subagent: bool,
@@ -142,7 +173,7 @@ def _records(
         out = replay.line(*first)  # no header line: the session id comes from the file name
         outcome(accounting, out)
         yield from out
-    for number, value in lines:
-        out = replay.line(number, value)
+    for number, value, raw in lines:
+        out = replay.line(number, value, raw)
         outcome(accounting, out)
         yield from out

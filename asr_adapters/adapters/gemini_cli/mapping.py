@@ -43,11 +43,25 @@ _MESSAGE_KEYS = frozenset(
 )
 NOTICE_TYPES = ("info", "warning", "error")
 Key = tuple[str, str]
+#: ``Mapper.seen`` packs an identity's digest and its last record's ``seq`` into one int
+_SEQ_BITS = 40
+_SEQ_MASK = (1 << _SEQ_BITS) - 1
+_DIGEST_MASK = (1 << 64) - 1
+#: ``Mapper.calls`` owner of a call id that more than one message has mapped
+SHARED = ""
 
 
 def _digest(body: dict[str, Any]) -> int:
     """A fingerprint of a body built by this module (same builder, same key order), for one run."""
-    return hash(orjson.dumps(body))
+    return hash(orjson.dumps(body)) & _DIGEST_MASK
+
+
+def native_digest(value: Any) -> int | None:
+    """A fingerprint of native JSON (one ``dumps``); None when it cannot be serialised."""
+    try:
+        return hash(orjson.dumps(value))
+    except orjson.JSONEncodeError:
+        return None
 
 
 class Mapper:
@@ -68,10 +82,25 @@ class Mapper:
         self.vendor = vendor
         self.session_id = session_id
         self.subagent = subagent
-        self.seen: dict[Key, tuple[str, int]] = {}
-        self.latest: dict[Key, str] = {}
+        #: identity -> its digest << _SEQ_BITS | the seq of its last record
+        self.seen: dict[Key, int] = {}
+        #: plan chains (planId) -> the seq of their last record
+        self.chains: dict[Key, int] = {}
         self.with_message: set[str] = set()
         self.task_id: str | None = None  # a subagent's first prompt: its parent's task
+        # Skipping unchanged native items (JSONL era). A native message or toolCalls[] entry
+        # mapped before is skipped when its native digest is the one recorded for it *and no
+        # record identity it reads changed since*. Identities are keyed by message id or call
+        # id; a message id is mapped only by its message, but a call id can be read by
+        # several messages (a reply's toolCalls[], a later function-response turn, raw
+        # functionCall parts). ``calls`` names the one message that mapped a call id, or
+        # SHARED; a write to a shared call id's identities (or by a message with a derived
+        # id) moves ``epoch`` on, which voids every recorded native digest.
+        self.epoch = 0
+        #: call id -> (hash of its toolCalls[] entry, context and epoch, or None; owner)
+        self.calls: dict[str, tuple[int | None, str]] = {}
+        #: whether the message being mapped wrote a record that is never a repeat
+        self.volatile = False
 
     # -- emission -------------------------------------------------------------------
 
@@ -90,17 +119,19 @@ class Mapper:
         last record of ``chain`` (default: of ``key`` itself), so plan revisions chain by planId.
         """
         body["type"] = kind  # the emitter puts it first
-        digest = _digest(body) if self.repeats else 0
+        repeats = self.repeats
+        digest = _digest(body) if repeats else 0
         previous = self.seen.get(key)
-        if previous is not None and self.repeats and previous[1] == digest and not force:
+        if previous is not None and repeats and previous >> _SEQ_BITS == digest and not force:
             return False
-        chain = chain or key
-        last = self.latest.get(chain)
+        last = self.chains.get(chain) if chain is not None else None if previous is None else previous & _SEQ_MASK
         if last is not None:
-            body["supersedes"] = last
+            body["supersedes"] = f"r{last}"
         record = self.emit(body)
-        self.seen[key] = (record["id"], digest)
-        self.latest[chain] = record["id"]
+        seq = record["seq"]
+        self.seen[key] = digest << _SEQ_BITS | seq
+        if chain is not None:
+            self.chains[chain] = seq
         out.append(record)
         return True
 
@@ -109,6 +140,7 @@ class Mapper:
         record = self.vendor(kind, data)
         record.update(extra)
         out.append(self.emit(record))
+        self.volatile = True
 
     def put_native(self, message_id: str, msg: Any, out: list[dict[str, Any]], force: bool) -> None:
         """A message with no ASR home, kept verbatim (once per distinct version)."""
@@ -121,6 +153,7 @@ class Mapper:
     def message(self, msg: Any, position: str, force: bool = False) -> list[dict[str, Any]]:
         """All records of one native message (empty when it repeats what was written)."""
         out: list[dict[str, Any]] = []
+        self.volatile = False
         if not isinstance(msg, dict):
             self.put_vendor("message", msg, out)
             return out
@@ -137,7 +170,22 @@ class Mapper:
             self._notice(msg, message_id, derived, out, force)
         else:
             self.put_native(message_id, msg, out, force)
+        if derived and out:
+            self.epoch += 1  # a derived id could name what a native id names
         return out
+
+    def _touch(self, call_id: str, message_id: str) -> bool:
+        """Note that ``message_id`` maps ``call_id``; whether the call id is now shared."""
+        entry = self.calls.get(call_id)
+        if entry is None:
+            self.calls[call_id] = (None, message_id)
+            return False
+        owner = entry[1]
+        if owner == message_id:
+            return False
+        if owner != SHARED:
+            self.calls[call_id] = (entry[0], SHARED)
+        return True
 
     def _head(self, msg: dict[str, Any], message_id: str, derived: bool) -> dict[str, Any]:
         body: dict[str, Any] = stamp({}, from_iso(msg.get("timestamp")))
@@ -199,13 +247,18 @@ class Mapper:
         first = not content
         tool_calls = msg.get("toolCalls")
         known: set[str] = set()
+        epoch = self.epoch
         for index, call in enumerate(tool_calls if isinstance(tool_calls, list) else ()):
             if not isinstance(call, dict):
                 self.put_vendor("toolCall", call, out)
                 continue
             call_id, call_derived = self._call_id(call.get("id"), message_id, f"toolCalls[{index}]")
             known.add(call_id)
-            self._tool_call(call, call_id, call_derived, ts, link, msg if first else None, out, force)
+            response = msg if first else None
+            if self.repeats:
+                self._repeated_call(call, call_id, call_derived, ts, link, response, out, force, message_id, epoch)
+            else:
+                self._tool_call(call, call_id, call_derived, ts, link, response, out, force)
             first = False
         for index, part in enumerate(calls):
             call_id, call_derived = self._call_id(part["functionCall"].get("id"), message_id, f"content[{index}]")
@@ -215,6 +268,8 @@ class Mapper:
             if first:
                 self._tail(call_record, {k: v for k, v in msg.items() if k in ("model", "tokens")})
                 first = False
+            if self.repeats and self._touch(call_id, message_id):
+                self.epoch += 1  # put below always writes: the call id is new to ``seen``
             self.put(("c", call_id), "tool_call", call_record, out, force)
         if not shown and not tool_calls and not calls:
             self.put_native(message_id, msg, out, force)
@@ -223,6 +278,35 @@ class Mapper:
         if isinstance(native, str) and native:
             return native, False
         return f"{message_id}:{where}", True
+
+    def _repeated_call(
+        self,
+        call: dict[str, Any],
+        call_id: str,
+        derived: bool,
+        ts: Any,
+        link: dict[str, str],
+        response: dict[str, Any] | None,
+        out: list,
+        force: bool,
+        message_id: str,
+        epoch: int,
+    ) -> None:
+        """A toolCalls[] entry of the JSONL era: skipped when it and what it is mapped with
+        (the reply's time, link, model and usage) are as when last mapped, and no identity
+        of its call id changed since (``epoch`` as the message started)."""
+        tail = None if response is None else (response.get("model"), response.get("tokens"))
+        native = native_digest((call, call_id, derived, ts, link, tail))
+        entry = self.calls.get(call_id)
+        if native is not None and not force and entry is not None and entry[0] == hash((native, epoch)):
+            return
+        shared = self._touch(call_id, message_id)
+        before = len(out)
+        self._tool_call(call, call_id, derived, ts, link, response, out, force)
+        if shared and len(out) > before:
+            self.epoch += 1
+        owner = SHARED if shared else message_id
+        self.calls[call_id] = (None if native is None else hash((native, self.epoch)), owner)
 
     def _tool_call(
         self,
@@ -245,7 +329,7 @@ class Mapper:
         result = result_body(call, call_id)
         if self.put(("r", call_id), "tool_result", result, out, force):
             # a function-response user turn (v0.44+) repeats this output: recognised by it
-            self.seen[("rc", call_id)] = ("", _digest({"content": result["content"]}))
+            self.seen[("rc", call_id)] = _digest({"content": result["content"]}) << _SEQ_BITS
         for plan in (todo_plan(call, call_id), plan_document(call, call_id)):
             if plan is not None:
                 self.put(("p", f"{plan['planId']}@{call_id}"), "plan", plan, out, force, chain=("p", plan["planId"]))
@@ -310,9 +394,12 @@ class Mapper:
         call_id, derived = self._call_id(response.get("id"), message_id, "functionResponse")
         content, failed = response_parts(group, call_id, response.get("name"))
         digest = _digest({"content": content})
+        shared = self.repeats and self._touch(call_id, message_id)
         previous = self.seen.get(("rc", call_id))
-        if previous is not None and previous[1] == digest and not force:
+        if previous is not None and previous >> _SEQ_BITS == digest and not force:
             return
+        if shared:
+            self.epoch += 1
         body: dict[str, Any] = stamp({}, from_iso(msg.get("timestamp")))
         body["callId"] = call_id
         if isinstance(response.get("name"), str):
@@ -326,7 +413,7 @@ class Mapper:
         if derived:
             body["idSource"] = "derived"
         self.put(("r", call_id), "tool_result", body, out, force=True)
-        self.seen[("rc", call_id)] = ("", digest)
+        self.seen[("rc", call_id)] = digest << _SEQ_BITS
 
     def _notice(self, msg: dict[str, Any], message_id: str, derived: bool, out: list, force: bool) -> None:
         body = self._head(msg, message_id, derived)
