@@ -121,19 +121,7 @@ def exclusive_lock(path: Path) -> Iterator[None]:
         holder.close()
 
 
-LOCKED = [
-    pytest.param(
-        n,
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="openclaw: a write-locked database is reported as 'no transcript_events table: not an OpenClaw "
-            "agent database' (store.table_names swallows 'database is locked'), reported",
-        ),
-    )
-    if SQLITE_INPUTS[n][0] == "openclaw"
-    else n
-    for n in NAMES
-]
+LOCKED = NAMES
 
 
 @pytest.mark.parametrize("name", LOCKED)

@@ -7,6 +7,7 @@ one stream per session, read in batches). See ``docs/agents/openclaw.md``.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePath
 from typing import Any, ClassVar
@@ -182,10 +183,14 @@ class OpenClawAdapter(Adapter):
     def _database(self, source: Source, context: Context) -> Iterator[Stream]:
         if source.path is None:
             raise InputError(source.display, "an OpenClaw SQLite database must be read from a file")
-        tables = store.table_names(source.path)
+        try:
+            connection = store.connect(source.path)
+            tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.Error as exc:  # locked by a writer, not a database, unreadable: say which
+            raise InputError(source.display, f"cannot read the OpenClaw database: {exc}") from None
         if store.TABLE not in tables:
+            connection.close()
             raise InputError(source.display, "no transcript_events table: not an OpenClaw agent database")
-        connection = store.connect(source.path)
         try:
             ids = store.session_ids(connection)
             if not ids:

@@ -407,7 +407,11 @@ def _media_part(block: Any, who: tuple[str | None, str | None]) -> dict[str, Any
     elif block.get("type") == "text":
         part = dict(block)
     else:
-        part = dict(block) if isinstance(block.get("type"), str) else {"type": "ai.openclaw/block", **block}
+        if isinstance(block.get("type"), str):
+            part = dict(block)
+        else:  # a block whose type is not a string: kept, under a type readers skip (ASR-210, 218)
+            part = {"type": "ai.openclaw/block", **{k: v for k, v in block.items() if k != "type"}}
+            part["nativeType"] = block.get("type")
     if who[0] is not None:
         part["author"] = who[0]
     if who[1] is not None:

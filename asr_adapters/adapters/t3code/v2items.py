@@ -92,7 +92,9 @@ def item_record(st: ThreadState, p: dict[str, Any], attachments: Path | None, fi
 
 def _user(p: dict[str, Any], attachments: Path | None) -> dict[str, Any]:
     record = _start("message", p)
-    record["messageId"] = p["messageId"]
+    message_id = p.get("messageId")
+    derived = not isinstance(message_id, str) or not message_id
+    record["messageId"] = f"item:{p.get('id')}" if derived else message_id
     record["role"] = "user"
     author = CREATED_BY.get(p.get("createdBy"), "human")  # type: ignore[arg-type]
     origin = INTENT.get(p.get("inputIntent"), "prompt")  # type: ignore[arg-type]
@@ -112,6 +114,8 @@ def _user(p: dict[str, Any], attachments: Path | None) -> dict[str, Any]:
     if missing:
         capture["displayContent"] = {"state": "truncated", "reason": "image bytes are not in the database"}
     record["capture"] = capture
+    if derived:
+        record["idSource"] = "derived"
     return record
 
 
@@ -273,7 +277,12 @@ def handoff_record(st: ThreadState, p: dict[str, Any]) -> dict[str, Any]:
             derived.append(st.items[message["itemId"]])
     if derived:
         record["derivedFrom"] = derived
-    record["content"] = [text_part(p.get("summaryText") or "")]
+    summary = p.get("summaryText")
+    if isinstance(summary, str):
+        record["content"] = [text_part(summary)]
+    else:  # no summary text stored (or not text): say so rather than invent one (ASR-200, 210)
+        record["content"] = []
+        record["capture"] = {"content": {"state": "absent", "reason": "the handoff holds no summary text"}}
     if not isinstance(summary_id, str):
         record["idSource"] = "derived"
     record["handoff"] = {
