@@ -18,11 +18,6 @@ from harness import Outcome, convert
 NAMES = list(SQLITE_INPUTS)
 
 
-def xfail_t3code(reason: str) -> list[object]:
-    mark = pytest.mark.xfail(strict=True, reason=f"t3code: {reason}, reported")
-    return [pytest.param(n, marks=mark) if SQLITE_INPUTS[n][0] == "t3code" else n for n in NAMES]
-
-
 NOT_UTF8 = NAMES
 #: The table and column that hold each input's events (a V2 thread's events are in the V2 table).
 EVENTS = {
