@@ -10,6 +10,7 @@ written) by this process in the walk's sorted order, so the outputs do not depen
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 import multiprocessing
 import os
@@ -400,6 +401,7 @@ def _parallel(chunks: Iterator[Chunk], jobs: int, apply: Callable[[Result], None
     retry: deque[Chunk] = deque()  # taken from ``chunks`` but not submitted: the pool broke
     window: deque[tuple[Chunk, Future[list[Result]]]] = deque()
     limit = jobs * 2
+    gc.freeze()  # forked workers: the collector leaves the inherited objects (their pages) alone
     executor = ProcessPoolExecutor(jobs, mp_context=context)
     try:
         while True:
@@ -435,6 +437,7 @@ def _parallel(chunks: Iterator[Chunk], jobs: int, apply: Callable[[Result], None
             executor = ProcessPoolExecutor(jobs, mp_context=context)
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
+        gc.unfreeze()
 
 
 def _finished(future: Future[list[Result]]) -> list[Result] | None:
