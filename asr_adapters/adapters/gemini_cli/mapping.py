@@ -82,8 +82,10 @@ class Mapper:
         self.vendor = vendor
         self.session_id = session_id
         self.subagent = subagent
-        #: identity -> its digest << _SEQ_BITS | the seq of its last record
-        self.seen: dict[Key, int] = {}
+        #: identity (kind, id) -> its digest << _SEQ_BITS | the seq of its last record, one
+        #: table per kind (m message, v vendor, c call, s subagent, r result, rc the content
+        #: a function-response turn is compared with, p plan) so no key tuple is kept
+        self.seen: dict[str, dict[str, int]] = {kind: {} for kind in ("m", "v", "c", "s", "r", "rc", "p")}
         #: plan chains (planId) -> the seq of their last record
         self.chains: dict[Key, int] = {}
         self.with_message: set[str] = set()
@@ -121,7 +123,8 @@ class Mapper:
         body["type"] = kind  # the emitter puts it first
         repeats = self.repeats
         digest = _digest(body) if repeats else 0
-        previous = self.seen.get(key)
+        table = self.seen[key[0]]
+        previous = table.get(key[1])
         if previous is not None and repeats and previous >> _SEQ_BITS == digest and not force:
             return False
         last = self.chains.get(chain) if chain is not None else None if previous is None else previous & _SEQ_MASK
@@ -129,7 +132,7 @@ class Mapper:
             body["supersedes"] = f"r{last}"
         record = self.emit(body)
         seq = record["seq"]
-        self.seen[key] = digest << _SEQ_BITS | seq
+        table[key[1]] = digest << _SEQ_BITS | seq
         if chain is not None:
             self.chains[chain] = seq
         out.append(record)
@@ -262,7 +265,7 @@ class Mapper:
             first = False
         for index, part in enumerate(calls):
             call_id, call_derived = self._call_id(part["functionCall"].get("id"), message_id, f"content[{index}]")
-            if call_id in known or ("c", call_id) in self.seen:
+            if call_id in known or call_id in self.seen["c"]:
                 continue  # the same call as a toolCalls[] entry: that record is richer
             call_record = function_call_body(part, call_id, call_derived, ts, link)
             if first:
@@ -329,7 +332,7 @@ class Mapper:
         result = result_body(call, call_id)
         if self.put(("r", call_id), "tool_result", result, out, force):
             # a function-response user turn (v0.44+) repeats this output: recognised by it
-            self.seen[("rc", call_id)] = _digest({"content": result["content"]}) << _SEQ_BITS
+            self.seen["rc"][call_id] = _digest({"content": result["content"]}) << _SEQ_BITS
         for plan in (todo_plan(call, call_id), plan_document(call, call_id)):
             if plan is not None:
                 self.put(("p", f"{plan['planId']}@{call_id}"), "plan", plan, out, force, chain=("p", plan["planId"]))
@@ -395,7 +398,7 @@ class Mapper:
         content, failed = response_parts(group, call_id, response.get("name"))
         digest = _digest({"content": content})
         shared = self.repeats and self._touch(call_id, message_id)
-        previous = self.seen.get(("rc", call_id))
+        previous = self.seen["rc"].get(call_id)
         if previous is not None and previous >> _SEQ_BITS == digest and not force:
             return
         if shared:
@@ -413,7 +416,7 @@ class Mapper:
         if derived:
             body["idSource"] = "derived"
         self.put(("r", call_id), "tool_result", body, out, force=True)
-        self.seen[("rc", call_id)] = digest << _SEQ_BITS
+        self.seen["rc"][call_id] = digest << _SEQ_BITS
 
     def _notice(self, msg: dict[str, Any], message_id: str, derived: bool, out: list, force: bool) -> None:
         body = self._head(msg, message_id, derived)
