@@ -626,3 +626,23 @@ def test_task_list_entries_cache_matches_a_rebuild() -> None:
     assert check()[0]["status"] == "completed"
     tasks.create({"subject": "d", "activeForm": "doing d"}, {"task": {"id": "4"}}, "")
     assert check()[2] == {"entryId": "4", "content": "d", "status": "pending", "activeForm": "doing d"}
+
+
+def test_envelope_members_kept_where_they_change_for_lines_of_one_shape() -> None:
+    """``native`` keeps a tracked envelope member (gitBranch, cwd…) on the first record and
+    where it changes, and a line's own members always, whatever the line's shape was before."""
+    records = main(
+        jsonl(
+            user(1, "a", gitBranch="main", isMeta=False),
+            user(2, "b", 1, gitBranch="main", isMeta=False),
+            user(3, "c", 2, gitBranch="dev", isMeta=False),
+            user(4, "d", 3, cwd="/elsewhere", gitBranch="dev", isMeta=False),
+        )
+    )
+    natives = [r.get("native") for r in of(records, "message")]
+    assert natives == [
+        {"gitBranch": "main", "isMeta": False},
+        {"isMeta": False},
+        {"gitBranch": "dev", "isMeta": False},
+        {"cwd": "/elsewhere", "isMeta": False},
+    ]

@@ -55,6 +55,10 @@ ENVELOPE = frozenset(
 #: (cwd and version start from the header's values).
 TRACKED = frozenset({"cwd", "version", "gitBranch", "slug", "entrypoint", "userType"})
 _NOTICE_SUBTYPES = frozenset({"away_summary", "informational"})
+#: (skip, *line keys) -> the line's keys ``_native`` looks at, each with ``key in TRACKED``:
+#: lines come in few shapes, so the envelope is sorted out once per shape.
+_NATIVE_KEYS: dict[tuple[Any, ...], tuple[tuple[str, bool], ...]] = {}
+_NATIVE_LIMIT = 4096
 
 
 class Builder(FoldMixin, ToolMixin):
@@ -114,16 +118,19 @@ class Builder(FoldMixin, ToolMixin):
             return self.out.drain()
         uuid = obj.get("uuid")
         if isinstance(uuid, str):
-            if uuid in self.uuid_rec:
+            uuid_rec = self.uuid_rec
+            if uuid in uuid_rec:
                 acc.duplicates += 1
                 return self.out.drain()
-            self.uuid_rec[uuid] = ""
+            uuid_rec[uuid] = ""
         kind = obj.get("type")
         if kind == "assistant":
-            self._flush_dequeued()
+            if self.queue.dequeued:
+                self._flush_dequeued()
             self._assistant(obj)
             return self.out.drain()
-        self._close_fold()
+        if self.fold is not None:
+            self._close_fold()
         if kind == "user":
             self._user(obj)
         elif kind == "attachment":
@@ -171,21 +178,33 @@ class Builder(FoldMixin, ToolMixin):
 
     def _copied(self, record: dict[str, Any], obj: dict[str, Any], field_name: str, value: str) -> None:
         refs = self.info.parent_refs
+        if refs is None:  # the main stream: nothing is copied
+            return
         uuid = obj.get("uuid")
-        if refs is not None and isinstance(uuid, str) and uuid in refs and value:
+        if isinstance(uuid, str) and uuid in refs and value:
             record["copiedFrom"] = f"{refs[uuid]}#{field_name}={value}"
 
     def _native(self, record: dict[str, Any], obj: dict[str, Any], skip: Any = ()) -> None:
         """The line's members no ASR field carries, kept verbatim under ``native`` (the
-        envelope repeated on every line is left out unless it changed: cwd, version, branch)."""
+        envelope repeated on every line is left out unless it changed: cwd, version, branch).
+        ``skip``: a tuple of more members to leave out."""
+        shape = (skip, *obj)
+        try:
+            keys = _NATIVE_KEYS[shape]
+        except KeyError:
+            keys = tuple((key, key in TRACKED) for key in obj if key not in ENVELOPE and key not in skip)
+            if len(_NATIVE_KEYS) < _NATIVE_LIMIT:
+                _NATIVE_KEYS[shape] = keys
+        if not keys:
+            return
         native = record.get("native")
-        for key, value in obj.items():
-            if key in ENVELOPE or key in skip:
-                continue
-            if key in TRACKED:
-                if key in self.seen_env and self.seen_env[key] == value:
+        seen = self.seen_env
+        for key, tracked in keys:
+            value = obj[key]
+            if tracked:
+                if key in seen and seen[key] == value:
                     continue
-                self.seen_env[key] = value
+                seen[key] = value
             if native is None:
                 native = record["native"] = {}
             native[key] = value
