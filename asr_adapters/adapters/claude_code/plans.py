@@ -73,10 +73,14 @@ class TaskList:
         if "blockedBy" in self.tasks.get(task_id, ()):
             self._blocked.add(task_id)
 
-    def _listed(self) -> None:
-        """The set of task ids changed: entries filtering ``blockedBy`` by it are stale."""
+    def _listed(self, changed: str | None = None) -> None:
+        """Task ``changed`` was added or removed (None: any): entries whose ``blockedBy``
+        may name it are stale (it names only listed tasks)."""
+        tasks = self.tasks
         for task_id in self._blocked:
-            self._entries.pop(task_id, None)
+            named = tasks[task_id].get("blockedBy") if task_id in tasks else None
+            if changed is None or not isinstance(named, list) or changed in named:
+                self._entries.pop(task_id, None)
 
     def create(self, call_input: dict[str, Any], result: Any, text: str) -> bool:
         task_id = None
@@ -96,7 +100,7 @@ class TaskList:
         self.tasks[task_id] = task
         self._changed(task_id)
         if new:
-            self._listed()
+            self._listed(task_id)
         return True
 
     def update(self, call_input: dict[str, Any]) -> bool:
@@ -109,7 +113,7 @@ class TaskList:
                 return False
             self._entries.pop(task_id, None)
             self._blocked.discard(task_id)
-            self._listed()
+            self._listed(task_id)
             return True
         new = task_id not in self.tasks
         task = self.tasks.setdefault(task_id, {"subject": "", "status": "pending"})
@@ -129,7 +133,7 @@ class TaskList:
                 self._changed(str(other))
         self._changed(task_id)
         if new:
-            self._listed()
+            self._listed(task_id)
         return True
 
     def replace(self, listed: Any) -> bool:
@@ -153,20 +157,13 @@ class TaskList:
         return True
 
     def entries(self) -> list[dict[str, Any]]:
-        """The list as plan entries (fresh dicts: a record may be changed by its reader)."""
+        """The list as plan entries. An unchanged task's entry is the same dict in every
+        snapshot (records are written, never changed, once emitted)."""
         cache = self._entries
-        entries = []
-        for task_id, task in self.tasks.items():
-            entry = cache.get(task_id)
-            if entry is None:
-                entry = cache[task_id] = self._entry(task_id, task)
-            entry = entry.copy()
-            if "blockedBy" in entry:
-                entry["blockedBy"] = list(entry["blockedBy"])
-            entries.append(entry)
-        return entries
+        return [cache.get(task_id) or self._entry(task_id) for task_id in self.tasks]
 
-    def _entry(self, task_id: str, task: dict[str, Any]) -> dict[str, Any]:
+    def _entry(self, task_id: str) -> dict[str, Any]:
+        task = self.tasks[task_id]
         entry: dict[str, Any] = {
             "entryId": task_id,
             "content": task.get("subject") if isinstance(task.get("subject"), str) else "",
@@ -181,6 +178,7 @@ class TaskList:
         for key, value in task.items():
             if key not in ("subject", "status", "owner", "blockedBy", "blocks"):
                 entry[key] = value
+        self._entries[task_id] = entry
         return entry
 
 
