@@ -10,6 +10,7 @@ detects lines repeated across resumes (same uuid), which are counted as duplicat
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from ...core.accounting import Accounting
@@ -57,8 +58,10 @@ TRACKED = frozenset({"cwd", "version", "gitBranch", "slug", "entrypoint", "userT
 _NOTICE_SUBTYPES = frozenset({"away_summary", "informational"})
 #: (skip, *line keys) -> the line's keys ``_native`` looks at, each with ``key in TRACKED``:
 #: lines come in few shapes, so the envelope is sorted out once per shape.
-_NATIVE_KEYS: dict[tuple[Any, ...], tuple[tuple[str, bool], ...]] = {}
+#: Also a getter of the tracked members' values and the untracked members' names.
+_NATIVE_KEYS: dict[tuple[Any, ...], tuple[tuple[tuple[str, bool], ...], Any, tuple[str, ...]]] = {}
 _NATIVE_LIMIT = 4096
+_UNSEEN = object()
 
 
 class Builder(FoldMixin, ToolMixin):
@@ -70,7 +73,9 @@ class Builder(FoldMixin, ToolMixin):
         self.last_message: tuple[str | None, str | None] = (None, None)
         self.extras_for: str | None = None
         self.line = 0
-        self.seen_env: dict[str, Any] = {"cwd": info.cwd, "version": info.version}
+        #: The tracked envelope members' last values (``_UNSEEN`` before the first).
+        self.seen_env: dict[str, Any] = dict.fromkeys(TRACKED, _UNSEEN)
+        self.seen_env.update(cwd=info.cwd, version=info.version)
         self.calls: dict[str, tuple[str, Any, dict[str, Any], str]] = {}
         self.plan_ids: dict[str, str] = {}
         self.tasks = TaskList()
@@ -190,19 +195,29 @@ class Builder(FoldMixin, ToolMixin):
         ``skip``: a tuple of more members to leave out."""
         shape = (skip, *obj)
         try:
-            keys = _NATIVE_KEYS[shape]
+            keys, tracked, plain = _NATIVE_KEYS[shape]
         except KeyError:
             keys = tuple((key, key in TRACKED) for key in obj if key not in ENVELOPE and key not in skip)
+            names = [key for key, is_tracked in keys if is_tracked]
+            tracked = itemgetter(*names) if names else None
+            plain = tuple(key for key, is_tracked in keys if not is_tracked)
             if len(_NATIVE_KEYS) < _NATIVE_LIMIT:
-                _NATIVE_KEYS[shape] = keys
-        if not keys:
-            return
-        native = record.get("native")
+                _NATIVE_KEYS[shape] = keys, tracked, plain
         seen = self.seen_env
-        for key, tracked in keys:
+        native = record.get("native")
+        if tracked is None or tracked(obj) == tracked(seen):  # no tracked member changed
+            if not plain:
+                return
+            if native is None:
+                record["native"] = {key: obj[key] for key in plain}
+            else:
+                for key in plain:
+                    native[key] = obj[key]
+            return
+        for key, is_tracked in keys:
             value = obj[key]
-            if tracked:
-                if key in seen and seen[key] == value:
+            if is_tracked:
+                if seen[key] == value:
                     continue
                 seen[key] = value
             if native is None:
