@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ...core.timestamps import from_iso, stamp
 from .parts import data_part, reasoning_part, text_part
 
 _BODY = frozenset({"id", "model", "role", "content", "stop_reason", "usage", "type"})
@@ -107,7 +106,7 @@ class FoldMixin:
         content_lines = [line for line in fold.lines if line[2]]
         if content_lines or not any(line[3] for line in fold.lines):
             record: dict[str, Any] = {"type": "message", "seq": 0, "id": ""}
-            stamp(record, from_iso(first.get("timestamp")))
+            out.stamp(record, first.get("timestamp"))
             if fold.request_id:
                 record["inferenceId"] = fold.request_id
             uuid = first.get("uuid")
@@ -162,7 +161,7 @@ class FoldMixin:
         self, block: dict[str, Any], fold: Fold, first: dict[str, Any], parent: Any, line_uuid: Any, index: int
     ) -> dict[str, Any]:
         call: dict[str, Any] = {"type": "tool_call", "seq": 0, "id": ""}
-        stamp(call, from_iso(first.get("timestamp")))
+        self.out.stamp(call, first.get("timestamp"))
         if fold.request_id:
             call["inferenceId"] = fold.request_id
         call_id = block.get("id")

@@ -64,16 +64,18 @@ class ToolMixin:
             pending = self.calls.pop(call_id, None) if call_id else None
             spawn = pending is not None and pending[0] in ("Task", "Agent")
             record: dict[str, Any] = {"type": "tool_result", "seq": 0, "id": ""}
-            stamp(record, from_iso(obj.get("timestamp")))
+            self.out.stamp(record, obj.get("timestamp"))
             if isinstance(obj.get("promptId"), str):
                 record["turnId"] = obj["promptId"]
             record["callId"] = call_id
             if isinstance(block.get("is_error"), bool):
                 record["isError"] = block["is_error"]
             record["content"] = result_parts(block.get("content"), report=spawn)
-            if any(p.get("type") == "text" and "<persisted-output>" in p.get("text", "") for p in record["content"]):
-                reason = "the output was written to a tool-results file; the transcript keeps a preview"
-                record["capture"] = {"content": {"state": "truncated", "reason": reason}}
+            for part in record["content"]:
+                if part.get("type") == "text" and "<persisted-output>" in part.get("text", ""):
+                    reason = "the output was written to a tool-results file; the transcript keeps a preview"
+                    record["capture"] = {"content": {"state": "truncated", "reason": reason}}
+                    break
             self._link(record, obj.get("parentUuid"))
             if call_id is not native:
                 record["idSource"] = "derived"
@@ -143,7 +145,7 @@ class ToolMixin:
             if not isinstance(question, dict):
                 continue
             record: dict[str, Any] = {"type": "input_request", "seq": 0, "id": ""}
-            stamp(record, from_iso(obj.get("timestamp")))
+            self.out.stamp(record, obj.get("timestamp"))
             record["requestId"] = f"{call_id}/{index}"
             record["callId"] = call_id
             text = question.get("question")
@@ -165,7 +167,7 @@ class ToolMixin:
         self, obj: dict[str, Any], block: dict[str, Any], plan_id: str, body: dict[str, Any], derived: bool = True
     ) -> None:
         record: dict[str, Any] = {"type": "plan", "seq": 0, "id": ""}
-        stamp(record, from_iso(obj.get("timestamp")))
+        self.out.stamp(record, obj.get("timestamp"))
         record["planId"] = plan_id
         record["planType"] = body["planType"]
         record["callId"] = block.get("tool_use_id")
