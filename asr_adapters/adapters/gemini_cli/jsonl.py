@@ -8,8 +8,10 @@ and the header (``sessionId`` + ``projectHash``).
 
 Nothing is re-ordered or dropped: a replaced message gets a revision (``supersedes``), a
 rewind or history reset is a ``vendor`` record naming the messages that left the replayed
-history, and those messages' records keep their place. Memory: the replayed history's
-message ids and one digest per written identity, never the messages.
+history, and those messages' records keep their place. A message exactly as when it was
+last mapped (its line's bytes, or one dump of a ``$set.messages`` entry) is not mapped again
+(see ``Mapper`` for when that holds). Memory: the replayed history's message ids, one int per
+message id and per written identity, never the messages.
 """
 
 from __future__ import annotations
