@@ -312,7 +312,10 @@ _V1_COLUMNS = (
 
 def _build_t3code(sql: Path, size: int, dest: Path) -> tuple[int, int, int]:
     """The golden database with its thread's events after the first repeated (fresh ids, later times)."""
-    script = sql.read_text(encoding="utf-8")
+    sys.path.insert(0, str(ROOT / "tests"))  # golden inputs share their schema through includes
+    from golden_support import sql_script
+
+    script = sql_script(sql)
     connection = sqlite3.connect(dest)
     try:
         connection.executescript(script)

@@ -60,6 +60,21 @@ def golden_cases(agent: str | None = None) -> list[GoldenCase]:
     return cases
 
 
+def sql_script(path: Path) -> str:
+    """An ``input.sql`` with its ``-- include: <file>`` lines replaced by the files they name
+    (relative to it), so cases share one copy of a schema instead of repeating it."""
+    parts = []
+    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+        if line.startswith("-- include:"):
+            included = (path.parent / line.removeprefix("-- include:").strip()).resolve()
+            if GOLDEN.resolve() not in included.parents:
+                raise AssertionError(f"{path}: includes {included}, outside golden/")
+            parts.append(sql_script(included))
+        else:
+            parts.append(line)
+    return "".join(parts)
+
+
 def materialize_input(case: GoldenCase, scratch: Path) -> Path:
     """The path to convert: the input itself, or a database built from ``input.sql``."""
     path = case.input
@@ -68,7 +83,7 @@ def materialize_input(case: GoldenCase, scratch: Path) -> Path:
         connection = sqlite3.connect(database)
         try:  # a scratch database: no need to wait for the disk after every statement
             connection.execute("PRAGMA synchronous=OFF")
-            connection.executescript(path.read_text(encoding="utf-8"))
+            connection.executescript(sql_script(path))
             connection.commit()
         finally:
             connection.close()

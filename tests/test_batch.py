@@ -618,8 +618,10 @@ def test_progress_lines() -> None:
 
 def build_sqlite(script: Path, target: Path) -> None:
     """A database from an SQL script, built in memory (no fsync per statement) then saved."""
+    from golden_support import sql_script
+
     memory = sqlite3.connect(":memory:")
-    memory.executescript(script.read_text(encoding="utf-8"))
+    memory.executescript(sql_script(script))
     disk = sqlite3.connect(target)
     memory.backup(disk)
     disk.close()
@@ -642,8 +644,8 @@ def test_real_adapters_on_golden_inputs(tmp_path: Path) -> None:
         folder = src / case.agent / case.name
         shutil.copytree(case.folder, folder, ignore=shutil.ignore_patterns("expected*", "README.md"))
         sql = folder / "input.sql"
-        if sql.exists():
-            build_sqlite(sql, folder / "input.sqlite")
+        if sql.exists():  # built from the case itself: its schema include is relative to golden/
+            build_sqlite(case.folder / "input.sql", folder / "input.sqlite")
             sql.unlink()
         inputs += [p for p in sorted(folder.iterdir()) if p.name.startswith("input.")]
     out = tmp_path / "out"

@@ -35,8 +35,9 @@ KNOWN_GROWTH = {
     "openclaw": "~90 B per native line: openclaw/mapper.py records_of (entry id -> record id, for parent refs) "
     "keeps every entry; inside the margin on the shared sample's 20 KB lines (0.57 -> 1.00 MB), over it on "
     "golden inputs' short lines (0.50 -> 3.92 MB)",
-    "gemini-cli": "peak 1.8 -> 15.6 MB from 2 to 16 MB (~700 B per native line): gemini_cli/mapping.py "
-    "Mapper.seen/latest keep (record id, digest) for every message, tool call and result",
+    "gemini-cli": "~120 B per native line (was ~500): gemini_cli/mapping.py Mapper.seen keeps one packed "
+    "(digest, record number) int per message, tool call and result id, for revisions and skipping unchanged "
+    "rewrites",
 }
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 import pytest
-from golden_support import GOLDEN, SHARED_SAMPLES, shared_samples
+from golden_support import GOLDEN, SHARED_SAMPLES, shared_samples, sql_script
 
 from asr_adapters import registry, validate_records
 from asr_adapters.adapters.t3code.adapter import thread_accounting
@@ -26,7 +26,7 @@ def build(tmp: Path, case: str, name: str = "state.sqlite") -> Path:
     path = tmp / name
     with sqlite3.connect(path) as connection:
         connection.execute("PRAGMA synchronous=OFF")  # a scratch database: no fsync per row
-        connection.executescript((CASES / case / "input.sql").read_text(encoding="utf-8"))
+        connection.executescript(sql_script(CASES / case / "input.sql"))
     connection.close()
     return path
 

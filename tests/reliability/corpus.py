@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
-from golden_support import GOLDEN
+from golden_support import GOLDEN, sql_script
 
 #: One clean input per agent and format; every line case is derived from these.
 LINE_INPUTS: dict[str, tuple[str, Path]] = {
@@ -307,7 +307,7 @@ def build_sqlite(sql: Path, target: Path, *, wal: bool = False) -> Path:
         scratch = target.with_name(target.name + ".build")
         with sqlite3.connect(scratch) as connection:
             connection.execute("PRAGMA synchronous=OFF")
-            connection.executescript(sql.read_text(encoding="utf-8"))
+            connection.executescript(sql_script(sql))
         connection.close()
         _BUILT[sql] = scratch.read_bytes()
         scratch.unlink()
