@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -172,6 +172,3 @@ class Adapter(ABC):
     def value(self, value: str) -> str:
         """A vendor value of an open field, namespaced (profile §2)."""
         return f"{self.registry_name}/{value}"
-
-
-AdapterFactory = Callable[[], Adapter]

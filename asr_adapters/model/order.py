@@ -135,7 +135,6 @@ PART_RANKS: dict[str, dict[str, int]] = {
     kind: {k: i for i, k in enumerate(("type", *own, *_PART_TAIL))} for kind, own in _PART_OWN.items()
 }
 _PART_FIELDS = ("content", "displayContent", "answer")
-KNOWN_PARTS = frozenset(_PART_OWN)
 
 
 def canonical_part_order(part: dict) -> dict:

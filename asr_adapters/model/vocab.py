@@ -36,14 +36,8 @@ ENTRY_STATUSES = frozenset({"pending", "in_progress", "completed"})
 PRIORITIES = frozenset({"high", "medium", "low"})
 DELIVERY_STATUSES = frozenset({"queued", "sent", "delivered", "suppressed", "failed", "unknown"})
 CAPTURE_STATES = frozenset({"absent", "truncated", "masked", "redacted"})  # closed (profile §2)
-ID_SOURCES = frozenset({"derived"})
 ASSEMBLY_MODES = frozenset({"folded"})
 
-#: Capture-state keys the spec names per record type; other keys are allowed but unusual.
-CAPTURE_KEYS = {
-    "message": frozenset({"content", "displayContent", "role"}),
-    "plan": frozenset({"content"}),
-}
 
 #: Registry: short name -> reverse-DNS registry name (profile §7).
 REGISTRY_NAMES = {
