@@ -65,8 +65,15 @@ class Context:
         self.accounting.diagnostics.append(Diagnostic(self.source.display, line, reason))
 
     def json_lines(self) -> Iterator[tuple[int, Any]]:
-        """Parsed JSON lines; a line that does not parse is counted unreadable and reported, and
-        one that parses to something other than an object is reported (the adapter keeps it)."""
+        """Parsed JSON lines as ``(line number, value)`` (see ``parsed_lines``)."""
+        for number, value, _raw in self.parsed_lines():
+            yield number, value
+
+    def parsed_lines(self) -> Iterator[tuple[int, Any, bytes]]:
+        """``(line number, parsed value, the line's bytes)`` for every line: the one place
+        lines are parsed and counted. A line that does not parse is counted unreadable and
+        reported; one that parses to something other than an object is reported (the adapter
+        keeps it)."""
         loads = orjson.loads
         accounting = self.accounting
         for number, raw in self.source.lines():
@@ -79,7 +86,7 @@ class Context:
                 continue
             if type(value) is not dict:  # JSON, but not a line any agent writes: the adapter keeps it
                 self.warn(number, f"line is JSON {_JSON_KINDS.get(type(value), 'value')}, not an object")
-            yield number, value
+            yield number, value, raw
 
 
 _JSON_KINDS = {list: "array", str: "string", int: "number", float: "number", bool: "true/false", type(None): "null"}

@@ -395,11 +395,13 @@ def unskipped(monkeypatch: pytest.MonkeyPatch, data: bytes) -> tuple[list[dict[s
     from asr_adapters.adapters.gemini_cli import jsonl as reader
     from asr_adapters.adapters.gemini_cli import mapping
 
-    lines = reader.json_lines
+    from asr_adapters.core.adapter import Context
+
+    lines = Context.parsed_lines
     with monkeypatch.context() as patch:
         patch.setattr(mapping, "native_digest", lambda value: None)
         patch.setattr(reader, "native_digest", lambda value: None)
-        patch.setattr(reader, "json_lines", lambda context: ((n, v, b"") for n, v, _ in lines(context)))
+        patch.setattr(Context, "parsed_lines", lambda context: ((n, v, b"") for n, v, _ in lines(context)))
         return run(data)
 
 

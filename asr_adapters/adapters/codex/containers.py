@@ -46,17 +46,7 @@ def sniff_era(head: bytes) -> str | None:
 
 
 def envelope_lines(context: Context) -> Iterator[NativeLine]:
-    """The hot loop: parsing and accounting inline (one generator per line, not three)."""
-    loads = orjson.loads
-    accounting = context.accounting
-    for number, raw in context.source.lines():
-        accounting.native_items += 1
-        try:
-            value = loads(raw)
-        except orjson.JSONDecodeError as exc:
-            accounting.unreadable += 1
-            context.warn(number, f"unreadable line skipped: {exc}")
-            continue
+    for number, value, _raw in context.parsed_lines():
         if type(value) is dict:
             kind = value.get("type")
             if type(kind) is str and "payload" in value:

@@ -85,7 +85,8 @@ class RolloutConverter(EventMapper, ToolMapper):
             self.keep("state", raw)
         elif kind == "?":
             self.keep("unknown_line", raw)
-            self.context.warn(native[0], "line has no recognisable rollout shape; kept as a vendor record")
+            if isinstance(raw, dict):  # a line that is not an object was reported while it was parsed
+                self.context.warn(native[0], "line has no recognisable rollout shape; kept as a vendor record")
         else:
             self.keep(kind, raw)
 

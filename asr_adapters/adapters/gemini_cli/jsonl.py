@@ -19,9 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
-from ...core.adapter import _JSON_KINDS, Context, Emitter, Stream, _short
+from ...core.adapter import Context, Emitter, Stream
 from ...core.errors import InputError
 from ...core.source import Source
 from . import discover
@@ -45,30 +43,13 @@ def is_header(value: Any) -> bool:
 def convert_jsonl(adapter: GeminiCliAdapter, source: Source, context: Context) -> Iterator[Stream]:
     from .adapter import session_header
 
-    lines = json_lines(context)
+    lines = context.parsed_lines()
     first = next(lines, None)
     if first is None:
         raise InputError(source.display, "no readable line: not a Gemini CLI session")
     meta = first[1] if is_header(first[1]) else {}
     record, session_id, subagent = session_header(meta, source, "jsonl", discover.stem(source.name))
     yield Stream(record["session"], _records(adapter, context, lines, first, record, session_id, subagent))
-
-
-def json_lines(context: Context) -> Iterator[tuple[int, Any, bytes]]:
-    """``Context.json_lines`` with each line's bytes (a message line's native digest)."""
-    loads = orjson.loads
-    accounting = context.accounting
-    for number, raw in context.source.lines():
-        accounting.native_items += 1
-        try:
-            value = loads(raw)
-        except orjson.JSONDecodeError as exc:
-            accounting.unreadable += 1
-            context.warn(number, f"unreadable line skipped: {_short(exc)}")
-            continue
-        if type(value) is not dict:  # JSON, but not a line any agent writes: kept as a vendor record
-            context.warn(number, f"line is JSON {_JSON_KINDS.get(type(value), 'value')}, not an object")
-        yield number, value, raw
 
 
 class Replay:
