@@ -394,7 +394,6 @@ def unskipped(monkeypatch: pytest.MonkeyPatch, data: bytes) -> tuple[list[dict[s
     """``run`` with no native digests: every message and toolCalls[] entry mapped again."""
     from asr_adapters.adapters.gemini_cli import jsonl as reader
     from asr_adapters.adapters.gemini_cli import mapping
-
     from asr_adapters.core.adapter import Context
 
     lines = Context.parsed_lines
