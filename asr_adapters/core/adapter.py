@@ -156,21 +156,29 @@ class Adapter(ABC):
 
     # -- discovery hooks (used by batch conversion, never by parsing) --------------------
 
+    #: The package's ``discover`` module (where the agent keeps its files). The hooks below
+    #: ask it, so an adapter names it once instead of writing a delegating method per hook;
+    #: a hook the module does not define keeps the default.
+    discovery: Any = None
+
     def default_homes(self, env: Mapping[str, str]) -> list[Path]:
         """Folders where this agent keeps sessions by default, honouring its relocation
         variables in ``env`` (e.g. ``CODEX_HOME``). Existing or not; the caller checks."""
-        return []
+        hook = getattr(self.discovery, "default_homes", None)
+        return list(hook(env)) if hook is not None else []
 
     def is_session_file(self, path: Path) -> bool:
         """Whether ``path`` (found under a home or a folder given to ``asr batch``) is a
         session input of its own. False for files converted as part of another input
         (subagent transcripts of a parent session, indexes, sidecars)."""
-        return True
+        hook = getattr(self.discovery, "is_session_file", None)
+        return bool(hook(path)) if hook is not None else True
 
     def companion_files(self, path: Path) -> list[Path]:
         """Files read along with ``path`` (subagent transcripts, an index beside it): batch
         conversion re-converts ``path`` when one of them changes."""
-        return []
+        hook = getattr(self.discovery, "companion_files", None)
+        return list(hook(path)) if hook is not None else []
 
     def vendor(self, kind: str, data: Any) -> dict[str, Any]:
         """A ``vendor`` record keeping a native item verbatim."""

@@ -9,7 +9,7 @@ header facts (session id, cwd, version, first time, title) without parsing most 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,7 @@ class ClaudeCodeAdapter(Adapter):
     name = AGENT
     registry_name = REGISTRY
     description = "Claude Code transcripts (~/.claude/projects/*/*.jsonl), with subagents and plans"
+    discovery = discover
 
     def detect(self, source: Source) -> int:
         head = source.head()
@@ -60,12 +61,6 @@ class ClaudeCodeAdapter(Adapter):
         if any(marker in head for marker in _SNIFF) and b'"sessionId"' in head:
             return 80
         return 0
-
-    def default_homes(self, env: Mapping[str, str]) -> list[Path]:
-        return discover.default_homes(env)
-
-    def is_session_file(self, path: Path) -> bool:
-        return discover.is_session_file(path)
 
     def companion_files(self, path: Path) -> list[Path]:
         """Subagent transcripts and their ``.meta.json`` sidecars: converted with the session,

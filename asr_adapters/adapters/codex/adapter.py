@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from pathlib import Path
+from collections.abc import Iterator
 
 from ...core.adapter import Adapter, Context, Stream
 from ...core.errors import InputError
@@ -19,6 +18,7 @@ class CodexAdapter(Adapter):
     name = "codex"
     registry_name = "com.openai.codex"
     description = "OpenAI Codex CLI rollouts (.jsonl, .jsonl.zst, TS-era .json)"
+    discovery = discover
 
     def detect(self, source: Source) -> int:
         if source.is_sqlite:
@@ -37,9 +37,3 @@ class CodexAdapter(Adapter):
         converter = RolloutConverter(self, context, era)
         lines = {"envelope": envelope_lines, "bare": bare_lines, "json": json_document}[era](context)
         yield Stream(f"codex:{source.name}", converter.run(lines))
-
-    def default_homes(self, env: Mapping[str, str]) -> list[Path]:
-        return discover.default_homes(env)
-
-    def is_session_file(self, path: Path) -> bool:
-        return discover.is_session_file(path)

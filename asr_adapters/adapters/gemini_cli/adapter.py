@@ -7,8 +7,7 @@ by content, not by the file name.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import orjson
@@ -91,6 +90,7 @@ class GeminiCliAdapter(Adapter):
     name: ClassVar[str] = "gemini-cli"
     registry_name: ClassVar[str] = "com.google.gemini-cli"
     description: ClassVar[str] = "Gemini CLI chat recordings: session-*.json (<= v0.38) and session-*.jsonl (v0.39+)"
+    discovery = discover
 
     def detect(self, source: Source) -> int:
         head = source.head()
@@ -99,12 +99,6 @@ class GeminiCliAdapter(Adapter):
         if source.name.startswith("session-") and (b'"$set"' in head or b'"$rewindTo"' in head):
             return 60
         return 0
-
-    def default_homes(self, env: Mapping[str, str]) -> list[Path]:
-        return discover.default_homes(env)
-
-    def is_session_file(self, path: Path) -> bool:
-        return discover.is_session_file(path)
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         head = source.head()

@@ -8,7 +8,7 @@ one stream per session, read in batches). See ``docs/agents/openclaw.md``.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path, PurePath
 from typing import Any, ClassVar
 
@@ -37,6 +37,7 @@ class OpenClawAdapter(Adapter):
     description: ClassVar[str] = (
         "OpenClaw (Clawdbot, Moltbot) chat-agent transcripts: JSONL files and openclaw-agent.sqlite"
     )
+    discovery = discover
 
     # -- detection ---------------------------------------------------------------------
 
@@ -70,12 +71,6 @@ class OpenClawAdapter(Adapter):
         return 0
 
     # -- discovery hooks ---------------------------------------------------------------
-
-    def default_homes(self, env: Mapping[str, str]) -> list[Path]:
-        return discover.default_homes(env)
-
-    def is_session_file(self, path: Path) -> bool:
-        return discover.is_session_file(path)
 
     # -- conversion --------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ class T3CodeAdapter(Adapter):
     name = "t3code"
     registry_name = "chat.t3.code"
     description = "T3 Code state.sqlite (orchestration V1 and V2): one stream per thread"
+    discovery = discover
 
     def detect(self, source: Source) -> int:
         if not source.is_sqlite:
@@ -52,15 +53,6 @@ class T3CodeAdapter(Adapter):
             if "orchestration_events" in tables and "transcript_events" not in tables:
                 return 90
         return 0
-
-    def default_homes(self, env: Mapping[str, str]) -> list[Path]:
-        return discover.default_homes(env)
-
-    def is_session_file(self, path: Path) -> bool:
-        return discover.is_session_file(path)
-
-    def companion_files(self, path: Path) -> list[Path]:
-        return discover.companion_files(path)
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         path, scratch = _database_path(source)
