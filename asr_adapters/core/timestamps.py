@@ -16,8 +16,23 @@ _GENERAL = re.compile(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|z|[+
 TsPair = tuple[str | None, str | None]
 
 
+_last_iso: list[object] = [None, (None, None)]  # the last value from_iso read, and its answer
+
+
 def from_iso(value: object) -> TsPair:
-    """Normalize an ISO 8601 / RFC 3339 string to UTC with a ``Z`` suffix."""
+    """Normalize an ISO 8601 / RFC 3339 string to UTC with a ``Z`` suffix.
+
+    The records of one native line share its timestamp, so the last answer is kept: adapters
+    call this per record without keeping a cache of their own."""
+    if value is _last_iso[0]:
+        return _last_iso[1]  # type: ignore[return-value]
+    pair = _from_iso(value)
+    _last_iso[0] = value
+    _last_iso[1] = pair
+    return pair
+
+
+def _from_iso(value: object) -> TsPair:
     if type(value) is not str:
         return None, None
     if (  # the common case, checked cheaply

@@ -57,9 +57,6 @@ def agent_key(root_session: str, agent_id: str) -> str:
     return session_ref(AGENT, f"{root_session}/agent-{agent_id}")
 
 
-_NOTHING = object()
-
-
 class Out:
     """Emission plus accounting for one stream: every native item ends in one outcome.
 
@@ -70,20 +67,10 @@ class Out:
         self.acc = accounting
         self.emit = Emitter(accounting)
         self.records: list[dict[str, Any]] = []
-        self._iso: Any = _NOTHING  # the last value ``stamp`` read, and its (ts, tsPrecision)
-        self._pair: tuple[str | None, str | None] = (None, None)
 
     def stamp(self, record: dict[str, Any], value: Any) -> None:
-        """``stamp(record, from_iso(value))``; a line's records share its timestamp object,
-        so the last one read is reused."""
-        if value is not self._iso:
-            self._iso = value
-            self._pair = from_iso(value)
-        ts, precision = self._pair
-        if ts is not None:
-            record["ts"] = ts
-            if precision is not None:
-                record["tsPrecision"] = precision
+        """``ts`` / ``tsPrecision`` of a record from the native timestamp ``value``."""
+        stamp(record, from_iso(value))
 
     def put(self, record: dict[str, Any]) -> str:
         """Emit a record; returns its id."""

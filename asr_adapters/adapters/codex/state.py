@@ -56,8 +56,6 @@ class ConverterState:
         self.header_done = False
         self.line: int | None = None
         self.timestamp: str | None = None
-        self._stamp_in: str | None = None
-        self._stamp_out: tuple[str | None, str | None] = (None, None)
         #: Line-level members beside the payload (``ordinal``, harness ``metadata``).
         self.line_extra: dict[str, Any] | None = None
 
@@ -75,10 +73,7 @@ class ConverterState:
         record: dict[str, Any] = {"type": kind, "seq": 0, "id": ""}  # core.adapter.start, inlined
         stamp = self.timestamp
         if stamp is not None:
-            if stamp != self._stamp_in:  # many records share their line's timestamp
-                self._stamp_in = stamp
-                self._stamp_out = from_iso(stamp)
-            ts, precision = self._stamp_out
+            ts, precision = from_iso(stamp)
             if ts is not None:
                 record["ts"] = ts
                 if precision is not None:
