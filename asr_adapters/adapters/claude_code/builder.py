@@ -18,13 +18,14 @@ from ...core.adapter import header
 from ...core.timestamps import from_iso, stamp
 from ...model.order import canonical_order
 from .fold import Fold, FoldMixin
-from .info import AGENT, Out, StreamInfo, base, vendor
-from .parts import HARNESS, data_part, text_part, uniform, user_parts
+from .info import AGENT, Out, StreamInfo, base, opened, schema_of, vendor
+from .parts import HARNESS, text_part, uniform, user_parts
 from .plans import TaskList
 from .queue import Item, Queue
 from .tools import ToolMixin
 
 _HUMAN = ("human", "prompt")
+_HOOK = ("hook", "injected")
 _QUEUED = ("human", "queued")
 _ORIGIN_KINDS = {
     "task-notification": HARNESS,
@@ -56,6 +57,8 @@ ENVELOPE = frozenset(
 #: (cwd and version start from the header's values).
 TRACKED = frozenset({"cwd", "version", "gitBranch", "slug", "entrypoint", "userType"})
 _NOTICE_SUBTYPES = frozenset({"away_summary", "informational"})
+_ATTACHMENT_SKIP = ("attachment",)
+_SYSTEM_SKIP = ("subtype", "content")
 #: (skip, *line keys) -> the line's keys ``_native`` looks at, each with ``key in TRACKED``:
 #: lines come in few shapes, so the envelope is sorted out once per shape.
 #: Also a getter of the tracked members' values and the untracked members' names.
@@ -230,45 +233,84 @@ class Builder(FoldMixin, ToolMixin):
 
     def _vendor(self, obj: Any, kind: str) -> None:
         record = vendor(kind, obj)
-        if isinstance(obj, dict):
-            parent = obj.get("parentUuid") or obj.get("logicalParentUuid")
-            self._link(record, parent)
-        rid = self.out.put(record)
-        self.out.acc.vendor += 1
-        if isinstance(obj, dict) and isinstance(obj.get("uuid"), str):
-            self.uuid_rec[obj["uuid"]] = rid
+        out = self.out
+        if not isinstance(obj, dict):
+            out.put(record)
+            out.acc.vendor += 1
+            return
+        parent = obj.get("parentUuid") or obj.get("logicalParentUuid")
+        if type(parent) is str:
+            parent_rid = self.uuid_rec.get(parent)
+            if parent_rid:
+                record["parent"] = parent_rid
+        rid = out.put(record)
+        out.acc.vendor += 1
+        uuid = obj.get("uuid")
+        if type(uuid) is str:
+            self.uuid_rec[uuid] = rid
 
-    def _message(self, obj: dict[str, Any], parts: list[dict[str, Any]], **members: Any) -> str:
-        """A message record from one line: ``members`` in canonical order after ``messageId``."""
-        record = base("message", obj)
-        if isinstance(obj.get("promptId"), str):
-            record["turnId"] = obj["promptId"]
-        message_id = members.pop("messageId", None) or obj.get("uuid")
-        if not isinstance(message_id, str) or not message_id:
-            message_id = f"{self.info.session_id}:L{self.line}"  # a line without uuid: its position
-            members["idSource"] = "derived"
+    def _message(
+        self,
+        obj: dict[str, Any],
+        parts: list[dict[str, Any]],
+        *,
+        message_id: str | None = None,
+        role: str | None = "user",
+        who: tuple[str, str] | None = None,
+        sender: dict[str, Any] | None = None,
+        audience: str | None = None,
+        capture: dict[str, Any] | None = None,
+        native: dict[str, Any] | None = None,
+        skip: tuple[str, ...] = (),
+    ) -> str:
+        """A message record from one line, its keys set in canonical order.
+
+        ``who``: the (author, origin) the caller built every part without (else the writer
+        all parts share moves from them to the message); ``sender``: the ``from`` member;
+        ``native``: members for ``native`` besides the line's own; ``skip``: line members
+        the record already carries."""
+        record = opened("message", obj.get("timestamp"))
+        prompt_id = obj.get("promptId")
+        if isinstance(prompt_id, str):
+            record["turnId"] = prompt_id
+        uuid = obj.get("uuid")
+        derived = False
+        if not message_id:
+            message_id = uuid
+            if not isinstance(message_id, str) or not message_id:
+                message_id = f"{self.info.session_id}:L{self.line}"  # a line without uuid: its position
+                derived = True
         record["messageId"] = message_id
-        role = members.pop("role", "user")
         if role is not None:
             record["role"] = role
-        _who(record, parts)
-        for key, value in members.items():
-            if key in ("capture", "extra", "skip"):
-                continue
-            record[key] = value
+        if who is None:
+            _who(record, parts)
+        else:
+            record["author"], record["origin"] = who
+        if audience is not None:
+            record["audience"] = audience
+        if sender is not None:
+            record["from"] = sender
         record["content"] = parts
-        if "capture" in members:
-            record["capture"] = members["capture"]
+        if capture is not None:
+            record["capture"] = capture
         elif not parts:
             record["capture"] = {"content": {"state": "absent", "reason": "the line holds no content"}}
-        self._link(record, obj.get("parentUuid"))
-        self._copied(record, obj, "messageId", record["messageId"])
-        for key, value in (members.get("extra") or {}).items():
-            record[key] = value
-        self._native(record, obj, members.get("skip", ()))
+        if derived:
+            record["idSource"] = "derived"
+        parent = obj.get("parentUuid")
+        if type(parent) is str:
+            parent_rid = self.uuid_rec.get(parent)
+            if parent_rid:
+                record["parent"] = parent_rid
+        if self.info.parent_refs is not None:
+            self._copied(record, obj, "messageId", message_id)
+        if native is not None:
+            record["native"] = native
+        self._native(record, obj, skip)
         rid = self.out.put(record)
-        if isinstance(obj.get("uuid"), str):
-            self.uuid_rec[obj["uuid"]] = rid
+        if type(uuid) is str:
+            self.uuid_rec[uuid] = rid
         return rid
 
     # -- user lines ---------------------------------------------------------------------
@@ -277,20 +319,26 @@ class Builder(FoldMixin, ToolMixin):
         message = obj.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         acc = self.out.acc
-        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
-            self._flush_dequeued()
-            self._tool_results(obj, content)
-            rest = [b for b in content if not (isinstance(b, dict) and b.get("type") == "tool_result")]
-            if rest:
-                self._message(
-                    obj, user_parts(rest, HARNESS if obj.get("isMeta") else _HUMAN), messageId=f"{obj.get('uuid')}"
-                )
-            acc.records += 1
-            return
-        members: dict[str, Any] = {}
+        if type(content) is list:
+            results = 0
+            for block in content:
+                if type(block) is dict and block.get("type") == "tool_result":
+                    results += 1
+            if results:
+                if self.queue.dequeued:
+                    self._flush_dequeued()
+                self._tool_results(obj, content)
+                if results < len(content):
+                    rest = [b for b in content if not (type(b) is dict and b.get("type") == "tool_result")]
+                    who = HARNESS if obj.get("isMeta") else _HUMAN
+                    self._message(obj, user_parts(rest, who), message_id=f"{obj.get('uuid')}")
+                acc.records += 1
+                return
+        capture = None
+        sender = None
         if content is None:  # a truncated line: the record says the content was not kept
             parts: list[dict[str, Any]] = []
-            members["capture"] = {"content": {"state": "absent", "reason": "the line holds no message content"}}
+            capture = {"content": {"state": "absent", "reason": "the line holds no message content"}}
         elif obj.get("isCompactSummary") or obj.get("isMeta"):
             parts = user_parts(content, HARNESS, split=False)
         elif not self.first_prompt_seen and not self._is_copy(obj):
@@ -300,7 +348,7 @@ class Builder(FoldMixin, ToolMixin):
             else:
                 parts = user_parts(content, ("agent", "inter_session"))
                 if self.info.parent_key:
-                    members["from"] = {"session": self.info.parent_key}
+                    sender = {"session": self.info.parent_key}
         else:
             default = _HUMAN
             origin = obj.get("origin")
@@ -311,9 +359,9 @@ class Builder(FoldMixin, ToolMixin):
                 default = _QUEUED
                 acc.folded += 1 + len(queued.moves)
             parts = user_parts(content, default)
-            if default == _HUMAN and not _is_notice_only(parts):
+            if default == _HUMAN and self.queue.removed and not _is_notice_only(parts):
                 self._flush_removed()
-        self._message(obj, parts, **members)
+        self._message(obj, parts, sender=sender, capture=capture)
         acc.records += 1
 
     # -- attachments, system lines ------------------------------------------------------
@@ -340,13 +388,13 @@ class Builder(FoldMixin, ToolMixin):
                 parts,
                 role=None,
                 capture={"role": {"state": "absent"}},
-                extra={"native": {"attachment": rest}},
-                skip=("attachment",),
+                native={"attachment": rest},
+                skip=_ATTACHMENT_SKIP,
             )
         else:
-            who = ("hook", "injected") if isinstance(kind, str) and kind.startswith("hook_") else HARNESS
-            parts = [data_part(attachment, f"attachment/{kind or 'unknown'}", who)]
-            self._message(obj, parts, role=None, capture={"role": {"state": "absent"}}, skip=("attachment",))
+            who = _HOOK if isinstance(kind, str) and kind.startswith("hook_") else HARNESS
+            part = {"type": "data", "data": attachment, "schema": schema_of(f"attachment/{kind or 'unknown'}")}
+            self._message(obj, [part], role=None, who=who, capture={"role": {"state": "absent"}}, skip=_ATTACHMENT_SKIP)
         acc.records += 1
 
     def _system(self, obj: dict[str, Any]) -> None:
@@ -359,15 +407,13 @@ class Builder(FoldMixin, ToolMixin):
             self._vendor(obj, f"system/{subtype}" if subtype else "system")
             return
         if subtype is None:
-            parts = [text_part(content, ("hook", "injected") if obj.get("toolUseID") else HARNESS)]
+            parts = [text_part(content, _HOOK if obj.get("toolUseID") else HARNESS)]
             parts[0].pop("origin")
         elif subtype == "local_command":
             parts = user_parts(content, ("harness", "command"))
         else:
             parts = [text_part(content, ("harness", "notice"))]
-        self._message(
-            obj, parts, role=None, audience="user", capture={"role": {"state": "absent"}}, skip=("subtype", "content")
-        )
+        self._message(obj, parts, role=None, audience="user", capture={"role": {"state": "absent"}}, skip=_SYSTEM_SKIP)
         self.out.acc.records += 1
 
     # -- the input queue ----------------------------------------------------------------
@@ -425,6 +471,18 @@ def _kind(origin: dict[str, Any]) -> str | None:
 
 
 def _who(record: dict[str, Any], parts: list[dict[str, Any]]) -> None:
+    """Moves the (author, origin) every part shares to the message."""
+    if len(parts) == 1:  # the common case, without building the pairs
+        part = parts[0]
+        author = part.get("author")
+        if author is None:
+            return
+        del part["author"]
+        origin = part.pop("origin", None)
+        record["author"] = author
+        if origin is not None:
+            record["origin"] = origin
+        return
     who = uniform(parts)
     if who is not None:
         if who[0] is not None:

@@ -73,26 +73,49 @@ class Out:
         stamp(record, from_iso(value))
 
     def put(self, record: dict[str, Any]) -> str:
-        """Emit a record; returns its id."""
+        """Emit a record; returns its id (the record's own ``id`` string, not a copy)."""
         record = self.emit(record)
         self.records.append(record)
-        return f"r{self.emit.seq}"
+        return record["id"]
 
     def drain(self) -> list[dict[str, Any]]:
         records, self.records = self.records, []
         return records
 
 
+def opened(kind: str, timestamp: Any) -> dict[str, Any]:
+    """A record of ``kind`` with ``seq``/``id`` placeholders and the ``ts`` of the native
+    ``timestamp`` (a line's own, never a neighbour's): one dict built in canonical order."""
+    ts, precision = from_iso(timestamp)
+    if ts is None:
+        return {"type": kind, "seq": 0, "id": ""}
+    if precision is None:
+        return {"type": kind, "seq": 0, "id": "", "ts": ts}
+    return {"type": kind, "seq": 0, "id": "", "ts": ts, "tsPrecision": precision}
+
+
 def base(kind: str, obj: dict[str, Any] | None) -> dict[str, Any]:
     """A record of ``kind`` with the line's ``ts`` (never a neighbour's)."""
-    record: dict[str, Any] = {"type": kind, "seq": 0, "id": ""}
-    if obj is not None:
-        stamp(record, from_iso(obj.get("timestamp")))
-    return record
+    return opened(kind, obj.get("timestamp") if obj is not None else None)
+
+
+_SCHEMAS: dict[str, str] = {}  # native kind -> schema name (few kinds; bounded below)
+_SCHEMA_LIMIT = 1024
+
+
+def schema_of(kind: str) -> str:
+    """``schema_name(REGISTRY, kind)``, remembered: vendor records and data parts of one
+    kind repeat on many lines."""
+    schema = _SCHEMAS.get(kind)
+    if schema is None:
+        schema = schema_name(REGISTRY, kind)
+        if len(_SCHEMAS) < _SCHEMA_LIMIT:
+            _SCHEMAS[kind] = schema
+    return schema
 
 
 def vendor(kind: str, obj: Any) -> dict[str, Any]:
-    record = base("vendor", obj if isinstance(obj, dict) else None)
-    record["schema"] = schema_name(REGISTRY, kind)
+    record = opened("vendor", obj.get("timestamp") if isinstance(obj, dict) else None)
+    record["schema"] = schema_of(kind)
     record["data"] = obj
     return record
