@@ -227,25 +227,36 @@ class Source:
             while block := read(LINE_BLOCK):
                 pieces = block.split(b"\n")
                 tail = pieces.pop()
+                if pieces and (pending_size or skipping):  # the first piece ends a line begun earlier
+                    number += 1
+                    size = pending_size + len(pieces[0])
+                    if skipping or size >= limit:
+                        yield number, self._too_long(number, size + 1)  # with its newline
+                    else:
+                        pending.append(pieces[0])
+                        line = b"".join(pending)
+                        if line.endswith(b"\r"):
+                            line = line[:-1]
+                        if line and not line.isspace():
+                            yield number, line
+                    pending, pending_size, skipping = [], 0, False
+                    del pieces[0]
+                if len(block) < limit and b"\r" not in block:
+                    # the common block: no line in it can be over-long or end in CR
+                    for line in pieces:
+                        number += 1
+                        if line and (line[0] == 123 or not line.isspace()):  # 123: "{"
+                            yield number, line
+                    pieces = []
                 for line in pieces:
                     number += 1
-                    if pending_size or skipping:
-                        size = pending_size + len(line)
-                        if skipping or size >= limit:
-                            pending, pending_size, skipping = [], 0, False
-                            yield number, self._too_long(number, size + 1)  # with its newline
-                            continue
-                        pending.append(line)
-                        line = b"".join(pending)
-                        pending, pending_size = [], 0
-                    elif len(line) >= limit:
+                    if len(line) >= limit:
                         yield number, self._too_long(number, len(line) + 1)
                         continue
                     if line.endswith(b"\r"):
                         line = line[:-1]
-                    if not line or line.isspace():
-                        continue
-                    yield number, line
+                    if line and not line.isspace():
+                        yield number, line
                 if tail:
                     pending_size += len(tail)
                     if skipping or pending_size >= limit:
