@@ -11,29 +11,49 @@ tool result, a hook line) continues it: tool calls name the earlier message.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from .parts import data_part, reasoning_part, text_part
+from .info import opened
+from .parts import data_part, reasoning_part
+from .tools import PLAN_TOOLS
 
 _BODY = frozenset({"id", "model", "role", "content", "stop_reason", "usage", "type"})
 _COMPLETE = frozenset({"end_turn", "tool_use", "stop_sequence", "pause_turn"})
+_CALLS = itemgetter(3)  # a fold line's tool_use blocks
+_ERRORS = ("error", "apiError", "apiErrorStatus")  # a synthetic response's error members
 
 
-@dataclass
 class Fold:
-    message_id: str | None
-    request_id: str | None
-    first: dict[str, Any]
-    parts: list[dict[str, Any]] = field(default_factory=list)
-    #: Per line: (uuid, parentUuid, contributed parts?, its tool_use blocks)
-    lines: list[tuple[Any, Any, bool, list[dict[str, Any]]]] = field(default_factory=list)
-    usage: Any = None
-    best_tokens: int = -1
-    stop_reason: Any = None
-    model: Any = None
-    continues: str | None = None  # id of the earlier message of the same response
-    line: int = 0  # the first line's number, for a derived id when the line has none
+    """One API response being folded: its lines so far and what its message will carry."""
+
+    __slots__ = (
+        "best_tokens",
+        "continues",
+        "first",
+        "line",
+        "lines",
+        "message_id",
+        "model",
+        "parts",
+        "request_id",
+        "stop_reason",
+        "usage",
+    )
+
+    def __init__(self, message_id: str | None, request_id: str | None, first: dict[str, Any], line: int = 0) -> None:
+        self.message_id = message_id
+        self.request_id = request_id
+        self.first = first
+        self.parts: list[dict[str, Any]] = []
+        #: Per line: (uuid, parentUuid, contributed parts?, its tool_use blocks)
+        self.lines: list[tuple[Any, Any, bool, list[dict[str, Any]]]] = []
+        self.usage: Any = None
+        self.best_tokens = -1
+        self.stop_reason: Any = None
+        self.model: Any = None
+        self.continues: str | None = None  # id of the earlier message of the same response
+        self.line = line  # the first line's number, for a derived id when the line has none
 
 
 def status_of(stop_reason: Any) -> str | None:
@@ -57,12 +77,15 @@ class FoldMixin:
         message = obj.get("message")
         if not isinstance(message, dict):
             message = {}
-        mid = message.get("id") if isinstance(message.get("id"), str) else None
+        mid = message.get("id")
+        if type(mid) is not str:
+            mid = None
         fold = self.fold
         if fold is None or mid is None or fold.message_id != mid:
-            self._close_fold()
+            if fold is not None:
+                self._close_fold()
             rid = obj.get("requestId")
-            fold = self.fold = Fold(mid, rid if isinstance(rid, str) else None, obj, line=self.line)
+            fold = self.fold = Fold(mid, rid if isinstance(rid, str) else None, obj, self.line)
             if mid is not None and self.last_message[0] == mid:
                 fold.continues = self.last_message[1]
             fold.model = message.get("model")
@@ -70,19 +93,20 @@ class FoldMixin:
         blocks = content if isinstance(content, list) else ([] if content is None else [content])
         calls: list[dict[str, Any]] = []
         added = False
+        parts = fold.parts
         for block in blocks:
             kind = block.get("type") if isinstance(block, dict) else None
             if kind == "tool_use":
                 calls.append(block)
                 continue
             if kind == "text" and isinstance(block.get("text"), str):
-                fold.parts.append(text_part(block["text"]))
+                parts.append({"type": "text", "text": block["text"]})
             elif kind in ("thinking", "redacted_thinking"):
-                fold.parts.append(reasoning_part(block))
+                parts.append(reasoning_part(block))
             elif isinstance(block, str):
-                fold.parts.append(text_part(block))
+                parts.append({"type": "text", "text": block})
             else:
-                fold.parts.append(data_part(block, f"block/{kind or 'unknown'}"))
+                parts.append(data_part(block, f"block/{kind or 'unknown'}"))
             added = True
         fold.lines.append((obj.get("uuid"), obj.get("parentUuid"), added, calls))
         usage = message.get("usage")
@@ -91,8 +115,9 @@ class FoldMixin:
             tokens = tokens if isinstance(tokens, int) else 0
             if tokens >= fold.best_tokens:
                 fold.best_tokens, fold.usage = tokens, usage
-        if message.get("stop_reason") is not None:
-            fold.stop_reason = message["stop_reason"]
+        stop_reason = message.get("stop_reason")
+        if stop_reason is not None:
+            fold.stop_reason = stop_reason
 
     def _close_fold(self) -> None:
         fold = self.fold
@@ -100,47 +125,27 @@ class FoldMixin:
             return
         self.fold = None
         out = self.out
+        uuid_rec = self.uuid_rec
         first = fold.first
+        lines = fold.lines
         synthetic = fold.model == "<synthetic>" or first.get("isApiErrorMessage") is True
         message_rid = None
-        content_lines = [line for line in fold.lines if line[2]]
-        if content_lines or not any(line[3] for line in fold.lines):
-            record: dict[str, Any] = {"type": "message", "seq": 0, "id": ""}
-            out.stamp(record, first.get("timestamp"))
-            if fold.request_id:
-                record["inferenceId"] = fold.request_id
-            uuid = first.get("uuid")
-            record["messageId"] = fold.message_id or (uuid if isinstance(uuid, str) and uuid else "")
-            if not record["messageId"]:
-                record["messageId"] = f"{self.info.session_id}:L{fold.line}"
-                record["idSource"] = "derived"
-            record["role"] = "assistant"
-            record["author"] = "harness" if synthetic else "model"
-            status = "error" if synthetic else status_of(fold.stop_reason)
-            if status:
-                record["status"] = status
-            record["content"] = fold.parts
-            if not fold.parts:
-                record["capture"] = {"content": {"state": "absent", "reason": "the line holds no content block"}}
-            self._link(record, (content_lines or fold.lines)[0][1])
-            self._copied(record, first, "messageId", record["messageId"])
-            source_ids = [line[0] for line in content_lines if isinstance(line[0], str)]
-            if len(content_lines) > 1 and source_ids:
-                record["assembly"] = {"mode": "folded", "sourceIds": source_ids}
-            self._extras(record, fold, first, synthetic)
-            message_rid = out.put(record)
+        content_lines = [line for line in lines if line[2]]
+        if content_lines or not _has_calls(lines):
+            message_rid = self._fold_message(fold, content_lines, synthetic)
             if fold.message_id:
                 self.last_message = (fold.message_id, message_rid)
+            for line in content_lines:
+                if type(line[0]) is str:
+                    uuid_rec[line[0]] = message_rid
         elif fold.message_id:
             self.last_message = (fold.message_id, fold.continues)
-        message_line = None
+        message_line = -1
         if message_rid is not None:
-            message_line = fold.lines.index(content_lines[0]) if content_lines else 0
-            for line in content_lines:
-                if isinstance(line[0], str):
-                    self.uuid_rec[line[0]] = message_rid
+            message_line = lines.index(content_lines[0]) if content_lines else 0
         first_call = True
-        for index, (uuid, parent_uuid, added, calls) in enumerate(fold.lines):
+        acc = out.acc
+        for index, (uuid, parent_uuid, added, calls) in enumerate(lines):
             line_rid = message_rid if added else None
             for number, block in enumerate(calls):
                 call = self._tool_call(block, fold, first, uuid if added else parent_uuid, uuid, number)
@@ -150,37 +155,79 @@ class FoldMixin:
                 first_call = False
                 rid = out.put(call)
                 line_rid = line_rid or rid
-            if isinstance(uuid, str):
-                self.uuid_rec[uuid] = line_rid or message_rid or ""
+            if type(uuid) is str and not (added and message_rid is not None):  # else mapped above
+                uuid_rec[uuid] = line_rid or message_rid or ""
             if calls or index == message_line:
-                out.acc.records += 1
+                acc.records += 1
             else:
-                out.acc.folded += 1
+                acc.folded += 1
+
+    def _fold_message(self, fold: Fold, content_lines: list[Any], synthetic: bool) -> str:
+        """The response's message record (its text and reasoning parts); returns its id."""
+        first = fold.first
+        record = opened("message", first.get("timestamp"))
+        if fold.request_id:
+            record["inferenceId"] = fold.request_id
+        uuid = first.get("uuid")
+        message_id = fold.message_id or (uuid if isinstance(uuid, str) and uuid else "")
+        derived = not message_id
+        if derived:
+            message_id = f"{self.info.session_id}:L{fold.line}"
+        record["messageId"] = message_id
+        record["role"] = "assistant"
+        record["author"] = "harness" if synthetic else "model"
+        status = "error" if synthetic else status_of(fold.stop_reason)
+        if status:
+            record["status"] = status
+        record["content"] = fold.parts
+        if not fold.parts:
+            record["capture"] = {"content": {"state": "absent", "reason": "the line holds no content block"}}
+        if derived:
+            record["idSource"] = "derived"
+        parent = (content_lines or fold.lines)[0][1]
+        if type(parent) is str:
+            parent_rid = self.uuid_rec.get(parent)
+            if parent_rid:
+                record["parent"] = parent_rid
+        if self.info.parent_refs is not None:
+            self._copied(record, first, "messageId", message_id)
+        if len(content_lines) > 1:
+            source_ids = [line[0] for line in content_lines if isinstance(line[0], str)]
+            if source_ids:
+                record["assembly"] = {"mode": "folded", "sourceIds": source_ids}
+        self._extras(record, fold, first, synthetic)
+        return self.out.put(record)
 
     def _tool_call(
         self, block: dict[str, Any], fold: Fold, first: dict[str, Any], parent: Any, line_uuid: Any, index: int
     ) -> dict[str, Any]:
-        call: dict[str, Any] = {"type": "tool_call", "seq": 0, "id": ""}
-        self.out.stamp(call, first.get("timestamp"))
+        call = opened("tool_call", first.get("timestamp"))
         if fold.request_id:
             call["inferenceId"] = fold.request_id
-        call_id = block.get("id")
-        derived = not (isinstance(call_id, str) and call_id)
-        call["callId"] = f"{line_uuid}:call-{index}" if derived else call_id
-        if isinstance(block.get("name"), str):
-            call["name"] = block["name"]
-        owner = self.last_message[1] if self.last_message[0] == fold.message_id else None
-        if owner and fold.message_id:
-            call["messageId"] = fold.message_id
+        native_id: Any = block.get("id")
+        derived = not (isinstance(native_id, str) and native_id)
+        call_id: str = f"{line_uuid}:call-{index}" if derived else native_id
+        call["callId"] = call_id
+        name = block.get("name")
+        if isinstance(name, str):
+            call["name"] = name
+        message_id = fold.message_id
+        if message_id and self.last_message[0] == message_id and self.last_message[1]:
+            call["messageId"] = message_id
         call["input"] = block.get("input")
         if derived:
             call["idSource"] = "derived"
-        self._link(call, parent)
-        self._copied(call, {"uuid": line_uuid}, "callId", call["callId"])
+        if type(parent) is str:
+            parent_rid = self.uuid_rec.get(parent)
+            if parent_rid:
+                call["parent"] = parent_rid
+        if self.info.parent_refs is not None:
+            self._copied(call, {"uuid": line_uuid}, "callId", call_id)
         for key, value in block.items():
             if key not in ("type", "id", "name", "input"):
                 call[key] = value
-        self._remember_call(call, first)
+        if isinstance(name, str) and name in PLAN_TOOLS:
+            self._remember_call(call, first)
         return call
 
     def _extras(self, record: dict[str, Any], fold: Fold, first: dict[str, Any], synthetic: bool) -> None:
@@ -192,11 +239,10 @@ class FoldMixin:
         if fold.stop_reason is not None:
             record["stopReason"] = fold.stop_reason
         if synthetic:
-            for key in ("error", "apiError", "apiErrorStatus"):
+            for key in _ERRORS:
                 if key in first:
-                    record["error" if key == "error" else key] = first[key]
-        skip = ("error", "apiError", "apiErrorStatus") if synthetic else ()
-        self._native(record, first, skip)
+                    record[key] = first[key]
+        self._native(record, first, _ERRORS if synthetic else ())
         body = first.get("message")
         if isinstance(body, dict):
             rest = {k: v for k, v in body.items() if k not in _BODY and v is not None}
@@ -216,3 +262,7 @@ class FoldMixin:
         def _remember_call(self, call: dict[str, Any], obj: dict[str, Any]) -> None: ...
 
         def _native(self, record: dict[str, Any], obj: dict[str, Any], skip: Any = ()) -> None: ...
+
+
+def _has_calls(lines: list[tuple[Any, Any, bool, list[dict[str, Any]]]]) -> bool:
+    return any(map(_CALLS, lines))
