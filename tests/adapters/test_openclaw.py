@@ -853,3 +853,17 @@ def test_memory_stays_bounded_by_a_line_not_the_file(tmp_path: Path) -> None:
         tracemalloc.stop()
     assert count == 2001
     assert peak < path.stat().st_size / 4, f"peak {peak} for a {path.stat().st_size}-byte file"
+
+
+def test_parent_ids_that_read_as_the_same_hex_number_stay_distinct() -> None:
+    """``0000000a`` and ``0000000A`` (or `` 000000a``) are different entries: a parent link
+    names the one it spells, not whichever was seen last."""
+    records, _ = _convert(
+        _lines(
+            _user("0000000a", "first"),
+            _user("0000000A", "second"),
+            _user(" 000000a", "third"),
+            _assistant("0000000b", [{"type": "text", "text": "reply"}], "0000000a"),
+        )
+    )
+    assert [r.get("parent") for r in records[1:]] == [None, None, None, "r2"]

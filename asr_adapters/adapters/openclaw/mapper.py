@@ -52,9 +52,8 @@ class Mapper:
         self.routing = routing
         self.channel = channel
         self.group = None if chat_type is None else chat_type != "direct"
-        # native entry id -> seq of its first record; the only per-entry state kept, so it is
-        # compact: 8-hex ids as ints, seqs as ints (about 70 bytes an entry)
-        self.records_of: dict[int | str, int] = {}
+        # native entry id -> seq of its first record; the only per-entry state kept
+        self.records_of: dict[str, int] = {}
         self.sends: dict[str, tuple[str | None, dict[str, Any]]] = {}
         self.spawns: dict[str, dict[str, Any]] = {}
         self.cron_job: str | None = None
@@ -77,7 +76,7 @@ class Mapper:
         base: dict[str, Any] = {}
         stamp(base, from_iso(item.get("timestamp")))
         parent_id = item.get("parentId") if not derived else self.previous
-        found = self.records_of.get(_key(parent_id)) if isinstance(parent_id, str) else None
+        found = self.records_of.get(parent_id) if isinstance(parent_id, str) else None
         parent = None if found is None else f"r{found}"
         self.previous = eid
         self._derived = derived
@@ -106,7 +105,7 @@ class Mapper:
         if routing.pending:  # declarations come before the first record that names them
             for decl in routing.take_pending():
                 yield emit(decl)
-        self.records_of[_key(eid)] = emit.seq + 1
+        self.records_of[eid] = emit.seq + 1
         for record in records:
             yield emit(record)
 
@@ -377,16 +376,6 @@ class Mapper:
             if key not in _ENVELOPE_KEYS and key != "summary":
                 record[key] = value
         return record
-
-
-def _key(entry_id: str) -> int | str:
-    """An entry id as a map key: pi's 8-hex ids as ints (less memory), others as they are."""
-    if len(entry_id) == 8:
-        try:
-            return int(entry_id, 16)
-        except ValueError:
-            pass
-    return entry_id
 
 
 def _rest(block: dict[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
