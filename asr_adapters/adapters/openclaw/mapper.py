@@ -3,7 +3,8 @@
 The same entry grammar is read from JSONL lines (file era) and from ``transcript_events``
 rows (SQLite era). The mapper holds only what later entries need: the record id of each
 entry (for ``parent`` links of the entry tree), the declared participants and
-conversations, and the open ``message`` tool sends waiting for their results.
+conversations, and the open ``message`` tool sends waiting for their results. The per-entry
+and per-call maps are ``SpillMap``s, so memory stays bounded however long the session.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from ...core.adapter import Adapter, Context, Emitter
 from ...core.refs import schema_name, session_ref
+from ...core.spill import SpillMap
 from ...core.timestamps import from_iso, stamp
 from ...model.order import canonical_part_order
 from . import assistant as am
@@ -52,10 +54,13 @@ class Mapper:
         self.routing = routing
         self.channel = channel
         self.group = None if chat_type is None else chat_type != "direct"
-        # native entry id -> seq of its first record; the only per-entry state kept
-        self.records_of: dict[str, int] = {}
-        self.sends: dict[str, tuple[str | None, dict[str, Any]]] = {}
-        self.spawns: dict[str, dict[str, Any]] = {}
+        # native entry id -> seq of its first record, for ``parent`` links: any entry may be a
+        # parent, but almost always a recent one, so older entries wait on disk (core.spill)
+        self.records_of = SpillMap()
+        # ``message`` sends and ``sessions_spawn`` calls waiting for their result (call id ->
+        # what the result needs); a call whose result never comes must not stay in memory
+        self.sends = SpillMap()
+        self.spawns = SpillMap()
         self.cron_job: str | None = None
         self.resolve = resolve
         self.previous: str | None = None
