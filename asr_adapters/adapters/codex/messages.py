@@ -74,13 +74,14 @@ class MessageMapper(ConverterState):
         if isinstance(status, str):
             record["status"] = NATIVE_STATUS.get(status, f"com.openai.codex/{status}")
         record["content"] = parts
+        if "idSource" in record:  # moved behind content, where canonical order has it: no reorder later
+            record["idSource"] = record.pop("idSource")
         if isinstance(item.get("encrypted_content"), str):
             parts.append({"type": "opaque", "format": ENCRYPTED, "data": item["encrypted_content"]})
         if record.get("role") == "assistant" and record.get("author") == "model" and self.model:
             record["model"] = self.model
-        rest = {k: v for k, v in item.items() if k not in _MESSAGE_KEYS}
-        if rest:
-            record["codex"] = rest
+        if not item.keys() <= _MESSAGE_KEYS:  # members no field states: kept under ``codex``
+            record["codex"] = {k: v for k, v in item.items() if k not in _MESSAGE_KEYS}
         self.put(record)
 
     # -- user-role items: per-part authorship ------------------------------------------
@@ -103,9 +104,8 @@ class MessageMapper(ConverterState):
             else:
                 open_parts.append(index)
         record["content"] = parts
-        rest = {k: v for k, v in item.items() if k not in _MESSAGE_KEYS}
-        if rest:
-            record["codex"] = rest
+        if not item.keys() <= _MESSAGE_KEYS:  # members no field states: kept under ``codex``
+            record["codex"] = {k: v for k, v in item.items() if k not in _MESSAGE_KEYS}
         self.acc.records += 1
         if open_parts and self.era == "envelope":
             self.held = HeldUserMessage(record, open_parts, self.line)  # wait for its user_message event
@@ -162,16 +162,16 @@ class MessageMapper(ConverterState):
             record["messageId"] = native_id
         else:
             record["messageId"] = self.derived("reasoning")
-            record["idSource"] = "derived"
         record["role"] = "assistant"
         record["author"] = "model"
         part, summaries = reasoning_part(item)
         record["content"] = [part]
+        if record["messageId"] is not native_id:
+            record["idSource"] = "derived"  # after content, in canonical order
         if self.model:
             record["model"] = self.model
-        rest = {k: v for k, v in item.items() if k not in _REASONING_KEYS}
-        if rest:
-            record["codex"] = rest
+        if not item.keys() <= _REASONING_KEYS:  # members no field states: kept under ``codex``
+            record["codex"] = {k: v for k, v in item.items() if k not in _REASONING_KEYS}
         self.acc.duplicates += self.reasoning.item(summaries + ([part["text"]] if "text" in part else []) or [""])
         self.put(record)
         self.acc.records += 1
@@ -193,9 +193,8 @@ class MessageMapper(ConverterState):
         if isinstance(item.get("encrypted_content"), str):
             parts.append({"type": "opaque", "format": ENCRYPTED, "data": item["encrypted_content"]})
         record["content"] = parts
-        rest = {k: v for k, v in item.items() if k not in _AGENT_MESSAGE_KEYS}
-        if rest:
-            record["codex"] = rest
+        if not item.keys() <= _AGENT_MESSAGE_KEYS:  # members no field states: kept under ``codex``
+            record["codex"] = {k: v for k, v in item.items() if k not in _AGENT_MESSAGE_KEYS}
         self.put(record)
         self.acc.records += 1
 

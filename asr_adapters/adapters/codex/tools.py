@@ -200,9 +200,8 @@ class ToolMapper(ConverterState):
         self.spawns.clear()
 
     def _keep_rest(self, record: dict[str, Any], item: dict[str, Any], known: frozenset[str]) -> None:
-        rest = {k: v for k, v in item.items() if k not in known}
-        if rest:
-            record["codex"] = rest
+        if not item.keys() <= known:  # a subset test in C: most items have no other member
+            record["codex"] = {k: v for k, v in item.items() if k not in known}
 
 
 #: Members each record states in its own words; a native item ``id`` beside ``call_id`` is kept.
