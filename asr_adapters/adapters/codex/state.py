@@ -46,6 +46,8 @@ class ConverterState:
         self.trigger_turn: bool | None = None
         self.last_token_usage: Any = None
         self.plan_heads: dict[str, str] = {}
+        #: vendor schema name per native kind (a few dozen kinds; one string each)
+        self.schemas: dict[str, str] = {}
         self.spawns: dict[str, dict[str, Any]] = {}
         self.held: HeldUserMessage | None = None
         self.queue: list[dict[str, Any]] = []
@@ -96,7 +98,12 @@ class ConverterState:
     def vendor(self, kind: str, data: Any) -> dict[str, Any]:
         record = self.envelope("vendor")
         record.pop("codexLine", None)  # the verbatim line in data holds it
-        record["schema"] = schema_name(self.adapter.registry_name, kind)
+        schema = self.schemas.get(kind)
+        if schema is None:
+            schema = schema_name(self.adapter.registry_name, kind)
+            if len(self.schemas) < 256:  # kinds come from the input: keep the cache bounded
+                self.schemas[kind] = schema
+        record["schema"] = schema
         record["data"] = data
         return record
 
