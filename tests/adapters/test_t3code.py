@@ -10,12 +10,14 @@ from typing import Any
 
 import orjson
 import pytest
-from golden_support import GOLDEN, SHARED_SAMPLES, shared_samples, sql_script
+from golden_support import GOLDEN, SHARED_SAMPLES, GoldenCase, convert_case, golden_cases, shared_samples, sql_script
 
 from asr_adapters import registry, validate_records
 from asr_adapters.adapters.t3code.adapter import thread_accounting
+from asr_adapters.adapters.t3code.revert import RevertLog, RunLog
 from asr_adapters.adapters.t3code.text import IMAGE_ONLY, USAGE_LIMIT, split_user_text
 from asr_adapters.convert import Conversion
+from asr_adapters.core import spill
 from asr_adapters.core.source import Source
 
 CASES = GOLDEN / "t3code"
@@ -554,3 +556,83 @@ def test_mixed_v1_and_v2_database_gives_one_stream_per_thread(tmp_path: Path) ->
     assert conversion.accounting.balanced() and sha256(path) == before
     for records in streams.values():
         assert not validate_records(records)
+
+
+# -- bounded memory: state spilled to disk answers the same ---------------------------------
+
+
+@pytest.mark.parametrize("limit", [1, 2])
+@pytest.mark.parametrize("case", golden_cases("t3code"), ids=lambda case: case.name)
+def test_spilled_state_writes_the_golden_bytes(
+    case: GoldenCase, limit: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Every per-thread map, set and revert log spilled at once (limit 1 or 2): same streams."""
+    monkeypatch.setattr(spill, "DEFAULT_LIMIT", limit)
+    outputs, conversion = convert_case(case, tmp_path)
+    assert sorted(f"{name}.asr.jsonl" for name in outputs) == [p.name for p in case.expected_files()]
+    for name, data in outputs.items():
+        assert data == (case.folder / f"{name}.asr.jsonl").read_bytes(), name
+    assert conversion.accounting.balanced()
+
+
+def _reference_revert(rows: list[tuple[int, Any, bool]], checkpoints: dict[str, int], keep_users: int) -> list[str]:
+    """The revert rule on plain lists (what ``RevertLog`` must answer, spilled or not)."""
+    retained = {turn for turn, n in checkpoints.items() if n <= keep_users}
+    gone: list[tuple[int, Any, bool]] = []
+    kept: list[tuple[int, Any, bool]] = []
+    users = 0
+    for seq, turn, user in rows:
+        if user:
+            users += 1
+            stays = users <= keep_users
+        else:
+            stays = turn is None or turn in retained
+        (kept if stays else gone).append((seq, turn, user))
+    rows[:] = kept
+    for turn in [t for t, n in checkpoints.items() if n > keep_users]:
+        del checkpoints[turn]
+    return [f"r{seq}" for seq, _, _ in gone]
+
+
+@pytest.mark.parametrize("limit", [1, 3, 1000])
+def test_revert_log_answers_like_the_rule_spilled_or_not(limit: int) -> None:
+    import random
+
+    chance = random.Random(limit)
+    log = RevertLog(limit)
+    rows: list[tuple[int, Any, bool]] = []
+    checkpoints: dict[str, int] = {}
+    seq = 0
+    for _ in range(3000):
+        roll = chance.random()
+        if roll < 0.8:
+            seq += 1
+            turn = chance.choice([None, "t1", "t2", "t3", "t4", "t5", 7])
+            user = chance.random() < 0.2
+            log.add(seq, turn, user)
+            rows.append((seq, turn, user))
+        elif roll < 0.97:
+            turn, count = chance.choice(["t1", "t2", "t3", "t4", "t5"]), chance.randint(0, 6)
+            log.checkpoint(turn, count)
+            checkpoints[turn] = count
+        else:
+            keep = chance.randint(-1, 8)
+            assert log.revert(keep) == _reference_revert(rows, checkpoints, keep)
+    assert log.revert(2) == _reference_revert(rows, checkpoints, 2)
+    log.close()
+
+
+@pytest.mark.parametrize("limit", [1, 4, 1000])
+def test_run_log_lists_a_run_in_order_spilled_or_not(limit: int) -> None:
+    log = RunLog(limit)
+    expected: dict[str, list[str]] = {}
+    for number in range(200):
+        run = f"run-{number % 7}"
+        log.add(run, f"r{number}")
+        expected.setdefault(run, []).append(f"r{number}")
+        if number % 50 == 49:
+            assert log.pop("run-3") == expected.pop("run-3", [])
+    for run in sorted(expected):
+        assert log.pop(run) == expected[run]
+    assert log.pop("run-0") == [] and log.pop("never") == []
+    log.close()

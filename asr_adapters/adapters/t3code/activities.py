@@ -221,8 +221,9 @@ def _plan(st: ThreadState, act: dict[str, Any], payload: dict[str, Any]) -> str:
     record["planType"] = "items"
     record["entries"] = entries
     record["idSource"] = "derived"
-    if plan_id in st.plans:
-        record["supersedes"] = st.plans[plan_id]
+    previous = st.plans.get(plan_id)
+    if previous is not None:
+        record["supersedes"] = previous
     if "explanation" in payload:
         record["explanation"] = payload["explanation"]
     record["activityId"] = act.get("id")

@@ -89,15 +89,14 @@ class T3CodeAdapter(Adapter):
     ) -> Iterator[dict[str, Any]]:
         accounting = Accounting()
         st = ThreadState(thread_id, accounting)
-        st.user_turns = db.user_message_turns(thread_id)
-        st.v2_event_ids = db.v2_event_ids(thread_id)
-        st.v2_item_messages = db.v2_message_ids_with_items(thread_id)
-        st.v2_item_plans = db.v2_plan_ids_with_items(thread_id)
+        db.user_message_turns(thread_id, st.user_turns)
+        db.v2_message_ids_with_items(thread_id, st.v2_item_messages)
+        db.v2_plan_ids_with_items(thread_id, st.v2_item_plans)
         yield st.emit(header.build(db, thread_id, file))
         out = st.out
-        for event in db.v1_events(thread_id):
+        for event, copied in db.v1_events(thread_id):
             if event.get("applicationEventVersion") == 2:
-                if event["eventId"] in st.v2_event_ids:
+                if copied:
                     accounting.native_items += 1
                     accounting.duplicates += 1  # the same event is read from orchestration_v2_events
                     continue

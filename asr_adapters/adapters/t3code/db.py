@@ -2,21 +2,25 @@
 
 T3 Code keeps the database open in WAL mode while it runs, so we never write, never hold a
 read transaction across our own processing (every query is one page of rows fetched whole, so
-SQLite releases its read mark at once), and read the committed ``-wal`` content through an
-ordinary ``mode=ro`` connection. When that connection cannot be opened (a folder we may not
-write, so SQLite cannot create the ``-shm`` index) we fall back to ``immutable=1``, which reads
-the main file only: safe only when there is no ``-wal`` file, and reported otherwise.
+SQLite releases its read mark at once; the few id lists loaded per thread go straight into
+bounded maps, holding the read only while they are copied), and read the committed ``-wal``
+content through an ordinary ``mode=ro`` connection. When that connection cannot be opened (a
+folder we may not write, so SQLite cannot create the ``-shm`` index) we fall back to
+``immutable=1``, which reads the main file only: safe only when there is no ``-wal`` file, and
+reported otherwise.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import orjson
+
+from ...core.spill import SpillMap, SpillSet
 
 PAGE = 1000
 
@@ -89,6 +93,30 @@ class Database:
             finally:
                 self.connection.text_factory = str
 
+    def _load(self, sql: str, params: tuple[Any, ...], put: Callable[[tuple[Any, ...]], None]) -> None:
+        """Every row of one statement handed to ``put`` (which stores it, e.g. in a ``SpillMap``)
+        a page at a time, so the rows are never all in memory; like ``_all`` for text that is
+        not UTF-8 (``put`` must then take the same rows again, so it only stores)."""
+        try:
+            self._feed(sql, params, put)
+        except sqlite3.OperationalError as exc:
+            if "decode" not in str(exc).lower():
+                raise
+            self.connection.text_factory = _decode
+            try:
+                self._feed(sql, params, put)
+            finally:
+                self.connection.text_factory = str
+
+    def _feed(self, sql: str, params: tuple[Any, ...], put: Callable[[tuple[Any, ...]], None]) -> None:
+        cursor = self.connection.execute(sql, params)
+        try:
+            while rows := cursor.fetchmany(PAGE):
+                for row in rows:
+                    put(row)
+        finally:
+            cursor.close()
+
     # -- threads -----------------------------------------------------------------------
 
     def thread_ids(self) -> list[str]:
@@ -112,18 +140,26 @@ class Database:
     def non_thread_event_count(self) -> int:
         return int(self._all("SELECT count(*) FROM orchestration_events WHERE aggregate_kind != 'thread'")[0][0])
 
-    def v1_events(self, thread_id: str) -> Iterator[dict[str, Any]]:
-        """The thread's rows of ``orchestration_events`` in ``sequence`` order, a page at a time."""
+    def v1_events(self, thread_id: str) -> Iterator[tuple[dict[str, Any], bool]]:
+        """The thread's rows of ``orchestration_events`` in ``sequence`` order, a page at a time,
+        each with whether it is a V2 event that ``orchestration_v2_events`` also holds (a copy
+        made by T3's application event source: a duplicate there, asked per row, not kept)."""
         version = ", application_event_version" if self.has_app_version else ", 1"
+        copied = ", 0"
+        if self.has_v2 and self.has_app_version:
+            copied = (
+                ", CASE WHEN application_event_version = 2 THEN EXISTS (SELECT 1 FROM orchestration_v2_events v "
+                "WHERE v.event_id = orchestration_events.event_id) ELSE 0 END"
+            )
         sql = (
-            f"SELECT {V1_COLUMNS}{version} FROM orchestration_events "
+            f"SELECT {V1_COLUMNS}{version}{copied} FROM orchestration_events "
             "WHERE aggregate_kind = 'thread' AND stream_id = ? AND sequence > ? ORDER BY sequence LIMIT ?"
         )
         last = -1
         while True:
             rows = self._all(sql, (thread_id, last, PAGE))
             for row in rows:
-                yield _unreadable(row) or _v1_row(row)
+                yield _unreadable(row) or _v1_row(row), row[13] == 1
             if len(rows) < PAGE:
                 return
             last = rows[-1][0]
@@ -143,19 +179,6 @@ class Database:
             if len(rows) < PAGE:
                 return
             last = rows[-1][0]
-
-    def v2_event_ids(self, thread_id: str) -> set[str]:
-        """Ids of the thread's V2 events that ``orchestration_events`` also holds (copies made by
-        T3's application event source); only those need a duplicate check."""
-        if not self.has_v2 or not self.has_app_version:
-            return set()
-        rows = self._all(
-            "SELECT e.event_id FROM orchestration_events e "
-            "JOIN orchestration_v2_events v ON v.event_id = e.event_id "
-            "WHERE e.aggregate_kind = 'thread' AND e.stream_id = ? AND e.application_event_version = 2",
-            (thread_id,),
-        )
-        return {r[0] for r in rows}
 
     # -- header facts (small, filtered queries) ----------------------------------------
 
@@ -197,17 +220,21 @@ class Database:
         name, inst, cursor = rows[0]
         return {"provider": name, "instance": inst, "resumeCursor": loads(cursor) if cursor else None}
 
-    def user_message_turns(self, thread_id: str) -> dict[str, str]:
+    def user_message_turns(self, thread_id: str, into: SpillMap) -> None:
         """User message id -> turn id, from ``projection_turns.pending_message_id`` (the only
-        place T3 links a user message to the provider turn it started)."""
+        place T3 links a user message to the provider turn it started), put into ``into``."""
         if "projection_turns" not in self.tables:
-            return {}
-        rows = self._all(
+            return
+
+        def put(row: tuple[Any, ...]) -> None:
+            into[row[0]] = row[1]  # the last row of a message wins, as in a dict
+
+        self._load(
             "SELECT pending_message_id, turn_id FROM projection_turns "
             "WHERE thread_id = ? AND pending_message_id IS NOT NULL AND turn_id IS NOT NULL",
             (thread_id,),
+            put,
         )
-        return {m: t for m, t in rows}
 
     def v2_fact_events(self, thread_id: str) -> list[tuple[str, Any]]:
         if not self.has_v2:
@@ -220,26 +247,27 @@ class Database:
         )
         return [(t, loads(p)) for t, p in rows]
 
-    def v2_message_ids_with_items(self, thread_id: str) -> set[str]:
+    def v2_message_ids_with_items(self, thread_id: str, into: SpillSet) -> None:
         """Message ids that a user/assistant turn item carries (their message.updated copies are duplicates)."""
-        if not self.has_v2:
-            return set()
-        rows = self._all(
-            "SELECT DISTINCT json_extract(payload_json, '$.messageId') FROM orchestration_v2_events "
-            "WHERE thread_id = ? AND event_type = 'turn-item.updated'",
-            (thread_id,),
-        )
-        return {r[0] for r in rows if isinstance(r[0], str)}
+        self._v2_item_ids(thread_id, "$.messageId", into)
 
-    def v2_plan_ids_with_items(self, thread_id: str) -> set[str]:
+    def v2_plan_ids_with_items(self, thread_id: str, into: SpillSet) -> None:
+        self._v2_item_ids(thread_id, "$.planId", into)
+
+    def _v2_item_ids(self, thread_id: str, path: str, into: SpillSet) -> None:
         if not self.has_v2:
-            return set()
-        rows = self._all(
-            "SELECT DISTINCT json_extract(payload_json, '$.planId') FROM orchestration_v2_events "
+            return
+
+        def put(row: tuple[Any, ...]) -> None:
+            if isinstance(row[0], str):
+                into.add(row[0])
+
+        self._load(
+            "SELECT DISTINCT json_extract(payload_json, ?) FROM orchestration_v2_events "
             "WHERE thread_id = ? AND event_type = 'turn-item.updated'",
-            (thread_id,),
+            (path, thread_id),
+            put,
         )
-        return {r[0] for r in rows if isinstance(r[0], str)}
 
 
 class UndecodableText(str):
@@ -256,7 +284,7 @@ def _decode(raw: bytes) -> str:
 
 def _unreadable(row: tuple[Any, ...]) -> dict[str, Any] | None:
     """A marker for a row holding text that is not UTF-8 (``adapter`` counts it unreadable)."""
-    if not any(type(value) is UndecodableText for value in row):
+    if UndecodableText not in map(type, row):  # one C loop, no generator per row
         return None
     return {"unreadable": True, "sequence": row[0], "eventId": row[1]}
 

@@ -8,7 +8,6 @@ one outcome.
 
 from __future__ import annotations
 
-from array import array
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,7 +15,9 @@ from typing import Any
 from ...core.accounting import Accounting
 from ...core.adapter import Emitter
 from ...core.refs import schema_name
+from ...core.spill import SpillMap, SpillSet
 from ...core.timestamps import from_iso, stamp
+from .revert import RevertLog, RunLog
 
 REGISTRY = "chat.t3.code"
 
@@ -24,50 +25,6 @@ REGISTRY = "chat.t3.code"
 def ns(value: str) -> str:
     """A vendor value of an open field (profile §2)."""
     return f"{REGISTRY}/{value}"
-
-
-class RevertIndex:
-    """Revertable records as three parallel compact arrays (a few bytes per record)."""
-
-    def __init__(self) -> None:
-        self.seqs = array("q")
-        self.turns = array("q")
-        self.users = bytearray()
-        self.turn_ids: dict[str, int] = {}
-        self.turn_names: list[str] = []
-
-    def add(self, seq: int, turn: Any, user: bool) -> None:
-        index = -1
-        if turn is not None:
-            index = self.turn_ids.get(turn, -1)
-            if index < 0:
-                index = self.turn_ids[turn] = len(self.turn_names)
-                self.turn_names.append(turn)
-        self.seqs.append(seq)
-        self.turns.append(index)
-        self.users.append(user)
-
-    def revert(self, keep_users: int, retained: set[str]) -> list[str]:
-        """Drop and return (as record ids) what a revert removes: user messages after the
-        first ``keep_users``, and records of turns not in ``retained``."""
-        keep = {i for i, name in enumerate(self.turn_names) if name in retained}
-        seqs, turns, users = array("q"), array("q"), bytearray()
-        gone: list[str] = []
-        count = 0
-        for seq, turn, user in zip(self.seqs, self.turns, self.users, strict=True):
-            if user:
-                count += 1
-                kept = count <= keep_users
-            else:
-                kept = turn == -1 or turn in keep
-            if kept:
-                seqs.append(seq)
-                turns.append(turn)
-                users.append(user)
-            else:
-                gone.append(f"r{seq}")
-        self.seqs, self.turns, self.users = seqs, turns, users
-        return gone
 
 
 @dataclass
@@ -82,7 +39,13 @@ class Fold:
 
 @dataclass
 class ThreadState:
-    """What one thread's conversion remembers between events (bounded by open folds and ids)."""
+    """What one thread's conversion remembers between events.
+
+    Everything kept per record, message, item, plan, request, turn or run is bounded: the
+    newest entries in memory, older ones in private temporary SQLite files (``core.spill``,
+    ``revert``), since a revert, a supersedes or a duplicate check can reach back to any of
+    them. Only what is open (folds, snapshots not yet written, tool calls of the running turn)
+    is kept in plain dicts, and only while it is open."""
 
     thread_id: str
     accounting: Accounting
@@ -90,28 +53,32 @@ class ThreadState:
     out: list[dict[str, Any]] = field(default_factory=list)
     active_turn: str | None = None
     folds: dict[str, Fold] = field(default_factory=dict)
-    #: every revertable record, compactly (a revert can reach back to any turn): its seq, the
-    #: index of its turn in ``turns`` (-1: none) and whether it is a user message
-    live: RevertIndex = field(default_factory=lambda: RevertIndex())
-    checkpoints: dict[str, int] = field(default_factory=dict)
-    plans: dict[str, str] = field(default_factory=dict)
-    requests: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+    #: every revertable record (seq, turn, user message or not) and every turn's checkpoint
+    #: count: a V1 revert can reach back to any turn
+    live: RevertLog = field(default_factory=RevertLog)
+    #: plan id -> id of its latest record (for ``supersedes``)
+    plans: SpillMap = field(default_factory=SpillMap)
+    #: request id -> (id of its latest record, that record) until it is resolved
+    requests: SpillMap = field(default_factory=SpillMap)
     open_tools: dict[tuple[str | None, str], deque[str]] = field(default_factory=dict)
     #: open V1 tool calls: call id -> id of its latest tool_call record
     tool_calls: dict[str, str] = field(default_factory=dict)
-    items: dict[str, str] = field(default_factory=dict)
-    message_ids: set[str] = field(default_factory=set)
-    user_turns: dict[str, str] = field(default_factory=dict)
-    v2_event_ids: set[str] = field(default_factory=set)
-    v2_item_messages: set[str] = field(default_factory=set)
-    v2_item_plans: set[str] = field(default_factory=set)
+    #: V2 turn item id -> id of its record (a handoff names the items rendered into it)
+    items: SpillMap = field(default_factory=SpillMap)
+    #: ids of the messages written (a later copy or empty completion is not a new message)
+    message_ids: SpillSet = field(default_factory=SpillSet)
+    #: user message id -> turn id (``projection_turns``), loaded by the adapter
+    user_turns: SpillMap = field(default_factory=SpillMap)
+    #: message and plan ids that a V2 turn item carries (their other copies are duplicates)
+    v2_item_messages: SpillSet = field(default_factory=SpillSet)
+    v2_item_plans: SpillSet = field(default_factory=SpillSet)
     #: V2 snapshots not yet written: key -> (event ids, latest event)
     v2_open: dict[str, tuple[list[str], dict[str, Any]]] = field(default_factory=dict)
     #: V2 snapshots written: key -> (record id of the last revision, digest of its payload)
-    v2_done: dict[str, tuple[str, bytes]] = field(default_factory=dict)
+    v2_done: SpillMap = field(default_factory=SpillMap)
     #: V2 run id -> ids of the records written for it (for rollbacks); rolled-back runs
-    run_records: dict[str, list[str]] = field(default_factory=dict)
-    rolled_back: set[str] = field(default_factory=set)
+    run_records: RunLog = field(default_factory=RunLog)
+    rolled_back: SpillSet = field(default_factory=SpillSet)
 
     def __post_init__(self) -> None:
         self.emit = Emitter(self.accounting)

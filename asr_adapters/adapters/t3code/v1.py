@@ -49,7 +49,7 @@ def handle(st: ThreadState, event: dict[str, Any], attachments: Path | None) -> 
     if kind == "thread.turn-diff-completed":
         turn, count = payload.get("turnId"), payload.get("checkpointTurnCount")
         if isinstance(turn, str) and isinstance(count, int):
-            st.checkpoints[turn] = count
+            st.live.checkpoint(turn, count)
         return vendor(st, kind, event)
     if kind == "thread.created":
         return "folded"  # header facts
@@ -296,7 +296,4 @@ def reverted(st: ThreadState, event: dict[str, Any], p: dict[str, Any]) -> str:
     count = p.get("turnCount")
     if not isinstance(count, int):
         return vendor(st, event["type"], event)
-    retained = {turn for turn, n in st.checkpoints.items() if n <= count}
-    gone = st.live.revert(count, retained)
-    st.checkpoints = {t: n for t, n in st.checkpoints.items() if n <= count}
-    return vendor(st, event["type"], event, reverted=gone)
+    return vendor(st, event["type"], event, reverted=st.live.revert(count))

@@ -58,7 +58,7 @@ def _run_updated(st: ThreadState, event: dict[str, Any], p: dict[str, Any]) -> s
     run = p.get("id")
     if p.get("status") == "rolled_back" and isinstance(run, str) and run not in st.rolled_back:
         st.rolled_back.add(run)
-        return vendor(st, event["type"], event, reverted=st.run_records.pop(run, []))
+        return vendor(st, event["type"], event, reverted=st.run_records.pop(run))
     return vendor(st, event["type"], event)
 
 
@@ -165,8 +165,8 @@ def write(
         record = item_record(st, p, attachments, final)
     if record["type"] == "plan":
         supersedes = st.plans.get(record["planId"])
-    elif record["type"] == "input_request" and record["requestId"] in st.requests:
-        supersedes = st.requests[record["requestId"]][0]
+    elif record["type"] == "input_request" and (known := st.requests.get(record["requestId"])) is not None:
+        supersedes = known[0]
     if supersedes is not None:
         record["supersedes"] = supersedes
     if len(ids) > 1:

@@ -20,7 +20,7 @@ TOOL_ITEMS = {"command_execution", "file_change", "file_search", "web_search", "
 
 def track(st: ThreadState, run: Any, record_id: str) -> None:
     if isinstance(run, str):
-        st.run_records.setdefault(run, []).append(record_id)
+        st.run_records.add(run, record_id)
 
 
 def _start(kind: str, p: dict[str, Any]) -> dict[str, Any]:
