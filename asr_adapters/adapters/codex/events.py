@@ -89,7 +89,8 @@ class EventMapper(MessageMapper):
         self._release_overflow()
 
     def _pending(self, raw: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
-        at = self.envelope("message")
+        # what the record's envelope needs, built only if no item takes the event (most do)
+        at = (self.timestamp, self.turn_id, self.line_extra)
         pending: dict[str, Any] = {"raw": raw, "event": event, "at": at, "line": self.line}
         if self.aborted is not None:
             pending["aborted"] = self.aborted
@@ -107,7 +108,10 @@ class EventMapper(MessageMapper):
 
     def emit_unpaired(self, pending: dict[str, Any]) -> None:
         event = pending["event"]
-        record = dict(pending["at"])
+        now = (self.timestamp, self.turn_id, self.line_extra)
+        self.timestamp, self.turn_id, self.line_extra = pending["at"]  # the event's own line
+        record = self.envelope("message")
+        self.timestamp, self.turn_id, self.line_extra = now
         line = pending["line"]
         position = f"I{line}" if self.era == "json" else f"L{line}"
         record["messageId"] = f"{event['type']}@{position}"
