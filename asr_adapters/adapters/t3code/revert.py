@@ -22,10 +22,12 @@ _LOW, _HIGH = -(1 << 63), (1 << 63) - 1
 
 
 def _scratch(schema: str) -> sqlite3.Connection:
-    """A private temporary database on disk ("" : removed when closed), no journal, no syncs."""
+    """A private temporary database on disk ("": removed when closed), no journal, no syncs."""
     disk = sqlite3.connect("", isolation_level=None, check_same_thread=False)
     disk.execute("PRAGMA journal_mode=OFF")
     disk.execute("PRAGMA synchronous=OFF")
+    # rows are appended and read back in order: a small page cache does (the OS caches the file)
+    disk.execute("PRAGMA cache_size=-256")
     disk.executescript(schema)
     return disk
 
@@ -110,15 +112,16 @@ class RevertLog:
             disk = self._disk = _scratch(self._SCHEMA)
         names = self.turn_names
         disk.execute("BEGIN")
+        # generators, not lists: a batch of ``limit`` row tuples would double the memory moved
         disk.executemany(
             "INSERT INTO live VALUES (?, ?, ?)",
-            [
+            (
                 (seq, None if turn < 0 else names[turn], user)
                 for seq, turn, user in zip(self.seqs, self.turns, self.users, strict=True)
-            ],
+            ),
         )
         disk.executemany(
-            "INSERT OR REPLACE INTO checkpoints VALUES (?, ?)", [(t, _clamp(n)) for t, n in self.checkpoints.items()]
+            "INSERT OR REPLACE INTO checkpoints VALUES (?, ?)", ((t, _clamp(n)) for t, n in self.checkpoints.items())
         )
         disk.execute("COMMIT")
         self.seqs, self.turns, self.users = array("q"), array("q"), bytearray()
@@ -190,7 +193,7 @@ class RunLog:
             disk = self._disk = _scratch(self._SCHEMA)
         disk.execute("BEGIN")
         disk.executemany(
-            "INSERT INTO written VALUES (?, ?)", [(run, rid) for run, ids in self._recent.items() for rid in ids]
+            "INSERT INTO written VALUES (?, ?)", ((run, rid) for run, ids in self._recent.items() for rid in ids)
         )
         disk.execute("COMMIT")
         self._recent = {}
