@@ -137,7 +137,7 @@ class GeminiCliAdapter(Adapter):
     ) -> Iterator[dict[str, Any]]:
         emit = Emitter(context.accounting)
         yield emit(head)
-        mapper = Mapper(emit, self.vendor, session_id, subagent, repeats=False)
+        mapper = Mapper(emit, self.registry_name, session_id, subagent, repeats=False)
         accounting = context.accounting
         for index, message in enumerate(messages):
             records = mapper.message(message, f"messages[{index}]")
@@ -147,9 +147,11 @@ class GeminiCliAdapter(Adapter):
 
 def outcome(accounting: Any, records: list[dict[str, Any]]) -> None:
     """One native item's single outcome: records, vendor, or a duplicate of what was written."""
-    if any(r["type"] != "vendor" for r in records):
-        accounting.records += 1
-    elif records:
-        accounting.vendor += 1
-    else:
+    if not records:
         accounting.duplicates += 1
+        return
+    for record in records:
+        if record["type"] != "vendor":
+            accounting.records += 1
+            return
+    accounting.vendor += 1

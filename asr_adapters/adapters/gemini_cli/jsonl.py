@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ...core.adapter import Context, Emitter, Stream
 from ...core.errors import InputError
 from ...core.source import Source
+from ...core.spill import SpillMap
 from . import discover
 from .mapping import Mapper, native_digest
 
@@ -53,24 +54,33 @@ def convert_jsonl(adapter: GeminiCliAdapter, source: Source, context: Context) -
 
 
 class Replay:
-    """The replayed history (message ids in Gemini's order) and the lines that change it."""
+    """The replayed history (message ids in Gemini's order) and the lines that change it.
 
-    def __init__(self, adapter: GeminiCliAdapter, mapper: Mapper) -> None:
-        self.adapter = adapter
+    The history is a run of places ``first`` .. ``end - 1``: ``order`` names the message at
+    each place, ``known`` gives each message id seen its place (None, or a place before
+    ``first``: it left the history). A rewind cuts the run's tail, a history reset starts a
+    new run after it; both name what left, in order, so nothing has to be kept beyond the
+    ids themselves, and both maps spill to disk when they grow.
+    """
+
+    def __init__(self, mapper: Mapper) -> None:
         self.mapper = mapper
-        self.history: dict[str, None] = {}
-        #: every message id seen -> a hash of its last native version and the mapper's epoch
-        #: (None: never skipped), so an unchanged message is not mapped again
-        self.known: dict[str, int | None] = {}
+        #: message id -> (a hash of its last native version and the mapper's epoch, or None:
+        #: never skipped; its place in the history), so an unchanged message is not mapped again
+        self.known = SpillMap()
+        self.order = SpillMap()
+        self.first = 0
+        self.end = 0
 
     def line(self, number: int, value: Any, raw: bytes = b"") -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
-        if not isinstance(value, dict):
+        if type(value) is not dict:
             self.mapper.put_vendor("line", value, out)
         elif isinstance(value.get("$rewindTo"), str):
             self.rewind(value, out)
         elif isinstance(value.get("id"), str):
-            out = self.message(value, f"line{number}", native=hash(raw) if raw else None)
+            where = "" if value["id"] else f"line{number}"
+            out = self.message(value, where, native=hash(raw) if raw else None)
         elif isinstance(value.get("$set"), dict):
             self.set(number, value, out)
         elif is_header(value):
@@ -86,25 +96,45 @@ class Replay:
         """``native``: a digest of the message as written (its line's bytes, or one dump)."""
         message_id = msg["id"]
         known = self.known
+        entry = known.get(message_id)
+        previous = place = None
+        if entry is not None:
+            previous, place = entry
+            if place is not None and place < self.first:
+                place = None  # it left the history at a reset
         if removed is None:
-            removed = message_id in known and message_id not in self.history
-        self.history[message_id] = None
+            removed = entry is not None and place is None
+        if place is None:  # new to the history: it goes to the end
+            place = self.end
+            self.order[place] = message_id
+            self.end = place + 1
         mapper = self.mapper
-        if native is not None and message_id and not removed and known.get(message_id) == hash((native, mapper.epoch)):
+        if native is not None and message_id and not removed and previous == hash((native, mapper.epoch)):
+            if entry[1] != place:
+                known[message_id] = (previous, place)
             return []  # as mapped last time, and nothing it reads changed: all repeats
         # a message that comes back after a rewind or reset is written again, even if unchanged
         out = mapper.message(msg, position, force=removed)
         stable = native is not None and bool(message_id) and not mapper.volatile
-        known[message_id] = hash((native, mapper.epoch)) if stable else None
+        known[message_id] = (hash((native, mapper.epoch)) if stable else None, place)
         return out
 
+    def _place(self, message_id: str) -> int | None:
+        """The message's place in the history, or None when it is not in it."""
+        entry = self.known.get(message_id)
+        place = None if entry is None else entry[1]
+        return None if place is None or place < self.first else place
+
     def rewind(self, value: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        target = value["$rewindTo"]
-        ids = list(self.history)
-        index = ids.index(target) if target in self.history else 0
-        removed = ids[index:]
-        for message_id in removed:
-            del self.history[message_id]
+        place = self._place(value["$rewindTo"])
+        cut = self.first if place is None else place
+        known, order = self.known, self.order
+        removed = []
+        for at in range(cut, self.end):
+            message_id = order.pop(at)
+            removed.append(message_id)
+            known[message_id] = (known[message_id][0], None)
+        self.end = cut
         self.mapper.put_vendor("rewind", value, out, removedMessageIds=removed)
 
     def set(self, number: int, value: dict[str, Any], out: list[dict[str, Any]]) -> None:
@@ -114,21 +144,32 @@ class Replay:
             return
         entries = [m for m in messages if isinstance(m, dict) and isinstance(m.get("id"), str)]
         kept = {m["id"] for m in entries}
-        removed = [i for i in self.history if i not in kept]
+        order = self.order
+        removed = []
+        stayed = set()  # ids of the replaced history that the new one keeps
+        for at in range(self.first, self.end):
+            message_id = order.pop(at)
+            if message_id in kept:
+                stayed.add(message_id)
+            else:
+                removed.append(message_id)
         self.mapper.put_vendor("set", value, out, removedMessageIds=removed)
-        before = self.history
-        self.history = {}
+        self.first = self.end  # a new, empty history
+        known = self.known
         for index, msg in enumerate(entries):
-            back = msg["id"] in self.known and msg["id"] not in before
+            message_id = msg["id"]
+            back = message_id not in stayed and message_id in known  # seen, but not in the replaced history
             native = None if back else native_digest(msg)
-            out.extend(self.message(msg, f"line{number}.messages[{index}]", removed=back, native=native))
+            where = "" if message_id else f"line{number}.messages[{index}]"
+            out.extend(self.message(msg, where, removed=back, native=native))
 
     def initial(self, number: int, value: dict[str, Any], out: list[dict[str, Any]]) -> None:
         """A header that carries a whole legacy record on one line: its messages, in order."""
         messages = value.get("messages")
         for index, msg in enumerate(messages if isinstance(messages, list) else ()):
             if isinstance(msg, dict) and isinstance(msg.get("id"), str):
-                out.extend(self.message(msg, f"line{number}.messages[{index}]", native=native_digest(msg)))
+                where = "" if msg["id"] else f"line{number}.messages[{index}]"
+                out.extend(self.message(msg, where, native=native_digest(msg)))
 
 
 def _records(
@@ -145,8 +186,8 @@ def _records(
     accounting = context.accounting
     emit = Emitter(accounting)
     yield emit(head)
-    mapper = Mapper(emit, adapter.vendor, session_id, subagent)
-    replay = Replay(adapter, mapper)
+    mapper = Mapper(emit, adapter.registry_name, session_id, subagent)
+    replay = Replay(mapper)
     if first is not None and is_header(first[1]):
         out: list[dict[str, Any]] = []  # the header line is the session record (its members under meta)
         replay.initial(first[0], first[1], out)

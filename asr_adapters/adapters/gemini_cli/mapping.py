@@ -1,22 +1,17 @@
 """One native ``MessageRecord`` -> ASR records, with revisions for records written again.
 
 The same message id can arrive several times (the JSONL era rewrites a message as tokens
-and tool calls arrive, and ``$set.messages`` rewrites history). Each ASR record built from
-a message has an identity (message, tool call, tool result, plan, subagent); the mapper
-keeps a digest per identity, writes a record the first time, writes a revision with
-``supersedes`` when it changed, and writes nothing when it is a repeat. Memory: one small
-entry per identity, never the messages themselves.
+and tool calls arrive, and ``$set.messages`` rewrites history). Each record built from a
+message is written against its identity (see ``identities``): new, a revision, or nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-import orjson
-
-from ...core.adapter import Emitter
+from ...core.adapter import Emitter, start
 from ...core.timestamps import from_iso, stamp
+from .identities import CallState, Identities, content_digest, native_digest, share
 from .parts import (
     SESSION_CONTEXT,
     STATE_SNAPSHOT,
@@ -42,114 +37,25 @@ _MESSAGE_KEYS = frozenset(
     {"id", "timestamp", "type", "content", "displayContent", "thoughts", "tokens", "model", "toolCalls"}
 )
 NOTICE_TYPES = ("info", "warning", "error")
-Key = tuple[str, str]
-#: ``Mapper.seen`` packs an identity's digest and its last record's ``seq`` into one int
-_SEQ_BITS = 40
-_SEQ_MASK = (1 << _SEQ_BITS) - 1
-_DIGEST_MASK = (1 << 64) - 1
-#: ``Mapper.calls`` owner of a call id that more than one message has mapped
-SHARED = ""
 
 
-def _digest(body: dict[str, Any]) -> int:
-    """A fingerprint of a body built by this module (same builder, same key order), for one run."""
-    return hash(orjson.dumps(body)) & _DIGEST_MASK
-
-
-def native_digest(value: Any) -> int | None:
-    """A fingerprint of native JSON (one ``dumps``); None when it cannot be serialised."""
-    try:
-        return hash(orjson.dumps(value))
-    except orjson.JSONEncodeError:
-        return None
-
-
-class Mapper:
+class Mapper(Identities):
     """Builds and emits the records of native messages for one stream."""
 
-    def __init__(
-        self,
-        emit: Emitter,
-        vendor: Callable[[str, Any], dict[str, Any]],
-        session_id: str,
-        subagent: bool,
-        repeats: bool = True,
-    ):
-        self.emit = emit
-        #: whether a native item can repeat an earlier one (the JSONL era); without repeats
-        #: nothing is fingerprinted and an identity seen again is simply a revision
-        self.repeats = repeats
-        self.vendor = vendor
+    def __init__(self, emit: Emitter, registry_name: str, session_id: str, subagent: bool, repeats: bool = True):
+        super().__init__(emit, registry_name, repeats)
         self.session_id = session_id
         self.subagent = subagent
-        #: identity (kind, id) -> its digest << _SEQ_BITS | the seq of its last record, one
-        #: table per kind (m message, v vendor, c call, s subagent, r result, rc the content
-        #: a function-response turn is compared with, p plan) so no key tuple is kept
-        self.seen: dict[str, dict[str, int]] = {kind: {} for kind in ("m", "v", "c", "s", "r", "rc", "p")}
-        #: plan chains (planId) -> the seq of their last record
-        self.chains: dict[Key, int] = {}
-        self.with_message: set[str] = set()
         self.task_id: str | None = None  # a subagent's first prompt: its parent's task
         # Skipping unchanged native items (JSONL era). A native message or toolCalls[] entry
         # mapped before is skipped when its native digest is the one recorded for it *and no
         # record identity it reads changed since*. Identities are keyed by message id or call
         # id; a message id is mapped only by its message, but a call id can be read by
         # several messages (a reply's toolCalls[], a later function-response turn, raw
-        # functionCall parts). ``calls`` names the one message that mapped a call id, or
-        # SHARED; a write to a shared call id's identities (or by a message with a derived
-        # id) moves ``epoch`` on, which voids every recorded native digest.
+        # functionCall parts). ``CallState.owner`` names the one message that mapped a call
+        # id, or SHARED; a write to a shared call id's identities (or by a message with a
+        # derived id) moves ``epoch`` on, which voids every recorded native digest.
         self.epoch = 0
-        #: call id -> (hash of its toolCalls[] entry, context and epoch, or None; owner)
-        self.calls: dict[str, tuple[int | None, str]] = {}
-        #: whether the message being mapped wrote a record that is never a repeat
-        self.volatile = False
-
-    # -- emission -------------------------------------------------------------------
-
-    def put(
-        self,
-        key: Key,
-        kind: str,
-        body: dict[str, Any],
-        out: list[dict[str, Any]],
-        force: bool = False,
-        chain: Key | None = None,
-    ) -> bool:
-        """Emit ``body`` as a ``kind`` record unless ``key`` was already written identically.
-
-        A changed (or ``force``d) identity is written again with ``supersedes`` naming the
-        last record of ``chain`` (default: of ``key`` itself), so plan revisions chain by planId.
-        """
-        body["type"] = kind  # the emitter puts it first
-        repeats = self.repeats
-        digest = _digest(body) if repeats else 0
-        table = self.seen[key[0]]
-        previous = table.get(key[1])
-        if previous is not None and repeats and previous >> _SEQ_BITS == digest and not force:
-            return False
-        last = self.chains.get(chain) if chain is not None else None if previous is None else previous & _SEQ_MASK
-        if last is not None:
-            body["supersedes"] = f"r{last}"
-        record = self.emit(body)
-        seq = record["seq"]
-        table[key[1]] = digest << _SEQ_BITS | seq
-        if chain is not None:
-            self.chains[chain] = seq
-        out.append(record)
-        return True
-
-    def put_vendor(self, kind: str, data: Any, out: list[dict[str, Any]], **extra: Any) -> None:
-        """A vendor record that is never a repeat (bookkeeping lines, malformed entries)."""
-        record = self.vendor(kind, data)
-        record.update(extra)
-        out.append(self.emit(record))
-        self.volatile = True
-
-    def put_native(self, message_id: str, msg: Any, out: list[dict[str, Any]], force: bool) -> None:
-        """A message with no ASR home, kept verbatim (once per distinct version)."""
-        record = self.vendor("message", msg)
-        del record["type"]
-        self.put(("v", message_id), "vendor", record, out, force)
 
     # -- messages ---------------------------------------------------------------------
 
@@ -161,8 +67,9 @@ class Mapper:
             self.put_vendor("message", msg, out)
             return out
         kind = msg.get("type")
-        if isinstance(msg.get("id"), str) and msg["id"]:
-            message_id, derived = msg["id"], False
+        native_id = msg.get("id")
+        if isinstance(native_id, str) and native_id:
+            message_id, derived = native_id, False
         else:
             message_id, derived = f"{self.session_id}:{position}", True
         if kind == "gemini":
@@ -177,31 +84,20 @@ class Mapper:
             self.epoch += 1  # a derived id could name what a native id names
         return out
 
-    def _touch(self, call_id: str, message_id: str) -> bool:
-        """Note that ``message_id`` maps ``call_id``; whether the call id is now shared."""
-        entry = self.calls.get(call_id)
-        if entry is None:
-            self.calls[call_id] = (None, message_id)
-            return False
-        owner = entry[1]
-        if owner == message_id:
-            return False
-        if owner != SHARED:
-            self.calls[call_id] = (entry[0], SHARED)
-        return True
-
     def _head(self, msg: dict[str, Any], message_id: str, derived: bool) -> dict[str, Any]:
-        body: dict[str, Any] = stamp({}, from_iso(msg.get("timestamp")))
+        body = stamp(start("message"), from_iso(msg.get("timestamp")))
         body["messageId"] = message_id
         if derived:
             body["idSource"] = "derived"
         return body
 
     def _tail(self, body: dict[str, Any], msg: dict[str, Any]) -> dict[str, Any]:
-        if isinstance(msg.get("model"), str):
-            body["model"] = msg["model"]
-        if msg.get("tokens") is not None:
-            body["usage"] = msg["tokens"]
+        model = msg.get("model")
+        if isinstance(model, str):
+            body["model"] = model
+        tokens = msg.get("tokens")
+        if tokens is not None:
+            body["usage"] = tokens
         extra = {k: v for k, v in msg.items() if k not in _MESSAGE_KEYS}
         if extra:
             body["gemini"] = extra
@@ -209,13 +105,14 @@ class Mapper:
             body.setdefault("gemini", {})["timestamp"] = msg["timestamp"]
         return body
 
-    def _display(self, body: dict[str, Any], msg: dict[str, Any], author: str | None, origin: str | None) -> None:
+    def _display(self, body: dict[str, Any], msg: dict[str, Any], author: str | None) -> None:
         """``displayContent``: what the CLI showed, linked by the source itself (ASR-207, ASR-208)."""
-        if "displayContent" not in msg or msg["displayContent"] is None:
+        display = msg.get("displayContent")
+        if display is None:
             return
-        parts = [map_part(p) for p in native_parts(msg["displayContent"])]
+        parts = [map_part(p) for p in native_parts(display)]
         if author is not None:
-            parts = [{**p, "author": author, **({"origin": origin} if origin else {})} for p in parts]
+            parts = [{**p, "author": author} for p in parts]
         body["displayContent"] = parts
         if body.get("content") and parts:  # a link needs two non-empty sides (ASR-208)
             body["displayCorrespondence"] = "native"
@@ -233,54 +130,73 @@ class Mapper:
                 calls.append(part)
             else:
                 content.append(map_part(part))
-        body = self._head(msg, message_id, derived)
-        body["role"] = "assistant"
-        if is_synthetic_reply(msg):
-            body.update(author="harness", origin="injected")
+        if content or msg.get("displayContent") is not None:
+            body = self._head(msg, message_id, derived)
+            body["role"] = "assistant"
+            if is_synthetic_reply(msg):
+                body["author"] = "harness"
+                body["origin"] = "injected"
+            else:
+                body["author"] = "model"
+            body["content"] = content
+            self._display(body, msg, None)
+            shown = bool(content or body.get("displayContent"))
         else:
-            body["author"] = "model"
-        body["content"] = content
-        self._display(body, msg, None, None)
-        shown = bool(content or body.get("displayContent"))
+            shown = False
+        messages = self.messages
         if shown:
             self._tail(body, msg)
-            if self.put(("m", message_id), "message", body, out, force):
-                self.with_message.add(message_id)
-        link = {"messageId": message_id} if message_id in self.with_message else {"inferenceId": message_id}
+            self.put_message(message_id, body, out, force)
+        link = {"messageId": message_id} if message_id in messages else {"inferenceId": message_id}
         first = not content
         tool_calls = msg.get("toolCalls")
         known: set[str] = set()
         epoch = self.epoch
+        repeats = self.repeats
         for index, call in enumerate(tool_calls if isinstance(tool_calls, list) else ()):
             if not isinstance(call, dict):
                 self.put_vendor("toolCall", call, out)
                 continue
-            call_id, call_derived = self._call_id(call.get("id"), message_id, f"toolCalls[{index}]")
+            native_id = call.get("id")
+            if isinstance(native_id, str) and native_id:
+                call_id, call_derived = native_id, False
+            else:
+                call_id, call_derived = f"{message_id}:toolCalls[{index}]", True
             known.add(call_id)
             response = msg if first else None
-            if self.repeats:
+            if repeats:
                 self._repeated_call(call, call_id, call_derived, ts, link, response, out, force, message_id, epoch)
             else:
-                self._tool_call(call, call_id, call_derived, ts, link, response, out, force)
+                state = self.call_state(call_id, message_id)[0]
+                self._tool_call(call, call_id, call_derived, ts, link, response, out, force, state)
+                self.calls[call_id] = state
             first = False
         for index, part in enumerate(calls):
-            call_id, call_derived = self._call_id(part["functionCall"].get("id"), message_id, f"content[{index}]")
-            if call_id in known or call_id in self.seen["c"]:
+            native_id = part["functionCall"].get("id")
+            if isinstance(native_id, str) and native_id:
+                call_id, call_derived = native_id, False
+            else:
+                call_id, call_derived = f"{message_id}:content[{index}]", True
+            if call_id in known:
                 continue  # the same call as a toolCalls[] entry: that record is richer
+            state = self.calls.get(call_id)
+            if state is not None and state.call is not None:
+                continue  # a call already written (another message's toolCalls[] entry)
+            shared = False
+            if state is None:
+                state = CallState(message_id)
+            elif repeats:
+                shared = share(state, message_id)
             call_record = function_call_body(part, call_id, call_derived, ts, link)
             if first:
                 self._tail(call_record, {k: v for k, v in msg.items() if k in ("model", "tokens")})
                 first = False
-            if self.repeats and self._touch(call_id, message_id):
-                self.epoch += 1  # put below always writes: the call id is new to ``seen``
-            self.put(("c", call_id), "tool_call", call_record, out, force)
+            if shared:
+                self.epoch += 1  # the record below is always written: the call id had no tool_call
+            state.call = self.revise(call_record, None, out, force)
+            self.calls[call_id] = state
         if not shown and not tool_calls and not calls:
             self.put_native(message_id, msg, out, force)
-
-    def _call_id(self, native: Any, message_id: str, where: str) -> tuple[str, bool]:
-        if isinstance(native, str) and native:
-            return native, False
-        return f"{message_id}:{where}", True
 
     def _repeated_call(
         self,
@@ -300,16 +216,19 @@ class Mapper:
         of its call id changed since (``epoch`` as the message started)."""
         tail = None if response is None else (response.get("model"), response.get("tokens"))
         native = native_digest((call, call_id, derived, ts, link, tail))
-        entry = self.calls.get(call_id)
-        if native is not None and not force and entry is not None and entry[0] == hash((native, epoch)):
+        state: CallState | None = self.calls.get(call_id)
+        if state is None:
+            state, shared = CallState(message_id), False
+        elif native is not None and not force and state.native == hash((native, epoch)):
             return
-        shared = self._touch(call_id, message_id)
+        else:
+            shared = share(state, message_id)
         before = len(out)
-        self._tool_call(call, call_id, derived, ts, link, response, out, force)
+        self._tool_call(call, call_id, derived, ts, link, response, out, force, state)
         if shared and len(out) > before:
             self.epoch += 1
-        owner = SHARED if shared else message_id
-        self.calls[call_id] = (None if native is None else hash((native, self.epoch)), owner)
+        state.native = None if native is None else hash((native, self.epoch))
+        self.calls[call_id] = state
 
     def _tool_call(
         self,
@@ -321,28 +240,43 @@ class Mapper:
         response: dict[str, Any] | None,
         out: list,
         force: bool,
+        state: CallState,
     ) -> None:
+        """The records of one toolCalls[] entry, compared with (and noted in) ``state``."""
         body = call_body(call, call_id, derived, ts, link)
         if response is not None:  # a response with no text of its own: its model and usage ride here
             self._tail(body, {k: v for k, v in response.items() if k in ("model", "tokens")})
-        self.put(("c", call_id), "tool_call", body, out, force)
-        subagent = subagent_body(call, call_id)
-        if subagent is not None:
-            self.put(("s", call_id), "subagent", subagent, out, force)
+        entry = self.revise(body, state.call, out, force)
+        if entry is not None:
+            state.call = entry
+        if "agentId" in call:
+            subagent = subagent_body(call, call_id)
+            if subagent is not None:
+                entry = self.revise(subagent, state.subagent, out, force)
+                if entry is not None:
+                    state.subagent = entry
         result = result_body(call, call_id)
-        if self.put(("r", call_id), "tool_result", result, out, force):
+        entry = self.revise(result, state.result, out, force)
+        if entry is not None:
+            state.result = entry
             # a function-response user turn (v0.44+) repeats this output: recognised by it
-            self.seen["rc"][call_id] = _digest({"content": result["content"]}) << _SEQ_BITS
-        for plan in (todo_plan(call, call_id), plan_document(call, call_id)):
-            if plan is not None:
-                self.put(("p", f"{plan['planId']}@{call_id}"), "plan", plan, out, force, chain=("p", plan["planId"]))
+            state.content = content_digest(result["content"])
+        args = call.get("args")
+        if isinstance(args, dict) and ("todos" in args or "plan_path" in args):
+            for plan in (todo_plan(call, call_id), plan_document(call, call_id)):
+                if plan is not None:
+                    key = f"{plan['planId']}@{call_id}"
+                    entry = self.revise(plan, self.plans.get(key), out, force, chain=plan["planId"])
+                    if entry is not None:
+                        self.plans[key] = entry
 
     def _user(self, msg: dict[str, Any], message_id: str, derived: bool, out: list, force: bool) -> None:
         parts = native_parts(msg.get("content"))
         content: list[dict[str, Any]] = []
         responses = False
         index = 0
-        while index < len(parts):
+        count = len(parts)
+        while index < count:
             part = parts[index]
             response = part.get("functionResponse") if isinstance(part, dict) else None
             if not isinstance(response, dict):
@@ -350,24 +284,31 @@ class Mapper:
                 index += 1
                 continue
             end = index + 1
-            while end < len(parts) and not (isinstance(parts[end], dict) and "functionResponse" in parts[end]):
+            while end < count and not (isinstance(parts[end], dict) and "functionResponse" in parts[end]):
                 end += 1
             self._response(msg, parts[index:end], response, message_id, out, force)
             responses = True
             index = end
+        if not content and msg.get("displayContent") is None:
+            if not responses:
+                self.put_native(message_id, msg, out, force)
+            return
         body = self._head(msg, message_id, derived)
         body["role"] = "user"
         text = first_text(parts)
         display_author: str | None = None
         if text.startswith((SESSION_CONTEXT, STATE_SNAPSHOT)):
-            body.update(author="harness", origin="injected")
+            body["author"] = "harness"
+            body["origin"] = "injected"
         elif self.subagent:
             if self.task_id is None and content:
                 self.task_id = message_id
             if message_id == self.task_id:
-                body.update(author="agent", origin="prompt")  # the parent's task prompt
+                body["author"] = "agent"  # the parent's task prompt
+                body["origin"] = "prompt"
             else:
-                body.update(author="harness", origin="injected")
+                body["author"] = "harness"
+                body["origin"] = "injected"
         elif msg.get("displayContent") is not None:
             # content is what the model received (an expansion); the display is the typed text.
             # The typed text reached the model unchanged when content's own parts (those the
@@ -379,14 +320,14 @@ class Mapper:
             if _typed_text(content).strip() == _display_text(msg["displayContent"]).strip() and content:
                 body["author"] = "human"
         else:
-            body.update(author="human", origin="prompt")
+            body["author"] = "human"
+            body["origin"] = "prompt"
             content = attribute_prompt(content)
         body["content"] = content
-        self._display(body, msg, display_author, None)
+        self._display(body, msg, display_author)
         if content or body.get("displayContent"):
             self._tail(body, msg)
-            if self.put(("m", message_id), "message", body, out, force):
-                self.with_message.add(message_id)
+            self.put_message(message_id, body, out, force)
         elif not responses:
             self.put_native(message_id, msg, out, force)
 
@@ -394,19 +335,24 @@ class Mapper:
         self, msg: dict[str, Any], group: list[Any], response: dict[str, Any], message_id: str, out: list, force: bool
     ) -> None:
         """A function response sent back as a user turn (v0.44+) -> its tool_result, unless already written."""
-        call_id, derived = self._call_id(response.get("id"), message_id, "functionResponse")
+        native_id = response.get("id")
+        if isinstance(native_id, str) and native_id:
+            call_id, derived = native_id, False
+        else:
+            call_id, derived = f"{message_id}:functionResponse", True
         content, failed = response_parts(group, call_id, response.get("name"))
-        digest = _digest({"content": content})
-        shared = self.repeats and self._touch(call_id, message_id)
-        previous = self.seen["rc"].get(call_id)
-        if previous is not None and previous >> _SEQ_BITS == digest and not force:
+        digest = content_digest(content)
+        state, shared = self.call_state(call_id, message_id)
+        if state.content == digest and not force:
+            self.calls[call_id] = state  # its owner may have changed
             return
         if shared:
             self.epoch += 1
-        body: dict[str, Any] = stamp({}, from_iso(msg.get("timestamp")))
+        body = stamp(start("tool_result"), from_iso(msg.get("timestamp")))
         body["callId"] = call_id
-        if isinstance(response.get("name"), str):
-            body["name"] = response["name"]
+        name = response.get("name")
+        if isinstance(name, str):
+            body["name"] = name
         if failed:
             body["isError"] = True
         body["content"] = content
@@ -415,25 +361,24 @@ class Mapper:
             body["capture"] = {"content": capture}
         if derived:
             body["idSource"] = "derived"
-        self.put(("r", call_id), "tool_result", body, out, force=True)
-        self.seen["rc"][call_id] = digest << _SEQ_BITS
+        state.result = self.revise(body, state.result, out, True)
+        state.content = digest
+        self.calls[call_id] = state
 
     def _notice(self, msg: dict[str, Any], message_id: str, derived: bool, out: list, force: bool) -> None:
         body = self._head(msg, message_id, derived)
-        parts = native_parts(msg.get("content"))
-        content = [map_part(p) for p in parts]
+        content = [map_part(p) for p in native_parts(msg.get("content"))]
         if isinstance(msg.get("content"), list) and msg.get("type") == "info":
             # v0.44+ binary tool output: an ``info`` record that is the next request to the model
             body.update(role="user", author="tool", origin="injected", audience="model", content=content)
         else:
             body.update(author="harness", origin="notice", audience="user", content=content)
             body["capture"] = {"role": {"state": "absent", "reason": "a CLI notice; Gemini CLI gives it no role"}}
-        self._display(body, msg, None, None)
+        self._display(body, msg, None)
         self._tail(body, msg)
         body["nativeType"] = msg["type"]  # info, warning or error
         if content or body.get("displayContent"):
-            if self.put(("m", message_id), "message", body, out, force):
-                self.with_message.add(message_id)
+            self.put_message(message_id, body, out, force)
         else:
             self.put_native(message_id, msg, out, force)
 

@@ -180,7 +180,7 @@ def output_capture(parts: list[dict[str, Any]]) -> dict[str, Any] | None:
                 "state": "masked",
                 "reason": "Gemini CLI replaced the output with a preview; the full text went to a tool-outputs file",
             }
-        if any(mark in text for mark in TRUNCATED_MARKS):
+        if TRUNCATED_MARKS[0] in text or TRUNCATED_MARKS[1] in text:
             return {
                 "state": "truncated",
                 "reason": "Gemini CLI kept the start and end of the output; the full text went to a tool-outputs file",

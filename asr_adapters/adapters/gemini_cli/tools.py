@@ -1,20 +1,22 @@
 """``toolCalls[]`` entries and function-call/response parts -> tool, plan and subagent bodies.
 
-Bodies are plain dicts without envelope numbers; the mapper decides whether each one is
-new, a revision (``supersedes``) or a repeat of what it already wrote.
+Bodies are plain dicts built in canonical key order, ``type`` first with ``seq`` and ``id``
+placeholders (``core.adapter.start``), so the emitter numbers them in place; the mapper
+decides whether each one is new, a revision (``supersedes``) or a repeat of what it wrote.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ...core.adapter import start
 from ...core.refs import session_ref
 from ...core.timestamps import from_iso, stamp
 from .parts import REGISTRY, map_part, native_parts, output_capture
 
 RESULT_SCHEMA = f"{REGISTRY}/functionResponse"
 DISPLAY_SCHEMA = f"{REGISTRY}/resultDisplay"
-_CALL_KEYS = ("id", "name", "args", "result", "status", "timestamp", "resultDisplay", "agentId")
+_CALL_KEYS = frozenset(("id", "name", "args", "result", "status", "timestamp", "resultDisplay", "agentId"))
 _STATUS = {"success": "complete", "error": "error"}
 _TODO_STATUS = ("pending", "in_progress", "completed")
 TODO_PLAN_ID = "write_todos"
@@ -37,12 +39,15 @@ def response_parts(native: Any, call_id: str | None, name: Any) -> tuple[list[di
             out.append(map_part(part))
             continue
         body = response.get("response")
-        keys = set(body) if isinstance(body, dict) else None
-        if keys == {"output"} and isinstance(body["output"], str):  # type: ignore[index]
-            mapped: dict[str, Any] = {"type": "text", "text": body["output"]}  # type: ignore[index]
-        elif keys == {"error"} and isinstance(body["error"], str):  # type: ignore[index]
-            mapped = {"type": "text", "text": body["error"]}  # type: ignore[index]
-            failed = True
+        text = None
+        if type(body) is dict and len(body) == 1:  # {output} or {error}, a string: the text
+            text = body.get("output")
+            if text is None:
+                text = body.get("error")
+                if isinstance(text, str):
+                    failed = True
+        if isinstance(text, str):
+            mapped: dict[str, Any] = {"type": "text", "text": text}
         else:
             mapped = {"type": "data", "data": body, "schema": RESULT_SCHEMA}
         if len(part) == 1 and len(response) <= 3 and response.get("id") == call_id and response.get("name") == name:
@@ -75,7 +80,7 @@ def display_parts(display: Any) -> list[dict[str, Any]]:
 
 def call_body(call: dict[str, Any], call_id: str, derived: bool, ts: Any, link: dict[str, str]) -> dict[str, Any]:
     """The ``tool_call`` of one ``toolCalls[]`` entry; ``link`` is its messageId or inferenceId."""
-    body: dict[str, Any] = stamp({}, from_iso(ts))
+    body = stamp(start("tool_call"), from_iso(ts))
     if "inferenceId" in link:
         body["inferenceId"] = link["inferenceId"]
     body["callId"] = call_id
@@ -87,15 +92,30 @@ def call_body(call: dict[str, Any], call_id: str, derived: bool, ts: Any, link: 
         body["input"] = call["args"]
     if derived:
         body["idSource"] = "derived"
-    extra = {k: v for k, v in call.items() if k not in _CALL_KEYS}
+    extra = _extra_keys(call)
     if extra:
-        body["gemini"] = extra
+        body["gemini"] = {k: call[k] for k in extra}
     return body
+
+
+_EXTRA_KEYS: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+def _extra_keys(call: dict[str, Any]) -> tuple[str, ...]:
+    """The entry's members without a place in tool_call or tool_result, in their order
+    (remembered per key shape: entries of one session come in a few shapes)."""
+    shape = tuple(call)
+    extra = _EXTRA_KEYS.get(shape)
+    if extra is None:
+        extra = tuple(k for k in shape if k not in _CALL_KEYS)
+        if len(_EXTRA_KEYS) < 1024:
+            _EXTRA_KEYS[shape] = extra
+    return extra
 
 
 def result_body(call: dict[str, Any], call_id: str) -> dict[str, Any]:
     """The ``tool_result`` of one ``toolCalls[]`` entry, with what the UI showed as displayContent."""
-    body: dict[str, Any] = stamp({}, from_iso(call.get("timestamp")))
+    body = stamp(start("tool_result"), from_iso(call.get("timestamp")))
     body["callId"] = call_id
     if isinstance(call.get("name"), str):
         body["name"] = call["name"]
@@ -146,7 +166,7 @@ def todo_plan(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
             "status": status if status in _TODO_STATUS else f"{REGISTRY}/{status}",
         }
         entries.append(entry)
-    body: dict[str, Any] = stamp({}, from_iso(call.get("timestamp")))
+    body = stamp(start("plan"), from_iso(call.get("timestamp")))
     body.update(planId=TODO_PLAN_ID, planType="items", callId=call_id, entries=entries, idSource="derived")
     return body
 
@@ -159,7 +179,7 @@ def plan_document(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
         return None
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     plan_id = name[:-3] if name.endswith(".md") else name
-    body: dict[str, Any] = stamp({}, from_iso(call.get("timestamp")))
+    body = stamp(start("plan"), from_iso(call.get("timestamp")))
     body.update(
         planId=plan_id or path,
         planType="document",
@@ -181,7 +201,9 @@ def subagent_body(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
     agent_id = call.get("agentId")
     if not isinstance(agent_id, str) or not agent_id:
         return None
-    body: dict[str, Any] = {"callId": call_id, "session": session_ref("gemini-cli", agent_id)}
+    body = start("subagent")
+    body["callId"] = call_id
+    body["session"] = session_ref("gemini-cli", agent_id)
     if isinstance(call.get("name"), str):
         body["agentType"] = call["name"]
     return body

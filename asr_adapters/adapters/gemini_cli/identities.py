@@ -1,0 +1,153 @@
+"""What the mapper remembers of the records it wrote, and how it writes, revises or skips one.
+
+Each ASR record built from a native message has an identity (the message, or a call id's
+tool_call, subagent, tool_result or plan). Per identity one int is kept: a digest of the
+last body written packed with that record's ``seq``. A body is written the first time,
+written again with ``supersedes`` when it changed, and not at all when it is a repeat.
+
+Memory: one entry per message id and per call id, never the messages, in ``SpillMap``s
+(the newest entries in a dict, older ones in a temporary SQLite file), so state does not
+grow with the file. Most lookups are of recent ids (a reply and its rewrites, a call and
+its function-response turn), which stay in the dict.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ...core.adapter import Emitter, start
+from ...core.refs import schema_name
+from ...core.spill import SpillMap
+
+_SEQ_BITS = 40
+_SEQ_MASK = (1 << _SEQ_BITS) - 1
+_DIGEST_MASK = (1 << 64) - 1
+#: ``CallState.owner`` of a call id that more than one message has mapped
+SHARED = ""
+_dumps = orjson.dumps
+
+
+def native_digest(value: Any) -> int | None:
+    """A fingerprint of native JSON (one ``dumps``); None when it cannot be serialised."""
+    try:
+        return hash(_dumps(value))
+    except orjson.JSONEncodeError:
+        return None
+
+
+def content_digest(content: list[dict[str, Any]]) -> int:
+    """A fingerprint of a tool_result's content: a function-response turn repeating it adds nothing."""
+    return hash(_dumps(content))
+
+
+class CallState:
+    """What is remembered of one call id: the packed entry of each of its record identities
+    (tool_call, subagent, tool_result), the content digest of its tool_result, the fingerprint
+    of the ``toolCalls[]`` entry last mapped (``Mapper._repeated_call``) and the message that
+    maps it (or SHARED)."""
+
+    __slots__ = ("call", "content", "native", "owner", "result", "subagent")
+
+    def __init__(self, owner: str) -> None:
+        self.call: int | None = None
+        self.subagent: int | None = None
+        self.result: int | None = None
+        self.content: int | None = None
+        self.native: int | None = None
+        self.owner = owner
+
+
+def share(state: CallState, message_id: str) -> bool:
+    """Note that ``message_id`` maps the call; whether another message mapped it too."""
+    owner = state.owner
+    if owner == message_id:
+        return False
+    if owner != SHARED:
+        state.owner = SHARED
+    return True
+
+
+class Identities:
+    """The written identities of one stream, and the emission of bodies against them."""
+
+    def __init__(self, emit: Emitter, registry_name: str, repeats: bool) -> None:
+        self.emit = emit
+        self.registry_name = registry_name
+        self._schemas: dict[str, str] = {}
+        #: whether a native item can repeat an earlier one (the JSONL era); without repeats
+        #: nothing is fingerprinted and an identity seen again is simply a revision
+        self.repeats = repeats
+        #: message id -> packed entry of its message record (holding one means the message
+        #: was written, so its tool calls link by messageId), and of its vendor record
+        self.messages = SpillMap()
+        self.natives = SpillMap()
+        #: call id -> CallState
+        self.calls = SpillMap()
+        #: "<planId>@<call id>" -> packed entry; plan chains (planId) -> the seq of their last record
+        self.plans = SpillMap()
+        self.chains: dict[str, int] = {}
+        #: whether the message being mapped wrote a record that is never a repeat
+        self.volatile = False
+
+    def revise(
+        self, body: dict[str, Any], previous: int | None, out: list[dict[str, Any]], force: bool, chain: str = ""
+    ) -> int | None:
+        """Emit ``body`` unless it is what the identity's entry ``previous`` recorded; the new entry, or None.
+
+        A changed (or ``force``d) identity is written again with ``supersedes`` naming its last
+        record, or the last record of plan ``chain``, so plan revisions chain by planId.
+        """
+        if self.repeats:
+            digest = hash(_dumps(body)) & _DIGEST_MASK
+            if previous is not None and previous >> _SEQ_BITS == digest and not force:
+                return None
+        else:
+            digest = 0
+        last = self.chains.get(chain) if chain else None if previous is None else previous & _SEQ_MASK
+        if last is not None:
+            body["supersedes"] = f"r{last}"
+        record = self.emit(body)
+        seq: int = record["seq"]
+        if chain:
+            self.chains[chain] = seq
+        out.append(record)
+        return digest << _SEQ_BITS | seq
+
+    def vendor(self, kind: str, data: Any) -> dict[str, Any]:
+        """A ``vendor`` record body keeping a native item verbatim."""
+        schema = self._schemas.get(kind)
+        if schema is None:
+            schema = self._schemas[kind] = schema_name(self.registry_name, kind)
+        body = start("vendor")
+        body["schema"] = schema
+        body["data"] = data
+        return body
+
+    def put_vendor(self, kind: str, data: Any, out: list[dict[str, Any]], **extra: Any) -> None:
+        """A vendor record that is never a repeat (bookkeeping lines, malformed entries)."""
+        record = self.vendor(kind, data)
+        if extra:
+            record.update(extra)
+        out.append(self.emit(record))
+        self.volatile = True
+
+    def put_native(self, message_id: str, msg: Any, out: list[dict[str, Any]], force: bool) -> None:
+        """A message with no ASR home, kept verbatim (once per distinct version)."""
+        entry = self.revise(self.vendor("message", msg), self.natives.get(message_id), out, force)
+        if entry is not None:
+            self.natives[message_id] = entry
+
+    def put_message(self, message_id: str, body: dict[str, Any], out: list[dict[str, Any]], force: bool) -> None:
+        """A message record of ``message_id``, unless it repeats the last one written."""
+        entry = self.revise(body, self.messages.get(message_id), out, force)
+        if entry is not None:
+            self.messages[message_id] = entry
+
+    def call_state(self, call_id: str, message_id: str) -> tuple[CallState, bool]:
+        """The call id's state, noting that ``message_id`` maps it; whether it is now shared."""
+        state: CallState | None = self.calls.get(call_id)
+        if state is None:
+            return CallState(message_id), False
+        return state, self.repeats and share(state, message_id)
