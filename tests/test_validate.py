@@ -1114,3 +1114,129 @@ def test_deeply_nested_values_give_findings_not_recursion_errors(depth: int) -> 
     findings = validate(_jsonl(stream()) + line)
     assert {f.rule for f in findings} == {"ASR-200", "ASR-210", "PROFILE-open-value"}
     assert all(len(f.message) < 200 for f in findings)
+
+
+# -- the fast path (validate/fast.py): a record of a seen shape is accepted by one generated
+# function; every finding must still come out, the same and in the same order as the full path.
+
+
+def _full_path_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setattr(sys.modules["asr_adapters.validate.stream"], "accept_for", lambda *args: None)
+
+
+_SHAPES = [
+    msg(turnId="t1", author="human", origin="prompt"),
+    msg(role=DROP, author="harness", origin="notice", audience="user", capture={"role": {"state": "absent"}}),
+    parts({"type": "reasoning", "visibility": "summary", "summary": ["s"]}, phase="final", status="complete"),
+    parts({"type": "text", "text": "a", "author": "harness", "origin": "injected"}, {"type": "data", "data": 1}),
+    plan(turnId="t1", idSource="derived"),
+    plan(planType="document", entries=DROP, content=[{"type": "text", "text": "1."}], callId="c1"),
+    {"type": "tool_call", "inferenceId": "i1", "callId": "c1", "name": "run", "input": {}},
+    {"type": "tool_call", "callId": "c1", "name": "run", "arguments": "{}", "messageId": "m1"},
+    {
+        "type": "tool_result",
+        "callId": "c1",
+        "name": "run",
+        "isError": False,
+        "content": [{"type": "text", "text": "ok"}],
+    },
+    {
+        "type": "input_request",
+        "requestId": "q1",
+        "content": [{"type": "data", "data": {}, "schema": "s"}],
+        "answer": [{"type": "text", "text": "yes", "author": "human"}],
+        "capture": {"answer": {"state": "truncated"}},
+    },
+    {"type": "vendor", "schema": "com.example/x", "data": {}},
+    {"type": "subagent", "session": "codex:s2", "callId": "c1"},
+]
+_BAD_VALUES: list[Any] = [
+    None,
+    0,
+    True,
+    "",
+    "x",
+    "a.b/c",
+    "notice",
+    "injected",
+    "human",
+    "assistant",
+    "withdrawn",
+    "goal",
+    "reasoning",
+    "r1",
+    [],
+    [1],
+    {},
+    {"state": "absent"},
+    "2026-02-30T00:00:00Z",
+]
+
+
+def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
+    """Every member and element of a record (three levels), as key/index paths."""
+    found = [prefix] if prefix else []
+    if isinstance(value, dict) and len(prefix) < 3:
+        for key, item in value.items():
+            found += _paths(item, (*prefix, key))
+    elif isinstance(value, list) and len(prefix) < 3:
+        for index, item in enumerate(value):
+            found += _paths(item, (*prefix, index))
+    return found
+
+
+def _replaced(record: dict, path: tuple, value: Any) -> dict:
+    copy = orjson.loads(orjson.dumps(record))
+    inner = copy
+    for step in path[:-1]:
+        inner = inner[step]
+    inner[path[-1]] = value
+    return copy
+
+
+def test_a_seen_shape_with_a_bad_value_gives_the_full_paths_findings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """For every shape, every member replaced by each bad value: the same findings with and without the fast path."""
+    streams = []
+    for shape in _SHAPES:
+        first, again = stream(shape, shape)[1:]  # the shape is learned from the first
+        tail = [
+            _replaced(again, path, value)
+            for path in _paths(again)
+            if path[0] not in ("type", "seq", "id")
+            for value in _BAD_VALUES
+        ]
+        streams += [[stream()[0], first, record] for record in [again, *tail]]
+    fast = [[(f.rule, f.seq, f.message) for f in validate_records(records)] for records in streams]
+    _full_path_only(monkeypatch)
+    full = [[(f.rule, f.seq, f.message) for f in validate_records(records)] for records in streams]
+    assert fast == full
+    assert sum(map(bool, full)) > len(streams) // 2  # most replacements break a rule
+
+
+def test_the_fast_path_is_taken_for_a_seen_shape() -> None:
+    validator = StreamValidator()
+    for record in stream(*_SHAPES, *_SHAPES):
+        validator.add(record)
+    assert {f.rule for f in validator.finish()} == {"ASR-222"}  # the plans repeat, without supersedes
+    assert sum(len(accepts) for accepts in validator._accepts.values()) == len(_SHAPES)
+
+
+@pytest.mark.parametrize(
+    ("shape", "change", "rule"),
+    [
+        (msg(), {"role": "everyone"}, "PROFILE-open-value"),
+        (msg(), {"content": [{"type": "text", "text": 1}]}, "ASR-210"),
+        (msg(origin="prompt", author="human"), {"origin": "injected"}, "ASR-203"),
+        (msg(capture={"role": {"state": "truncated"}}), {"capture": {"role": {"state": "absent"}}}, "ASR-201"),
+        (plan(), {"planId": "p2", "entries": [{"content": "a", "status": "done"}]}, "PROFILE-open-value"),
+        ({"type": "tool_call", "callId": "c1", "name": "run"}, {"callId": ""}, "PROFILE-tool"),
+        ({"type": "vendor", "schema": "com.example/x", "data": 1}, {"schema": "x"}, "PROFILE-vendor"),
+        (msg(ts="2026-01-01T00:00:00Z"), {"ts": "2026-02-30T00:00:00Z"}, "PROFILE-ts"),
+        (msg(turnId="t1"), {"turnId": 7}, "PROFILE-envelope"),
+    ],
+)
+def test_a_bad_value_in_a_seen_shape_is_flagged(shape: dict, change: dict, rule: str) -> None:
+    records = stream(shape, _with(shape, change))
+    assert found(records) == [(rule, 3)]

@@ -17,6 +17,7 @@ import orjson
 from ..core.source import Source
 from ..model.order import DEFAULT_RANKS, KEY_RANKS, UNRANKED
 from ..model.vocab import ASSEMBLY_MODES, CAPTURE_STATES
+from .fast import Accept, accept_for
 from .formats import RECORD_ID, actor_problem, is_record_ref, is_session_ref, is_str_list, show, valid_ts
 from .records import RECORD_CHECKS
 
@@ -120,6 +121,7 @@ class StreamValidator:
         self._line: int | None = None
         self._seq: int | None = None
         self._shapes: dict[str, dict[tuple[str, ...], _Shape]] = {}  # type -> key sequence -> shape
+        self._accepts: dict[str, dict[tuple[str, ...], Accept]] = {}  # the same, for fast.accept_for
         self._report = self.report
 
     def report(self, rule: str, message: str) -> None:
@@ -128,6 +130,20 @@ class StreamValidator:
     # -- one record -------------------------------------------------------------------------
 
     def add(self, record: Any, line: int | None = None) -> None:
+        """Check one record; a record of a shape seen before is usually accepted by its shape's
+        generated function (see ``fast``), anything else takes ``_add``."""
+        if record.__class__ is dict:
+            kind = record.get("type")
+            if kind.__class__ is str:
+                accepts = self._accepts.get(kind)
+                if accepts is not None:
+                    accept = accepts.get(tuple(record))
+                    if accept is not None and accept(self, record, line):
+                        return
+        self._add(record, line)
+
+    def _add(self, record: Any, line: int | None) -> None:
+        """Every check of one record, reporting each finding."""
         self._line = line
         self.count = count = self.count + 1
         if not isinstance(record, dict):
@@ -152,11 +168,13 @@ class StreamValidator:
                 shapes = self._shapes[kind] = {} if len(self._shapes) < _SHAPES else _NO_CACHE
             key = tuple(record)
             shape = shapes.get(key)
+            kind = _KINDS.get(kind, kind)
             if shape is None:
                 shape = _shape(kind, key)
                 if len(shapes) < _SHAPES and shapes is not _NO_CACHE:
                     shapes[key] = shape
-            kind = _KINDS.get(kind, kind)
+                    if shape.misplaced is None:
+                        self._learn(kind, key, shape)
         else:
             self.report("PROFILE-type", f"a record must have a string type, not {show(kind)}")
             kind = ""
@@ -195,6 +213,12 @@ class StreamValidator:
                     table[value] = kind
         if shape.cross is not None:
             shape.cross(self, record)
+
+    def _learn(self, kind: str, key: tuple[str, ...], shape: _Shape) -> None:
+        """Keep the generated accept function of a new shape (see ``fast``), when it has one."""
+        accept = accept_for(kind, key, shape.cross)
+        if accept is not None:
+            self._accepts.setdefault(kind, {})[key] = accept
 
     # -- optional envelope members, each checked only when present (see _ENVELOPE) -----------
 
