@@ -20,6 +20,7 @@ from ...core.adapter import Adapter, Context, Stream
 from ...core.errors import InputError
 from ...core.refs import session_ref
 from ...core.source import Source
+from ...core.spill import SpillSet
 from ...registry import register
 from . import discover
 from .builder import Builder
@@ -211,8 +212,8 @@ def _file_lines(path: Path, context: Context) -> Iterator[tuple[int, Any]]:
             yield number, value
 
 
-def _uuids_of(path: Path) -> set[str]:
-    uuids: set[str] = set()
+def _uuids_of(path: Path) -> SpillSet:
+    uuids = SpillSet()
     try:
         with open(path, "rb") as handle:
             for raw in handle:

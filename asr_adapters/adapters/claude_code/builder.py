@@ -15,6 +15,7 @@ from typing import Any
 
 from ...core.accounting import Accounting
 from ...core.adapter import header
+from ...core.spill import SpillMap, SpillSet
 from ...core.timestamps import from_iso, stamp
 from ...model.order import canonical_order
 from .fold import Fold, FoldMixin
@@ -71,7 +72,9 @@ class Builder(FoldMixin, ToolMixin):
     def __init__(self, info: StreamInfo, accounting: Accounting) -> None:
         self.info = info
         self.out = Out(accounting)
-        self.uuid_rec: dict[str, str] = {}
+        #: line uuid -> id of the record holding it ("" while undecided): parent links and
+        #: duplicates. The newest entries stay in memory, older ones move to a temporary file.
+        self.uuid_rec = SpillMap()
         self.fold: Fold | None = None
         self.last_message: tuple[str | None, str | None] = (None, None)
         self.extras_for: str | None = None
@@ -82,7 +85,7 @@ class Builder(FoldMixin, ToolMixin):
         self.calls: dict[str, tuple[str, Any, dict[str, Any], str]] = {}
         self.plan_ids: dict[str, str] = {}
         self.tasks = TaskList()
-        self.linked_agents: dict[str, str] = {}
+        self.linked_agents = SpillSet()  # child streams a spawn named (one per spawn)
         self.sidechain_prompts: dict[str, str] = {}
         self.queue = Queue()
         self.first_prompt_seen = info.kind == "main"
@@ -125,14 +128,15 @@ class Builder(FoldMixin, ToolMixin):
             acc.vendor += 1
             return self.out.drain()
         uuid = obj.get("uuid")
-        if isinstance(uuid, str):
-            uuid_rec = self.uuid_rec
-            if uuid in uuid_rec:
-                acc.duplicates += 1
-                return self.out.drain()
-            uuid_rec[uuid] = ""
+        if isinstance(uuid, str) and uuid in self.uuid_rec:
+            acc.duplicates += 1
+            return self.out.drain()
+        # every handler maps the line's uuid to its record when it writes one; lines that may
+        # be held (a response being folded, queue operations) are marked seen now
         kind = obj.get("type")
         if kind == "assistant":
+            if isinstance(uuid, str):
+                self.uuid_rec[uuid] = ""
             if self.queue.dequeued:
                 self._flush_dequeued()
             self._assistant(obj)
@@ -146,6 +150,8 @@ class Builder(FoldMixin, ToolMixin):
         elif kind == "system":
             self._system(obj)
         elif kind == "queue-operation":
+            if isinstance(uuid, str):
+                self.uuid_rec[uuid] = ""
             self._queue_op(line, obj)
         else:
             self._bookkeeping(obj, kind)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
+from ...core.spill import SpillMap
 from .info import opened
 from .parts import data_part, reasoning_part
 from .tools import PLAN_TOOLS
@@ -251,7 +252,7 @@ class FoldMixin:
 
     if TYPE_CHECKING:  # provided by the builder and the tool mixin
         out: Any
-        uuid_rec: dict[str, str]
+        uuid_rec: SpillMap
         info: Any
         line: int
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from ...core.spill import SpillMap, SpillSet
 from ...core.timestamps import from_iso, stamp
 from .info import agent_key
 from .parts import result_parts
@@ -34,11 +35,11 @@ class ToolMixin:
     calls: dict[str, tuple[str, Any, dict[str, Any], str]]  # callId -> (name, input, line, rid)
     plan_ids: dict[str, str]  # planId -> id of its latest record
     tasks: TaskList
-    linked_agents: dict[str, str]  # child session ref -> callId
+    linked_agents: SpillSet  # child session refs a spawn named
     sidechain_prompts: dict[str, str]  # first prompt of an inline sidechain -> its session ref
     out: Any
     info: Any
-    uuid_rec: dict[str, str]
+    uuid_rec: SpillMap
 
     if TYPE_CHECKING:
 
@@ -235,7 +236,7 @@ class ToolMixin:
             record["callId"] = call_id
         if session:
             record["session"] = session
-            self.linked_agents[session] = call_id if isinstance(call_id, str) else ""
+            self.linked_agents.add(session)
         for key, field in (
             ("address", "name"),
             ("agentType", "subagent_type"),
