@@ -109,7 +109,8 @@ class Replay:
             self.order[place] = message_id
             self.end = place + 1
         mapper = self.mapper
-        if native is not None and message_id and not removed and previous == hash((native, mapper.epoch)):
+        unchanged = previous is not None and native is not None and previous == hash((native, mapper.epoch))
+        if unchanged and message_id and not removed:
             if entry[1] != place:
                 known[message_id] = (previous, place)
             return []  # as mapped last time, and nothing it reads changed: all repeats
@@ -197,7 +198,16 @@ def _records(
         out = replay.line(*first)  # no header line: the session id comes from the file name
         outcome(accounting, out)
         yield from out
+    line = replay.line
     for number, value, raw in lines:
-        out = replay.line(number, value, raw)
-        outcome(accounting, out)
+        out = line(number, value, raw)
+        if not out:
+            accounting.duplicates += 1  # ``outcome``, inlined: this loop runs once per line
+            continue
+        for record in out:
+            if record["type"] != "vendor":
+                accounting.records += 1
+                break
+        else:
+            accounting.vendor += 1
         yield from out

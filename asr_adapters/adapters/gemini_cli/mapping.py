@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.adapter import Emitter, start
-from ...core.timestamps import from_iso, stamp
+from ...core.adapter import Emitter
 from .identities import CallState, Identities, content_digest, native_digest, share
 from .parts import (
     SESSION_CONTEXT,
@@ -29,6 +28,7 @@ from .tools import (
     plan_document,
     response_parts,
     result_body,
+    stamped,
     subagent_body,
     todo_plan,
 )
@@ -85,7 +85,7 @@ class Mapper(Identities):
         return out
 
     def _head(self, msg: dict[str, Any], message_id: str, derived: bool) -> dict[str, Any]:
-        body = stamp(start("message"), from_iso(msg.get("timestamp")))
+        body = stamped("message", msg.get("timestamp"))
         body["messageId"] = message_id
         if derived:
             body["idSource"] = "derived"
@@ -348,7 +348,7 @@ class Mapper(Identities):
             return
         if shared:
             self.epoch += 1
-        body = stamp(start("tool_result"), from_iso(msg.get("timestamp")))
+        body = stamped("tool_result", msg.get("timestamp"))
         body["callId"] = call_id
         name = response.get("name")
         if isinstance(name, str):

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.adapter import start
 from ...core.refs import session_ref
-from ...core.timestamps import from_iso, stamp
+from ...core.timestamps import from_iso
 from .parts import REGISTRY, map_part, native_parts, output_capture
 
 RESULT_SCHEMA = f"{REGISTRY}/functionResponse"
@@ -20,6 +19,18 @@ _CALL_KEYS = frozenset(("id", "name", "args", "result", "status", "timestamp", "
 _STATUS = {"success": "complete", "error": "error"}
 _TODO_STATUS = ("pending", "in_progress", "completed")
 TODO_PLAN_ID = "write_todos"
+
+
+def stamped(kind: str, value: Any) -> dict[str, Any]:
+    """A new ``kind`` body with ``seq``/``id`` placeholders (as ``core.adapter.start``) and
+    the time ``value`` names, if any: the start of every body, in one call."""
+    ts, precision = from_iso(value)
+    body: dict[str, Any] = {"type": kind, "seq": 0, "id": ""}
+    if ts is not None:
+        body["ts"] = ts
+        if precision is not None:
+            body["tsPrecision"] = precision
+    return body
 
 
 def result_status(status: Any) -> str | None:
@@ -80,7 +91,7 @@ def display_parts(display: Any) -> list[dict[str, Any]]:
 
 def call_body(call: dict[str, Any], call_id: str, derived: bool, ts: Any, link: dict[str, str]) -> dict[str, Any]:
     """The ``tool_call`` of one ``toolCalls[]`` entry; ``link`` is its messageId or inferenceId."""
-    body = stamp(start("tool_call"), from_iso(ts))
+    body = stamped("tool_call", ts)
     if "inferenceId" in link:
         body["inferenceId"] = link["inferenceId"]
     body["callId"] = call_id
@@ -115,16 +126,17 @@ def _extra_keys(call: dict[str, Any]) -> tuple[str, ...]:
 
 def result_body(call: dict[str, Any], call_id: str) -> dict[str, Any]:
     """The ``tool_result`` of one ``toolCalls[]`` entry, with what the UI showed as displayContent."""
-    body = stamp(start("tool_result"), from_iso(call.get("timestamp")))
+    body = stamped("tool_result", call.get("timestamp"))
     body["callId"] = call_id
     if isinstance(call.get("name"), str):
         body["name"] = call["name"]
-    status = result_status(call.get("status"))
+    native_status = call.get("status")
+    status = (_STATUS.get(native_status) or f"{REGISTRY}/{native_status}") if isinstance(native_status, str) else None
     content, failed = response_parts(call.get("result"), call_id, call.get("name"))
     if status is not None:
         body["status"] = status
     if status is not None or failed:
-        body["isError"] = call.get("status") == "error" or failed
+        body["isError"] = native_status == "error" or failed
     body["content"] = content
     capture = output_capture(content)
     if capture is not None:
@@ -166,7 +178,7 @@ def todo_plan(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
             "status": status if status in _TODO_STATUS else f"{REGISTRY}/{status}",
         }
         entries.append(entry)
-    body = stamp(start("plan"), from_iso(call.get("timestamp")))
+    body = stamped("plan", call.get("timestamp"))
     body.update(planId=TODO_PLAN_ID, planType="items", callId=call_id, entries=entries, idSource="derived")
     return body
 
@@ -179,7 +191,7 @@ def plan_document(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
         return None
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     plan_id = name[:-3] if name.endswith(".md") else name
-    body = stamp(start("plan"), from_iso(call.get("timestamp")))
+    body = stamped("plan", call.get("timestamp"))
     body.update(
         planId=plan_id or path,
         planType="document",
@@ -201,7 +213,7 @@ def subagent_body(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
     agent_id = call.get("agentId")
     if not isinstance(agent_id, str) or not agent_id:
         return None
-    body = start("subagent")
+    body = stamped("subagent", None)
     body["callId"] = call_id
     body["session"] = session_ref("gemini-cli", agent_id)
     if isinstance(call.get("name"), str):
