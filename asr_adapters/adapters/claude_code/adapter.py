@@ -95,11 +95,12 @@ class ClaudeCodeAdapter(Adapter):
 
         def main_records() -> Iterator[dict[str, Any]]:
             yield builder.header()
-            for number, obj in context.json_lines():
+            feed = builder.feed
+            for number, obj, _raw in context.parsed_lines():
                 if isinstance(obj, dict) and obj.get("isSidechain") is True:
                     sidechains.add(number, obj, builder)
                     continue
-                yield from builder.feed(number, obj)
+                yield from feed(number, obj)
             kids = discover.children(source.path, root) if source.path is not None else []
             state["kids"] = kids
             # nested agents (sidecar ``parentAgentId``) are linked by their own parent's stream

@@ -59,6 +59,7 @@ ENVELOPE = frozenset(
 TRACKED = frozenset({"cwd", "version", "gitBranch", "slug", "entrypoint", "userType"})
 _NOTICE_SUBTYPES = frozenset({"away_summary", "informational"})
 _ATTACHMENT_SKIP = ("attachment",)
+_ATTACHMENT_SCHEMAS: dict[str, str] = {}  # attachment type -> its data part's schema
 _SYSTEM_SKIP = ("subtype", "content")
 #: (skip, *line keys) -> the line's keys ``_native`` looks at, each with ``key in TRACKED``:
 #: lines come in few shapes, so the envelope is sorted out once per shape.
@@ -399,7 +400,12 @@ class Builder(FoldMixin, ToolMixin):
             )
         else:
             who = _HOOK if isinstance(kind, str) and kind.startswith("hook_") else HARNESS
-            part = {"type": "data", "data": attachment, "schema": schema_of(f"attachment/{kind or 'unknown'}")}
+            schema = _ATTACHMENT_SCHEMAS.get(kind) if isinstance(kind, str) else None
+            if schema is None:
+                schema = schema_of(f"attachment/{kind or 'unknown'}")
+                if isinstance(kind, str) and len(_ATTACHMENT_SCHEMAS) < 256:
+                    _ATTACHMENT_SCHEMAS[kind] = schema
+            part = {"type": "data", "data": attachment, "schema": schema}
             self._message(obj, [part], role=None, who=who, capture={"role": {"state": "absent"}}, skip=_ATTACHMENT_SKIP)
         acc.records += 1
 

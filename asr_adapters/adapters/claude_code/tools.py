@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.spill import SpillMap, SpillSet
 from ...core.timestamps import from_iso, stamp
-from .info import agent_key
+from .info import agent_key, opened
 from .parts import result_parts
 from .plans import TaskList, read_plan_file, todo_entries
 
@@ -57,43 +57,55 @@ class ToolMixin:
     def _tool_results(self, obj: dict[str, Any], blocks: list[Any]) -> None:
         """One ``tool_result`` record per block; ``toolUseResult`` kept on the first."""
         first = True
+        timestamp = obj.get("timestamp")
+        prompt_id = obj.get("promptId")
+        parent = obj.get("parentUuid")
+        parent_rid = self.uuid_rec.get(parent) if type(parent) is str else None
+        copies = self.info.parent_refs is not None
         for index, block in enumerate(blocks):
-            if not isinstance(block, dict) or block.get("type") != "tool_result":
+            if type(block) is not dict or block.get("type") != "tool_result":
                 continue
             native = block.get("tool_use_id")
             call_id = native if isinstance(native, str) and native else f"{obj.get('uuid')}:result-{index}"
-            pending = self.calls.pop(call_id, None) if call_id else None
-            spawn = pending is not None and pending[0] in ("Task", "Agent")
-            record: dict[str, Any] = {"type": "tool_result", "seq": 0, "id": ""}
-            self.out.stamp(record, obj.get("timestamp"))
-            if isinstance(obj.get("promptId"), str):
-                record["turnId"] = obj["promptId"]
+            pending = self.calls.pop(call_id, None) if call_id and self.calls else None
+            record = opened("tool_result", timestamp)
+            if isinstance(prompt_id, str):
+                record["turnId"] = prompt_id
             record["callId"] = call_id
-            if isinstance(block.get("is_error"), bool):
-                record["isError"] = block["is_error"]
-            record["content"] = result_parts(block.get("content"), report=spawn)
-            for part in record["content"]:
+            is_error = block.get("is_error")
+            if isinstance(is_error, bool):
+                record["isError"] = is_error
+            parts = record["content"] = result_parts(
+                block.get("content"), report=pending is not None and pending[0] in ("Task", "Agent")
+            )
+            for part in parts:
                 if part.get("type") == "text" and "<persisted-output>" in part.get("text", ""):
                     reason = "the output was written to a tool-results file; the transcript keeps a preview"
                     record["capture"] = {"content": {"state": "truncated", "reason": reason}}
                     break
-            self._link(record, obj.get("parentUuid"))
+            if parent_rid:
+                record["parent"] = parent_rid
             if call_id is not native:
                 record["idSource"] = "derived"
-            self._copied(record, obj, "callId", call_id)
+            if copies:
+                self._copied(record, obj, "callId", call_id)
             for key, value in block.items():
                 if key not in ("type", "tool_use_id", "is_error", "content"):
                     record[key] = value
             if "id" in block and "seq" not in block:
                 del record["seq"]  # the emitter's copy keeps a native "id", as it always did
-            if first and "toolUseResult" in obj:
-                record["toolUseResult"] = obj["toolUseResult"]
             if first:
+                if "toolUseResult" in obj:
+                    record["toolUseResult"] = obj["toolUseResult"]
                 self._native(record, obj)
             rid = self.out.put(record)
-            if first and isinstance(obj.get("uuid"), str):
-                self.uuid_rec[obj["uuid"]] = rid
-            first = False
+            if first:
+                uuid = obj.get("uuid")
+                if isinstance(uuid, str):
+                    self.uuid_rec[uuid] = rid
+                    if parent == uuid:  # a line naming itself: later blocks link to its first
+                        parent_rid = rid
+                first = False
             if pending is not None:
                 self._after_result(pending, obj, block, rid)
 
@@ -104,8 +116,8 @@ class ToolMixin:
         call_input = call_input if isinstance(call_input, dict) else {}
         result = obj.get("toolUseResult")
         failed = block.get("is_error") is True
-        text = _text(block.get("content"))
         if name in ("Task", "Agent"):
+            text = _text(block.get("content"))
             self._spawn(block.get("tool_use_id"), call_input, call_line, call_rid, result, text)
         elif name == "AskUserQuestion":
             self._questions(obj, block, call_input, result, rid)
@@ -118,7 +130,7 @@ class ToolMixin:
         elif name in ("TaskCreate", "TaskUpdate", "TaskList"):
             entries = None
             if name == "TaskCreate":
-                changed = self.tasks.create(call_input, result, text)
+                changed = self.tasks.create(call_input, result, _text(block.get("content")))
             elif name == "TaskUpdate":
                 changed = not (isinstance(result, dict) and result.get("success") is False) and self.tasks.update(
                     call_input
@@ -167,8 +179,7 @@ class ToolMixin:
     def _plan(
         self, obj: dict[str, Any], block: dict[str, Any], plan_id: str, body: dict[str, Any], derived: bool = True
     ) -> None:
-        record: dict[str, Any] = {"type": "plan", "seq": 0, "id": ""}
-        self.out.stamp(record, obj.get("timestamp"))
+        record = opened("plan", obj.get("timestamp"))
         record["planId"] = plan_id
         record["planType"] = body["planType"]
         record["callId"] = block.get("tool_use_id")
@@ -180,7 +191,11 @@ class ToolMixin:
         previous = self.plan_ids.get(plan_id)
         if previous is not None:
             record["supersedes"] = previous
-        self._link(record, obj.get("uuid"))
+        uuid = obj.get("uuid")
+        if type(uuid) is str:
+            line_rid = self.uuid_rec.get(uuid)
+            if line_rid:
+                record["parent"] = line_rid
         self.plan_ids[plan_id] = self.out.put(record)
 
     def _plan_document(
