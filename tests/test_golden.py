@@ -57,3 +57,19 @@ def test_model_path_writes_the_same_bytes(case: GoldenCase, tmp_path: Path) -> N
         for record in stream.records:
             expected = orjson.dumps(record)
             assert orjson.dumps(to_dict(to_model(record))) == expected, record.get("id")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_spilled_state_writes_the_same_bytes(case: GoldenCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Per-id state that moves to disk (``core.spill``, once a map holds more than its limit)
+    must answer as it did in memory: with a limit of one entry, every lookup of an older id
+    goes to disk, and the streams must not change by a byte."""
+    from asr_adapters.core import spill
+
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "spilled").mkdir()
+    expected, _ = convert_case(case, tmp_path / "memory")
+    monkeypatch.setattr(spill, "DEFAULT_LIMIT", 1)
+    spilled, conversion = convert_case(case, tmp_path / "spilled")
+    assert spilled == expected
+    assert conversion.accounting.balanced(), conversion.accounting.as_dict()

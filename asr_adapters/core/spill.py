@@ -7,29 +7,37 @@ a recent item, but any may reach back to the first line, so forgetting would los
 to a private temporary SQLite file that SQLite deletes when it is closed. Memory stays bounded
 by ``limit``, not by the file; lookups of recent ids cost one dict probe, and SQLite is asked
 only after something was spilled.
+
+Values are plain data (None, bool, int, float, str, bytes, and tuples, lists and dicts of
+them) and are snapshots: a value changed after it was set must be set again, since the copy
+read back from disk is a new object. They are written to disk by this module's own encoding
+(``_pack``, JSON with tags): reading a value back can never run code.
 """
 
 from __future__ import annotations
 
-import pickle
+import base64
 import sqlite3
 from itertools import islice
 from typing import Any
 
-#: entries kept in memory per map before the oldest are moved to disk (a few MB of dict)
-DEFAULT_LIMIT = 50_000
+import orjson
+
+#: entries kept in memory per map before the oldest are moved to disk (about 1-2 MB of dict)
+DEFAULT_LIMIT = 10_000
+#: SQLite's page cache per spilled map, in KiB
+_CACHE_KIB = 256
 #: bits of the filter that answers most misses without asking SQLite (512 KiB, made at the
 #: first spill; about 5 % false positives at 200,000 spilled keys, 21 % at a million)
 _FILTER_BITS = 1 << 22
 _FILTER_MASK = _FILTER_BITS - 1
 _MISSING: Any = object()
-_PLAIN = (int, str, float)
 _INT64 = (-(1 << 63), 1 << 63)
 Key = str | int | bytes
 
 
 class SpillMap:
-    """A dict of ``Key`` -> picklable value whose older entries live in a temporary SQLite file.
+    """A dict of ``Key`` -> plain-data value whose older entries live in a temporary SQLite file.
 
     No iteration and no length: the adapters that need these maps only set and look up.
     Integer keys must fit in 64 bits (SQLite's integer).
@@ -71,7 +79,7 @@ class SpillMap:
         if row is None:
             return default
         value = row[0]
-        return pickle.loads(value) if isinstance(value, bytes) else value
+        return _unpack(orjson.loads(value)) if isinstance(value, bytes) else value
 
     def __contains__(self, key: object) -> bool:
         if key in self._recent:
@@ -121,21 +129,15 @@ class SpillMap:
             disk = self._disk = sqlite3.connect("", isolation_level=None, check_same_thread=False)
             disk.execute("PRAGMA journal_mode=OFF")
             disk.execute("PRAGMA synchronous=OFF")
+            disk.execute(f"PRAGMA cache_size=-{_CACHE_KIB}")
             disk.execute("CREATE TABLE spilled (k PRIMARY KEY, v) WITHOUT ROWID")
             self._filter = bytearray(_FILTER_BITS >> 3)
         bits = self._filter
-        rows = []
-        for key, value in oldest:
+        for key, _ in oldest:
             bit = hash(key) & _FILTER_MASK
             bits[bit >> 3] |= 1 << (bit & 7)
-            if value is None or (
-                type(value) in _PLAIN and not (type(value) is int and not _INT64[0] <= value < _INT64[1])
-            ):
-                rows.append((key, value))  # stored as SQLite's own type; a blob is always a pickle
-            else:
-                rows.append((key, pickle.dumps(value, pickle.HIGHEST_PROTOCOL)))
         disk.execute("BEGIN")
-        disk.executemany("INSERT OR REPLACE INTO spilled VALUES (?, ?)", rows)
+        disk.executemany("INSERT OR REPLACE INTO spilled VALUES (?, ?)", map(_row, oldest))
         disk.execute("COMMIT")
 
     @property
@@ -155,6 +157,50 @@ class SpillMap:
         disk = getattr(self, "_disk", None)
         if disk is not None:
             disk.close()
+
+
+def _row(item: tuple[Key, Any]) -> tuple[Key, Any]:
+    key, value = item
+    kind = type(value)
+    if value is None or kind is str or kind is float or (kind is int and _INT64[0] <= value < _INT64[1]):
+        return key, value  # stored as SQLite's own type; a blob is always this module's encoding
+    return key, orjson.dumps(_pack(value))
+
+
+def _pack(value: Any) -> Any:
+    """Plain data as JSON that keeps what JSON would lose: tuples, bytes, big ints, non-str keys.
+
+    Every list, tuple, dict, bytes and integer beyond 64 bits becomes a one-member object
+    whose key says what it was; anything else is refused."""
+    kind = type(value)
+    if kind is str or kind is float or kind is bool or value is None:
+        return value
+    if kind is int:
+        return value if _INT64[0] <= value < _INT64[1] else {"i": str(value)}
+    if kind is tuple:
+        return {"t": [_pack(item) for item in value]}
+    if kind is list:
+        return {"l": [_pack(item) for item in value]}
+    if kind is dict:
+        return {"d": [[_pack(k), _pack(v)] for k, v in value.items()]}
+    if kind is bytes:
+        return {"b": base64.b64encode(value).decode("ascii")}
+    raise TypeError(f"a SpillMap value must be plain data, not {kind.__name__}")
+
+
+def _unpack(value: Any) -> Any:
+    if type(value) is not dict:
+        return value
+    ((tag, inner),) = value.items()
+    if tag == "l":
+        return [_unpack(item) for item in inner]
+    if tag == "t":
+        return tuple(_unpack(item) for item in inner)
+    if tag == "d":
+        return {_unpack(k): _unpack(v) for k, v in inner}
+    if tag == "i":
+        return int(inner)
+    return base64.b64decode(inner)
 
 
 class SpillSet:
