@@ -6,7 +6,7 @@ last body written packed with that record's ``seq``. A body is written the first
 written again with ``supersedes`` when it changed, and not at all when it is a repeat.
 
 Memory: one entry per message id and per call id, never the messages, in ``SpillMap``s
-(the newest entries in a dict, older ones in a temporary SQLite file), so state does not
+(the newest entries in a dict, older ones in a temporary SQLite file, values plain data), so state does not
 grow with the file. Most lookups are of recent ids (a reply and its rewrites, a call and
 its function-response turn), which stay in the dict.
 """
@@ -42,30 +42,26 @@ def content_digest(content: list[dict[str, Any]]) -> int:
     return hash(_dumps(content))
 
 
-class CallState:
-    """What is remembered of one call id: the packed entry of each of its record identities
-    (tool_call, subagent, tool_result), the content digest of its tool_result, the fingerprint
-    of the ``toolCalls[]`` entry last mapped (``Mapper._repeated_call``) and the message that
-    maps it (or SHARED)."""
+#: A call id's state is a plain list (``SpillMap`` values are plain data): the packed entry
+#: of each of its record identities (tool_call, subagent, tool_result), the content digest
+#: of its tool_result, the fingerprint of the ``toolCalls[]`` entry last mapped
+#: (``Mapper._repeated_call``) and the message that maps it (or SHARED). Who changes one
+#: stores it again: a state read back from disk is a copy.
+CALL, SUBAGENT, RESULT, CONTENT, NATIVE, OWNER = range(6)
+CallState = list[Any]
 
-    __slots__ = ("call", "content", "native", "owner", "result", "subagent")
 
-    def __init__(self, owner: str) -> None:
-        self.call: int | None = None
-        self.subagent: int | None = None
-        self.result: int | None = None
-        self.content: int | None = None
-        self.native: int | None = None
-        self.owner = owner
+def new_call_state(owner: str) -> CallState:
+    return [None, None, None, None, None, owner]
 
 
 def share(state: CallState, message_id: str) -> bool:
     """Note that ``message_id`` maps the call; whether another message mapped it too."""
-    owner = state.owner
+    owner = state[OWNER]
     if owner == message_id:
         return False
     if owner != SHARED:
-        state.owner = SHARED
+        state[OWNER] = SHARED
     return True
 
 
@@ -83,7 +79,7 @@ class Identities:
         #: was written, so its tool calls link by messageId), and of its vendor record
         self.messages = SpillMap()
         self.natives = SpillMap()
-        #: call id -> CallState
+        #: call id -> its CallState
         self.calls = SpillMap()
         #: "<planId>@<call id>" -> packed entry; plan chains (planId) -> the seq of their last record
         self.plans = SpillMap()
@@ -149,5 +145,5 @@ class Identities:
         """The call id's state, noting that ``message_id`` maps it; whether it is now shared."""
         state: CallState | None = self.calls.get(call_id)
         if state is None:
-            return CallState(message_id), False
+            return new_call_state(message_id), False
         return state, self.repeats and share(state, message_id)

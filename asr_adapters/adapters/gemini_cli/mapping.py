@@ -10,7 +10,19 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.adapter import Emitter
-from .identities import CallState, Identities, content_digest, native_digest, share
+from .identities import (
+    CALL,
+    CONTENT,
+    NATIVE,
+    RESULT,
+    SUBAGENT,
+    CallState,
+    Identities,
+    content_digest,
+    native_digest,
+    new_call_state,
+    share,
+)
 from .parts import (
     SESSION_CONTEXT,
     STATE_SNAPSHOT,
@@ -180,11 +192,11 @@ class Mapper(Identities):
             if call_id in known:
                 continue  # the same call as a toolCalls[] entry: that record is richer
             state = self.calls.get(call_id)
-            if state is not None and state.call is not None:
+            if state is not None and state[CALL] is not None:
                 continue  # a call already written (another message's toolCalls[] entry)
             shared = False
             if state is None:
-                state = CallState(message_id)
+                state = new_call_state(message_id)
             elif repeats:
                 shared = share(state, message_id)
             call_record = function_call_body(part, call_id, call_derived, ts, link)
@@ -193,7 +205,7 @@ class Mapper(Identities):
                 first = False
             if shared:
                 self.epoch += 1  # the record below is always written: the call id had no tool_call
-            state.call = self.revise(call_record, None, out, force)
+            state[CALL] = self.revise(call_record, None, out, force)
             self.calls[call_id] = state
         if not shown and not tool_calls and not calls:
             self.put_native(message_id, msg, out, force)
@@ -218,8 +230,8 @@ class Mapper(Identities):
         native = native_digest((call, call_id, derived, ts, link, tail))
         state: CallState | None = self.calls.get(call_id)
         if state is None:
-            state, shared = CallState(message_id), False
-        elif native is not None and not force and state.native == hash((native, epoch)):
+            state, shared = new_call_state(message_id), False
+        elif native is not None and not force and state[NATIVE] == hash((native, epoch)):
             return
         else:
             shared = share(state, message_id)
@@ -227,7 +239,7 @@ class Mapper(Identities):
         self._tool_call(call, call_id, derived, ts, link, response, out, force, state)
         if shared and len(out) > before:
             self.epoch += 1
-        state.native = None if native is None else hash((native, self.epoch))
+        state[NATIVE] = None if native is None else hash((native, self.epoch))
         self.calls[call_id] = state
 
     def _tool_call(
@@ -246,21 +258,21 @@ class Mapper(Identities):
         body = call_body(call, call_id, derived, ts, link)
         if response is not None:  # a response with no text of its own: its model and usage ride here
             self._tail(body, {k: v for k, v in response.items() if k in ("model", "tokens")})
-        entry = self.revise(body, state.call, out, force)
+        entry = self.revise(body, state[CALL], out, force)
         if entry is not None:
-            state.call = entry
+            state[CALL] = entry
         if "agentId" in call:
             subagent = subagent_body(call, call_id)
             if subagent is not None:
-                entry = self.revise(subagent, state.subagent, out, force)
+                entry = self.revise(subagent, state[SUBAGENT], out, force)
                 if entry is not None:
-                    state.subagent = entry
+                    state[SUBAGENT] = entry
         result = result_body(call, call_id)
-        entry = self.revise(result, state.result, out, force)
+        entry = self.revise(result, state[RESULT], out, force)
         if entry is not None:
-            state.result = entry
+            state[RESULT] = entry
             # a function-response user turn (v0.44+) repeats this output: recognised by it
-            state.content = content_digest(result["content"])
+            state[CONTENT] = content_digest(result["content"])
         args = call.get("args")
         if isinstance(args, dict) and ("todos" in args or "plan_path" in args):
             for plan in (todo_plan(call, call_id), plan_document(call, call_id)):
@@ -343,7 +355,7 @@ class Mapper(Identities):
         content, failed = response_parts(group, call_id, response.get("name"))
         digest = content_digest(content)
         state, shared = self.call_state(call_id, message_id)
-        if state.content == digest and not force:
+        if state[CONTENT] == digest and not force:
             self.calls[call_id] = state  # its owner may have changed
             return
         if shared:
@@ -361,8 +373,8 @@ class Mapper(Identities):
             body["capture"] = {"content": capture}
         if derived:
             body["idSource"] = "derived"
-        state.result = self.revise(body, state.result, out, True)
-        state.content = digest
+        state[RESULT] = self.revise(body, state[RESULT], out, True)
+        state[CONTENT] = digest
         self.calls[call_id] = state
 
     def _notice(self, msg: dict[str, Any], message_id: str, derived: bool, out: list, force: bool) -> None:
