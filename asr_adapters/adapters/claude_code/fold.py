@@ -21,6 +21,7 @@ from .tools import PLAN_TOOLS
 
 _BODY = frozenset({"id", "model", "role", "content", "stop_reason", "usage", "type"})
 _COMPLETE = frozenset({"end_turn", "tool_use", "stop_sequence", "pause_turn"})
+_CALL_FIELDS = frozenset({"type", "id", "name", "input"})  # tool_use members a tool_call carries
 _CALLS = itemgetter(3)  # a fold line's tool_use blocks
 _ERRORS = ("error", "apiError", "apiErrorStatus")  # a synthetic response's error members
 
@@ -225,7 +226,7 @@ class FoldMixin:
         if self.info.parent_refs is not None:
             self._copied(call, {"uuid": line_uuid}, "callId", call_id)
         for key, value in block.items():
-            if key not in ("type", "id", "name", "input"):
+            if key not in _CALL_FIELDS:
                 call[key] = value
         if isinstance(name, str) and name in PLAN_TOOLS:
             self._remember_call(call, first)

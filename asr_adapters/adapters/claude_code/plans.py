@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 _TASK_CREATED = re.compile(r"Task #(\S+) created")
+_TASK_FIELDS = frozenset({"subject", "status", "owner", "blockedBy", "blocks"})  # a task's own entry fields
 STATUSES = frozenset({"pending", "in_progress", "completed"})
 REGISTRY = "com.anthropic.claude-code"
 
@@ -176,7 +177,7 @@ class TaskList:
         if blocked:
             entry["blockedBy"] = blocked
         for key, value in task.items():
-            if key not in ("subject", "status", "owner", "blockedBy", "blocks"):
+            if key not in _TASK_FIELDS:
                 entry[key] = value
         self._entries[task_id] = entry
         return entry

@@ -26,6 +26,9 @@ _SPAWN_FACTS = (
     ("agentType", "agentType"),
     ("description", "description"),
 )
+#: tool_result members the record carries in its own fields (a set: line keys are not the
+#: interned constants, so a tuple would compare each one by value)
+_RESULT_FIELDS = frozenset({"type", "tool_use_id", "is_error", "content"})
 _AGENT_TAIL = re.compile(r"agentId: ([A-Za-z0-9_-]+)")
 
 
@@ -90,7 +93,7 @@ class ToolMixin:
             if copies:
                 self._copied(record, obj, "callId", call_id)
             for key, value in block.items():
-                if key not in ("type", "tool_use_id", "is_error", "content"):
+                if key not in _RESULT_FIELDS:
                     record[key] = value
             if "id" in block and "seq" not in block:
                 del record["seq"]  # the emitter's copy keeps a native "id", as it always did
