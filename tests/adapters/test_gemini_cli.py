@@ -456,6 +456,43 @@ def test_skipping_unchanged_natives_writes_what_mapping_them_again_writes(
     assert accounting.as_dict() == expected_accounting.as_dict()
 
 
+HISTORY_CASE = [
+    HEADER,
+    USER,
+    REPLY,
+    response_turn("u2", "c1", "ok"),
+    {**USER, "id": "u3"},
+    {"$rewindTo": "u2"},
+    REVISED,
+    {"$set": {"messages": [USER, REVISED, {**USER, "id": "u3"}]}},
+    {"$rewindTo": "nowhere"},
+    REPLY,
+    {**USER, "id": "u3", "content": "three"},
+    {"$set": {"messages": [REPLY, USER, {**USER, "id": "u4"}, USER]}},
+    {"$rewindTo": "u4"},
+    USER,
+]
+
+
+@pytest.mark.parametrize("lines", [*SKIP_CASES.values(), HISTORY_CASE], ids=[*SKIP_CASES, "history"])
+def test_state_moved_to_disk_answers_as_in_memory(monkeypatch: pytest.MonkeyPatch, lines: list[Any]) -> None:
+    """Per-id state and the replayed history live in SpillMaps: with one entry kept in memory
+    (everything older read back from disk), rewinds, resets and skips write the same."""
+    from asr_adapters.core import spill
+
+    expected, expected_accounting = run(jsonl(*lines))
+    monkeypatch.setattr(spill, "DEFAULT_LIMIT", 1)
+    records, accounting = run(jsonl(*lines))
+    assert records == expected
+    assert accounting.as_dict() == expected_accounting.as_dict()
+
+
+def test_a_rewind_names_what_left_in_history_order() -> None:
+    records, _ = run(jsonl(*HISTORY_CASE))
+    removed = [r["removedMessageIds"] for r in of_type(records, "vendor") if "removedMessageIds" in r]
+    assert removed == [["u2", "u3"], [], ["u1", "g1", "u3"], ["u3"], ["u4"]]
+
+
 def test_an_unchanged_repeat_is_not_mapped_again(monkeypatch: pytest.MonkeyPatch) -> None:
     from asr_adapters.adapters.gemini_cli import mapping
 
