@@ -44,7 +44,9 @@ def response_parts(native: Any, call_id: str | None, name: Any) -> tuple[list[di
     """A tool output (``result`` Part[] or a user turn's parts) -> (ASR parts, output was an error)."""
     out: list[dict[str, Any]] = []
     failed = False
-    for part in native_parts(native):
+    for part in native if type(native) is list else native_parts(native):
+        if type(part) is str:
+            part = {"text": part}  # as native_parts makes it
         response = part.get("functionResponse") if isinstance(part, dict) else None
         if not isinstance(response, dict):
             out.append(map_part(part))
@@ -142,7 +144,8 @@ def result_body(call: dict[str, Any], call_id: str) -> dict[str, Any]:
     if capture is not None:
         body["capture"] = {"content": capture}
     if "resultDisplay" in call:
-        body["displayContent"] = display_parts(call["resultDisplay"])
+        display = call["resultDisplay"]
+        body["displayContent"] = [{"type": "text", "text": display}] if type(display) is str else display_parts(display)
     if "status" in call and status is None:
         body["nativeStatus"] = call["status"]
     return body
