@@ -10,8 +10,9 @@ Nothing is re-ordered or dropped: a replaced message gets a revision (``supersed
 rewind or history reset is a ``vendor`` record naming the messages that left the replayed
 history, and those messages' records keep their place. A message exactly as when it was
 last mapped (its line's bytes, or one dump of a ``$set.messages`` entry) is not mapped again
-(see ``Mapper`` for when that holds). Memory: the replayed history's message ids, one int per
-message id and per written identity, never the messages.
+(see ``Mapper`` for when that holds). Memory: per message id its fingerprint and place in the
+history, per place its message id, and the written identities (see ``identities``), all in
+``SpillMap``s, so bounded rather than growing with the file; never the messages.
 """
 
 from __future__ import annotations
