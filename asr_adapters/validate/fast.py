@@ -240,6 +240,13 @@ def parts_ok(parts: Any, field: str, message: dict | None) -> bool:
     if parts.__class__ is not list:
         return False
     for part in parts:
+        if (
+            part.__class__ is dict
+            and len(part) == 2
+            and part.get("type") == "text"
+            and part.get("text").__class__ is str
+        ):
+            continue  # {type: text, text: string}, the usual part
         if part.__class__ is dict:
             kind = part.get("type")
             if kind == "text":
