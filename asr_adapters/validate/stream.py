@@ -17,7 +17,6 @@ import orjson
 from ..core.source import Source
 from ..model.order import DEFAULT_RANKS, KEY_RANKS, UNRANKED
 from ..model.vocab import ASSEMBLY_MODES, CAPTURE_STATES
-from .fast import Accept, accept_for
 from .formats import RECORD_ID, actor_problem, is_record_ref, is_session_ref, is_str_list, show, valid_ts
 from .records import RECORD_CHECKS
 
@@ -121,7 +120,6 @@ class StreamValidator:
         self._line: int | None = None
         self._seq: int | None = None
         self._shapes: dict[str, dict[tuple[str, ...], _Shape]] = {}  # type -> key sequence -> shape
-        self._accepts: dict[str, dict[tuple[str, ...], Accept]] = {}  # the same, for fast.accept_for
         self._report = self.report
 
     def report(self, rule: str, message: str) -> None:
@@ -130,20 +128,6 @@ class StreamValidator:
     # -- one record -------------------------------------------------------------------------
 
     def add(self, record: Any, line: int | None = None) -> None:
-        """Check one record; a record of a shape seen before is usually accepted by its shape's
-        generated function (see ``fast``), anything else takes ``_add``."""
-        if record.__class__ is dict:
-            kind = record.get("type")
-            if kind.__class__ is str:
-                accepts = self._accepts.get(kind)
-                if accepts is not None:
-                    accept = accepts.get(tuple(record))
-                    if accept is not None and accept(self, record, line):
-                        return
-        self._add(record, line)
-
-    def _add(self, record: Any, line: int | None) -> None:
-        """Every check of one record, reporting each finding."""
         self._line = line
         self.count = count = self.count + 1
         if not isinstance(record, dict):
@@ -168,13 +152,11 @@ class StreamValidator:
                 shapes = self._shapes[kind] = {} if len(self._shapes) < _SHAPES else _NO_CACHE
             key = tuple(record)
             shape = shapes.get(key)
-            kind = _KINDS.get(kind, kind)
             if shape is None:
                 shape = _shape(kind, key)
                 if len(shapes) < _SHAPES and shapes is not _NO_CACHE:
                     shapes[key] = shape
-                    if shape.misplaced is None:
-                        self._learn(kind, key, shape)
+            kind = _KINDS.get(kind, kind)
         else:
             self.report("PROFILE-type", f"a record must have a string type, not {show(kind)}")
             kind = ""
@@ -213,12 +195,6 @@ class StreamValidator:
                     table[value] = kind
         if shape.cross is not None:
             shape.cross(self, record)
-
-    def _learn(self, kind: str, key: tuple[str, ...], shape: _Shape) -> None:
-        """Keep the generated accept function of a new shape (see ``fast``), when it has one."""
-        accept = accept_for(kind, key, shape.cross)
-        if accept is not None:
-            self._accepts.setdefault(kind, {})[key] = accept
 
     # -- optional envelope members, each checked only when present (see _ENVELOPE) -----------
 
@@ -512,8 +488,7 @@ def _read(source: Source, validator: StreamValidator) -> None:
     display = source.display
     findings = validator.findings
     loads = orjson.loads
-    add = validator._add
-    accepts = validator._accepts
+    add = validator.add
     number = 0
     crlf = blank = 0
     try:
@@ -558,16 +533,7 @@ def _read(source: Source, validator: StreamValidator) -> None:
                         return
                     findings.append(Finding("PROFILE-jsonl", None, number, f"not a JSON line: {exc}", display))
                     continue
-                if value.__class__ is dict:
-                    # StreamValidator.add, written out here: one call less per record
-                    kind = value.get("type")
-                    if kind.__class__ is str:
-                        shapes = accepts.get(kind)
-                        if shapes is not None:
-                            accept = shapes.get(tuple(value))
-                            if accept is not None and accept(validator, value, number):
-                                continue
-                elif validator.count == 0:
+                if validator.count == 0 and value.__class__ is not dict:
                     findings.append(
                         Finding(
                             "PROFILE-jsonl",
