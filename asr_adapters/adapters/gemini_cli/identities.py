@@ -27,6 +27,7 @@ _DIGEST_MASK = (1 << 64) - 1
 #: ``CallState.owner`` of a call id that more than one message has mapped
 SHARED = ""
 _dumps = orjson.dumps
+_NO_ENTRIES: tuple[int | None, int | None] = (None, None)
 
 
 def native_digest(value: Any) -> int | None:
@@ -75,10 +76,10 @@ class Identities:
         #: whether a native item can repeat an earlier one (the JSONL era); without repeats
         #: nothing is fingerprinted and an identity seen again is simply a revision
         self.repeats = repeats
-        #: message id -> packed entry of its message record (holding one means the message
-        #: was written, so its tool calls link by messageId), and of its vendor record
+        #: message id -> (packed entry of its message record, of its vendor record); a message
+        #: entry means the message was written, so its tool calls link by messageId. One map
+        #: for both, so one more map does not spill (each spilled map has a fixed cost).
         self.messages = SpillMap()
-        self.natives = SpillMap()
         #: call id -> its CallState
         self.calls = SpillMap()
         #: "<planId>@<call id>" -> packed entry; plan chains (planId) -> the seq of their last record
@@ -131,15 +132,22 @@ class Identities:
 
     def put_native(self, message_id: str, msg: Any, out: list[dict[str, Any]], force: bool) -> None:
         """A message with no ASR home, kept verbatim (once per distinct version)."""
-        entry = self.revise(self.vendor("message", msg), self.natives.get(message_id), out, force)
+        entries = self.messages.get(message_id, _NO_ENTRIES)
+        entry = self.revise(self.vendor("message", msg), entries[1], out, force)
         if entry is not None:
-            self.natives[message_id] = entry
+            self.messages[message_id] = (entries[0], entry)
 
     def put_message(self, message_id: str, body: dict[str, Any], out: list[dict[str, Any]], force: bool) -> None:
         """A message record of ``message_id``, unless it repeats the last one written."""
-        entry = self.revise(body, self.messages.get(message_id), out, force)
+        entries = self.messages.get(message_id, _NO_ENTRIES)
+        entry = self.revise(body, entries[0], out, force)
         if entry is not None:
-            self.messages[message_id] = entry
+            self.messages[message_id] = (entry, entries[1])
+
+    def written(self, message_id: str) -> bool:
+        """Whether a message record of ``message_id`` was written."""
+        entries = self.messages.get(message_id)
+        return entries is not None and entries[0] is not None
 
     def call_state(self, call_id: str, message_id: str) -> tuple[CallState, bool]:
         """The call id's state, noting that ``message_id`` maps it; whether it is now shared."""

@@ -155,11 +155,10 @@ class Mapper(Identities):
             shown = bool(content or body.get("displayContent"))
         else:
             shown = False
-        messages = self.messages
         if shown:
             self._tail(body, msg)
             self.put_message(message_id, body, out, force)
-        link = {"messageId": message_id} if message_id in messages else {"inferenceId": message_id}
+        link = {"messageId": message_id} if self.written(message_id) else {"inferenceId": message_id}
         first = not content
         tool_calls = msg.get("toolCalls")
         known: set[str] = set()
