@@ -27,6 +27,14 @@ def check_parts(parts: Any, field: str, report: Report, message: dict | None = N
     members = _MEMBERS
     index = 0
     for part in parts:
+        if (
+            part.__class__ is dict
+            and len(part) == 2
+            and part.get("type") == "text"
+            and part.get("text").__class__ is str
+        ):
+            index += 1
+            continue  # exactly {type: text, text: string}: nothing else to check
         kind = part.get("type") if part.__class__ is dict else None
         if kind.__class__ is not str:
             if not isinstance(part, dict) or not isinstance(part.get("type"), str):

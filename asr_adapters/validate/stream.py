@@ -533,7 +533,7 @@ def _read(source: Source, validator: StreamValidator) -> None:
                         return
                     findings.append(Finding("PROFILE-jsonl", None, number, f"not a JSON line: {exc}", display))
                     continue
-                if validator.count == 0 and value.__class__ is not dict:
+                if value.__class__ is not dict and validator.count == 0:
                     findings.append(
                         Finding(
                             "PROFILE-jsonl",
