@@ -19,15 +19,15 @@ from ...core.spill import SpillMap, SpillSet
 from ...core.timestamps import from_iso, stamp
 from ...model.order import canonical_order
 from .fold import Fold, FoldMixin
-from .info import AGENT, Out, StreamInfo, base, opened, schema_of, vendor
-from .parts import HARNESS, text_part, uniform, user_parts
+from .info import AGENT, Out, StreamInfo, opened, schema_of, vendor
+from .parts import HARNESS, move_writer, text_part, user_parts
 from .plans import TaskList
-from .queue import Item, Queue
+from .queue import QUEUED, Queue, QueueMixin
 from .tools import ToolMixin
 
 _HUMAN = ("human", "prompt")
 _HOOK = ("hook", "injected")
-_QUEUED = ("human", "queued")
+_QUEUED = QUEUED
 _ORIGIN_KINDS = {
     "task-notification": HARNESS,
     "auto-continuation": HARNESS,
@@ -69,7 +69,7 @@ _NATIVE_LIMIT = 4096
 _UNSEEN = object()
 
 
-class Builder(FoldMixin, ToolMixin):
+class Builder(FoldMixin, ToolMixin, QueueMixin):
     def __init__(self, info: StreamInfo, accounting: Accounting) -> None:
         self.info = info
         self.out = Out(accounting)
@@ -291,7 +291,7 @@ class Builder(FoldMixin, ToolMixin):
         if role is not None:
             record["role"] = role
         if who is None:
-            _who(record, parts)
+            move_writer(record, parts)
         else:
             record["author"], record["origin"] = who
         if audience is not None:
@@ -428,79 +428,10 @@ class Builder(FoldMixin, ToolMixin):
         self._message(obj, parts, role=None, audience="user", capture={"role": {"state": "absent"}}, skip=_SYSTEM_SKIP)
         self.out.acc.records += 1
 
-    # -- the input queue ----------------------------------------------------------------
-
-    def _queue_op(self, line: int, obj: dict[str, Any]) -> None:
-        op = obj.get("operation")
-        queue = self.queue
-        if op == "enqueue":
-            queue.enqueue(line, obj)
-            return
-        if op == "dequeue" and queue.dequeue(obj):
-            return
-        if op == "remove":
-            moved = queue.remove(obj)
-            if moved == "delivered":
-                self.out.acc.folded += 1
-            if moved:
-                return
-        if op == "popAll" and queue.pop_all(obj):
-            return
-        self._vendor(obj, "queue-operation")
-
-    def _flush_dequeued(self) -> None:
-        """Dequeued input no user line delivered: kept as the vendor lines they are."""
-        for item in self.queue.dequeued:
-            self._vendor(item.enqueue, "queue-operation")
-            for move in item.moves:
-                self._vendor(move, "queue-operation")
-        self.queue.dequeued.clear()
-
-    def _flush_removed(self) -> None:
-        """Input removed from the queue and never delivered: a withdrawn message (ASR-225)."""
-        for item in self.queue.removed:
-            self._withdrawn(item)
-        self.queue.removed.clear()
-
-    def _withdrawn(self, item: Item) -> None:
-        obj = item.enqueue
-        parts = user_parts(obj.get("content"), _QUEUED)
-        record = base("message", obj)
-        record["messageId"] = f"{self.info.session_id}:enqueue-L{item.line}"
-        record["role"] = "user"
-        _who(record, parts)
-        record["status"] = "withdrawn"
-        record["content"] = parts
-        record["idSource"] = "derived"
-        self.out.put(record)
-        self.out.acc.records += 1
-        self.out.acc.folded += len(item.moves)
-
 
 def _kind(origin: dict[str, Any]) -> str | None:
     kind = origin.get("kind")
     return kind if isinstance(kind, str) else None
-
-
-def _who(record: dict[str, Any], parts: list[dict[str, Any]]) -> None:
-    """Moves the (author, origin) every part shares to the message."""
-    if len(parts) == 1:  # the common case, without building the pairs
-        part = parts[0]
-        author = part.get("author")
-        if author is None:
-            return
-        del part["author"]
-        origin = part.pop("origin", None)
-        record["author"] = author
-        if origin is not None:
-            record["origin"] = origin
-        return
-    who = uniform(parts)
-    if who is not None:
-        if who[0] is not None:
-            record["author"] = who[0]
-        if who[1] is not None:
-            record["origin"] = who[1]
 
 
 def _is_notice_only(parts: list[dict[str, Any]]) -> bool:

@@ -222,3 +222,24 @@ def uniform(parts: list[dict[str, Any]]) -> Who | None:
         part.pop("author", None)
         part.pop("origin", None)
     return first  # type: ignore[return-value]
+
+
+def move_writer(record: dict[str, Any], parts: list[dict[str, Any]]) -> None:
+    """Moves the (author, origin) every part shares to the message."""
+    if len(parts) == 1:  # the common case, without building the pairs
+        part = parts[0]
+        author = part.get("author")
+        if author is None:
+            return
+        del part["author"]
+        origin = part.pop("origin", None)
+        record["author"] = author
+        if origin is not None:
+            record["origin"] = origin
+        return
+    who = uniform(parts)
+    if who is not None:
+        if who[0] is not None:
+            record["author"] = who[0]
+        if who[1] is not None:
+            record["origin"] = who[1]

@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from .info import base
+from .parts import move_writer, user_parts
+
+#: The writer of input delivered from the queue.
+QUEUED = ("human", "queued")
 
 
 @dataclass
@@ -99,6 +105,65 @@ class Queue:
             if _same(item.content, prompt):
                 return self.removed.pop(i)
         return None
+
+
+class QueueMixin:
+    """The builder's queue-operation lines: held items, flushed as vendor records or withdrawn
+    messages. Needs the builder's ``queue``, ``out``, ``info`` and ``_vendor``."""
+
+    queue: Queue
+    out: Any
+    info: Any
+
+    if TYPE_CHECKING:
+
+        def _vendor(self, obj: Any, kind: str) -> None: ...
+
+    def _queue_op(self, line: int, obj: dict[str, Any]) -> None:
+        op = obj.get("operation")
+        queue = self.queue
+        if op == "enqueue":
+            queue.enqueue(line, obj)
+            return
+        if op == "dequeue" and queue.dequeue(obj):
+            return
+        if op == "remove":
+            moved = queue.remove(obj)
+            if moved == "delivered":
+                self.out.acc.folded += 1
+            if moved:
+                return
+        if op == "popAll" and queue.pop_all(obj):
+            return
+        self._vendor(obj, "queue-operation")
+
+    def _flush_dequeued(self) -> None:
+        """Dequeued input no user line delivered: kept as the vendor lines they are."""
+        for item in self.queue.dequeued:
+            self._vendor(item.enqueue, "queue-operation")
+            for move in item.moves:
+                self._vendor(move, "queue-operation")
+        self.queue.dequeued.clear()
+
+    def _flush_removed(self) -> None:
+        """Input removed from the queue and never delivered: a withdrawn message (ASR-225)."""
+        for item in self.queue.removed:
+            self._withdrawn(item)
+        self.queue.removed.clear()
+
+    def _withdrawn(self, item: Item) -> None:
+        obj = item.enqueue
+        parts = user_parts(obj.get("content"), QUEUED)
+        record = base("message", obj)
+        record["messageId"] = f"{self.info.session_id}:enqueue-L{item.line}"
+        record["role"] = "user"
+        move_writer(record, parts)
+        record["status"] = "withdrawn"
+        record["content"] = parts
+        record["idSource"] = "derived"
+        self.out.put(record)
+        self.out.acc.records += 1
+        self.out.acc.folded += len(item.moves)
 
 
 def _same(queued: Any, prompt: Any) -> bool:
