@@ -137,7 +137,9 @@ class SpillMap:
             bit = hash(key) & _FILTER_MASK
             bits[bit >> 3] |= 1 << (bit & 7)
         disk.execute("BEGIN")
-        disk.executemany("INSERT OR REPLACE INTO spilled VALUES (?, ?)", map(_row, oldest))
+        oldest.sort(key=_order)  # in key order, each B-tree page is visited once per batch
+        rows = [item if item[1].__class__ is str else _row(item) for item in oldest]  # str: most values
+        disk.executemany("INSERT OR REPLACE INTO spilled VALUES (?, ?)", rows)
         disk.execute("COMMIT")
 
     @property
@@ -157,6 +159,12 @@ class SpillMap:
         disk = getattr(self, "_disk", None)
         if disk is not None:
             disk.close()
+
+
+def _order(item: tuple[Key, Any]) -> tuple[int, Key]:
+    """SQLite's order of keys: integers, then text, then blobs."""
+    key = item[0]
+    return (0 if type(key) is int else 1 if type(key) is str else 2), key
 
 
 def _row(item: tuple[Key, Any]) -> tuple[Key, Any]:
