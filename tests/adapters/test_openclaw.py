@@ -9,13 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from golden_support import GoldenCase, convert_case, golden_cases, shared_samples
+from golden_support import shared_samples
 
 from asr_adapters import registry, validate_records
 from asr_adapters.adapters.openclaw import discover
 from asr_adapters.adapters.openclaw.inbound import parse_user_text
 from asr_adapters.convert import Conversion
-from asr_adapters.core import spill
 from asr_adapters.core.source import Source
 
 SID = "11111111-2222-4333-8444-555555555555"
@@ -868,17 +867,3 @@ def test_parent_ids_that_read_as_the_same_hex_number_stay_distinct() -> None:
         )
     )
     assert [r.get("parent") for r in records[1:]] == [None, None, None, "r2"]
-
-
-@pytest.mark.parametrize("limit", [1, 2])
-@pytest.mark.parametrize("case", golden_cases("openclaw"), ids=lambda case: case.name)
-def test_spilled_state_writes_the_golden_bytes(
-    case: GoldenCase, limit: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    """The entry-id map and the calls awaiting results spilled at once (limit 1 or 2): same streams."""
-    monkeypatch.setattr(spill, "DEFAULT_LIMIT", limit)
-    outputs, conversion = convert_case(case, tmp_path)
-    assert sorted(f"{name}.asr.jsonl" for name in outputs) == [p.name for p in case.expected_files()]
-    for name, data in outputs.items():
-        assert data == (case.folder / f"{name}.asr.jsonl").read_bytes(), name
-    assert conversion.accounting.balanced()

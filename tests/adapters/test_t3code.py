@@ -10,14 +10,13 @@ from typing import Any
 
 import orjson
 import pytest
-from golden_support import GOLDEN, SHARED_SAMPLES, GoldenCase, convert_case, golden_cases, shared_samples, sql_script
+from golden_support import GOLDEN, SHARED_SAMPLES, shared_samples, sql_script
 
 from asr_adapters import registry, validate_records
 from asr_adapters.adapters.t3code.adapter import thread_accounting
 from asr_adapters.adapters.t3code.revert import RevertLog, RunLog
 from asr_adapters.adapters.t3code.text import IMAGE_ONLY, USAGE_LIMIT, split_user_text
 from asr_adapters.convert import Conversion
-from asr_adapters.core import spill
 from asr_adapters.core.source import Source
 
 CASES = GOLDEN / "t3code"
@@ -559,20 +558,6 @@ def test_mixed_v1_and_v2_database_gives_one_stream_per_thread(tmp_path: Path) ->
 
 
 # -- bounded memory: state spilled to disk answers the same ---------------------------------
-
-
-@pytest.mark.parametrize("limit", [1, 2])
-@pytest.mark.parametrize("case", golden_cases("t3code"), ids=lambda case: case.name)
-def test_spilled_state_writes_the_golden_bytes(
-    case: GoldenCase, limit: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    """Every per-thread map, set and revert log spilled at once (limit 1 or 2): same streams."""
-    monkeypatch.setattr(spill, "DEFAULT_LIMIT", limit)
-    outputs, conversion = convert_case(case, tmp_path)
-    assert sorted(f"{name}.asr.jsonl" for name in outputs) == [p.name for p in case.expected_files()]
-    for name, data in outputs.items():
-        assert data == (case.folder / f"{name}.asr.jsonl").read_bytes(), name
-    assert conversion.accounting.balanced()
 
 
 def _reference_revert(rows: list[tuple[int, Any, bool]], checkpoints: dict[str, int], keep_users: int) -> list[str]:
