@@ -246,10 +246,7 @@ class Builder(FoldMixin, ToolMixin, QueueMixin):
             out.acc.vendor += 1
             return
         parent = obj.get("parentUuid") or obj.get("logicalParentUuid")
-        if type(parent) is str:
-            parent_rid = self.uuid_rec.get(parent)
-            if parent_rid:
-                record["parent"] = parent_rid
+        self._link(record, parent)
         rid = out.put(record)
         out.acc.vendor += 1
         uuid = obj.get("uuid")
@@ -306,10 +303,7 @@ class Builder(FoldMixin, ToolMixin, QueueMixin):
         if derived:
             record["idSource"] = "derived"
         parent = obj.get("parentUuid")
-        if type(parent) is str:
-            parent_rid = self.uuid_rec.get(parent)
-            if parent_rid:
-                record["parent"] = parent_rid
+        self._link(record, parent)
         if self.info.parent_refs is not None:
             self._copied(record, obj, "messageId", message_id)
         if native is not None:

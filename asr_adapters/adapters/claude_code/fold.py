@@ -187,10 +187,7 @@ class FoldMixin:
         if derived:
             record["idSource"] = "derived"
         parent = (content_lines or fold.lines)[0][1]
-        if type(parent) is str:
-            parent_rid = self.uuid_rec.get(parent)
-            if parent_rid:
-                record["parent"] = parent_rid
+        self._link(record, parent)
         if self.info.parent_refs is not None:
             self._copied(record, first, "messageId", message_id)
         if len(content_lines) > 1:
@@ -219,10 +216,7 @@ class FoldMixin:
         call["input"] = block.get("input")
         if derived:
             call["idSource"] = "derived"
-        if type(parent) is str:
-            parent_rid = self.uuid_rec.get(parent)
-            if parent_rid:
-                call["parent"] = parent_rid
+        self._link(call, parent)
         if self.info.parent_refs is not None:
             self._copied(call, {"uuid": line_uuid}, "callId", call_id)
         for key, value in block.items():
