@@ -443,22 +443,29 @@ def test_sessions_spawn_becomes_a_subagent_record(tmp_path: Path) -> None:
     assert not validate_records(records)
 
 
+def _write_direct_index(folder: Path, **members: Any) -> None:
+    """A sessions.json naming SID as the Telegram direct chat with user 7 (``members`` override)."""
+    row = {
+        "sessionId": SID,
+        "chatType": "direct",
+        "deliveryContext": {"channel": "telegram", "to": "telegram:7"},
+        **members,
+    }
+    (folder / "sessions.json").write_text(json.dumps({"agent:main:telegram:direct:7": row}))
+
+
 def test_archived_generation_finds_its_index_row_and_reads_compressed(tmp_path: Path) -> None:
     import zstandard
 
     name = f"{SID}.jsonl.reset.2026-07-01T00-00-00.000Z.zst"
     (tmp_path / name).write_bytes(zstandard.ZstdCompressor().compress(_lines(_user("u1", "hi"))))
-    index = {
-        "agent:main:telegram:direct:7": {
-            "sessionId": "newer-id",
-            "usageFamilySessionIds": [SID, "newer-id"],
-            "chatType": "direct",
-            "deliveryContext": {"channel": "telegram", "to": "telegram:7"},
-            "pendingFinalDelivery": True,
-            "pendingFinalDeliveryAttemptCount": 4,
-        }
-    }
-    (tmp_path / "sessions.json").write_text(json.dumps(index))
+    _write_direct_index(
+        tmp_path,
+        sessionId="newer-id",
+        usageFamilySessionIds=[SID, "newer-id"],
+        pendingFinalDelivery=True,
+        pendingFinalDeliveryAttemptCount=4,
+    )
     records, _ = _convert(tmp_path / name)
     assert records[0]["sessionKey"] == "agent:main:telegram:direct:7"
     assert records[0]["source"]["file"] == name
@@ -496,14 +503,7 @@ def test_cron_run_log_records_the_runs_delivery(tmp_path: Path) -> None:
 def test_a_label_does_not_split_the_sessions_own_conversation(tmp_path: Path) -> None:
     text = _meta("Conversation info", {"message_id": "9", "sender_id": "7", "conversation_label": "Ana id:7"}) + "hi"
     (tmp_path / "t.jsonl").write_bytes(_lines(_user("u1", text)))
-    index = {
-        "agent:main:telegram:direct:7": {
-            "sessionId": SID,
-            "chatType": "direct",
-            "deliveryContext": {"channel": "telegram", "to": "telegram:7"},
-        }
-    }
-    (tmp_path / "sessions.json").write_text(json.dumps(index))
+    _write_direct_index(tmp_path)
     records, _ = _convert(tmp_path / "t.jsonl")
     message = _by_type(records, "message")[0]
     assert message["conversation"] == "c1" and message["addressed"] is True
@@ -512,14 +512,7 @@ def test_a_label_does_not_split_the_sessions_own_conversation(tmp_path: Path) ->
 
 def test_failed_queue_entry_for_this_session(tmp_path: Path) -> None:
     (tmp_path / "t.jsonl").write_bytes(_lines(_user("u1", "hi")))
-    index = {
-        "agent:main:telegram:direct:7": {
-            "sessionId": SID,
-            "chatType": "direct",
-            "deliveryContext": {"channel": "telegram", "to": "telegram:7"},
-        }
-    }
-    (tmp_path / "sessions.json").write_text(json.dumps(index))
+    _write_direct_index(tmp_path)
     failed = tmp_path / "delivery-queue" / "failed"
     failed.mkdir(parents=True)
     entry = {
