@@ -55,6 +55,7 @@ class EventMapper(MessageMapper, UsageMapper, ToolMapper):
             self.on_spawn_event(event)
         ends = kind in _TURN_END or (kind == "turn_aborted" and self.turn_id and event.get("turn_id") == self.turn_id)
         if ends:
+            self.close_turn()  # mirror events no item took are due before the turn's end
             self.flush_waiting_spawns()
         self.keep(f"event_msg/{kind}", raw)
         if ends:
