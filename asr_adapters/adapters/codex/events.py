@@ -37,8 +37,11 @@ class EventMapper(MessageMapper, UsageMapper, ToolMapper):
         if handler is not None:
             handler(self, raw, event)
             return
-        if kind == "thread_settings_applied":
-            self.copied_from = None  # the parent's copied history ends here; the fork's own follows
+        if kind == "thread_settings_applied" and self.copied_from is not None:
+            self.copy_depth -= 1
+            if self.copy_depth <= 0:  # the parent's copied history ends here; the fork's own follows
+                self.copy_depth = 0
+                self.copied_from = None
         if kind in _TURN_START:
             self.close_turn()
             if isinstance(event.get("turn_id"), str):

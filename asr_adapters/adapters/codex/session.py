@@ -155,10 +155,14 @@ class RolloutConverter(EventMapper, ToolMapper):
         meta_id = meta.get("id")
         if isinstance(meta_id, str) and meta_id != self.thread_id:
             # A fork or forked subagent copies its parent's items after its own header,
-            # starting with the parent's session_meta (the parent's line 1).
-            self.copied_from = meta_id
-            self.copy_offset = (self.line or 1) - 1
-            self.copied_subagent = is_subagent_meta(meta)
+            # starting with the parent's session_meta (the parent's line 1). A parent that
+            # was itself a fork brings its own copy along: each nested copy ends at its own
+            # thread_settings_applied, the outermost one at the last.
+            if self.copied_from is None:
+                self.copied_from = meta_id
+                self.copy_offset = (self.line or 1) - 1
+                self.copied_subagent = is_subagent_meta(meta)
+            self.copy_depth += 1
         self.keep("session_meta", raw)
 
     def write_header(self, meta: dict[str, Any]) -> None:

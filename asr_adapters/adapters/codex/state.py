@@ -43,6 +43,8 @@ class ConverterState:
         self.model: str | None = None
         self.copied_from: str | None = None
         self.copy_offset = 0
+        #: how many copied session_meta lines are open (a fork of a fork copies two)
+        self.copy_depth = 0
         self.trigger_turn: bool | None = None
         #: the last ``token_count`` payload (a repeat in full is a duplicate) and the last
         #: ``total_token_usage`` (a new total means a response's usage arrived)
