@@ -288,8 +288,12 @@ def spawn_output(call_id: str) -> dict:
             },
         },
         {"type": "collab_agent_spawn_end", "call_id": "s1", "new_thread_id": CHILD},
+        {
+            "type": "item_completed",
+            "item": {"type": "CollabAgentToolCall", "id": "s1", "tool": "spawn_agent", "receiver_thread_ids": [CHILD]},
+        },
     ],
-    ids=["event", "paginated-item", "spawn-end"],
+    ids=["event", "paginated-item", "spawn-end", "collab-item"],
 )
 @pytest.mark.parametrize("event_first", [True, False], ids=["before-output", "after-output"])
 def test_mav2_spawn_gets_child_session_from_the_activity(activity: dict, event_first: bool) -> None:

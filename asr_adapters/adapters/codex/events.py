@@ -243,6 +243,11 @@ class EventMapper(MessageMapper, UsageMapper, ToolMapper):
         elif kind == "SubAgentActivity" and isinstance(item, dict):
             self.on_spawn_event({"event_id": item.get("id"), **item})
             self.keep(f"event_msg/item_completed/{kind}", raw)
+        elif kind == "CollabAgentToolCall" and isinstance(item, dict) and item.get("tool") == "spawn_agent":
+            receivers = item.get("receiver_thread_ids")
+            if isinstance(receivers, list) and receivers:
+                self.on_spawn_event({"call_id": item.get("id"), "new_thread_id": receivers[0]})
+            self.keep(f"event_msg/item_completed/{kind}", raw)
         elif kind == "Reasoning" and isinstance(item, dict):
             summary = item.get("summary_text")
             text = "".join(t for t in summary if isinstance(t, str)) if isinstance(summary, list) else ""
