@@ -472,6 +472,23 @@ def test_usage_attaches_once_to_the_response_it_follows() -> None:
     assert [r["type"] for r in records].index("tool_result") > records.index(carriers[0])  # file order kept
 
 
+def test_an_orphan_usage_does_not_shift_later_responses() -> None:
+    def response(n: int) -> list[dict]:
+        call = item({"type": "function_call", "name": "f", "arguments": "{}", "call_id": f"c{n}"})
+        return [
+            call,
+            _token_count(n * 100, n),
+            item({"type": "function_call_output", "call_id": f"c{n}", "output": ""}),
+        ]
+
+    # a new total with no response open (its items missing), then responses in current order
+    records, _ = convert(lines(META, _token_count(50, 50), *response(1), *response(2)))
+    assert [(r["callId"], r["nativeUsage"]["input_tokens"]) for r in records if "nativeUsage" in r] == [
+        ("c1", 1),
+        ("c2", 2),
+    ]
+
+
 def test_usage_keys_only_where_codex_records_the_number() -> None:
     last = {"input_tokens": 5, "cache_write_input_tokens": 2, "output_tokens": 1}
     tc = event({"type": "token_count", "info": {"total_token_usage": last, "last_token_usage": last}})

@@ -6,7 +6,8 @@ with a new ``total_token_usage`` per completed response. Current builds write it
 the response's items; builds of 2025 (0.40) write it right before them. So the records of
 an open response are held until its ``token_count`` or the line that ends it (bounded by one
 response), and a new total seen while no response is open waits for the response that
-starts next, unless the file has already shown the other order. A total that repeats (the
+starts next, unless the file has already shown the current order (a new total arriving
+while a response is open always belongs to that response). A total that repeats (the
 rate-limit refresh at the start of a request) carries no new usage, so no response is
 counted twice.
 """
@@ -99,11 +100,14 @@ class UsageMapper(ConverterState):
         if not isinstance(last, dict) or self.copied_from is not None:
             self.close_response()  # a copy's usage belongs to the parent's stream
             return
-        if self.group is not None and self.group_usage is None:
-            self.usage_follows = True  # this file writes usage after the response's items
+        if self.group is not None:
+            # A new total while a response is open follows that response's items (current
+            # order; in the 2025 order a request never starts before its usage is written).
+            # It replaces a usage the response took from before it, which then belonged to
+            # no response, so one early oddity cannot shift every later response's usage.
+            self.usage_follows = True
             self.group_usage = last
             self.flush_group()
             return
-        self.close_response()
         if not self.usage_follows:
             self.pending_usage = last  # 2025 order: the response's items follow
