@@ -360,6 +360,7 @@ def test_copied_events_are_duplicates_and_the_copied_prompt_stays_human() -> Non
         event({"type": "user_message", "message": "Fix it."}),
         event({"type": "agent_reasoning", "text": "thinking"}),
         event({"type": "agent_message", "message": "working", "phase": "commentary"}),
+        event({"type": "item_completed", "item": {"type": "AgentMessage", "content": [{"type": "Text", "text": "w"}]}}),
         event({"type": "thread_settings_applied"}),
         item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Now the CLI."}]}),
         event({"type": "user_message", "message": "Now the CLI."}),
@@ -370,8 +371,8 @@ def test_copied_events_are_duplicates_and_the_copied_prompt_stays_human() -> Non
         ("human", "prompt", True),
         ("agent", "inter_session", False),
     ]
-    # the copied meta, both copied events, and each prompt's user_message mirror
-    assert conversion.accounting.duplicates == 5 and conversion.accounting.balanced()
+    # the copied meta, the three copied mirror events, and each prompt's user_message mirror
+    assert conversion.accounting.duplicates == 6 and conversion.accounting.balanced()
     assert conversion.accounting.record_types["message"] == 2
 
 

@@ -225,6 +225,8 @@ class EventMapper(MessageMapper, UsageMapper, ToolMapper):
         if kind == "UserMessage" and self.held is not None:
             self.release_held(paired=True)
             self.acc.duplicates += 1
+        elif kind in ("AgentMessage", "Reasoning") and self.copied_from is not None:
+            self.acc.duplicates += 1  # a copy of the parent's mirror, like the legacy events
         elif kind == "AgentMessage" and isinstance(item, dict):
             texts = [c.get("text") for c in item.get("content") or () if isinstance(c, dict)]
             text = "".join(t for t in texts if isinstance(t, str))
