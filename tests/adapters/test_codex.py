@@ -242,6 +242,282 @@ def test_update_plan_revisions_supersede() -> None:
     assert plans[2]["entries"][0]["status"] == "com.openai.codex/done"
 
 
+# -- issue 14: subagent links, copies, turns, encrypted arguments ---------------------------
+
+CHILD = "019e0000-0000-7000-8000-0000000000c1"
+PARENT = "019e0000-0000-7000-8000-0000000000a0"
+
+
+def spawn_v2(call_id: str, cipher: str = "Q0lQSA==") -> dict:
+    args = orjson.dumps({"task_name": "worker", "message": cipher}).decode()
+    return item(
+        {
+            "type": "function_call",
+            "name": "spawn_agent",
+            "namespace": "collaboration",
+            "arguments": args,
+            "encrypted_function_args": ["message"],
+            "call_id": call_id,
+        }
+    )
+
+
+def spawn_output(call_id: str) -> dict:
+    output = orjson.dumps({"task_name": "/root/worker", "nickname": "Ada"}).decode()
+    return item({"type": "function_call_output", "call_id": call_id, "output": output})
+
+
+@pytest.mark.parametrize(
+    "activity",
+    [
+        {
+            "type": "sub_agent_activity",
+            "event_id": "s1",
+            "agent_thread_id": CHILD,
+            "agent_path": "/root/w",
+            "kind": "started",
+        },
+        {
+            "type": "item_completed",
+            "item": {
+                "type": "SubAgentActivity",
+                "id": "s1",
+                "kind": "started",
+                "agent_thread_id": CHILD,
+                "agent_path": "/root/w",
+            },
+        },
+        {"type": "collab_agent_spawn_end", "call_id": "s1", "new_thread_id": CHILD},
+        {
+            "type": "item_completed",
+            "item": {"type": "CollabAgentToolCall", "id": "s1", "tool": "spawn_agent", "receiver_thread_ids": [CHILD]},
+        },
+    ],
+    ids=["event", "paginated-item", "spawn-end", "collab-item"],
+)
+@pytest.mark.parametrize("event_first", [True, False], ids=["before-output", "after-output"])
+def test_mav2_spawn_gets_child_session_from_the_activity(activity: dict, event_first: bool) -> None:
+    middle = [event(activity), spawn_output("s1")] if event_first else [spawn_output("s1"), event(activity)]
+    records, conversion = convert(lines(META, spawn_v2("s1"), *middle))
+    subagents = [r for r in records if r["type"] == "subagent"]
+    assert len(subagents) == 1 and subagents[0]["session"] == f"codex:{CHILD}"
+    assert conversion.accounting.balanced()
+
+
+def test_mav2_spawn_without_activity_waits_only_until_the_turn_ends() -> None:
+    data = lines(
+        META,
+        spawn_v2("s1"),
+        spawn_output("s1"),
+        event({"type": "task_complete", "turn_id": "t1"}),
+        item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "later"}]}),
+    )
+    records, _ = convert(data)
+    kinds = [(r["type"], r.get("schema", "")) for r in records]
+    at = kinds.index(("subagent", ""))
+    assert kinds[at + 1] == ("vendor", "com.openai.codex/event_msg/task_complete")
+    assert "session" not in records[at] and records[at]["address"] == "/root/worker"
+
+
+def test_encrypted_arguments_never_read_as_text() -> None:
+    records, _ = convert(lines(META, spawn_v2("s1", cipher="U0VDUkVU"), spawn_output("s1")))
+    call = next(r for r in records if r["type"] == "tool_call")
+    assert call["input"]["message"] == {
+        "type": "opaque",
+        "format": "openai.encrypted_function_args",
+        "data": "U0VDUkVU",
+    }
+    assert call["opaqueInput"] == ["message"] and call["input"]["task_name"] == "worker"
+    subagent = next(r for r in records if r["type"] == "subagent")
+    assert "description" not in subagent
+    plain = item(
+        {
+            "type": "function_call",
+            "name": "f",
+            "arguments": '{"message":"hi"}',
+            "encrypted_function_args": [],
+            "call_id": "c",
+        }
+    )
+    records, _ = convert(lines(META, plain))
+    assert records[1]["input"] == {"message": "hi"} and "opaqueInput" not in records[1]
+
+
+def _fork_meta(thread: str, parent: str | None, subagent: bool = False) -> dict:
+    payload: dict = {"id": thread, "timestamp": "2026-05-11T08:00:00.000Z", "cli_version": "0.150.0", "cwd": "/w"}
+    if parent:
+        payload["forked_from_id"] = parent
+    if subagent:
+        payload["source"] = {"subagent": {"thread_spawn": {"parent_thread_id": parent, "depth": 1}}}
+    return {"timestamp": "2026-05-11T08:27:17.490Z", "type": "session_meta", "payload": payload}
+
+
+def test_copied_events_are_duplicates_and_the_copied_prompt_stays_human() -> None:
+    data = lines(
+        _fork_meta(CHILD, PARENT, subagent=True),
+        _fork_meta(PARENT, None),
+        item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Fix it."}]}),
+        event({"type": "user_message", "message": "Fix it."}),
+        event({"type": "agent_reasoning", "text": "thinking"}),
+        event({"type": "agent_message", "message": "working", "phase": "commentary"}),
+        event({"type": "item_completed", "item": {"type": "AgentMessage", "content": [{"type": "Text", "text": "w"}]}}),
+        event({"type": "thread_settings_applied"}),
+        item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Now the CLI."}]}),
+        event({"type": "user_message", "message": "Now the CLI."}),
+    )
+    records, conversion = convert(data)
+    messages = [r for r in records if r["type"] == "message"]
+    assert [(m["author"], m["origin"], "copiedFrom" in m) for m in messages] == [
+        ("human", "prompt", True),
+        ("agent", "inter_session", False),
+    ]
+    # the copied meta, the three copied mirror events, and each prompt's user_message mirror
+    assert conversion.accounting.duplicates == 6 and conversion.accounting.balanced()
+    assert conversion.accounting.record_types["message"] == 2
+
+
+def test_a_fork_of_a_fork_stays_copied_until_its_own_settings_line() -> None:
+    grand = "019e0000-0000-7000-8000-0000000000f0"
+    data = lines(
+        _fork_meta(CHILD, PARENT),
+        _fork_meta(PARENT, grand),
+        _fork_meta(grand, None),
+        item({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "grand"}]}),
+        event({"type": "thread_settings_applied"}),  # the parent's own fork boundary, copied
+        item({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "parent"}]}),
+        event({"type": "thread_settings_applied"}),  # the child's
+        item({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "child"}]}),
+    )
+    records, _ = convert(data)
+    texts = {r["content"][0]["text"]: r.get("copiedFrom", "") for r in records if r["type"] == "message"}
+    assert texts["grand"].startswith(f"codex:{PARENT}#") and texts["parent"].startswith(f"codex:{PARENT}#")
+    assert texts["child"] == ""
+
+
+def test_ide_prefix_split_on_an_event_only_prompt() -> None:
+    text = "# Files mentioned by the user:\n\n## a.md: /w/a.md\n\n## My request for Codex:\nSummarize a.md."
+    records, _ = convert(lines(META, event({"type": "user_message", "message": text})))
+    parts = records[1]["content"]
+    assert [(p["author"], p["origin"]) for p in parts] == [("harness", "injected"), ("human", "prompt")]
+    assert parts[1]["text"] == "Summarize a.md." and "".join(p["text"] for p in parts) == text
+
+
+def _token_count(total: int, last: int, used: float = 1.0) -> dict:
+    def usage(n: int) -> dict:
+        return {
+            "input_tokens": n,
+            "cached_input_tokens": 0,
+            "output_tokens": 1,
+            "reasoning_output_tokens": 0,
+            "total_tokens": n + 1,
+        }
+
+    info = {"total_token_usage": usage(total), "last_token_usage": usage(last), "model_context_window": 1000}
+    return event({"type": "token_count", "info": info, "rate_limits": {"primary": {"used_percent": used}}})
+
+
+def test_token_count_is_a_duplicate_only_when_it_repeats_in_full() -> None:
+    records, conversion = convert(
+        lines(META, _token_count(10, 10), _token_count(10, 10), _token_count(10, 10, used=2.0))
+    )
+    assert [r["data"]["payload"]["rate_limits"]["primary"]["used_percent"] for r in records[1:]] == [1.0, 2.0]
+    assert conversion.accounting.duplicates == 1
+
+
+def test_no_turn_id_between_task_complete_and_the_next_task_started() -> None:
+    developer = item({"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "x"}]})
+    data = lines(
+        META,
+        event({"type": "task_started", "turn_id": "t1"}),
+        developer,
+        event({"type": "task_complete", "turn_id": "t1"}),
+        developer,
+        event({"type": "task_started", "turn_id": "t2"}),
+        developer,
+    )
+    records, _ = convert(data)
+    assert [r.get("turnId") for r in records if r["type"] == "message"] == ["t1", None, "t2"]
+    assert records[3]["turnId"] == "t1"  # the task_complete line itself names its turn
+
+
+# -- issue 14.13: usage ------------------------------------------------------------------------
+
+
+def _assistant(text: str) -> dict:
+    return item({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]})
+
+
+def test_usage_attaches_once_to_the_response_it_follows() -> None:
+    call = item({"type": "function_call", "name": "f", "arguments": "{}", "call_id": "c1"})
+    data = lines(
+        META,
+        item({"type": "reasoning", "summary": []}),
+        call,
+        _token_count(10, 10),
+        item({"type": "function_call_output", "call_id": "c1", "output": "ok"}),
+        _token_count(10, 10, used=5.0),  # the rate-limit refresh before the next request
+        _assistant("done"),
+        _token_count(30, 20),
+    )
+    records, _ = convert(data)
+    carriers = [r for r in records if "nativeUsage" in r]
+    assert [(r["type"], r["nativeUsage"]["input_tokens"]) for r in carriers] == [("message", 10), ("message", 20)]
+    assert carriers[0]["content"][0]["type"] == "reasoning" and carriers[1]["content"][0]["text"] == "done"
+    assert carriers[1]["usage"] == {
+        "inputTokens": 20,
+        "outputTokens": 1,
+        "cacheReadTokens": 0,
+        "reasoningTokens": 0,
+        "totalTokens": 21,
+    }
+    assert [r["type"] for r in records].index("tool_result") > records.index(carriers[0])  # file order kept
+
+
+def test_an_orphan_usage_does_not_shift_later_responses() -> None:
+    def response(n: int) -> list[dict]:
+        call = item({"type": "function_call", "name": "f", "arguments": "{}", "call_id": f"c{n}"})
+        return [
+            call,
+            _token_count(n * 100, n),
+            item({"type": "function_call_output", "call_id": f"c{n}", "output": ""}),
+        ]
+
+    # a new total with no response open (its items missing), then responses in current order
+    records, _ = convert(lines(META, _token_count(50, 50), *response(1), *response(2)))
+    assert [(r["callId"], r["nativeUsage"]["input_tokens"]) for r in records if "nativeUsage" in r] == [
+        ("c1", 1),
+        ("c2", 2),
+    ]
+
+
+def test_usage_keys_only_where_codex_records_the_number() -> None:
+    last = {"input_tokens": 5, "cache_write_input_tokens": 2, "output_tokens": 1}
+    tc = event({"type": "token_count", "info": {"total_token_usage": last, "last_token_usage": last}})
+    records, _ = convert(lines(META, _assistant("hi"), tc))
+    assert records[1]["usage"] == {"inputTokens": 5, "outputTokens": 1, "cacheWriteTokens": 2}
+    assert records[1]["nativeUsage"] == last
+
+
+def test_usage_of_a_tool_only_response_is_on_its_first_call() -> None:
+    calls = [item({"type": "function_call", "name": "f", "arguments": "{}", "call_id": f"c{n}"}) for n in (1, 2)]
+    records, _ = convert(lines(META, *calls, _token_count(10, 10)))
+    assert [r["callId"] for r in records if "usage" in r] == ["c1"]
+
+
+@pytest.mark.skipif(not SAMPLES, reason="../shared/samples/codex is absent (a user's clone has no shared/)")
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
+def test_every_response_usage_in_a_sample_is_written_once(path: Path) -> None:
+    records, _ = convert(path)
+    expected, total = [], None
+    for line in path.read_bytes().splitlines():
+        payload = orjson.loads(line).get("payload")
+        info = payload.get("info") if isinstance(payload, dict) and payload.get("type") == "token_count" else None
+        if isinstance(info, dict) and info.get("total_token_usage") not in (None, total):
+            total = info["total_token_usage"]
+            expected.append(info["last_token_usage"])
+    assert expected and [r["nativeUsage"] for r in records if "nativeUsage" in r] == expected
+
+
 # -- containers ----------------------------------------------------------------------------
 
 

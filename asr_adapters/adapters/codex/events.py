@@ -7,6 +7,8 @@ from typing import Any
 from ...core.timestamps import from_epoch_seconds
 from .content import data_url_image
 from .messages import MessageMapper, reasoning_part
+from .tools import ToolMapper
+from .usage import UsageMapper
 
 _GOAL_STATUS = {
     "active": "active",
@@ -19,10 +21,13 @@ _GOAL_STATUS = {
     "complete": "complete",
 }
 _TURN_START = frozenset({"task_started", "turn_started"})
+_TURN_END = frozenset({"task_complete", "turn_complete"})
+#: events that name a spawned child's thread id (by the spawn's call id)
+_SPAWN_EVENTS = frozenset({"sub_agent_activity", "collab_agent_spawn_end"})
 _PHASES = {"commentary": "commentary", "final_answer": "final"}
 
 
-class EventMapper(MessageMapper):
+class EventMapper(MessageMapper, UsageMapper, ToolMapper):
     def on_event(self, raw: dict[str, Any], event: Any) -> None:
         kind = event.get("type") if isinstance(event, dict) else None
         if not isinstance(kind, str):
@@ -32,8 +37,11 @@ class EventMapper(MessageMapper):
         if handler is not None:
             handler(self, raw, event)
             return
-        if kind == "thread_settings_applied":
-            self.copied_from = None  # the parent's copied history ends here; the fork's own follows
+        if kind == "thread_settings_applied" and self.copied_from is not None:
+            self.copy_depth -= 1
+            if self.copy_depth <= 0:  # the parent's copied history ends here; the fork's own follows
+                self.copy_depth = 0
+                self.copied_from = None
         if kind in _TURN_START:
             self.close_turn()
             if isinstance(event.get("turn_id"), str):
@@ -46,7 +54,17 @@ class EventMapper(MessageMapper):
                 for _, pending in matcher.pending:
                     pending["aborted"] = reason if isinstance(reason, str) else "unknown"
             self.aborted = reason if isinstance(reason, str) else "unknown"
+        if kind in _SPAWN_EVENTS:
+            self.on_spawn_event(event)
+        ends = kind in _TURN_END or (kind == "turn_aborted" and self.turn_id and event.get("turn_id") == self.turn_id)
+        if ends:
+            self.close_turn()  # mirror events no item took are due before the turn's end
+            self.flush_waiting_spawns()
         self.keep(f"event_msg/{kind}", raw)
+        if ends:
+            # The turn has ended: what follows until the next turn starts is in no turn the
+            # source names (context re-injected before a turn, a goal change between turns).
+            self.turn_id = None
 
     # -- mirrors of response items --------------------------------------------------------
 
@@ -59,8 +77,6 @@ class EventMapper(MessageMapper):
         record = self.envelope("message")
         record["messageId"] = self.derived("user_message")
         record["role"] = "user"
-        record["author"] = "human"
-        record["origin"] = "prompt"
         parts: list[dict[str, Any]] = []
         if isinstance(event.get("message"), str):
             parts.append({"type": "text", "text": event["message"]})
@@ -70,6 +86,11 @@ class EventMapper(MessageMapper):
                 parts.append(image)
         record["content"] = parts
         record["idSource"] = "derived"
+        if self.copied_from is not None:
+            record["copiedFrom"] = self.copy_ref(record)
+        # The same authorship as an item the event pairs: IDE context split off, a
+        # subagent's input from its parent, copied history as the parent recorded it.
+        self.settle_user(record, list(range(len(parts))), paired=True)
         rest = {k: v for k, v in event.items() if k not in ("type", "message", "images")}
         if rest:
             record["codex"] = rest
@@ -77,12 +98,18 @@ class EventMapper(MessageMapper):
         self.acc.records += 1
 
     def _agent_message(self, raw: dict[str, Any], event: dict[str, Any]) -> None:
+        if self.copied_from is not None:
+            self.acc.duplicates += 1  # a copy of the parent's event (its item may be filtered out)
+            return
         text = event.get("message")
         if self.messages.event(text if isinstance(text, str) else "", self._pending(raw, event)):
             self.acc.duplicates += 1
         self._release_overflow()
 
     def _agent_reasoning(self, raw: dict[str, Any], event: dict[str, Any]) -> None:
+        if self.copied_from is not None:
+            self.acc.duplicates += 1  # a copy of the parent's event (its item may be filtered out)
+            return
         text = event.get("text")
         if self.reasoning.event(text if isinstance(text, str) else "", self._pending(raw, event)):
             self.acc.duplicates += 1
@@ -144,13 +171,11 @@ class EventMapper(MessageMapper):
     # -- facts no item has --------------------------------------------------------------------
 
     def _token_count(self, raw: dict[str, Any], event: dict[str, Any]) -> None:
-        info = event.get("info")
-        total = info.get("total_token_usage") if isinstance(info, dict) else None
-        if total is not None and total == self.last_token_usage:
-            self.acc.duplicates += 1  # Codex often writes the same totals twice
+        if event == self.last_token_event:
+            self.acc.duplicates += 1  # the same payload again: totals, rate limits and all
             return
-        if total is not None:
-            self.last_token_usage = total
+        self.last_token_event = event
+        self.on_token_usage(event)
         self.keep("event_msg/token_count", raw)
 
     def _context_compacted(self, raw: dict[str, Any], event: dict[str, Any]) -> None:
@@ -200,6 +225,8 @@ class EventMapper(MessageMapper):
         if kind == "UserMessage" and self.held is not None:
             self.release_held(paired=True)
             self.acc.duplicates += 1
+        elif kind in ("AgentMessage", "Reasoning") and self.copied_from is not None:
+            self.acc.duplicates += 1  # a copy of the parent's mirror, like the legacy events
         elif kind == "AgentMessage" and isinstance(item, dict):
             texts = [c.get("text") for c in item.get("content") or () if isinstance(c, dict)]
             text = "".join(t for t in texts if isinstance(t, str))
@@ -215,6 +242,14 @@ class EventMapper(MessageMapper):
                 plan["idSource"] = "derived"
             self.put(plan)
             self.acc.records += 1
+        elif kind == "SubAgentActivity" and isinstance(item, dict):
+            self.on_spawn_event({"event_id": item.get("id"), **item})
+            self.keep(f"event_msg/item_completed/{kind}", raw)
+        elif kind == "CollabAgentToolCall" and isinstance(item, dict) and item.get("tool") == "spawn_agent":
+            receivers = item.get("receiver_thread_ids")
+            if isinstance(receivers, list) and receivers:
+                self.on_spawn_event({"call_id": item.get("id"), "new_thread_id": receivers[0]})
+            self.keep(f"event_msg/item_completed/{kind}", raw)
         elif kind == "Reasoning" and isinstance(item, dict):
             summary = item.get("summary_text")
             text = "".join(t for t in summary if isinstance(t, str)) if isinstance(summary, list) else ""

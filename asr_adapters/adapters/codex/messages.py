@@ -66,8 +66,9 @@ class MessageMapper(ConverterState):
         phase = item.get("phase")
         if isinstance(phase, str):
             record["phase"] = PHASES.get(phase, f"com.openai.codex/{phase}")
-        texts = [p["text"] for p in parts if p["type"] == "text"]
-        self.acc.duplicates += self.messages.item(texts or [""])
+        if self.copied_from is None:  # a copy's events are counted duplicates as they come
+            texts = [p["text"] for p in parts if p["type"] == "text"]
+            self.acc.duplicates += self.messages.item(texts or [""])
 
     def finish_message(self, record: dict[str, Any], item: dict[str, Any], parts: list[dict[str, Any]]) -> None:
         status = item.get("status")
@@ -107,6 +108,8 @@ class MessageMapper(ConverterState):
         if not item.keys() <= _MESSAGE_KEYS:  # members no field states: kept under ``codex``
             record["codex"] = {k: v for k, v in item.items() if k not in _MESSAGE_KEYS}
         self.acc.records += 1
+        if self.copied_from is not None:
+            record["copiedFrom"] = self.copy_ref(record)  # stamped now: the copy may end while held
         if open_parts and self.era == "envelope":
             self.held = HeldUserMessage(record, open_parts, self.line)  # wait for its user_message event
             return
@@ -118,7 +121,11 @@ class MessageMapper(ConverterState):
         parts: list[dict[str, Any]] = record["content"]
         author: str | None = None
         origin: str | None = None
-        if self.subagent:  # a subagent's user-role input comes from its parent agent
+        # A subagent's user-role input comes from its parent agent; history copied from the
+        # parent keeps what it was in the parent's thread (a person's prompt, unless the
+        # parent is itself a subagent).
+        from_agent = self.copied_subagent if "copiedFrom" in record else self.subagent
+        if from_agent:
             author, origin = "agent", "inter_session"
         elif paired:
             author, origin = "human", "prompt"
@@ -151,7 +158,7 @@ class MessageMapper(ConverterState):
         queued, self.queue = self.queue, []
         self.put(held.record)
         for record in queued:
-            self.put(record)
+            self.deliver(record)
 
     # -- reasoning ----------------------------------------------------------------------
 
@@ -172,7 +179,9 @@ class MessageMapper(ConverterState):
             record["model"] = self.model
         if not item.keys() <= _REASONING_KEYS:  # members no field states: kept under ``codex``
             record["codex"] = {k: v for k, v in item.items() if k not in _REASONING_KEYS}
-        self.acc.duplicates += self.reasoning.item(summaries + ([part["text"]] if "text" in part else []) or [""])
+        if self.copied_from is None:  # a copy's events are counted duplicates as they come
+            texts = summaries + ([part["text"]] if "text" in part else [])
+            self.acc.duplicates += self.reasoning.item(texts or [""])
         self.put(record)
         self.acc.records += 1
 

@@ -19,6 +19,22 @@ VARIANTS = {"envelope": "envelope", "bare": "bare", "json": "json"}
 _ENVELOPE_KEYS = frozenset({"timestamp", "type", "payload"})
 _HEADER_KEYS = frozenset({"id", "timestamp", "cwd", "cli_version"})
 #: ``session_meta.source`` values that mean a subagent thread.
+#: response items a model response is made of; any other line ends the open response
+_MODEL_ITEMS = frozenset(
+    {
+        "reasoning",
+        "function_call",
+        "custom_tool_call",
+        "local_shell_call",
+        "web_search_call",
+        "image_generation_call",
+        "tool_search_call",
+    }
+)
+#: events that mark a new turn or prompt: the open response is complete
+_RESPONSE_ENDS = frozenset(
+    {"task_started", "turn_started", "task_complete", "turn_complete", "user_message", "thread_rolled_back"}
+)
 _BUILTIN = {
     "local_shell_call": ("local_shell", "action"),
     "web_search_call": ("web_search", "action"),
@@ -41,6 +57,7 @@ class RolloutConverter(EventMapper, ToolMapper):
                 yield from self.drain()  # a list: no generator per line
         self.line = None
         self.timestamp = None
+        self.close_response()
         self.release_held(paired=False)
         self.close_turn()
         self.flush_spawns()
@@ -55,11 +72,22 @@ class RolloutConverter(EventMapper, ToolMapper):
             if type(raw) is dict and len(raw) > 3 and self.era == "envelope"
             else None
         )
+        if kind not in ("event_msg", "response_item"):
+            self.close_response()  # bookkeeping lines come between model requests
         if kind == "event_msg":
+            if type(payload) is dict and payload.get("type") in _RESPONSE_ENDS:
+                self.close_response()
             self.on_event(raw, payload)
         elif kind == "response_item":
             if self.held is not None:
                 self.release_held(paired=False)
+            if type(payload) is dict and (
+                payload.get("type") in _MODEL_ITEMS
+                or (payload.get("type") == "message" and payload.get("role") == "assistant")
+            ):
+                self.open_response()
+            else:
+                self.close_response()
             self.on_item(raw, payload)
         elif kind == "session_meta":
             self.release_held(paired=False)
@@ -127,9 +155,14 @@ class RolloutConverter(EventMapper, ToolMapper):
         meta_id = meta.get("id")
         if isinstance(meta_id, str) and meta_id != self.thread_id:
             # A fork or forked subagent copies its parent's items after its own header,
-            # starting with the parent's session_meta (the parent's line 1).
-            self.copied_from = meta_id
-            self.copy_offset = (self.line or 1) - 1
+            # starting with the parent's session_meta (the parent's line 1). A parent that
+            # was itself a fork brings its own copy along: each nested copy ends at its own
+            # thread_settings_applied, the outermost one at the last.
+            if self.copied_from is None:
+                self.copied_from = meta_id
+                self.copy_offset = (self.line or 1) - 1
+                self.copied_subagent = is_subagent_meta(meta)
+            self.copy_depth += 1
         self.keep("session_meta", raw)
 
     def write_header(self, meta: dict[str, Any]) -> None:
@@ -139,7 +172,7 @@ class RolloutConverter(EventMapper, ToolMapper):
         self.tree_root = tree if isinstance(tree, str) and tree else self.thread_id
         source = meta.get("source")
         spawn = source.get("subagent") if isinstance(source, dict) else None
-        self.subagent = meta.get("thread_source") == "subagent" or (isinstance(spawn, dict) and "thread_spawn" in spawn)
+        self.subagent = is_subagent_meta(meta)
         version = meta.get("cli_version")
         record = header(
             "codex",
@@ -220,6 +253,13 @@ class RolloutConverter(EventMapper, ToolMapper):
             record["idSource"] = "derived"
         self.put(record)
         self.acc.records += 1
+
+
+def is_subagent_meta(meta: dict[str, Any]) -> bool:
+    """A thread another agent spawned (its user-role input comes from that agent)."""
+    source = meta.get("source")
+    spawn = source.get("subagent") if isinstance(source, dict) else None
+    return meta.get("thread_source") == "subagent" or (isinstance(spawn, dict) and "thread_spawn" in spawn)
 
 
 _ITEM_HANDLERS: dict[str, Callable[[RolloutConverter, dict[str, Any]], None]] = {

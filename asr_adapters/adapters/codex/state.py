@@ -43,8 +43,21 @@ class ConverterState:
         self.model: str | None = None
         self.copied_from: str | None = None
         self.copy_offset = 0
+        #: how many copied session_meta lines are open (a fork of a fork copies two)
+        self.copy_depth = 0
         self.trigger_turn: bool | None = None
-        self.last_token_usage: Any = None
+        #: the last ``token_count`` payload (a repeat in full is a duplicate) and the last
+        #: ``total_token_usage`` (a new total means a response's usage arrived)
+        self.last_token_event: Any = None
+        self.last_token_total: Any = None
+        #: the records of the model response being written, held until its ``token_count``
+        #: (see usage.py); None when no response is open
+        self.group: list[dict[str, Any]] | None = None
+        self.group_usage: dict[str, Any] | None = None
+        self.pending_usage: dict[str, Any] | None = None
+        self.usage_follows = False
+        #: whether the thread whose history is being copied (a later session_meta) is a subagent
+        self.copied_subagent = False
         self.plan_heads: dict[str, str] = {}
         #: vendor schema name per native kind (a few dozen kinds; one string each)
         self.schemas: dict[str, str] = {}
@@ -114,10 +127,16 @@ class ConverterState:
             # Empty content needs a capture state saying why (ASR-200): the item held none.
             capture = record.setdefault("capture", {})
             capture.setdefault("content", {"state": "absent", "reason": "the native item holds no content"})
-        if self.copied_from is not None and record["type"] != "session":
+        if self.copied_from is not None and record["type"] != "session" and "copiedFrom" not in record:
             record["copiedFrom"] = self.copy_ref(record)
+        self.deliver(record)
+
+    def deliver(self, record: dict[str, Any]) -> None:
+        """Behind a held user message, into the open response, or out, keeping file order."""
         if self.held is not None:
             self.queue.append(record)
+        elif self.group is not None:
+            self.group.append(record)
         else:
             self.ready.append(record)
 

@@ -51,8 +51,12 @@ class ToolMapper(ConverterState):
         name = item.get("name")
         record = self.call_record(item, "call", name)
         parsed, value = parse_arguments(item.get("arguments"))
+        encrypted = item.get("encrypted_function_args")
         if parsed:
             record["input"] = value
+            sealed = seal_encrypted_args(value, encrypted)
+            if sealed:
+                record["opaqueInput"] = sealed
         else:
             record["arguments"] = value
         self._keep_rest(record, item, _CALL_KEYS)
@@ -61,9 +65,13 @@ class ToolMapper(ConverterState):
         if name == "update_plan" and parsed and isinstance(value, dict):
             self.plan_from_update(record, value)
         elif name in _SPAWN_TOOLS and parsed and isinstance(value, dict):
+            if len(self.spawns) >= _SPAWN_LIMIT:  # bounded: the oldest waits no longer
+                oldest = next(iter(self.spawns))
+                evicted = self.spawns.pop(oldest)
+                self.subagent_from_spawn(oldest, evicted, evicted.get("output"), flushed=True)
             self.spawns[record["callId"]] = {
                 "args": value,
-                "encrypted": item.get("encrypted_function_args") or [],
+                "encrypted": encrypted if isinstance(encrypted, list) else [],
                 "at": {k: record[k] for k in ("ts", "tsPrecision", "turnId") if k in record},
             }
 
@@ -141,9 +149,14 @@ class ToolMapper(ConverterState):
         self._keep_rest(record, item, _OUTPUT_KEYS)
         self.put(record)
         self.acc.records += 1
-        spawn = self.spawns.pop(record["callId"], None)
+        spawn = self.spawns.get(record["callId"])
         if spawn is not None:
-            self.subagent_from_spawn(record["callId"], spawn, output)
+            spawn["output"] = output
+            if "child" in spawn or not names_child_later(output):
+                del self.spawns[record["callId"]]
+                self.subagent_from_spawn(record["callId"], spawn, output)
+            # else MultiAgentV2: the child's thread id is in a sub_agent_activity event that
+            # can still come; the subagent record waits for it until the turn ends.
 
     # -- what some calls also are ---------------------------------------------------------
 
@@ -172,6 +185,29 @@ class ToolMapper(ConverterState):
             plan["explanation"] = value["explanation"]
         self.put(plan)
 
+    def on_spawn_event(self, event: dict[str, Any]) -> None:
+        """``sub_agent_activity`` (``event_id`` = the spawn's call id), its paginated
+        ``SubAgentActivity`` item, or ``collab_agent_spawn_end``: the child's thread id."""
+        call_id = event.get("event_id", event.get("call_id"))
+        if not isinstance(call_id, str):
+            return
+        spawn = self.spawns.get(call_id)
+        thread = event.get("agent_thread_id", event.get("new_thread_id"))
+        if spawn is None or "child" in spawn or not isinstance(thread, str) or not thread:
+            return
+        spawn["child"] = thread
+        if isinstance(event.get("agent_path"), str):
+            spawn["path"] = event["agent_path"]
+        if "output" in spawn:  # the output came first and is waiting: the link is complete
+            del self.spawns[call_id]
+            self.subagent_from_spawn(call_id, spawn, spawn["output"])
+
+    def flush_waiting_spawns(self) -> None:
+        """The turn ended: spawns whose output came but no child id are written as they are."""
+        for call_id in [c for c, spawn in self.spawns.items() if "output" in spawn]:
+            spawn = self.spawns.pop(call_id)
+            self.subagent_from_spawn(call_id, spawn, spawn["output"])
+
     def subagent_from_spawn(self, call_id: str, spawn: dict[str, Any], output: Any, flushed: bool = False) -> None:
         args: dict[str, Any] = spawn["args"]
         parsed, result = parse_arguments(output) if isinstance(output, str) else (False, None)
@@ -179,7 +215,11 @@ class ToolMapper(ConverterState):
         record["callId"] = call_id
         if parsed and isinstance(result, dict) and isinstance(result.get("agent_id"), str):
             record["session"] = session_ref("codex", result["agent_id"])
+        elif isinstance(spawn.get("child"), str):
+            record["session"] = session_ref("codex", spawn["child"])
         address = args.get("task_name")
+        if isinstance(spawn.get("path"), str):
+            address = spawn["path"]
         if parsed and isinstance(result, dict) and isinstance(result.get("task_name"), str):
             address = result["task_name"]
         if isinstance(address, str):
@@ -196,13 +236,38 @@ class ToolMapper(ConverterState):
     def flush_spawns(self) -> None:
         """Spawns whose output never came (a crash, an abort) are still delegations."""
         for call_id, spawn in list(self.spawns.items()):
-            self.subagent_from_spawn(call_id, spawn, None, flushed=True)
+            self.subagent_from_spawn(call_id, spawn, spawn.get("output"), flushed=True)
         self.spawns.clear()
 
     def _keep_rest(self, record: dict[str, Any], item: dict[str, Any], known: frozenset[str]) -> None:
         if not item.keys() <= known:  # a subset test in C: most items have no other member
             record["codex"] = {k: v for k, v in item.items() if k not in known}
 
+
+def names_child_later(output: Any) -> bool:
+    """A MultiAgentV2 spawn output (``task_name``/``nickname``, no ``agent_id``): the child's
+    thread id is recorded by an event, not by the output."""
+    parsed, result = parse_arguments(output) if isinstance(output, str) else (False, None)
+    return parsed and isinstance(result, dict) and "agent_id" not in result and "task_name" in result
+
+
+def seal_encrypted_args(value: Any, names: Any) -> list[str]:
+    """Replace each argument ``encrypted_function_args`` names by an opaque value (ASR-231's
+    shape), so ciphertext never reads as text in ``input``; returns the members replaced."""
+    if not isinstance(value, dict) or not isinstance(names, list):
+        return []
+    sealed = []
+    for name in names:
+        if isinstance(name, str) and isinstance(value.get(name), str):
+            value[name] = {"type": "opaque", "format": ENCRYPTED_ARGUMENT, "data": value[name]}
+            sealed.append(name)
+    return sealed
+
+
+#: the ``format`` of an argument value Codex lists in ``encrypted_function_args``
+ENCRYPTED_ARGUMENT = "openai.encrypted_function_args"
+#: spawns waiting for their output or child id (a handful per turn)
+_SPAWN_LIMIT = 256
 
 #: Members each record states in its own words; a native item ``id`` beside ``call_id`` is kept.
 _CALL_KEYS = frozenset({"type", "call_id", "name", "arguments"})
