@@ -722,3 +722,145 @@ def test_envelope_members_kept_where_they_change_for_lines_of_one_shape() -> Non
         {"gitBranch": "dev", "isMeta": False},
         {"cwd": "/elsewhere", "isMeta": False},
     ]
+
+
+# -- issue 15: one response, failed spawns, command and hook text, usage ----------------------
+
+
+def test_lines_outside_the_chain_do_not_split_one_response() -> None:
+    """Foreign summary, progress and snapshot lines between the streaming lines of one response."""
+    streams, acc = convert(
+        jsonl(
+            user(1, "look"),
+            asst(2, "msg_F", {"type": "thinking", "thinking": "hm", "signature": "S"}, 1, usage={"output_tokens": 2}),
+            {"type": "summary", "summary": "Another session", "leafUuid": "ffffffff-0000-4000-8000-000000000000"},
+            line("progress", 3, 2, data={"type": "hook_progress", "hookEvent": "PreToolUse"}),
+            {"type": "file-history-snapshot", "messageId": _uuid(1), "snapshot": {}, "isSnapshotUpdate": True},
+            asst(4, "msg_F", {"type": "text", "text": "Found it."}, 2, usage={"output_tokens": 7}),
+            asst(5, "msg_F", {"type": "tool_use", "id": "toolu_F", "name": "Read", "input": {}}, 4),
+            result(6, "toolu_F", "text", 5),
+        )
+    )
+    records = streams[f"claude-code:{SID}"]
+    (message,) = [m for m in of(records, "message") if m["messageId"] == "msg_F"]
+    assert message["assembly"]["sourceIds"] == [_uuid(2), _uuid(4)]
+    assert [p["type"] for p in message["content"]] == ["reasoning", "text"]
+    assert sum(1 for r in records if "usage" in r) == 1 and message["usage"] == {"outputTokens": 7}
+    kinds = [r["type"] for r in records[1:]]
+    assert kinds == ["message", "message", "tool_call", "vendor", "vendor", "vendor", "tool_result"]
+    progress = of(records, "vendor")[1]
+    assert progress["parent"] == message["id"]  # its parent line was written first
+    assert acc.balanced()
+
+
+def test_held_lines_are_bounded_by_closing_the_response_early() -> None:
+    from asr_adapters.adapters.claude_code.fold import HELD_LIMIT
+
+    progress = [line("progress", 10 + i, 2, data={"type": "bash_progress"}) for i in range(HELD_LIMIT + 3)]
+    streams, acc = convert(
+        jsonl(
+            user(1, "go"),
+            asst(2, "msg_H", {"type": "tool_use", "id": "toolu_H", "name": "Bash", "input": {}}, 1),
+            *progress,
+            result(99, "toolu_H", "ok", 2),
+        )
+    )
+    records = streams[f"claude-code:{SID}"]
+    assert len(of(records, "vendor")) == HELD_LIMIT + 3 and of(records, "tool_call")[0]["seq"] == 3
+    assert acc.balanced()
+
+
+def test_task_call_that_failed_before_any_agent_ran_is_a_failed_result_and_no_subagent() -> None:
+    error = (
+        "<tool_use_error>InputValidationError: Task failed due to the following issue:\n"
+        "The required parameter `prompt` is missing</tool_use_error>"
+    )
+    records = main(
+        jsonl(
+            user(1, "delegate"),
+            asst(2, "msg_T", {"type": "tool_use", "id": "toolu_T", "name": "Task", "input": {"description": "x"}}, 1),
+            result(3, "toolu_T", error, 2, is_error=True),
+        )
+    )
+    (res,) = of(records, "tool_result")
+    assert res["isError"] is True and res["content"] == [{"type": "text", "text": error}]
+    assert not of(records, "subagent")
+
+
+def test_slash_command_line_splits_harness_status_from_the_persons_command() -> None:
+    text = (
+        "<command-name>/review</command-name>\n  <command-message>review is running…</command-message>\n"
+        "  <command-args>src/lib.rs</command-args>"
+    )
+    (message,) = of(main(jsonl(user(1, text))), "message")
+    parts = message["content"]
+    assert "".join(p["text"] for p in parts) == text
+    assert [(p["author"], p["origin"]) for p in parts] == [
+        ("human", "command"),
+        ("harness", "command"),
+        ("human", "command"),
+    ]
+    assert parts[1]["text"].startswith("<command-message>")
+
+
+def test_hook_output_injected_into_the_context_is_the_hooks() -> None:
+    hook = "<system-reminder>\nPostToolUse:Edit hook additional context: formatted by prettier\n</system-reminder>"
+    reminder = "<system-reminder>\nThe todo list is empty.\n</system-reminder>"
+    records = main(
+        jsonl(
+            user(1, hook, isMeta=True),
+            user(2, "SessionStart:startup hook success: ready", 1, isMeta=True),
+            user(3, "go" + hook + reminder, 2),
+            asst(4, "msg_K", {"type": "tool_use", "id": "toolu_K", "name": "Edit", "input": {}}, 3),
+            result(5, "toolu_K", "ok" + hook, 4),
+        )
+    )
+    meta, success, mixed = of(records, "message")[:3]
+    assert (meta["author"], meta["origin"]) == ("hook", "injected") and success["author"] == "hook"
+    assert [(p["author"], p["origin"]) for p in mixed["content"]] == [
+        ("human", "prompt"),
+        ("hook", "injected"),
+        ("harness", "injected"),
+    ]
+    (res,) = of(records, "tool_result")
+    assert res["content"][1] == {"type": "text", "text": hook, "author": "hook", "origin": "injected"}
+
+
+def test_usage_is_normalized_and_written_once_per_response() -> None:
+    usage = {
+        "input_tokens": 4,
+        "cache_creation_input_tokens": 100,
+        "cache_read_input_tokens": 2000,
+        "output_tokens": 50,
+        "service_tier": "standard",
+    }
+    call_a = {"type": "tool_use", "id": "toolu_a", "name": "Read", "input": {}}
+    call_b = {"type": "tool_use", "id": "toolu_b", "name": "Read", "input": {}}
+    records = main(
+        jsonl(
+            user(1, "read both"),
+            asst(2, "msg_U", call_a, 1, usage=usage),
+            result(3, "toolu_a", "a", 2),
+            asst(4, "msg_U", call_b, 2, usage=usage),  # the same response, after a lagging result
+            result(5, "toolu_b", "b", 4),
+            asst(6, "msg_W", {"type": "text", "text": "Both read."}, 5, usage=usage),
+            line(
+                "assistant",
+                7,
+                6,
+                isApiErrorMessage=True,
+                message={"id": "msg_E", "model": "<synthetic>", "role": "assistant", "content": [], "usage": usage},
+            ),
+        )
+    )
+    with_usage = [r for r in records if "usage" in r]
+    assert [r.get("callId") or r.get("messageId") for r in with_usage] == ["toolu_a", "msg_W"]
+    assert with_usage[0]["usage"] == {
+        "inputTokens": 4,
+        "outputTokens": 50,
+        "cacheReadTokens": 2000,
+        "cacheWriteTokens": 100,
+    }
+    assert with_usage[0]["nativeUsage"] == usage  # verbatim
+    synthetic = of(records, "message")[-1]
+    assert "usage" not in synthetic and synthetic["nativeUsage"] == usage
