@@ -19,23 +19,15 @@ from ...core.spill import SpillMap, SpillSet
 from ...core.timestamps import from_iso, stamp
 from ...model.order import canonical_order
 from .fold import HELD_LIMIT, Fold, FoldMixin
-from .info import AGENT, Out, StreamInfo, opened, schema_of, vendor
-from .parts import HARNESS, INTERRUPT, move_writer, text_part, user_parts
+from .info import AGENT, Out, StreamInfo, opened, vendor
+from .parts import HARNESS, INTERRUPT, move_writer, user_parts
 from .plans import TaskList
-from .queue import QUEUED, STEER, Item, Queue, QueueMixin, queue_line_ids
+from .queue import QUEUED, Item, Queue, QueueMixin, queue_line_ids
+from .side import ORIGIN_KINDS, SideLinesMixin, origin_kind
 from .tools import ToolMixin
 
 _HUMAN = ("human", "prompt")
-_HOOK = ("hook", "injected")
 _QUEUED = QUEUED
-_ORIGIN_KINDS = {
-    "task-notification": HARNESS,
-    "auto-continuation": HARNESS,
-    "observer": HARNESS,
-    "observer-activity": HARNESS,
-    "peer": ("agent", "inter_session"),
-    "coordinator": ("agent", "inter_session"),
-}
 #: Line members every line repeats, or that a record carries in its own fields.
 ENVELOPE = frozenset(
     {
@@ -57,10 +49,6 @@ ENVELOPE = frozenset(
 #: Envelope members kept on the first record that carries them and where they change
 #: (cwd and version start from the header's values).
 TRACKED = frozenset({"cwd", "version", "gitBranch", "slug", "entrypoint", "userType"})
-_NOTICE_SUBTYPES = frozenset({"away_summary", "informational"})
-_ATTACHMENT_SKIP = ("attachment",)
-_ATTACHMENT_SCHEMAS: dict[str, str] = {}  # attachment type -> its data part's schema
-_SYSTEM_SKIP = ("subtype", "content")
 #: (skip, *line keys) -> the line's keys ``_native`` looks at, each with ``key in TRACKED``:
 #: lines come in few shapes, so the envelope is sorted out once per shape.
 #: Also a getter of the tracked members' values and the untracked members' names.
@@ -69,11 +57,9 @@ _NATIVE_LIMIT = 4096
 _UNSEEN = object()
 #: Line types of the conversation chain: any of them closes an open response.
 _CHAIN = frozenset({"user", "attachment", "system"})
-#: System lines written when a turn ends.
-_TURN_END = frozenset({"turn_duration", "stop_hook_summary"})
 
 
-class Builder(FoldMixin, ToolMixin, QueueMixin):
+class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
     def __init__(self, info: StreamInfo, accounting: Accounting) -> None:
         self.info = info
         self.out = Out(accounting)
@@ -396,8 +382,8 @@ class Builder(FoldMixin, ToolMixin, QueueMixin):
         else:
             default = _HUMAN
             origin = obj.get("origin")
-            if isinstance(origin, dict) and _kind(origin) in _ORIGIN_KINDS:
-                default = _ORIGIN_KINDS[origin["kind"]]
+            if isinstance(origin, dict) and origin_kind(origin) in ORIGIN_KINDS:
+                default = ORIGIN_KINDS[origin["kind"]]
             queue = self.queue
             if queue.pending or queue.dequeues:
                 queued = queue.take_for_line(content)
@@ -416,70 +402,6 @@ class Builder(FoldMixin, ToolMixin, QueueMixin):
             self._flush_dequeues()
         self._message(obj, parts, sender=sender, capture=capture, queued=queued)
         acc.records += 1
-
-    # -- attachments, system lines ------------------------------------------------------
-
-    def _attachment(self, obj: dict[str, Any]) -> None:
-        attachment = obj.get("attachment")
-        kind = attachment.get("type") if isinstance(attachment, dict) else None
-        acc = self.out.acc
-        if kind == "queued_command" and isinstance(attachment, dict):
-            # the queue drained into the running turn: this is where the model got the input
-            prompt = attachment.get("prompt")
-            item = self.queue.take_removed(prompt) or self.queue.take_pending(prompt)
-            if item is not None:
-                acc.folded += 1 + len(item.moves)
-            origin = attachment.get("origin")
-            default = STEER
-            if isinstance(origin, dict) and _kind(origin) in _ORIGIN_KINDS:
-                default = _ORIGIN_KINDS[origin["kind"]]
-            parts = user_parts(prompt, default)
-            rest = {k: v for k, v in attachment.items() if k != "prompt"}
-            self._message(
-                obj,
-                parts,
-                role=None,
-                capture={"role": {"state": "absent"}},
-                native={"attachment": rest},
-                skip=_ATTACHMENT_SKIP,
-                queued=item,
-            )
-        else:
-            who = _HOOK if isinstance(kind, str) and kind.startswith("hook_") else HARNESS
-            schema = _ATTACHMENT_SCHEMAS.get(kind) if isinstance(kind, str) else None
-            if schema is None:
-                schema = schema_of(f"attachment/{kind or 'unknown'}")
-                if isinstance(kind, str) and len(_ATTACHMENT_SCHEMAS) < 256:
-                    _ATTACHMENT_SCHEMAS[kind] = schema
-            part = {"type": "data", "data": attachment, "schema": schema}
-            self._message(obj, [part], role=None, who=who, capture={"role": {"state": "absent"}}, skip=_ATTACHMENT_SKIP)
-        acc.records += 1
-
-    def _system(self, obj: dict[str, Any]) -> None:
-        subtype = obj.get("subtype")
-        subtype = subtype if isinstance(subtype, str) or subtype is None else str(subtype)
-        content = obj.get("content")
-        if subtype in _TURN_END:
-            self.busy = False
-        if not isinstance(content, str) or (
-            subtype is not None and subtype != "local_command" and subtype not in _NOTICE_SUBTYPES
-        ):
-            self._vendor(obj, f"system/{subtype}" if subtype else "system")
-            return
-        if subtype is None:
-            parts = [text_part(content, _HOOK if obj.get("toolUseID") else HARNESS)]
-            parts[0].pop("origin")
-        elif subtype == "local_command":
-            parts = user_parts(content, ("harness", "command"))
-        else:
-            parts = [text_part(content, ("harness", "notice"))]
-        self._message(obj, parts, role=None, audience="user", capture={"role": {"state": "absent"}}, skip=_SYSTEM_SKIP)
-        self.out.acc.records += 1
-
-
-def _kind(origin: dict[str, Any]) -> str | None:
-    kind = origin.get("kind")
-    return kind if isinstance(kind, str) else None
 
 
 def _starts_turn(parts: list[dict[str, Any]], busy: bool) -> bool:
