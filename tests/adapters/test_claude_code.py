@@ -826,6 +826,23 @@ def test_hook_output_injected_into_the_context_is_the_hooks() -> None:
     assert res["content"][1] == {"type": "text", "text": hook, "author": "hook", "origin": "injected"}
 
 
+def test_hook_feedback_lines_and_blocked_tool_results_are_the_hooks() -> None:
+    feedback = "Stop hook feedback:\n- [npm run lint]: 2 errors in src/app.ts"
+    blocked = "PreToolUse:Bash hook blocking error from command: rm is not allowed here"
+    records = main(
+        jsonl(
+            user(1, "clean up"),
+            asst(2, "msg_L", {"type": "tool_use", "id": "toolu_L", "name": "Bash", "input": {}}, 1),
+            result(3, "toolu_L", blocked, 2, is_error=True),
+            user(4, feedback, 3),
+        )
+    )
+    (res,) = of(records, "tool_result")
+    assert res["content"] == [{"type": "text", "text": blocked, "author": "hook", "origin": "injected"}]
+    message = of(records, "message")[-1]
+    assert (message["author"], message["origin"]) == ("hook", "injected") and message["content"][0]["text"] == feedback
+
+
 def test_usage_is_normalized_and_written_once_per_response() -> None:
     usage = {
         "input_tokens": 4,

@@ -69,6 +69,8 @@ def split_text(text: str, default: Who) -> list[tuple[str, Who]]:
     for prefix, who in WHOLE.items():  # lines the harness writes whole, trailing hints included
         if text.startswith(prefix):
             return [(text, who)]
+    if default[0] != "hook" and is_hook_text(text):
+        return [(text, HOOK)]  # hook output the harness wrote as a user line ("Stop hook feedback: …")
     if "<" not in text:
         return [(text, default)]
     runs: list[list[Any]] = []
@@ -223,6 +225,8 @@ def result_parts(content: Any, report: bool = False) -> list[dict[str, Any]]:
 
 def _result_text(text: str, report: bool) -> list[dict[str, Any]]:
     default: Who | None = ("agent", "subagent_report") if report else None
+    if not report and is_hook_text(text):
+        return [text_part(text, HOOK)]  # a hook's message in place of the tool's output (a blocked call)
     if "<system-reminder>" not in text:
         return [text_part(text, default)]
     return [text_part(piece, None if who == ("", "") else who) for piece, who in split_text(text, default or ("", ""))]
