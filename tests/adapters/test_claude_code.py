@@ -881,3 +881,23 @@ def test_usage_is_normalized_and_written_once_per_response() -> None:
     assert with_usage[0]["nativeUsage"] == usage  # verbatim
     synthetic = of(records, "message")[-1]
     assert "usage" not in synthetic and synthetic["nativeUsage"] == usage
+
+
+def test_a_remove_without_text_takes_a_queued_prompt_before_a_task_notification() -> None:
+    """Upstream drains prompts (priority next) into a running turn, notifications (later) wait."""
+    note = "<task-notification><status>completed</status></task-notification>"
+    records = main(
+        busy_turn(
+            queue_at("enqueue", 3, note),
+            queue_at("enqueue", 4, "skip the slow tests"),
+            queue_at("remove", 5),
+            result(6, "toolu_q", "ok", 2),
+            asst(7, "msg_P", {"type": "text", "text": "Skipping them."}, 6, stop_reason="end_turn"),
+            queue_at("dequeue", 8),
+            user(9, note, 7),
+        )
+    )
+    steer = next(m for m in of(records, "message") if m.get("origin") == "steer")
+    assert steer["content"] == [{"type": "text", "text": "skip the slow tests"}]
+    delivered = of(records, "message")[-1]
+    assert delivered["author"] == "harness" and delivered["assembly"]["sourceIds"][0] == f"{SID}:L3"

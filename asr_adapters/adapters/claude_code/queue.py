@@ -89,8 +89,7 @@ class Queue:
         the first queued prompt. The dequeue lines waiting go with it."""
         index = self._find(content)
         if index is None and self.dequeues:
-            firsts = [i for i, item in enumerate(self.pending) if not item.notification]
-            index = firsts[0] if firsts else (0 if self.pending else None)
+            index = self.first()
         if index is None:
             return None
         item = self.pending.pop(index)
@@ -113,12 +112,20 @@ class Queue:
             self.delivered.pop(0)
             return "delivered"
         else:
-            index = 0 if self.pending else None
+            index = self.first()
         if index is None:
             return None
         item = self.pending.pop(index)
         item.moves.append((line, obj))
         return item
+
+    def first(self) -> int | None:
+        """The input the queue hands out next: prompts before task notifications (upstream's
+        priorities ``next`` before ``later``), first in first out within each."""
+        for i, item in enumerate(self.pending):
+            if not item.notification:
+                return i
+        return 0 if self.pending else None
 
     def pop_all(self, line: int, obj: dict[str, Any]) -> list[Item]:
         """Inputs a ``popAll`` line pulls back into the prompt box: the one with its text, or
@@ -207,10 +214,9 @@ class QueueMixin:
         input each took out."""
         queue = self.queue
         while queue.dequeues:
-            first = [item for item in queue.pending if not item.notification] or queue.pending
-            if first:
-                queue.pending.remove(first[0])
-                self._vendor_item(first[0])
+            index = queue.first()
+            if index is not None:
+                self._vendor_item(queue.pending.pop(index))
             self._vendor(queue.dequeues.pop(0)[1], "queue-operation")
 
     def _release_removed(self) -> None:
