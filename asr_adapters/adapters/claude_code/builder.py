@@ -18,24 +18,16 @@ from ...core.adapter import header
 from ...core.spill import SpillMap, SpillSet
 from ...core.timestamps import from_iso, stamp
 from ...model.order import canonical_order
-from .fold import Fold, FoldMixin
-from .info import AGENT, Out, StreamInfo, opened, schema_of, vendor
-from .parts import HARNESS, move_writer, text_part, user_parts
+from .fold import HELD_LIMIT, Fold, FoldMixin
+from .info import AGENT, Out, StreamInfo, opened, vendor
+from .parts import HARNESS, INTERRUPT, move_writer, user_parts
 from .plans import TaskList
-from .queue import QUEUED, Queue, QueueMixin
+from .queue import QUEUED, Item, Queue, QueueMixin, queue_line_ids
+from .side import ORIGIN_KINDS, SideLinesMixin, origin_kind
 from .tools import ToolMixin
 
 _HUMAN = ("human", "prompt")
-_HOOK = ("hook", "injected")
 _QUEUED = QUEUED
-_ORIGIN_KINDS = {
-    "task-notification": HARNESS,
-    "auto-continuation": HARNESS,
-    "observer": HARNESS,
-    "observer-activity": HARNESS,
-    "peer": ("agent", "inter_session"),
-    "coordinator": ("agent", "inter_session"),
-}
 #: Line members every line repeats, or that a record carries in its own fields.
 ENVELOPE = frozenset(
     {
@@ -57,19 +49,17 @@ ENVELOPE = frozenset(
 #: Envelope members kept on the first record that carries them and where they change
 #: (cwd and version start from the header's values).
 TRACKED = frozenset({"cwd", "version", "gitBranch", "slug", "entrypoint", "userType"})
-_NOTICE_SUBTYPES = frozenset({"away_summary", "informational"})
-_ATTACHMENT_SKIP = ("attachment",)
-_ATTACHMENT_SCHEMAS: dict[str, str] = {}  # attachment type -> its data part's schema
-_SYSTEM_SKIP = ("subtype", "content")
 #: (skip, *line keys) -> the line's keys ``_native`` looks at, each with ``key in TRACKED``:
 #: lines come in few shapes, so the envelope is sorted out once per shape.
 #: Also a getter of the tracked members' values and the untracked members' names.
 _NATIVE_KEYS: dict[tuple[Any, ...], tuple[tuple[tuple[str, bool], ...], Any, tuple[str, ...]]] = {}
 _NATIVE_LIMIT = 4096
 _UNSEEN = object()
+#: Line types of the conversation chain: any of them closes an open response.
+_CHAIN = frozenset({"user", "attachment", "system"})
 
 
-class Builder(FoldMixin, ToolMixin, QueueMixin):
+class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
     def __init__(self, info: StreamInfo, accounting: Accounting) -> None:
         self.info = info
         self.out = Out(accounting)
@@ -79,6 +69,7 @@ class Builder(FoldMixin, ToolMixin, QueueMixin):
         self.fold: Fold | None = None
         self.last_message: tuple[str | None, str | None] = (None, None)
         self.extras_for: str | None = None
+        self.usage_for: str | None = None
         self.line = 0
         #: The tracked envelope members' last values (``_UNSEEN`` before the first).
         self.seen_env: dict[str, Any] = dict.fromkeys(TRACKED, _UNSEEN)
@@ -89,6 +80,9 @@ class Builder(FoldMixin, ToolMixin, QueueMixin):
         self.linked_agents = SpillSet()  # child streams a spawn named (one per spawn)
         self.sidechain_prompts: dict[str, str] = {}
         self.queue = Queue()
+        #: Whether a turn is running (a prompt or tool result is being answered, a tool runs):
+        #: input queued then is ``queued``; input queued while idle is an ordinary prompt.
+        self.busy = False
         self.first_prompt_seen = info.kind == "main"
 
     # -- header -------------------------------------------------------------------------
@@ -138,33 +132,54 @@ class Builder(FoldMixin, ToolMixin, QueueMixin):
         if kind == "assistant":
             if isinstance(uuid, str):
                 self.uuid_rec[uuid] = ""
-            if self.queue.dequeued:
-                self._flush_dequeued()
+            queue = self.queue
+            if queue.dequeues:
+                self._flush_dequeues()
+            if queue.removed:
+                self._release_removed()
+            self.busy = True
+            if queue.pending:
+                queue.mark_busy()
             self._assistant(obj)
             return self.out.drain()
-        if self.fold is not None:
+        fold = self.fold
+        if fold is not None:
+            if kind not in _CHAIN and len(fold.held) < HELD_LIMIT:
+                # outside the conversation chain: it must not split the open response
+                if isinstance(uuid, str):
+                    self.uuid_rec[uuid] = ""
+                fold.held.append((line, obj))
+                return self.out.drain()
             self._close_fold()
+        self._line(line, obj, kind)
+        return self.out.drain()
+
+    def _line(self, line: int, obj: dict[str, Any], kind: Any) -> None:
+        """One line other than an assistant line (also a line held while a response was open)."""
+        self.line = line
         if kind == "user":
             self._user(obj)
         elif kind == "attachment":
             self._attachment(obj)
         elif kind == "system":
+            if self.queue.removed:
+                self._release_removed()
             self._system(obj)
         elif kind == "queue-operation":
+            uuid = obj.get("uuid")
             if isinstance(uuid, str):
                 self.uuid_rec[uuid] = ""
             self._queue_op(line, obj)
         else:
             self._bookkeeping(obj, kind)
-        return self.out.drain()
 
     def finish(self, children: list[tuple[str, str | None, dict[str, Any] | None]] = ()) -> list[dict[str, Any]]:  # type: ignore[assignment]
         """Close what is still open at the end of the file."""
         self._close_fold()
-        self._flush_dequeued()
-        self._flush_removed()
-        for item in list(self.queue.pending):
-            self._vendor(item.enqueue, "queue-operation")
+        self._flush_dequeues()
+        self._release_removed()
+        for item in self.queue.pending:  # still queued when the file ends
+            self._vendor_item(item)
         self.queue.pending.clear()
         self._finish_tools(list(children))
         return self.out.drain()
@@ -266,13 +281,15 @@ class Builder(FoldMixin, ToolMixin, QueueMixin):
         capture: dict[str, Any] | None = None,
         native: dict[str, Any] | None = None,
         skip: tuple[str, ...] = (),
+        queued: Item | None = None,
     ) -> str:
         """A message record from one line, its keys set in canonical order.
 
         ``who``: the (author, origin) the caller built every part without (else the writer
         all parts share moves from them to the message); ``sender``: the ``from`` member;
         ``native``: members for ``native`` besides the line's own; ``skip``: line members
-        the record already carries."""
+        the record already carries; ``queued``: the queue item this line delivered (its
+        queue lines are folded into the record)."""
         record = opened("message", obj.get("timestamp"))
         prompt_id = obj.get("promptId")
         if isinstance(prompt_id, str):
@@ -306,6 +323,11 @@ class Builder(FoldMixin, ToolMixin, QueueMixin):
         self._link(record, parent)
         if self.info.parent_refs is not None:
             self._copied(record, obj, "messageId", message_id)
+        if queued is not None:
+            ids = queue_line_ids(self.info.session_id, queued)
+            if isinstance(uuid, str):
+                ids.append(uuid)
+            record["assembly"] = {"mode": "folded", "sourceIds": ids}
         if native is not None:
             record["native"] = native
         self._native(record, obj, skip)
@@ -326,8 +348,12 @@ class Builder(FoldMixin, ToolMixin, QueueMixin):
                 if type(block) is dict and block.get("type") == "tool_result":
                     results += 1
             if results:
-                if self.queue.dequeued:
-                    self._flush_dequeued()
+                queue = self.queue
+                if queue.dequeues:
+                    self._flush_dequeues()
+                self.busy = True  # the model will answer the results
+                if queue.pending:
+                    queue.mark_busy()
                 self._tool_results(obj, content)
                 if results < len(content):
                     rest = [b for b in content if not (type(b) is dict and b.get("type") == "tool_result")]
@@ -337,6 +363,9 @@ class Builder(FoldMixin, ToolMixin, QueueMixin):
                 return
         capture = None
         sender = None
+        queued = None
+        if self.queue.removed:
+            self._release_removed()
         if content is None:  # a truncated line: the record says the content was not kept
             parts: list[dict[str, Any]] = []
             capture = {"content": {"state": "absent", "reason": "the line holds no message content"}}
@@ -353,79 +382,44 @@ class Builder(FoldMixin, ToolMixin, QueueMixin):
         else:
             default = _HUMAN
             origin = obj.get("origin")
-            if isinstance(origin, dict) and _kind(origin) in _ORIGIN_KINDS:
-                default = _ORIGIN_KINDS[origin["kind"]]
-            queued = self.queue.dequeued.pop(0) if self.queue.dequeued and default == _HUMAN else None
+            if isinstance(origin, dict) and origin_kind(origin) in ORIGIN_KINDS:
+                default = ORIGIN_KINDS[origin["kind"]]
+            queue = self.queue
+            if queue.pending or queue.dequeues:
+                queued = queue.take_for_line(content)
             if queued is not None:
-                default = _QUEUED
+                if default == _HUMAN and queued.busy:
+                    default = _QUEUED  # typed while the agent worked; idle input is a prompt
                 acc.folded += 1 + len(queued.moves)
             parts = user_parts(content, default)
-            if default == _HUMAN and self.queue.removed and not _is_notice_only(parts):
-                self._flush_removed()
-        self._message(obj, parts, sender=sender, capture=capture)
+            if default == _HUMAN and not _is_notice_only(parts):
+                if queued is None and queue.pending:
+                    self._flush_orphans()  # typed past them: the queue was cleared
+                self.busy = _starts_turn(parts, self.busy)
+            elif _is_interrupt(content):
+                self.busy = False
+        if self.queue.dequeues:
+            self._flush_dequeues()
+        self._message(obj, parts, sender=sender, capture=capture, queued=queued)
         acc.records += 1
 
-    # -- attachments, system lines ------------------------------------------------------
 
-    def _attachment(self, obj: dict[str, Any]) -> None:
-        attachment = obj.get("attachment")
-        kind = attachment.get("type") if isinstance(attachment, dict) else None
-        acc = self.out.acc
-        if kind == "queued_command" and isinstance(attachment, dict):
-            prompt = attachment.get("prompt")
-            item = self.queue.take_removed(prompt)
-            if item is not None:
-                acc.folded += 1 + len(item.moves)
-            elif self.queue.take_pending(prompt):
-                acc.folded += 1
-            origin = attachment.get("origin")
-            default = _QUEUED
-            if isinstance(origin, dict) and _kind(origin) in _ORIGIN_KINDS:
-                default = _ORIGIN_KINDS[origin["kind"]]
-            parts = user_parts(prompt, default)
-            rest = {k: v for k, v in attachment.items() if k != "prompt"}
-            self._message(
-                obj,
-                parts,
-                role=None,
-                capture={"role": {"state": "absent"}},
-                native={"attachment": rest},
-                skip=_ATTACHMENT_SKIP,
-            )
-        else:
-            who = _HOOK if isinstance(kind, str) and kind.startswith("hook_") else HARNESS
-            schema = _ATTACHMENT_SCHEMAS.get(kind) if isinstance(kind, str) else None
-            if schema is None:
-                schema = schema_of(f"attachment/{kind or 'unknown'}")
-                if isinstance(kind, str) and len(_ATTACHMENT_SCHEMAS) < 256:
-                    _ATTACHMENT_SCHEMAS[kind] = schema
-            part = {"type": "data", "data": attachment, "schema": schema}
-            self._message(obj, [part], role=None, who=who, capture={"role": {"state": "absent"}}, skip=_ATTACHMENT_SKIP)
-        acc.records += 1
-
-    def _system(self, obj: dict[str, Any]) -> None:
-        subtype = obj.get("subtype")
-        subtype = subtype if isinstance(subtype, str) or subtype is None else str(subtype)
-        content = obj.get("content")
-        if not isinstance(content, str) or (
-            subtype is not None and subtype != "local_command" and subtype not in _NOTICE_SUBTYPES
-        ):
-            self._vendor(obj, f"system/{subtype}" if subtype else "system")
-            return
-        if subtype is None:
-            parts = [text_part(content, _HOOK if obj.get("toolUseID") else HARNESS)]
-            parts[0].pop("origin")
-        elif subtype == "local_command":
-            parts = user_parts(content, ("harness", "command"))
-        else:
-            parts = [text_part(content, ("harness", "notice"))]
-        self._message(obj, parts, role=None, audience="user", capture={"role": {"state": "absent"}}, skip=_SYSTEM_SKIP)
-        self.out.acc.records += 1
+def _starts_turn(parts: list[dict[str, Any]], busy: bool) -> bool:
+    """Whether a user line holding the person's text starts a turn: a prompt does; a local
+    slash command (only command markup) leaves the agent as it was."""
+    for part in parts:
+        if part.get("author", "human") == "human" and part.get("origin", "prompt") != "command":
+            return True
+    return busy
 
 
-def _kind(origin: dict[str, Any]) -> str | None:
-    kind = origin.get("kind")
-    return kind if isinstance(kind, str) else None
+def _is_interrupt(content: Any) -> bool:
+    if isinstance(content, str):
+        return content.startswith(INTERRUPT)
+    if isinstance(content, list) and content:
+        block = content[0]
+        return isinstance(block, dict) and isinstance(block.get("text"), str) and block["text"].startswith(INTERRUPT)
+    return False
 
 
 def _is_notice_only(parts: list[dict[str, Any]]) -> bool:

@@ -24,6 +24,16 @@ _COMPLETE = frozenset({"end_turn", "tool_use", "stop_sequence", "pause_turn"})
 _CALL_FIELDS = frozenset({"type", "id", "name", "input"})  # tool_use members a tool_call carries
 _CALLS = itemgetter(3)  # a fold line's tool_use blocks
 _ERRORS = ("error", "apiError", "apiErrorStatus")  # a synthetic response's error members
+#: Anthropic usage member -> normalized ``usage`` key (HELPERS: usage, issue 14.13). The API
+#: states no reasoning or total count, so those keys never appear.
+_USAGE_KEYS = (
+    ("input_tokens", "inputTokens"),
+    ("output_tokens", "outputTokens"),
+    ("cache_read_input_tokens", "cacheReadTokens"),
+    ("cache_creation_input_tokens", "cacheWriteTokens"),
+)
+#: Lines held while a response is open, at most: past this the response is closed early.
+HELD_LIMIT = 32
 
 
 class Fold:
@@ -33,6 +43,7 @@ class Fold:
         "best_tokens",
         "continues",
         "first",
+        "held",
         "line",
         "lines",
         "message_id",
@@ -56,6 +67,22 @@ class Fold:
         self.model: Any = None
         self.continues: str | None = None  # id of the earlier message of the same response
         self.line = line  # the first line's number, for a derived id when the line has none
+        #: Lines outside the conversation chain (progress, snapshots, titles, queue operations)
+        #: that arrived while the response was open: handled once it closes, so they never
+        #: split one response into two messages.
+        self.held: list[tuple[int, Any]] = []
+
+
+def normalized_usage(native: Any) -> dict[str, int] | None:
+    """The response's token counts under the normalized names, each only where stated."""
+    if not isinstance(native, dict):
+        return None
+    usage = {}
+    for key, name in _USAGE_KEYS:
+        value = native.get(key)
+        if type(value) is int:
+            usage[name] = value
+    return usage or None
 
 
 def status_of(stop_reason: Any) -> str | None:
@@ -74,6 +101,8 @@ class FoldMixin:
     fold: Fold | None
     extras_for: str | None  # the response whose model/usage a tool call already carries
     last_message: tuple[str | None, str | None]  # (message.id, record id of its message)
+    usage_for: str | None  # the response whose usage a record already carries
+    busy: bool  # whether a turn is running
 
     def _assistant(self, obj: dict[str, Any]) -> None:
         message = obj.get("message")
@@ -163,6 +192,13 @@ class FoldMixin:
                 acc.records += 1
             else:
                 acc.folded += 1
+        if synthetic or (first_call and fold.stop_reason != "tool_use"):
+            self.busy = False  # a response without tool calls ends the turn
+        if fold.held:
+            current = self.line
+            for number, obj in fold.held:
+                self._line(number, obj, obj.get("type"))
+            self.line = current
 
     def _fold_message(self, fold: Fold, content_lines: list[Any], synthetic: bool) -> str:
         """The response's message record (its text and reasoning parts); returns its id."""
@@ -230,8 +266,13 @@ class FoldMixin:
         """Profile members: model, usage, stopReason, error; the response's own extras."""
         if fold.model is not None:
             record["model"] = fold.model
-        if fold.usage is not None:
-            record["usage"] = fold.usage
+        if fold.usage is not None and (fold.message_id is None or fold.message_id != self.usage_for):
+            self.usage_for = fold.message_id  # one response's usage on one record (HELPERS)
+            if not synthetic:  # a harness-written error is no model response: nothing to add up
+                usage = normalized_usage(fold.usage)
+                if usage is not None:
+                    record["usage"] = usage
+            record["nativeUsage"] = fold.usage
         if fold.stop_reason is not None:
             record["stopReason"] = fold.stop_reason
         if synthetic:
@@ -258,6 +299,8 @@ class FoldMixin:
         def _remember_call(self, call: dict[str, Any], obj: dict[str, Any]) -> None: ...
 
         def _native(self, record: dict[str, Any], obj: dict[str, Any], skip: Any = ()) -> None: ...
+
+        def _line(self, line: int, obj: dict[str, Any], kind: Any) -> None: ...
 
 
 def _has_calls(lines: list[tuple[Any, Any, bool, list[dict[str, Any]]]]) -> bool:

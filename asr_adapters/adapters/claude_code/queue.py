@@ -1,119 +1,182 @@
-"""The input queue (``queue-operation`` lines): what the person typed while Claude worked.
+"""The input queue (``queue-operation`` lines): what was typed, or arrived, while Claude worked.
 
-``enqueue`` puts text in the queue; ``dequeue`` submits it as the next user line;
-``remove`` / ``popAll`` take it out without a user line. The queue items are held here
-until their fate is known, so one typed input becomes one record (ASR-225): the user line
-or ``queued_command`` attachment that delivered it, or a withdrawn message. Held: the items
-still in the queue, a handful at most.
+What each operation means comes from Claude Code's queue (``messageQueueManager``):
+``enqueue`` puts an input in the queue; ``dequeue`` takes it out to run as the next turn (a
+user line with its text follows); ``remove`` takes out inputs the running turn consumed:
+the agent loop drains the queue between tool rounds and sends each queued prompt or task
+notification to the model inside the turn (steering), then logs one ``remove`` per input;
+``popAll`` pulls editable inputs back into the prompt box (Up / Esc), so they never reach the
+model. Clearing the queue on cancel logs nothing.
+
+Items are paired by content, not first-in-first-out: a dequeue pairs with the user line that
+follows, matched by text; a ``remove`` names its text in newer builds. One input becomes one
+record at the line that decided its fate: the user line that delivered it, a ``queued_command``
+attachment, a steering message at its ``remove``, or a withdrawn message at its ``popAll``.
+Held: the inputs still in the queue (a handful), the dequeue lines waiting for their user
+line, and removed inputs until the next model response (a ``queued_command`` attachment of
+the same input may still come and is then the record).
 """
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .info import base
+from .info import opened
 from .parts import move_writer, user_parts
 
-#: The writer of input delivered from the queue.
+#: The writer of input the person queued while the agent was busy, delivered as the next turn.
 QUEUED = ("human", "queued")
+#: The writer of input delivered into a running turn.
+STEER = ("human", "steer")
+#: Inputs held in the queue at most; older ones are written as the vendor lines they are.
+PENDING_LIMIT = 64
 
 
 @dataclass
 class Item:
-    """One enqueued input and the lines that moved it."""
+    """One enqueued input and the queue lines that moved it."""
 
     line: int
     enqueue: dict[str, Any]
-    moves: list[dict[str, Any]] = field(default_factory=list)
+    #: Whether the agent was busy: a turn was running at the enqueue, or ran before the dequeue.
+    busy: bool
+    moves: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    #: Prompts typed past this item that were not delivered from the queue.
+    age: int = 0
 
     @property
     def content(self) -> Any:
         return self.enqueue.get("content")
 
+    @property
+    def notification(self) -> bool:
+        content = self.content
+        return isinstance(content, str) and content.startswith("<task-notification>")
+
+    def lines(self) -> list[tuple[int, dict[str, Any]]]:
+        return [(self.line, self.enqueue), *self.moves]
+
 
 class Queue:
     def __init__(self) -> None:
-        self.pending: deque[Item] = deque()
-        #: Dequeued, waiting for the user line that delivers them.
-        self.dequeued: list[Item] = []
-        #: Removed, waiting for a ``queued_command`` that delivers them (else withdrawn).
+        self.pending: list[Item] = []
+        #: Dequeue lines waiting for the user line that delivers what they took.
+        self.dequeues: list[tuple[int, dict[str, Any]]] = []
+        #: Consumed by the running turn, waiting for a ``queued_command`` of the same input.
         self.removed: list[Item] = []
-        #: Delivered by a ``queued_command`` before their ``remove`` line was written.
+        #: Contents a ``queued_command`` delivered before their ``remove`` line was written.
         self.delivered: list[Any] = []
 
-    def enqueue(self, line: int, obj: dict[str, Any]) -> None:
-        self.pending.append(Item(line, obj))
+    def enqueue(self, line: int, obj: dict[str, Any], busy: bool) -> Item | None:
+        """Queue an input; returns the oldest one when the queue is over its limit."""
+        self.pending.append(Item(line, obj, busy))
+        return self.pending.pop(0) if len(self.pending) > PENDING_LIMIT else None
 
-    def dequeue(self, obj: dict[str, Any]) -> bool:
-        if not self.pending:
-            return False
-        item = self.pending.popleft()
-        item.moves.append(obj)
-        self.dequeued.append(item)
-        return True
+    def mark_busy(self) -> None:
+        """The agent worked (a response, a tool result): everything queued waited for it."""
+        for item in self.pending:
+            item.busy = True
 
-    def remove(self, obj: dict[str, Any]) -> bool | str:
-        """Move an item to ``removed``; ``"delivered"`` when a ``queued_command`` already
-        delivered the item this line removes."""
-        content = obj.get("content")
-        if self.delivered and (content is None or content in self.delivered):
-            if content in self.delivered:
-                self.delivered.remove(content)
-            else:
-                self.delivered.pop(0)
-            return "delivered"
-        if not self.pending:
-            return False
-        index = 0
-        if content is not None:
-            for i, item in enumerate(self.pending):
-                if item.content == content:
-                    index = i
-                    break
-        item = self.pending[index]
-        del self.pending[index]
-        item.moves.append(obj)
-        self.removed.append(item)
-        return True
-
-    def pop_all(self, obj: dict[str, Any]) -> bool:
-        if not self.pending:
-            return False
-        first = True
-        while self.pending:
-            item = self.pending.popleft()
-            if first:
-                item.moves.append(obj)
-                first = False
-            self.removed.append(item)
-        return True
-
-    def take_pending(self, prompt: Any) -> bool:
-        """A ``queued_command`` delivering an item still in the queue (its remove follows)."""
+    def _find(self, content: Any) -> int | None:
         for i, item in enumerate(self.pending):
-            if _same(item.content, prompt):
-                del self.pending[i]
-                self.delivered.append(item.content)
-                return True
-        return False
+            if _same(item.content, content):
+                return i
+        return None
+
+    def take_for_line(self, content: Any) -> Item | None:
+        """The queued input a user line delivers: the one with its text, else (after a dequeue)
+        the first queued prompt. The dequeue lines waiting go with it."""
+        index = self._find(content)
+        if index is None and self.dequeues:
+            index = self.first()
+        if index is None:
+            return None
+        item = self.pending.pop(index)
+        if self.dequeues:
+            item.moves.append(self.dequeues.pop(0))
+        return item
+
+    def remove(self, line: int, obj: dict[str, Any]) -> Item | str | None:
+        """The input a ``remove`` line takes out; ``"delivered"`` when a ``queued_command``
+        already delivered it."""
+        content = obj.get("content")
+        if content is not None:
+            index = self._find(content)
+            if index is None:
+                if content in self.delivered:
+                    self.delivered.remove(content)
+                    return "delivered"
+                return None
+        elif self.delivered:
+            self.delivered.pop(0)
+            return "delivered"
+        else:
+            index = self.first()
+        if index is None:
+            return None
+        item = self.pending.pop(index)
+        item.moves.append((line, obj))
+        return item
+
+    def first(self) -> int | None:
+        """The input the queue hands out next: prompts before task notifications (upstream's
+        priorities ``next`` before ``later``), first in first out within each."""
+        for i, item in enumerate(self.pending):
+            if not item.notification:
+                return i
+        return 0 if self.pending else None
+
+    def pop_all(self, line: int, obj: dict[str, Any]) -> list[Item]:
+        """Inputs a ``popAll`` line pulls back into the prompt box: the one with its text, or
+        (no text) every queued prompt; task notifications are not editable and stay."""
+        content = obj.get("content")
+        if content is not None:
+            index = self._find(content)
+            taken = [self.pending.pop(index)] if index is not None else []
+        else:
+            taken = [item for item in self.pending if not item.notification]
+            self.pending = [item for item in self.pending if item.notification]
+        if taken:
+            taken[0].moves.append((line, obj))
+        return taken
+
+    def take_pending(self, prompt: Any) -> Item | None:
+        """A ``queued_command`` delivering an input still queued (its ``remove`` follows)."""
+        index = self._find(prompt)
+        if index is None:
+            return None
+        item = self.pending.pop(index)
+        self.delivered.append(item.content)
+        return item
 
     def take_removed(self, prompt: Any) -> Item | None:
-        """The removed item a ``queued_command`` attachment delivers (same text), if any."""
+        """The removed input a ``queued_command`` attachment delivers (same text), if any."""
         for i, item in enumerate(self.removed):
             if _same(item.content, prompt):
                 return self.removed.pop(i)
         return None
 
+    def orphans(self) -> list[Item]:
+        """Inputs a prompt typed past them shows were cleared: queued prompts at once, task
+        notifications (which wait behind prompts) after a second prompt."""
+        kept: list[Item] = []
+        dropped: list[Item] = []
+        for item in self.pending:
+            item.age += 1
+            (dropped if not item.notification or item.age >= 2 else kept).append(item)
+        self.pending = kept
+        return dropped
+
 
 class QueueMixin:
-    """The builder's queue-operation lines: held items, flushed as vendor records or withdrawn
-    messages. Needs the builder's ``queue``, ``out``, ``info`` and ``_vendor``."""
+    """The builder's queue-operation lines. Needs the builder's ``queue``, ``out``, ``info``,
+    ``busy`` and ``_vendor``."""
 
     queue: Queue
     out: Any
     info: Any
+    busy: bool
 
     if TYPE_CHECKING:
 
@@ -123,47 +186,76 @@ class QueueMixin:
         op = obj.get("operation")
         queue = self.queue
         if op == "enqueue":
-            queue.enqueue(line, obj)
+            dropped = queue.enqueue(line, obj, self.busy)
+            if dropped is not None:
+                self._vendor_item(dropped)
             return
-        if op == "dequeue" and queue.dequeue(obj):
+        if op == "dequeue":
+            queue.dequeues.append((line, obj))
             return
         if op == "remove":
-            moved = queue.remove(obj)
+            moved = queue.remove(line, obj)
             if moved == "delivered":
                 self.out.acc.folded += 1
-            if moved:
                 return
-        if op == "popAll" and queue.pop_all(obj):
-            return
+            if isinstance(moved, Item):
+                queue.removed.append(moved)
+                return
+        if op == "popAll":
+            taken = queue.pop_all(line, obj)
+            for item in taken:
+                self._queue_message(item, obj, ("human", "queued" if item.busy else "prompt"), "withdrawn")
+            if taken:
+                return
         self._vendor(obj, "queue-operation")
 
-    def _flush_dequeued(self) -> None:
-        """Dequeued input no user line delivered: kept as the vendor lines they are."""
-        for item in self.queue.dequeued:
-            self._vendor(item.enqueue, "queue-operation")
-            for move in item.moves:
-                self._vendor(move, "queue-operation")
-        self.queue.dequeued.clear()
+    def _flush_dequeues(self) -> None:
+        """Dequeue lines no user line followed: kept as the vendor lines they are, with the
+        input each took out."""
+        queue = self.queue
+        while queue.dequeues:
+            index = queue.first()
+            if index is not None:
+                self._vendor_item(queue.pending.pop(index))
+            self._vendor(queue.dequeues.pop(0)[1], "queue-operation")
 
-    def _flush_removed(self) -> None:
-        """Input removed from the queue and never delivered: a withdrawn message (ASR-225)."""
-        for item in self.queue.removed:
-            self._withdrawn(item)
-        self.queue.removed.clear()
+    def _release_removed(self) -> None:
+        """Inputs the running turn consumed and no ``queued_command`` carried: each a message
+        delivered into the turn (origin steer), with its ``remove`` line's time."""
+        removed = self.queue.removed
+        while removed:
+            item = removed.pop(0)
+            self._queue_message(item, item.moves[-1][1], STEER, None)
 
-    def _withdrawn(self, item: Item) -> None:
-        obj = item.enqueue
-        parts = user_parts(obj.get("content"), QUEUED)
-        record = base("message", obj)
-        record["messageId"] = f"{self.info.session_id}:enqueue-L{item.line}"
+    def _flush_orphans(self) -> None:
+        for item in self.queue.orphans():
+            self._vendor_item(item)
+
+    def _vendor_item(self, item: Item) -> None:
+        for _line, obj in item.lines():
+            self._vendor(obj, "queue-operation")
+
+    def _queue_message(self, item: Item, at: dict[str, Any], who: tuple[str, str], status: str | None) -> None:
+        """The message of a queued input whose own lines decided its fate (ASR-225)."""
+        record = opened("message", at.get("timestamp"))
+        session = self.info.session_id
+        record["messageId"] = f"{session}:enqueue-L{item.line}"
         record["role"] = "user"
+        parts = user_parts(item.content, who)
         move_writer(record, parts)
-        record["status"] = "withdrawn"
+        if status is not None:
+            record["status"] = status
         record["content"] = parts
         record["idSource"] = "derived"
+        record["assembly"] = {"mode": "folded", "sourceIds": queue_line_ids(session, item)}
         self.out.put(record)
         self.out.acc.records += 1
         self.out.acc.folded += len(item.moves)
+
+
+def queue_line_ids(session: str, item: Item) -> list[str]:
+    """The ids of an item's queue lines (they have no uuid: their line numbers)."""
+    return [f"{session}:L{n}" for n, _ in item.lines()]
 
 
 def _same(queued: Any, prompt: Any) -> bool:

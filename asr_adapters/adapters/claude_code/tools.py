@@ -78,9 +78,8 @@ class ToolMixin:
             is_error = block.get("is_error")
             if isinstance(is_error, bool):
                 record["isError"] = is_error
-            parts = record["content"] = result_parts(
-                block.get("content"), report=pending is not None and pending[0] in ("Task", "Agent")
-            )
+            report = pending is not None and pending[0] in ("Task", "Agent") and block.get("is_error") is not True
+            parts = record["content"] = result_parts(block.get("content"), report=report)
             for part in parts:
                 if part.get("type") == "text" and "<persisted-output>" in part.get("text", ""):
                     reason = "the output was written to a tool-results file; the transcript keeps a preview"
@@ -121,7 +120,7 @@ class ToolMixin:
         failed = block.get("is_error") is True
         if name in ("Task", "Agent"):
             text = _text(block.get("content"))
-            self._spawn(block.get("tool_use_id"), call_input, call_line, call_rid, result, text)
+            self._spawn(block.get("tool_use_id"), call_input, call_line, call_rid, result, text, failed)
         elif name == "AskUserQuestion":
             self._questions(obj, block, call_input, result, rid)
         elif failed:
@@ -226,12 +225,21 @@ class ToolMixin:
         self._plan(obj, block, plan_id or f"plan:{self.info.session_id}", body, derived=plan_id is None)
 
     def _spawn(
-        self, call_id: Any, call_input: dict[str, Any], call_line: dict[str, Any], call_rid: str, result: Any, text: str
+        self,
+        call_id: Any,
+        call_input: dict[str, Any],
+        call_line: dict[str, Any],
+        call_rid: str,
+        result: Any,
+        text: str,
+        failed: bool = False,
     ) -> None:
         agent_id = result.get("agentId") if isinstance(result, dict) else None
         if not isinstance(agent_id, str):
             match = _AGENT_TAIL.search(text)
             agent_id = match.group(1) if match else None
+        if failed and not agent_id:
+            return  # the call failed before any agent ran (input validation…): no delegation
         session = None
         if agent_id:
             session = agent_key(self.info.root_session, agent_id)

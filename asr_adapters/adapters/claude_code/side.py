@@ -1,0 +1,117 @@
+"""Attachment and system lines: context the harness injects, hook output, notices, and
+``queued_command`` attachments (input the queue drained into a running turn)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .info import schema_of
+from .parts import HARNESS, text_part, user_parts
+from .queue import STEER, Item, Queue
+
+_HOOK = ("hook", "injected")
+#: ``origin.kind`` of injected turns -> (author, origin).
+ORIGIN_KINDS = {
+    "task-notification": HARNESS,
+    "auto-continuation": HARNESS,
+    "observer": HARNESS,
+    "observer-activity": HARNESS,
+    "peer": ("agent", "inter_session"),
+    "coordinator": ("agent", "inter_session"),
+}
+_NOTICE_SUBTYPES = frozenset({"away_summary", "informational"})
+#: System lines written when a turn ends.
+_TURN_END = frozenset({"turn_duration", "stop_hook_summary"})
+_ATTACHMENT_SKIP = ("attachment",)
+_ATTACHMENT_SCHEMAS: dict[str, str] = {}  # attachment type -> its data part's schema
+_SYSTEM_SKIP = ("subtype", "content")
+
+
+class SideLinesMixin:
+    """Needs the builder's ``out``, ``queue``, ``busy``, ``_message`` and ``_vendor``."""
+
+    out: Any
+    queue: Queue
+    busy: bool
+
+    if TYPE_CHECKING:
+
+        def _vendor(self, obj: Any, kind: str) -> None: ...
+
+        def _message(
+            self,
+            obj: dict[str, Any],
+            parts: list[dict[str, Any]],
+            *,
+            message_id: str | None = None,
+            role: str | None = "user",
+            who: tuple[str, str] | None = None,
+            sender: dict[str, Any] | None = None,
+            audience: str | None = None,
+            capture: dict[str, Any] | None = None,
+            native: dict[str, Any] | None = None,
+            skip: tuple[str, ...] = (),
+            queued: Item | None = None,
+        ) -> str: ...
+
+    def _attachment(self, obj: dict[str, Any]) -> None:
+        attachment = obj.get("attachment")
+        kind = attachment.get("type") if isinstance(attachment, dict) else None
+        acc = self.out.acc
+        if kind == "queued_command" and isinstance(attachment, dict):
+            # the queue drained into the running turn: this is where the model got the input
+            prompt = attachment.get("prompt")
+            item = self.queue.take_removed(prompt) or self.queue.take_pending(prompt)
+            if item is not None:
+                acc.folded += 1 + len(item.moves)
+            origin = attachment.get("origin")
+            default = STEER
+            if isinstance(origin, dict) and origin_kind(origin) in ORIGIN_KINDS:
+                default = ORIGIN_KINDS[origin["kind"]]
+            parts = user_parts(prompt, default)
+            rest = {k: v for k, v in attachment.items() if k != "prompt"}
+            self._message(
+                obj,
+                parts,
+                role=None,
+                capture={"role": {"state": "absent"}},
+                native={"attachment": rest},
+                skip=_ATTACHMENT_SKIP,
+                queued=item,
+            )
+        else:
+            who = _HOOK if isinstance(kind, str) and kind.startswith("hook_") else HARNESS
+            schema = _ATTACHMENT_SCHEMAS.get(kind) if isinstance(kind, str) else None
+            if schema is None:
+                schema = schema_of(f"attachment/{kind or 'unknown'}")
+                if isinstance(kind, str) and len(_ATTACHMENT_SCHEMAS) < 256:
+                    _ATTACHMENT_SCHEMAS[kind] = schema
+            part = {"type": "data", "data": attachment, "schema": schema}
+            self._message(obj, [part], role=None, who=who, capture={"role": {"state": "absent"}}, skip=_ATTACHMENT_SKIP)
+        acc.records += 1
+
+    def _system(self, obj: dict[str, Any]) -> None:
+        subtype = obj.get("subtype")
+        subtype = subtype if isinstance(subtype, str) or subtype is None else str(subtype)
+        content = obj.get("content")
+        if subtype in _TURN_END:
+            self.busy = False
+        if not isinstance(content, str) or (
+            subtype is not None and subtype != "local_command" and subtype not in _NOTICE_SUBTYPES
+        ):
+            self._vendor(obj, f"system/{subtype}" if subtype else "system")
+            return
+        if subtype is None:
+            parts = [text_part(content, _HOOK if obj.get("toolUseID") else HARNESS)]
+            parts[0].pop("origin")
+        elif subtype == "local_command":
+            parts = user_parts(content, ("harness", "command"))
+        else:
+            parts = [text_part(content, ("harness", "notice"))]
+        self._message(obj, parts, role=None, audience="user", capture={"role": {"state": "absent"}}, skip=_SYSTEM_SKIP)
+        self.out.acc.records += 1
+
+
+def origin_kind(origin: dict[str, Any]) -> str | None:
+    kind = origin.get("kind")
+    return kind if isinstance(kind, str) else None
