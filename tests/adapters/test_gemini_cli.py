@@ -99,7 +99,8 @@ def test_user_and_gemini_messages_keep_ids_tokens_model_and_thought_summaries() 
         "_meta": {"com.google.gemini-cli/thought": {"timestamp": "2026-03-18T09:59:00.000Z"}},
     }
     assert reply["content"][1] == {"type": "text", "text": "Hello."}
-    assert reply["model"] == "m-1" and reply["usage"] == {"input": 3, "output": 1, "total": 4}
+    assert reply["model"] == "m-1" and reply["nativeUsage"] == {"input": 3, "output": 1, "total": 4}
+    assert reply["usage"] == {"inputTokens": 3, "outputTokens": 1, "totalTokens": 4}
     assert "audience" not in user and "audience" not in reply  # never defaulted (ASR-204)
     assert accounting.native_items == 2 and accounting.records == 2
 
@@ -271,7 +272,9 @@ def test_tool_only_reply_writes_no_empty_message_and_keeps_model_and_usage() -> 
     assert of_type(records, "message") == []
     tool_call = of_type(records, "tool_call")[0]
     assert tool_call["inferenceId"] == "g1" and "messageId" not in tool_call
-    assert tool_call["model"] == "m" and tool_call["usage"] == {"total": 9}
+    assert tool_call["model"] == "m" and tool_call["usage"] == {"totalTokens": 9}
+    assert tool_call["nativeUsage"] == {"total": 9}
+    assert all("usage" not in c for c in of_type(records, "tool_call")[1:])
 
 
 def test_raw_function_call_parts_become_tool_calls_without_an_empty_message() -> None:
@@ -344,7 +347,7 @@ def test_repeated_id_is_a_revision_and_identical_repeats_are_duplicates() -> Non
     )
     messages = of_type(records, "message")
     assert [m["messageId"] for m in messages] == ["g1", "g1"]
-    assert messages[1]["supersedes"] == messages[0]["id"] and messages[1]["usage"] == {"total": 2}
+    assert messages[1]["supersedes"] == messages[0]["id"] and messages[1]["usage"] == {"totalTokens": 2}
     assert (accounting.native_items, accounting.records, accounting.duplicates) == (4, 3, 1)
 
 
@@ -655,3 +658,50 @@ def test_samples_folder_is_where_the_harness_looks() -> None:
     if not SAMPLES:
         pytest.skip("../shared/samples/gemini-cli is absent")
     assert all(os.path.basename(p).endswith(".json") for p in SAMPLES)
+
+
+# -- issue 14 items: usage, notices, subagents, title, removals, compression copies ------
+
+
+def total_usage(records: list[dict[str, Any]]) -> dict[str, int]:
+    """What a consumer gets by summing ``usage`` over every record of the stream."""
+    sums: dict[str, int] = {}
+    for record in records:
+        for key, value in record.get("usage", {}).items():
+            sums[key] = sums.get(key, 0) + value
+    return sums
+
+
+def test_usage_is_normalized_and_counted_once_across_rewrites() -> None:
+    tokens = {"input": 900, "output": 60, "cached": 800, "thoughts": 20, "tool": 5, "total": 985}
+    first = gemini("g1", "", thoughts=[{"subject": "S", "description": "D"}], tokens=None, model="m")
+    with_tokens = {**first, "tokens": tokens}
+    with_calls = {**with_tokens, "toolCalls": [call("c1")]}
+    raw = {**with_calls, "content": [{"text": "**S**\n\nD", "thought": True}, {"functionCall": {"id": "c1"}}]}
+    second = gemini("g2", "", toolCalls=[call("c2")], tokens={"input": 10, "output": 1, "total": 11}, model="m")
+    second_raw = {**second, "content": [{"text": "thinking", "thought": True}]}
+    records, _ = run(jsonl(HEADER, first, with_tokens, with_calls, {"$set": {"messages": [raw]}}, second, second_raw))
+    g1 = [m for m in of_type(records, "message") if m["messageId"] == "g1"]
+    assert "usage" not in g1[0] and "nativeUsage" not in g1[0]  # tokens: null
+    assert g1[1]["usage"] == {
+        "inputTokens": 900,
+        "outputTokens": 60,
+        "cacheReadTokens": 800,
+        "reasoningTokens": 20,
+        "totalTokens": 985,
+    }  # ``tool`` has no normalized key; no cache writes recorded
+    assert g1[1]["nativeUsage"] == tokens and len(g1) == 3
+    assert "usage" not in g1[2] and g1[2]["nativeUsage"] == tokens  # a revision: counted once
+    # g2 has no text: its usage rides on its first tool_call; the later message does not repeat it
+    g2_call = next(c for c in of_type(records, "tool_call") if c["callId"] == "c2")
+    assert g2_call["usage"] == {"inputTokens": 10, "outputTokens": 1, "totalTokens": 11}
+    g2 = next(m for m in of_type(records, "message") if m["messageId"] == "g2")
+    assert "usage" not in g2 and g2["nativeUsage"] == second["tokens"]
+    assert total_usage(records)["totalTokens"] == 985 + 11
+
+
+def test_usage_keys_only_where_the_source_has_the_number() -> None:
+    records, _ = run(document([gemini("g1", "Hi.", tokens={"input": 3, "total": 3, "cached": None})]))
+    (reply,) = of_type(records, "message")
+    assert reply["usage"] == {"inputTokens": 3, "totalTokens": 3}
+    assert reply["nativeUsage"] == {"input": 3, "total": 3, "cached": None}

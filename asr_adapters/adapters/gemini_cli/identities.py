@@ -87,6 +87,9 @@ class Identities:
         self.chains: dict[str, int] = {}
         #: whether the message being mapped wrote a record that is never a repeat
         self.volatile = False
+        #: response (message) id -> digest of the tokens its normalized ``usage`` was written
+        #: with: a revision of the same response does not carry them again (never counted twice)
+        self.credited = SpillMap()
 
     def revise(
         self, body: dict[str, Any], previous: int | None, out: list[dict[str, Any]], force: bool, chain: str = ""
@@ -105,12 +108,29 @@ class Identities:
         last = self.chains.get(chain) if chain else None if previous is None else previous & _SEQ_MASK
         if last is not None:
             body["supersedes"] = f"r{last}"
+        if "usage" in body:
+            self._credit(body)
         record = self.emit(body)
         seq: int = record["seq"]
         if chain:
             self.chains[chain] = seq
         out.append(record)
         return digest << _SEQ_BITS | seq
+
+    def _credit(self, body: dict[str, Any]) -> None:
+        """Keep ``usage`` only on the first record written with these tokens for its response.
+
+        A response's usage rides on its message, or on its first tool_call when it has no
+        message (``inferenceId``); revisions and rewrites keep ``nativeUsage`` only.
+        """
+        response = body.get("messageId") if body["type"] == "message" else body.get("inferenceId")
+        if not isinstance(response, str):
+            return
+        digest = native_digest(body.get("nativeUsage"))
+        if digest is not None and self.credited.get(response) == digest:
+            del body["usage"]
+        else:
+            self.credited[response] = digest
 
     def vendor(self, kind: str, data: Any) -> dict[str, Any]:
         """A ``vendor`` record body keeping a native item verbatim."""

@@ -44,6 +44,7 @@ from .tools import (
     subagent_body,
     todo_plan,
 )
+from .usage import put_usage
 
 _MESSAGE_KEYS = frozenset(
     {"id", "timestamp", "type", "content", "displayContent", "thoughts", "tokens", "model", "toolCalls"}
@@ -109,7 +110,7 @@ class Mapper(Identities):
             body["model"] = model
         tokens = msg.get("tokens")
         if tokens is not None:
-            body["usage"] = tokens
+            put_usage(body, tokens)
         extra = {k: v for k, v in msg.items() if k not in _MESSAGE_KEYS}
         if extra:
             body["gemini"] = extra
