@@ -705,3 +705,67 @@ def test_usage_keys_only_where_the_source_has_the_number() -> None:
     (reply,) = of_type(records, "message")
     assert reply["usage"] == {"inputTokens": 3, "totalTokens": 3}
     assert reply["nativeUsage"] == {"input": 3, "total": 3, "cached": None}
+
+
+@pytest.mark.parametrize("content", ["", [], None])
+@pytest.mark.parametrize("kind", ["info", "warning", "error"])
+@pytest.mark.parametrize("era_of", ["json", "jsonl"])
+def test_an_empty_notice_is_still_a_harness_notice(content: Any, kind: str, era_of: str) -> None:
+    notice = {"id": "n1", "timestamp": "2026-03-18T10:00:00Z", "type": kind, "content": content}
+    data = document([notice]) if era_of == "json" else jsonl(HEADER, notice)
+    records, accounting = run(data)
+    (message,) = of_type(records, "message")
+    assert (message["author"], message["origin"], message["audience"]) == ("harness", "notice", "user")
+    assert message["content"] == [{"type": "text", "text": ""}] and message["nativeType"] == kind
+    assert of_type(records, "vendor") == [] and accounting.vendor == 0
+
+
+def agent_call(cid: str, name: str, args: dict[str, Any], **more: Any) -> dict[str, Any]:
+    return {**call(cid, name=name), "args": args, **more}
+
+
+def test_subagent_type_is_the_agents_name_and_description_the_prompt() -> None:
+    progress = {"isSubagentProgress": True, "agentName": "investigator", "recentActivity": []}
+    calls = [
+        agent_call("c1", "invoke_agent", {"agent_name": "cli_help", "prompt": "How do hooks work?"}, agentId="kid-1"),
+        agent_call("c2", "invoke_agent", {"prompt": "Look around."}, resultDisplay=progress),
+        agent_call("c3", "invoke_agent", {"prompt": "No name anywhere."}),
+        agent_call("c4", "codebase_investigator", {"objective": "find tests"}, agentId="kid-4"),
+        agent_call("c5", "read_file", {"file_path": "a"}),
+    ]
+    records, _ = run(jsonl(HEADER, gemini("g1", "Delegating.", toolCalls=calls)))
+    subagents = {s["callId"]: s for s in of_type(records, "subagent")}
+    assert subagents["c1"] == {
+        "type": "subagent",
+        "seq": subagents["c1"]["seq"],
+        "id": subagents["c1"]["id"],
+        "callId": "c1",
+        "session": "gemini-cli:kid-1",
+        "agentType": "cli_help",
+        "description": "How do hooks work?",
+    }
+    assert subagents["c2"]["agentType"] == "investigator" and "session" not in subagents["c2"]
+    assert "agentType" not in subagents["c3"] and subagents["c3"]["description"] == "No name anywhere."
+    # an older per-agent tool is named after its agent; it has no prompt argument
+    assert subagents["c4"]["agentType"] == "codebase_investigator" and "description" not in subagents["c4"]
+    assert "c5" not in subagents
+
+
+def test_title_from_the_header_then_each_later_summary_revises_it() -> None:
+    prompt = {"id": "u1", "timestamp": "2026-03-18T10:00:00Z", "type": "user", "content": "one"}
+    records, _ = run(
+        jsonl(
+            {**HEADER, "summary": "First"},
+            prompt,
+            {"$set": {"summary": "Second"}},
+            {"$set": {"lastUpdated": "2026-03-18T10:05:00Z"}},
+            {"$set": {"summary": "Third"}},
+        )
+    )
+    assert records[0]["title"] == "First"
+    titles = [r["title"] for r in records[1:] if "title" in r]
+    assert titles == ["Second", "Third"]
+    latest = [records[0]["title"], *titles][-1]
+    assert latest == "Third"
+    (json_header, *_) = run(document([prompt], summary="Only"))[0]
+    assert json_header["title"] == "Only"

@@ -140,9 +140,12 @@ class Replay:
         self.mapper.put_vendor("rewind", value, out, removedMessageIds=removed)
 
     def set(self, number: int, value: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        summary = value["$set"].get("summary")
+        # a later title: the header is already written, so this record revises it (latest wins)
+        title = {"title": summary} if isinstance(summary, str) else {}
         messages = value["$set"].get("messages")
         if not isinstance(messages, list):
-            self.mapper.put_vendor("set", value, out)
+            self.mapper.put_vendor("set", value, out, **title)
             return
         entries = [m for m in messages if isinstance(m, dict) and isinstance(m.get("id"), str)]
         kept = {m["id"] for m in entries}
@@ -155,7 +158,7 @@ class Replay:
                 stayed.add(message_id)
             else:
                 removed.append(message_id)
-        self.mapper.put_vendor("set", value, out, removedMessageIds=removed)
+        self.mapper.put_vendor("set", value, out, **title, removedMessageIds=removed)
         self.first = self.end  # a new, empty history
         known = self.known
         for index, msg in enumerate(entries):

@@ -261,12 +261,11 @@ class Mapper(Identities):
         entry = self.revise(body, state[CALL], out, force)
         if entry is not None:
             state[CALL] = entry
-        if "agentId" in call:
-            subagent = subagent_body(call, call_id)
-            if subagent is not None:
-                entry = self.revise(subagent, state[SUBAGENT], out, force)
-                if entry is not None:
-                    state[SUBAGENT] = entry
+        subagent = subagent_body(call, call_id)
+        if subagent is not None:
+            entry = self.revise(subagent, state[SUBAGENT], out, force)
+            if entry is not None:
+                state[SUBAGENT] = entry
         result = result_body(call, call_id)
         entry = self.revise(result, state[RESULT], out, force)
         if entry is not None:
@@ -379,11 +378,15 @@ class Mapper(Identities):
 
     def _notice(self, msg: dict[str, Any], message_id: str, derived: bool, out: list, force: bool) -> None:
         body = self._head(msg, message_id, derived)
-        content = [map_part(p) for p in native_parts(msg.get("content"))]
-        if isinstance(msg.get("content"), list) and msg.get("type") == "info":
+        native = msg.get("content")
+        content = [map_part(p) for p in native_parts(native)]
+        if content and isinstance(native, list) and msg.get("type") == "info":
             # v0.44+ binary tool output: an ``info`` record that is the next request to the model
             body.update(role="user", author="tool", origin="injected", audience="model", content=content)
         else:
+            if not content and native in ("", [], None):
+                # an empty notice is still a notice the CLI showed (ASR-205): one empty text part
+                content = [{"type": "text", "text": ""}]
             body.update(author="harness", origin="notice", audience="user", content=content)
             body["capture"] = {"role": {"state": "absent", "reason": "a CLI notice; Gemini CLI gives it no role"}}
         self._display(body, msg, None)
