@@ -26,7 +26,37 @@ def run(data: bytes, name: str = "session-2026-03-18T10-00-3f9c2a71.jsonl") -> t
     records = [r for stream in conversion.streams() for r in stream.records]
     assert not validate_records(records), [f.describe() for f in validate_records(records)]
     assert conversion.accounting.balanced(), conversion.accounting.as_dict()
+    assert not coming_rule_findings(records), coming_rule_findings(records)
     return records, conversion.accounting
+
+
+#: the native ids whose repetition the coming validator rule (issue 14.14) reports, per record type
+NATIVE_IDS = {"message": "messageId", "tool_call": "callId", "plan": "planId", "input_request": "requestId"}
+
+
+def coming_rule_findings(records: list[dict[str, Any]]) -> list[str]:
+    """The validator rules of issue 14.14/15, as HELPERS.md states them: a native id written
+    again must supersede its earlier record or carry copiedFrom; a tool_result names a
+    tool_call; references (supersedes, removal lists) name records of the stream."""
+    findings = []
+    by_id = {r["id"]: r for r in records}
+    calls = {r["callId"] for r in records if r["type"] == "tool_call"}
+    seen: dict[tuple[str, str], str] = {}
+    for record in records:
+        field = NATIVE_IDS.get(record["type"])
+        if field is not None and isinstance(record.get(field), str):
+            key = (field, record[field])
+            if key in seen and "copiedFrom" not in record:
+                target = by_id.get(record.get("supersedes", ""))
+                if target is None or target.get(field) != record[field]:
+                    findings.append(f"{record['id']}: {field} {record[field]!r} written again by {seen[key]}")
+            seen[key] = record["id"]
+        if record["type"] == "tool_result" and record["callId"] not in calls:
+            findings.append(f"{record['id']}: tool_result of {record['callId']!r} has no tool_call")
+        for rid in record.get("reverted", ()):
+            if rid not in by_id:
+                findings.append(f"{record['id']}: reverted {rid!r} names no record")
+    return findings
 
 
 def jsonl(*lines: Any) -> bytes:
@@ -375,7 +405,8 @@ def test_rewind_and_reset_keep_records_and_name_what_left_the_history() -> None:
         "com.google.gemini-cli/set",
         "com.google.gemini-cli/rewind",
     ]
-    assert [v["removedMessageIds"] for v in vendors] == [["u2"], [], ["u1"]]
+    # the removal names the records the removed messages stand for (u2, then u1's first record)
+    assert [v["reverted"] for v in vendors] == [["r3"], [], ["r2"]]
     assert vendors[0]["data"] == {"$rewindTo": "u2"}
     messages = of_type(records, "message")
     assert [m["messageId"] for m in messages] == ["u1", "u2", "u1"]  # u1 came back after the rewind
@@ -492,8 +523,10 @@ def test_state_moved_to_disk_answers_as_in_memory(monkeypatch: pytest.MonkeyPatc
 
 def test_a_rewind_names_what_left_in_history_order() -> None:
     records, _ = run(jsonl(*HISTORY_CASE))
-    removed = [r["removedMessageIds"] for r in of_type(records, "vendor") if "removedMessageIds" in r]
-    assert removed == [["u2", "u3"], [], ["u1", "g1", "u3"], ["u3"], ["u4"]]
+    reverted = [r["reverted"] for r in of_type(records, "vendor") if "reverted" in r]
+    # u2 (a function-response turn repeating r5) stands for nothing of its own; a removed reply
+    # names the latest revision of each of its records (r10 revised r5), in history order
+    assert reverted == [["r8"], [], ["r2", "r3", "r4", "r10", "r6", "r7", "r12"], ["r19"], ["r22"]]
 
 
 def test_an_unchanged_repeat_is_not_mapped_again(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -90,6 +90,9 @@ class Identities:
         #: response (message) id -> digest of the tokens its normalized ``usage`` was written
         #: with: a revision of the same response does not carry them again (never counted twice)
         self.credited = SpillMap()
+        #: the seq of every record the message being mapped wrote or found unchanged: what
+        #: that message stands for in the stream, named when a rewind or reset removes it
+        self.touched: list[int] = []
 
     def revise(
         self, body: dict[str, Any], previous: int | None, out: list[dict[str, Any]], force: bool, chain: str = ""
@@ -102,6 +105,7 @@ class Identities:
         if self.repeats:
             digest = hash(_dumps(body)) & _DIGEST_MASK
             if previous is not None and previous >> _SEQ_BITS == digest and not force:
+                self.touched.append(previous & _SEQ_MASK)
                 return None
         else:
             digest = 0
@@ -112,6 +116,7 @@ class Identities:
             self._credit(body)
         record = self.emit(body)
         seq: int = record["seq"]
+        self.touched.append(seq)
         if chain:
             self.chains[chain] = seq
         out.append(record)
@@ -148,6 +153,7 @@ class Identities:
         if extra:
             record.update(extra)
         out.append(self.emit(record))
+        self.touched.append(record["seq"])
         self.volatile = True
 
     def put_native(self, message_id: str, msg: Any, out: list[dict[str, Any]], force: bool) -> None:
@@ -168,6 +174,13 @@ class Identities:
         """Whether a message record of ``message_id`` was written."""
         entries = self.messages.get(message_id)
         return entries is not None and entries[0] is not None
+
+    def touch(self, state: CallState) -> None:
+        """Note the records of a call the message maps without writing them again."""
+        for index in (CALL, SUBAGENT, RESULT):
+            entry = state[index]
+            if entry is not None:
+                self.touched.append(entry & _SEQ_MASK)
 
     def call_state(self, call_id: str, message_id: str) -> tuple[CallState, bool]:
         """The call id's state, noting that ``message_id`` maps it; whether it is now shared."""

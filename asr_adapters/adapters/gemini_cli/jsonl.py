@@ -25,6 +25,7 @@ from ...core.errors import InputError
 from ...core.source import Source
 from ...core.spill import SpillMap
 from . import discover
+from .copies import align_from_end, copy_key, is_harness_turn, starts_burst
 from .mapping import Mapper, native_digest
 
 if TYPE_CHECKING:
@@ -72,16 +73,25 @@ class Replay:
         self.order = SpillMap()
         self.first = 0
         self.end = 0
+        #: message id -> (its copy key, the message it copies or None): see ``copies``
+        self.keys = SpillMap()
+        #: message id -> the seqs of the records it stands for (what a removal reverts)
+        self.became = SpillMap()
+        #: in a run of re-recorded history: the place of the next message it copies, and
+        #: where the history ended when the run began
+        self.run: int | None = None
+        self.run_end = 0
 
     def line(self, number: int, value: Any, raw: bytes = b"") -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
+        if type(value) is dict and isinstance(value.get("id"), str) and not isinstance(value.get("$rewindTo"), str):
+            where = "" if value["id"] else f"line{number}"
+            return self.message(value, where, native=hash(raw) if raw else None, copied=self._burst(value))
+        self.run = None
         if type(value) is not dict:
             self.mapper.put_vendor("line", value, out)
         elif isinstance(value.get("$rewindTo"), str):
             self.rewind(value, out)
-        elif isinstance(value.get("id"), str):
-            where = "" if value["id"] else f"line{number}"
-            out = self.message(value, where, native=hash(raw) if raw else None)
         elif isinstance(value.get("$set"), dict):
             self.set(number, value, out)
         elif is_header(value):
@@ -91,10 +101,42 @@ class Replay:
             self.mapper.put_vendor("line", value, out)
         return out
 
+    def _burst(self, msg: dict[str, Any]) -> str | None:
+        """The message a new-id line copies when it continues (or opens) a run of history
+        recorded again (``setHistory``: the environment turn first, then the rest in order)."""
+        message_id = msg["id"]
+        if not message_id or message_id in self.known:
+            self.run = None
+            return None
+        place = self.run
+        if place is None:
+            if not starts_burst(msg):
+                return None
+            place, self.run_end = self.first, self.end
+        order, keys = self.order, self.keys
+        entry = original = None
+        while place < self.run_end:  # the next message of the history that has a copy key
+            original = order.get(place)
+            entry = None if original is None else keys.get(original)
+            if entry is not None and entry[0] is not None:
+                break
+            place += 1
+        if entry is None or original is None or entry[0] is None or entry[0] != copy_key(msg):
+            self.run = None
+            return None
+        self.run = place + 1
+        return str(entry[1] or original)
+
     def message(
-        self, msg: dict[str, Any], position: str, removed: bool | None = None, native: int | None = None
+        self,
+        msg: dict[str, Any],
+        position: str,
+        removed: bool | None = None,
+        native: int | None = None,
+        copied: str | None = None,
     ) -> list[dict[str, Any]]:
-        """``native``: a digest of the message as written (its line's bytes, or one dump)."""
+        """``native``: a digest of the message as written (its line's bytes, or one dump);
+        ``copied``: the id of the message it copies (see ``copies``)."""
         message_id = msg["id"]
         known = self.known
         entry = known.get(message_id)
@@ -116,10 +158,23 @@ class Replay:
                 known[message_id] = (previous, place)
             return []  # as mapped last time, and nothing it reads changed: all repeats
         # a message that comes back after a rewind or reset is written again, even if unchanged
-        out = mapper.message(msg, position, force=removed)
+        out = mapper.message(msg, position, force=removed, copied_from=copied)
         stable = native is not None and bool(message_id) and not mapper.volatile
         known[message_id] = (hash((native, mapper.epoch)) if stable else None, place)
+        if message_id:
+            self.keys[message_id] = (copy_key(msg), copied)
+            self.became[message_id] = tuple(mapper.touched)
         return out
+
+    def _reverted(self, removed: list[str]) -> list[str]:
+        """The ids of the records that the messages which left the history stand for, in
+        history order (a message that repeated an earlier record, such as a function-response
+        turn, stands for nothing of its own)."""
+        became = self.became
+        seqs: list[int] = []
+        for message_id in removed:
+            seqs.extend(became.get(message_id, ()))
+        return [f"r{seq}" for seq in dict.fromkeys(seqs)]
 
     def _place(self, message_id: str) -> int | None:
         """The message's place in the history, or None when it is not in it."""
@@ -137,7 +192,7 @@ class Replay:
             removed.append(message_id)
             known[message_id] = (known[message_id][0], None)
         self.end = cut
-        self.mapper.put_vendor("rewind", value, out, removedMessageIds=removed)
+        self.mapper.put_vendor("rewind", value, out, reverted=self._reverted(removed))
 
     def set(self, number: int, value: dict[str, Any], out: list[dict[str, Any]]) -> None:
         summary = value["$set"].get("summary")
@@ -149,6 +204,14 @@ class Replay:
             return
         entries = [m for m in messages if isinstance(m, dict) and isinstance(m.get("id"), str)]
         kept = {m["id"] for m in entries}
+        known, keys = self.known, self.keys
+        # entries never seen before: compression's copies of the latest turns have new ids
+        fresh = [
+            (index, None if is_harness_turn(m) else copy_key(m))
+            for index, m in enumerate(entries)
+            if m["id"] and m["id"] not in known
+        ]
+        replaced: list[tuple[str, int | None, str | None]] = []
         order = self.order
         removed = []
         stayed = set()  # ids of the replaced history that the new one keeps
@@ -158,15 +221,18 @@ class Replay:
                 stayed.add(message_id)
             else:
                 removed.append(message_id)
-        self.mapper.put_vendor("set", value, out, **title, removedMessageIds=removed)
+            if fresh:
+                key, root = keys.get(message_id, (None, None))
+                replaced.append((message_id, key, root))
+        copies = align_from_end(replaced, fresh) if fresh else {}
+        self.mapper.put_vendor("set", value, out, **title, reverted=self._reverted(removed))
         self.first = self.end  # a new, empty history
-        known = self.known
         for index, msg in enumerate(entries):
             message_id = msg["id"]
             back = message_id not in stayed and message_id in known  # seen, but not in the replaced history
             native = None if back else native_digest(msg)
             where = "" if message_id else f"line{number}.messages[{index}]"
-            out.extend(self.message(msg, where, removed=back, native=native))
+            out.extend(self.message(msg, where, removed=back, native=native, copied=copies.get(index)))
 
     def initial(self, number: int, value: dict[str, Any], out: list[dict[str, Any]]) -> None:
         """A header that carries a whole legacy record on one line: its messages, in order."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.adapter import Emitter
+from ...core.refs import session_ref
 from .identities import (
     CALL,
     CONTENT,
@@ -60,6 +61,7 @@ class Mapper(Identities):
         self.session_id = session_id
         self.subagent = subagent
         self.task_id: str | None = None  # a subagent's first prompt: its parent's task
+        self.copied_from: str | None = None  # copiedFrom of the message being mapped
         # Skipping unchanged native items (JSONL era). A native message or toolCalls[] entry
         # mapped before is skipped when its native digest is the one recorded for it *and no
         # record identity it reads changed since*. Identities are keyed by message id or call
@@ -72,10 +74,20 @@ class Mapper(Identities):
 
     # -- messages ---------------------------------------------------------------------
 
-    def message(self, msg: Any, position: str, force: bool = False) -> list[dict[str, Any]]:
-        """All records of one native message (empty when it repeats what was written)."""
+    def message(
+        self, msg: Any, position: str, force: bool = False, copied_from: str | None = None
+    ) -> list[dict[str, Any]]:
+        """All records of one native message (empty when it repeats what was written).
+
+        ``copied_from``: the id of the message this one copies (history written again under
+        new ids, see ``copies``): its message record carries ``copiedFrom``.
+        """
         out: list[dict[str, Any]] = []
         self.volatile = False
+        self.touched = []
+        self.copied_from = (
+            None if copied_from is None else f"{session_ref('gemini-cli', self.session_id)}#messageId={copied_from}"
+        )
         if not isinstance(msg, dict):
             self.put_vendor("message", msg, out)
             return out
@@ -102,6 +114,8 @@ class Mapper(Identities):
         body["messageId"] = message_id
         if derived:
             body["idSource"] = "derived"
+        if self.copied_from is not None:
+            body["copiedFrom"] = self.copied_from
         return body
 
     def _tail(self, body: dict[str, Any], msg: dict[str, Any]) -> dict[str, Any]:
@@ -232,6 +246,7 @@ class Mapper(Identities):
         if state is None:
             state, shared = new_call_state(message_id), False
         elif native is not None and not force and state[NATIVE] == hash((native, epoch)):
+            self.touch(state)
             return
         else:
             shared = share(state, message_id)
