@@ -526,7 +526,7 @@ def test_a_rewind_names_what_left_in_history_order() -> None:
     reverted = [r["reverted"] for r in of_type(records, "vendor") if "reverted" in r]
     # u2 (a function-response turn repeating r5) stands for nothing of its own; a removed reply
     # names the latest revision of each of its records (r10 revised r5), in history order
-    assert reverted == [["r8"], [], ["r2", "r3", "r4", "r10", "r6", "r7", "r12"], ["r19"], ["r22"]]
+    assert reverted == [["r8"], [], ["r2", "r3", "r4", "r10", "r6", "r7", "r11"], ["r19"], ["r21"]]
 
 
 def test_an_unchanged_repeat_is_not_mapped_again(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -802,3 +802,126 @@ def test_title_from_the_header_then_each_later_summary_revises_it() -> None:
     assert latest == "Third"
     (json_header, *_) = run(document([prompt], summary="Only"))[0]
     assert json_header["title"] == "Only"
+
+
+class Recorder:
+    """Lines as Gemini CLI's recorder (v0.44+, chatRecordingService.ts at upstream HEAD)
+    writes them: prompts, replies (a placeholder line, then tokens, then tool calls),
+    function-response turns, compression (a new chat from Content[]: every kept turn gets a
+    new id in the ``$set.messages`` reset) and ``setHistory`` with Content[] (masking: every
+    turn recorded again under a new id, then the reset)."""
+
+    ENV = "d04923d38bb0f6017037e74183378ef4"
+
+    def __init__(self) -> None:
+        self.count = 0
+        env = {"role": "user", "parts": [{"text": "<session_context>\nThis is the Gemini CLI.\n</session_context>"}]}
+        self.history: list[tuple[str, dict[str, Any]]] = [(self.ENV, env)]  # (id, Content)
+        self.recorded: dict[str, dict[str, Any]] = {}  # the last line of each message id
+        self.lines: list[Any] = [HEADER, {"$set": {"messages": [self.message(self.ENV, env)]}}]
+        self.totals = 0
+
+    def new_id(self) -> str:
+        self.count += 1
+        return f"id-{self.count:04d}"
+
+    def ts(self) -> str:
+        return f"2026-03-18T10:{self.count // 60:02d}:{self.count % 60:02d}.000Z"
+
+    def message(self, mid: str, content: dict[str, Any]) -> dict[str, Any]:
+        """``updateMessagesFromHistory``: an existing message with the turn's parts, or a new one."""
+        kind = "user" if content["role"] == "user" else "gemini"
+        existing = self.recorded.get(mid, {"id": mid, "timestamp": self.ts(), "type": kind})
+        return {**existing, "content": content["parts"]}
+
+    def append(self, line: dict[str, Any]) -> None:
+        self.lines.append(line)
+        self.recorded[line["id"]] = line
+
+    def prompt(self, text: str, tool: bool) -> None:
+        uid = self.new_id()
+        self.append({"id": uid, "timestamp": self.ts(), "type": "user", "content": [{"text": text}]})
+        self.history.append((uid, {"role": "user", "parts": [{"text": text}]}))
+        gid, answer = self.new_id(), f"Answer to {text}."
+        thoughts = [{"subject": "Thinking", "description": text, "timestamp": self.ts()}]
+        reply = {"id": gid, "timestamp": self.ts(), "type": "gemini", "content": answer, "thoughts": thoughts}
+        self.append({**reply, "tokens": None, "model": "gemini-3-flash-preview"})
+        self.totals += 100 + self.count
+        tokens = {"input": 90, "output": 10, "cached": 0, "thoughts": 0, "tool": 0, "total": 100 + self.count}
+        reply = {**reply, "tokens": tokens, "model": "gemini-3-flash-preview"}
+        self.append(reply)
+        parts: list[dict[str, Any]] = [
+            {"text": f"**Thinking**\n\n{text}", "thought": True, "thoughtSignature": "c2ln"},
+            {"text": answer},
+        ]
+        if tool:
+            cid = f"read_file_{self.count}_0"
+            self.append({**reply, "toolCalls": [call(cid)]})
+            parts.append({"functionCall": {"id": cid, "name": "read_file", "args": {"p": 1}}})
+            self.history.append((gid, {"role": "model", "parts": parts}))
+            rid = self.new_id()
+            response = [{"functionResponse": {"id": cid, "name": "read_file", "response": {"output": "ok"}}}]
+            self.append({"id": rid, "timestamp": self.ts(), "type": "user", "content": response})
+            self.history.append((rid, {"role": "user", "parts": response}))
+        else:
+            self.history.append((gid, {"role": "model", "parts": parts}))
+
+    def reset(self, turns: list[tuple[str, dict[str, Any]]]) -> None:
+        self.history = turns
+        self.lines.append({"$set": {"messages": [self.message(mid, c) for mid, c in turns], "lastUpdated": self.ts()}})
+
+    def compress(self, keep: int) -> None:
+        self.lines.append({"id": self.new_id(), "timestamp": self.ts(), "type": "info", "content": "Compressed."})
+        snapshot = {"role": "user", "parts": [{"text": "<state_snapshot>\n<overall_goal>Parser.</overall_goal>"}]}
+        ack = {"role": "model", "parts": [{"text": "Got it. Thanks for the additional context!"}]}
+        kept = [content for _, content in self.history[-keep:]]
+        self.lines.append({"$set": {"sessionId": SID}})
+        turns = [(self.ENV, self.history[0][1])] + [(self.new_id(), c) for c in [snapshot, ack, *kept]]
+        self.reset(turns)
+
+    def mask(self) -> None:
+        turns = []
+        for _, content in self.history:
+            mid = self.new_id()
+            line = self.message(mid, content)
+            if line["type"] == "gemini":
+                line.update(thoughts=[], tokens=None)
+            self.append(line)
+            self.lines.append({"$set": {"lastUpdated": self.ts()}})
+            turns.append((mid, content))
+        self.reset(turns)
+
+
+def counted(records: list[dict[str, Any]], author: str, origin: str | None = None) -> int:
+    """Messages a consumer counts as new: neither a revision nor a copy."""
+    return sum(
+        1
+        for r in records
+        if r["type"] == "message"
+        and r.get("author") == author
+        and r.get("origin") == origin
+        and "supersedes" not in r
+        and "copiedFrom" not in r
+    )
+
+
+@pytest.mark.parametrize("compressions", [0, 1, 2, 3])
+@pytest.mark.parametrize("masking", [False, True])
+def test_five_prompts_stay_five_after_any_number_of_compressions(compressions: int, masking: bool) -> None:
+    recorder = Recorder()
+    for index in range(5):
+        recorder.prompt(f"prompt {index}", tool=index % 2 == 1)
+        if index >= 5 - compressions:
+            recorder.compress(keep=3)
+        if masking and index in (2, 4):
+            recorder.mask()
+    records, _ = run(jsonl(*recorder.lines))
+    assert counted(records, "human", "prompt") == 5
+    assert counted(records, "model") == 5
+    assert total_usage(records)["totalTokens"] == recorder.totals
+    copies = [r for r in records if "copiedFrom" in r]
+    assert bool(compressions or masking) == bool(copies)
+    originals = {r["messageId"] for r in records if r["type"] == "message" and "copiedFrom" not in r}
+    for copy in copies:  # each copy names an original message, never another copy
+        session, _, target = copy["copiedFrom"].partition("#messageId=")
+        assert session == f"gemini-cli:{SID}" and target in originals

@@ -87,7 +87,8 @@ class Replay:
         if type(value) is dict and isinstance(value.get("id"), str) and not isinstance(value.get("$rewindTo"), str):
             where = "" if value["id"] else f"line{number}"
             return self.message(value, where, native=hash(raw) if raw else None, copied=self._burst(value))
-        self.run = None
+        if not (type(value) is dict and isinstance(value.get("$set"), dict) and "messages" not in value["$set"]):
+            self.run = None  # a metadata line (lastUpdated after each message) does not end a run
         if type(value) is not dict:
             self.mapper.put_vendor("line", value, out)
         elif isinstance(value.get("$rewindTo"), str):
@@ -152,6 +153,8 @@ class Replay:
             self.order[place] = message_id
             self.end = place + 1
         mapper = self.mapper
+        if copied is None and message_id:  # a copy stays one when it is written again
+            copied = (self.keys.get(message_id) or (None, None))[1]
         unchanged = previous is not None and native is not None and previous == hash((native, mapper.epoch))
         if unchanged and message_id and not removed:
             if entry[1] != place:
@@ -166,15 +169,15 @@ class Replay:
             self.became[message_id] = tuple(mapper.touched)
         return out
 
-    def _reverted(self, removed: list[str]) -> list[str]:
+    def _reverted(self, removed: list[str], standing: set[int] | None = None) -> list[str]:
         """The ids of the records that the messages which left the history stand for, in
-        history order (a message that repeated an earlier record, such as a function-response
-        turn, stands for nothing of its own)."""
+        history order, less those the history still stands for (a message that repeated an
+        earlier record, such as a function-response turn, stands for nothing of its own)."""
         became = self.became
         seqs: list[int] = []
         for message_id in removed:
             seqs.extend(became.get(message_id, ()))
-        return [f"r{seq}" for seq in dict.fromkeys(seqs)]
+        return [f"r{seq}" for seq in dict.fromkeys(seqs) if not standing or seq not in standing]
 
     def _place(self, message_id: str) -> int | None:
         """The message's place in the history, or None when it is not in it."""
@@ -225,7 +228,6 @@ class Replay:
                 key, root = keys.get(message_id, (None, None))
                 replaced.append((message_id, key, root))
         copies = align_from_end(replaced, fresh) if fresh else {}
-        self.mapper.put_vendor("set", value, out, **title, reverted=self._reverted(removed))
         self.first = self.end  # a new, empty history
         for index, msg in enumerate(entries):
             message_id = msg["id"]
@@ -233,6 +235,10 @@ class Replay:
             native = None if back else native_digest(msg)
             where = "" if message_id else f"line{number}.messages[{index}]"
             out.extend(self.message(msg, where, removed=back, native=native, copied=copies.get(index)))
+        # after the new history, so that what it still stands for (a call a copy holds) stays
+        became = self.became
+        standing = {seq for m in entries for seq in became.get(m["id"], ())}
+        self.mapper.put_vendor("set", value, out, **title, reverted=self._reverted(removed, standing))
 
     def initial(self, number: int, value: dict[str, Any], out: list[dict[str, Any]]) -> None:
         """A header that carries a whole legacy record on one line: its messages, in order."""

@@ -207,6 +207,7 @@ class Mapper(Identities):
                 continue  # the same call as a toolCalls[] entry: that record is richer
             state = self.calls.get(call_id)
             if state is not None and state[CALL] is not None:
+                self.touch(state)  # a copy of the reply that wrote it stands for it too
                 continue  # a call already written (another message's toolCalls[] entry)
             shared = False
             if state is None:
