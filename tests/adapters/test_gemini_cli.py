@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from golden_support import shared_samples
+from golden_support import golden_cases, shared_samples
 
 from asr_adapters import registry, validate_records
 from asr_adapters.adapters.gemini_cli import discover
@@ -677,6 +677,7 @@ def test_shared_sample_converts_validates_and_balances(path: Path) -> None:
     conversion = Conversion(path, "gemini-cli", as_dicts=True)
     records = [r for stream in conversion.streams() for r in stream.records]
     assert not validate_records(records)
+    assert not coming_rule_findings(records), coming_rule_findings(records)
     accounting = conversion.accounting
     messages = json.loads(path.read_bytes()).get("messages", [])
     assert accounting.balanced() and accounting.native_items == len(messages)
@@ -925,3 +926,11 @@ def test_five_prompts_stay_five_after_any_number_of_compressions(compressions: i
     for copy in copies:  # each copy names an original message, never another copy
         session, _, target = copy["copiedFrom"].partition("#messageId=")
         assert session == f"gemini-cli:{SID}" and target in originals
+
+
+@pytest.mark.parametrize("case", golden_cases("gemini-cli"), ids=lambda case: case.id)
+def test_golden_streams_satisfy_the_coming_validator_rules(case: Any) -> None:
+    """Every reviewed Gemini CLI golden stream, against the rules of issue 14.14/15."""
+    for expected in case.expected_files():
+        records = [json.loads(line) for line in expected.read_text(encoding="utf-8").splitlines()]
+        assert not coming_rule_findings(records), (expected.name, coming_rule_findings(records))
