@@ -27,7 +27,7 @@ _DIGEST_MASK = (1 << 64) - 1
 #: ``CallState.owner`` of a call id that more than one message has mapped
 SHARED = ""
 _dumps = orjson.dumps
-_NO_ENTRIES: tuple[int | None, int | None] = (None, None)
+_NO_ENTRIES: tuple[int | None, int | None, int | None] = (None, None, None)
 
 
 def native_digest(value: Any) -> int | None:
@@ -76,9 +76,11 @@ class Identities:
         #: whether a native item can repeat an earlier one (the JSONL era); without repeats
         #: nothing is fingerprinted and an identity seen again is simply a revision
         self.repeats = repeats
-        #: message id -> (packed entry of its message record, of its vendor record); a message
-        #: entry means the message was written, so its tool calls link by messageId. One map
-        #: for both, so one more map does not spill (each spilled map has a fixed cost).
+        #: message id -> (packed entry of its message record, of its vendor record, digest of
+        #: the tokens its normalized ``usage`` was written with); a message entry means the
+        #: message was written, so its tool calls link by messageId. One map for all, so one
+        #: more map does not spill (each spilled map has a fixed cost). The usage digest lets
+        #: a revision of the same response leave ``usage`` out: never counted twice.
         self.messages = SpillMap()
         #: call id -> its CallState
         self.calls = SpillMap()
@@ -87,9 +89,6 @@ class Identities:
         self.chains: dict[str, int] = {}
         #: whether the message being mapped wrote a record that is never a repeat
         self.volatile = False
-        #: response (message) id -> digest of the tokens its normalized ``usage`` was written
-        #: with: a revision of the same response does not carry them again (never counted twice)
-        self.credited = SpillMap()
         #: the seq of every record the message being mapped wrote or found unchanged: what
         #: that message stands for in the stream, named when a rewind or reset removes it
         self.touched: list[int] = []
@@ -132,10 +131,11 @@ class Identities:
         if not isinstance(response, str):
             return
         digest = native_digest(body.get("nativeUsage"))
-        if digest is not None and self.credited.get(response) == digest:
+        entries = self.messages.get(response, _NO_ENTRIES)
+        if digest is not None and entries[2] == digest:
             del body["usage"]
         else:
-            self.credited[response] = digest
+            self.messages[response] = (entries[0], entries[1], digest)
 
     def vendor(self, kind: str, data: Any) -> dict[str, Any]:
         """A ``vendor`` record body keeping a native item verbatim."""
@@ -158,17 +158,17 @@ class Identities:
 
     def put_native(self, message_id: str, msg: Any, out: list[dict[str, Any]], force: bool) -> None:
         """A message with no ASR home, kept verbatim (once per distinct version)."""
-        entries = self.messages.get(message_id, _NO_ENTRIES)
-        entry = self.revise(self.vendor("message", msg), entries[1], out, force)
+        entry = self.revise(self.vendor("message", msg), self.messages.get(message_id, _NO_ENTRIES)[1], out, force)
         if entry is not None:
-            self.messages[message_id] = (entries[0], entry)
+            entries = self.messages.get(message_id, _NO_ENTRIES)  # revise may have noted usage
+            self.messages[message_id] = (entries[0], entry, entries[2])
 
     def put_message(self, message_id: str, body: dict[str, Any], out: list[dict[str, Any]], force: bool) -> None:
         """A message record of ``message_id``, unless it repeats the last one written."""
-        entries = self.messages.get(message_id, _NO_ENTRIES)
-        entry = self.revise(body, entries[0], out, force)
+        entry = self.revise(body, self.messages.get(message_id, _NO_ENTRIES)[0], out, force)
         if entry is not None:
-            self.messages[message_id] = (entry, entries[1])
+            entries = self.messages.get(message_id, _NO_ENTRIES)  # revise may have noted usage
+            self.messages[message_id] = (entry, entries[1], entries[2])
 
     def written(self, message_id: str) -> bool:
         """Whether a message record of ``message_id`` was written."""

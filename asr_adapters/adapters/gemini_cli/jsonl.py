@@ -28,6 +28,10 @@ from . import discover
 from .copies import align_from_end, copy_key, is_harness_turn, starts_burst
 from .mapping import Mapper, native_digest
 
+#: positions in a ``Replay.known`` entry (after the fingerprint and the place)
+KEY, ROOT, BECAME = 2, 3, 4
+_NOTHING: tuple[Any, ...] = (None, None, None, None, ())
+
 if TYPE_CHECKING:
     from .adapter import GeminiCliAdapter
 
@@ -68,15 +72,14 @@ class Replay:
     def __init__(self, mapper: Mapper) -> None:
         self.mapper = mapper
         #: message id -> (a hash of its last native version and the mapper's epoch, or None:
-        #: never skipped; its place in the history), so an unchanged message is not mapped again
+        #: never skipped; its place in the history; its copy key; the message it copies or
+        #: None; the seqs of the records it stands for), so an unchanged message is not
+        #: mapped again, copies are told (``copies``) and removals name records. One map, so
+        #: that per-id state stays one bounded dict.
         self.known = SpillMap()
         self.order = SpillMap()
         self.first = 0
         self.end = 0
-        #: message id -> (its copy key, the message it copies or None): see ``copies``
-        self.keys = SpillMap()
-        #: message id -> the seqs of the records it stands for (what a removal reverts)
-        self.became = SpillMap()
         #: in a run of re-recorded history: the place of the next message it copies, and
         #: where the history ended when the run began
         self.run: int | None = None
@@ -114,19 +117,19 @@ class Replay:
             if not starts_burst(msg):
                 return None
             place, self.run_end = self.first, self.end
-        order, keys = self.order, self.keys
+        order, known = self.order, self.known
         entry = original = None
         while place < self.run_end:  # the next message of the history that has a copy key
             original = order.get(place)
-            entry = None if original is None else keys.get(original)
-            if entry is not None and entry[0] is not None:
+            entry = None if original is None else known.get(original)
+            if entry is not None and entry[KEY] is not None:
                 break
             place += 1
-        if entry is None or original is None or entry[0] is None or entry[0] != copy_key(msg):
+        if entry is None or original is None or entry[KEY] is None or entry[KEY] != copy_key(msg):
             self.run = None
             return None
         self.run = place + 1
-        return str(entry[1] or original)
+        return str(entry[ROOT] or original)
 
     def message(
         self,
@@ -143,7 +146,7 @@ class Replay:
         entry = known.get(message_id)
         previous = place = None
         if entry is not None:
-            previous, place = entry
+            previous, place = entry[0], entry[1]
             if place is not None and place < self.first:
                 place = None  # it left the history at a reset
         if removed is None:
@@ -154,29 +157,28 @@ class Replay:
             self.end = place + 1
         mapper = self.mapper
         if copied is None and message_id:  # a copy stays one when it is written again
-            copied = (self.keys.get(message_id) or (None, None))[1]
+            copied = None if entry is None else entry[ROOT]
         unchanged = previous is not None and native is not None and previous == hash((native, mapper.epoch))
         if unchanged and message_id and not removed:
             if entry[1] != place:
-                known[message_id] = (previous, place)
+                known[message_id] = (previous, place, *entry[KEY:])
             return []  # as mapped last time, and nothing it reads changed: all repeats
         # a message that comes back after a rewind or reset is written again, even if unchanged
         out = mapper.message(msg, position, force=removed, copied_from=copied)
         stable = native is not None and bool(message_id) and not mapper.volatile
-        known[message_id] = (hash((native, mapper.epoch)) if stable else None, place)
-        if message_id:
-            self.keys[message_id] = (copy_key(msg), copied)
-            self.became[message_id] = tuple(mapper.touched)
+        fingerprint = hash((native, mapper.epoch)) if stable else None
+        key = copy_key(msg) if message_id else None
+        known[message_id] = (fingerprint, place, key, copied, tuple(mapper.touched))
         return out
 
     def _reverted(self, removed: list[str], standing: set[int] | None = None) -> list[str]:
         """The ids of the records that the messages which left the history stand for, in
         history order, less those the history still stands for (a message that repeated an
         earlier record, such as a function-response turn, stands for nothing of its own)."""
-        became = self.became
+        known = self.known
         seqs: list[int] = []
         for message_id in removed:
-            seqs.extend(became.get(message_id, ()))
+            seqs.extend(known.get(message_id, _NOTHING)[BECAME])
         return [f"r{seq}" for seq in dict.fromkeys(seqs) if not standing or seq not in standing]
 
     def _place(self, message_id: str) -> int | None:
@@ -193,7 +195,8 @@ class Replay:
         for at in range(cut, self.end):
             message_id = order.pop(at)
             removed.append(message_id)
-            known[message_id] = (known[message_id][0], None)
+            entry = known[message_id]
+            known[message_id] = (entry[0], None, *entry[KEY:])
         self.end = cut
         self.mapper.put_vendor("rewind", value, out, reverted=self._reverted(removed))
 
@@ -207,7 +210,7 @@ class Replay:
             return
         entries = [m for m in messages if isinstance(m, dict) and isinstance(m.get("id"), str)]
         kept = {m["id"] for m in entries}
-        known, keys = self.known, self.keys
+        known = self.known
         # entries never seen before: compression's copies of the latest turns have new ids
         fresh = [
             (index, None if is_harness_turn(m) else copy_key(m))
@@ -225,8 +228,8 @@ class Replay:
             else:
                 removed.append(message_id)
             if fresh:
-                key, root = keys.get(message_id, (None, None))
-                replaced.append((message_id, key, root))
+                entry = known.get(message_id, _NOTHING)
+                replaced.append((message_id, entry[KEY], entry[ROOT]))
         copies = align_from_end(replaced, fresh) if fresh else {}
         self.first = self.end  # a new, empty history
         for index, msg in enumerate(entries):
@@ -236,8 +239,7 @@ class Replay:
             where = "" if message_id else f"line{number}.messages[{index}]"
             out.extend(self.message(msg, where, removed=back, native=native, copied=copies.get(index)))
         # after the new history, so that what it still stands for (a call a copy holds) stays
-        became = self.became
-        standing = {seq for m in entries for seq in became.get(m["id"], ())}
+        standing = {seq for m in entries for seq in known.get(m["id"], _NOTHING)[BECAME]}
         self.mapper.put_vendor("set", value, out, **title, reverted=self._reverted(removed, standing))
 
     def initial(self, number: int, value: dict[str, Any], out: list[dict[str, Any]]) -> None:
