@@ -686,6 +686,9 @@ def test_shared_sample_converts_validates_and_balances(path: Path) -> None:
     calls = sum(len(m.get("toolCalls") or []) for m in messages)
     assert len([r for r in records if r["type"] == "tool_call"]) == calls
     assert len([r for r in records if r["type"] == "tool_result"]) == calls
+    replies = [m["tokens"] for m in messages if m.get("type") == "gemini" and isinstance(m.get("tokens"), dict)]
+    assert len([r for r in records if "usage" in r]) == len(replies)  # each reply's usage exactly once
+    assert total_usage(records).get("totalTokens", 0) == sum(t.get("total", 0) for t in replies)
 
 
 def test_samples_folder_is_where_the_harness_looks() -> None:
