@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from golden_support import shared_samples
+from golden_support import golden_cases, shared_samples
 
 from asr_adapters import registry, validate_records
 from asr_adapters.adapters.gemini_cli import discover
@@ -26,7 +26,37 @@ def run(data: bytes, name: str = "session-2026-03-18T10-00-3f9c2a71.jsonl") -> t
     records = [r for stream in conversion.streams() for r in stream.records]
     assert not validate_records(records), [f.describe() for f in validate_records(records)]
     assert conversion.accounting.balanced(), conversion.accounting.as_dict()
+    assert not coming_rule_findings(records), coming_rule_findings(records)
     return records, conversion.accounting
+
+
+#: the native ids whose repetition the coming validator rule (issue 14.14) reports, per record type
+NATIVE_IDS = {"message": "messageId", "tool_call": "callId", "plan": "planId", "input_request": "requestId"}
+
+
+def coming_rule_findings(records: list[dict[str, Any]]) -> list[str]:
+    """The validator rules of issue 14.14/15, as HELPERS.md states them: a native id written
+    again must supersede its earlier record or carry copiedFrom; a tool_result names a
+    tool_call; references (supersedes, removal lists) name records of the stream."""
+    findings = []
+    by_id = {r["id"]: r for r in records}
+    calls = {r["callId"] for r in records if r["type"] == "tool_call"}
+    seen: dict[tuple[str, str], str] = {}
+    for record in records:
+        field = NATIVE_IDS.get(record["type"])
+        if field is not None and isinstance(record.get(field), str):
+            key = (field, record[field])
+            if key in seen and "copiedFrom" not in record:
+                target = by_id.get(record.get("supersedes", ""))
+                if target is None or target.get(field) != record[field]:
+                    findings.append(f"{record['id']}: {field} {record[field]!r} written again by {seen[key]}")
+            seen[key] = record["id"]
+        if record["type"] == "tool_result" and record["callId"] not in calls:
+            findings.append(f"{record['id']}: tool_result of {record['callId']!r} has no tool_call")
+        for rid in record.get("reverted", ()):
+            if rid not in by_id:
+                findings.append(f"{record['id']}: reverted {rid!r} names no record")
+    return findings
 
 
 def jsonl(*lines: Any) -> bytes:
@@ -99,7 +129,8 @@ def test_user_and_gemini_messages_keep_ids_tokens_model_and_thought_summaries() 
         "_meta": {"com.google.gemini-cli/thought": {"timestamp": "2026-03-18T09:59:00.000Z"}},
     }
     assert reply["content"][1] == {"type": "text", "text": "Hello."}
-    assert reply["model"] == "m-1" and reply["usage"] == {"input": 3, "output": 1, "total": 4}
+    assert reply["model"] == "m-1" and reply["nativeUsage"] == {"input": 3, "output": 1, "total": 4}
+    assert reply["usage"] == {"inputTokens": 3, "outputTokens": 1, "totalTokens": 4}
     assert "audience" not in user and "audience" not in reply  # never defaulted (ASR-204)
     assert accounting.native_items == 2 and accounting.records == 2
 
@@ -271,7 +302,9 @@ def test_tool_only_reply_writes_no_empty_message_and_keeps_model_and_usage() -> 
     assert of_type(records, "message") == []
     tool_call = of_type(records, "tool_call")[0]
     assert tool_call["inferenceId"] == "g1" and "messageId" not in tool_call
-    assert tool_call["model"] == "m" and tool_call["usage"] == {"total": 9}
+    assert tool_call["model"] == "m" and tool_call["usage"] == {"totalTokens": 9}
+    assert tool_call["nativeUsage"] == {"total": 9}
+    assert all("usage" not in c for c in of_type(records, "tool_call")[1:])
 
 
 def test_raw_function_call_parts_become_tool_calls_without_an_empty_message() -> None:
@@ -344,7 +377,7 @@ def test_repeated_id_is_a_revision_and_identical_repeats_are_duplicates() -> Non
     )
     messages = of_type(records, "message")
     assert [m["messageId"] for m in messages] == ["g1", "g1"]
-    assert messages[1]["supersedes"] == messages[0]["id"] and messages[1]["usage"] == {"total": 2}
+    assert messages[1]["supersedes"] == messages[0]["id"] and messages[1]["usage"] == {"totalTokens": 2}
     assert (accounting.native_items, accounting.records, accounting.duplicates) == (4, 3, 1)
 
 
@@ -372,7 +405,8 @@ def test_rewind_and_reset_keep_records_and_name_what_left_the_history() -> None:
         "com.google.gemini-cli/set",
         "com.google.gemini-cli/rewind",
     ]
-    assert [v["removedMessageIds"] for v in vendors] == [["u2"], [], ["u1"]]
+    # the removal names the records the removed messages stand for (u2, then u1's first record)
+    assert [v["reverted"] for v in vendors] == [["r3"], [], ["r2"]]
     assert vendors[0]["data"] == {"$rewindTo": "u2"}
     messages = of_type(records, "message")
     assert [m["messageId"] for m in messages] == ["u1", "u2", "u1"]  # u1 came back after the rewind
@@ -489,8 +523,10 @@ def test_state_moved_to_disk_answers_as_in_memory(monkeypatch: pytest.MonkeyPatc
 
 def test_a_rewind_names_what_left_in_history_order() -> None:
     records, _ = run(jsonl(*HISTORY_CASE))
-    removed = [r["removedMessageIds"] for r in of_type(records, "vendor") if "removedMessageIds" in r]
-    assert removed == [["u2", "u3"], [], ["u1", "g1", "u3"], ["u3"], ["u4"]]
+    reverted = [r["reverted"] for r in of_type(records, "vendor") if "reverted" in r]
+    # u2 (a function-response turn repeating r5) stands for nothing of its own; a removed reply
+    # names the latest revision of each of its records (r10 revised r5), in history order
+    assert reverted == [["r8"], [], ["r2", "r3", "r4", "r10", "r6", "r7", "r11"], ["r19"], ["r21"]]
 
 
 def test_an_unchanged_repeat_is_not_mapped_again(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -641,6 +677,7 @@ def test_shared_sample_converts_validates_and_balances(path: Path) -> None:
     conversion = Conversion(path, "gemini-cli", as_dicts=True)
     records = [r for stream in conversion.streams() for r in stream.records]
     assert not validate_records(records)
+    assert not coming_rule_findings(records), coming_rule_findings(records)
     accounting = conversion.accounting
     messages = json.loads(path.read_bytes()).get("messages", [])
     assert accounting.balanced() and accounting.native_items == len(messages)
@@ -649,9 +686,254 @@ def test_shared_sample_converts_validates_and_balances(path: Path) -> None:
     calls = sum(len(m.get("toolCalls") or []) for m in messages)
     assert len([r for r in records if r["type"] == "tool_call"]) == calls
     assert len([r for r in records if r["type"] == "tool_result"]) == calls
+    replies = [m["tokens"] for m in messages if m.get("type") == "gemini" and isinstance(m.get("tokens"), dict)]
+    assert len([r for r in records if "usage" in r]) == len(replies)  # each reply's usage exactly once
+    assert total_usage(records).get("totalTokens", 0) == sum(t.get("total", 0) for t in replies)
 
 
 def test_samples_folder_is_where_the_harness_looks() -> None:
     if not SAMPLES:
         pytest.skip("../shared/samples/gemini-cli is absent")
     assert all(os.path.basename(p).endswith(".json") for p in SAMPLES)
+
+
+# -- issue 14 items: usage, notices, subagents, title, removals, compression copies ------
+
+
+def total_usage(records: list[dict[str, Any]]) -> dict[str, int]:
+    """What a consumer gets by summing ``usage`` over every record of the stream."""
+    sums: dict[str, int] = {}
+    for record in records:
+        for key, value in record.get("usage", {}).items():
+            sums[key] = sums.get(key, 0) + value
+    return sums
+
+
+def test_usage_is_normalized_and_counted_once_across_rewrites() -> None:
+    tokens = {"input": 900, "output": 60, "cached": 800, "thoughts": 20, "tool": 5, "total": 985}
+    first = gemini("g1", "", thoughts=[{"subject": "S", "description": "D"}], tokens=None, model="m")
+    with_tokens = {**first, "tokens": tokens}
+    with_calls = {**with_tokens, "toolCalls": [call("c1")]}
+    raw = {**with_calls, "content": [{"text": "**S**\n\nD", "thought": True}, {"functionCall": {"id": "c1"}}]}
+    second = gemini("g2", "", toolCalls=[call("c2")], tokens={"input": 10, "output": 1, "total": 11}, model="m")
+    second_raw = {**second, "content": [{"text": "thinking", "thought": True}]}
+    records, _ = run(jsonl(HEADER, first, with_tokens, with_calls, {"$set": {"messages": [raw]}}, second, second_raw))
+    g1 = [m for m in of_type(records, "message") if m["messageId"] == "g1"]
+    assert "usage" not in g1[0] and "nativeUsage" not in g1[0]  # tokens: null
+    assert g1[1]["usage"] == {
+        "inputTokens": 900,
+        "outputTokens": 60,
+        "cacheReadTokens": 800,
+        "reasoningTokens": 20,
+        "totalTokens": 985,
+    }  # ``tool`` has no normalized key; no cache writes recorded
+    assert g1[1]["nativeUsage"] == tokens and len(g1) == 3
+    assert "usage" not in g1[2] and g1[2]["nativeUsage"] == tokens  # a revision: counted once
+    # g2 has no text: its usage rides on its first tool_call; the later message does not repeat it
+    g2_call = next(c for c in of_type(records, "tool_call") if c["callId"] == "c2")
+    assert g2_call["usage"] == {"inputTokens": 10, "outputTokens": 1, "totalTokens": 11}
+    g2 = next(m for m in of_type(records, "message") if m["messageId"] == "g2")
+    assert "usage" not in g2 and g2["nativeUsage"] == second["tokens"]
+    assert total_usage(records)["totalTokens"] == 985 + 11
+
+
+def test_usage_keys_only_where_the_source_has_the_number() -> None:
+    records, _ = run(document([gemini("g1", "Hi.", tokens={"input": 3, "total": 3, "cached": None})]))
+    (reply,) = of_type(records, "message")
+    assert reply["usage"] == {"inputTokens": 3, "totalTokens": 3}
+    assert reply["nativeUsage"] == {"input": 3, "total": 3, "cached": None}
+
+
+@pytest.mark.parametrize("content", ["", [], None])
+@pytest.mark.parametrize("kind", ["info", "warning", "error"])
+@pytest.mark.parametrize("era_of", ["json", "jsonl"])
+def test_an_empty_notice_is_still_a_harness_notice(content: Any, kind: str, era_of: str) -> None:
+    notice = {"id": "n1", "timestamp": "2026-03-18T10:00:00Z", "type": kind, "content": content}
+    data = document([notice]) if era_of == "json" else jsonl(HEADER, notice)
+    records, accounting = run(data)
+    (message,) = of_type(records, "message")
+    assert (message["author"], message["origin"], message["audience"]) == ("harness", "notice", "user")
+    assert message["content"] == [{"type": "text", "text": ""}] and message["nativeType"] == kind
+    assert of_type(records, "vendor") == [] and accounting.vendor == 0
+
+
+def agent_call(cid: str, name: str, args: dict[str, Any], **more: Any) -> dict[str, Any]:
+    return {**call(cid, name=name), "args": args, **more}
+
+
+def test_subagent_type_is_the_agents_name_and_description_the_prompt() -> None:
+    progress = {"isSubagentProgress": True, "agentName": "investigator", "recentActivity": []}
+    calls = [
+        agent_call("c1", "invoke_agent", {"agent_name": "cli_help", "prompt": "How do hooks work?"}, agentId="kid-1"),
+        agent_call("c2", "invoke_agent", {"prompt": "Look around."}, resultDisplay=progress),
+        agent_call("c3", "invoke_agent", {"prompt": "No name anywhere."}),
+        agent_call("c4", "codebase_investigator", {"objective": "find tests"}, agentId="kid-4"),
+        agent_call("c5", "read_file", {"file_path": "a"}),
+    ]
+    records, _ = run(jsonl(HEADER, gemini("g1", "Delegating.", toolCalls=calls)))
+    subagents = {s["callId"]: s for s in of_type(records, "subagent")}
+    assert subagents["c1"] == {
+        "type": "subagent",
+        "seq": subagents["c1"]["seq"],
+        "id": subagents["c1"]["id"],
+        "callId": "c1",
+        "session": "gemini-cli:kid-1",
+        "agentType": "cli_help",
+        "description": "How do hooks work?",
+    }
+    assert subagents["c2"]["agentType"] == "investigator" and "session" not in subagents["c2"]
+    assert "agentType" not in subagents["c3"] and subagents["c3"]["description"] == "No name anywhere."
+    # an older per-agent tool is named after its agent; it has no prompt argument
+    assert subagents["c4"]["agentType"] == "codebase_investigator" and "description" not in subagents["c4"]
+    assert "c5" not in subagents
+
+
+def test_title_from_the_header_then_each_later_summary_revises_it() -> None:
+    prompt = {"id": "u1", "timestamp": "2026-03-18T10:00:00Z", "type": "user", "content": "one"}
+    records, _ = run(
+        jsonl(
+            {**HEADER, "summary": "First"},
+            prompt,
+            {"$set": {"summary": "Second"}},
+            {"$set": {"lastUpdated": "2026-03-18T10:05:00Z"}},
+            {"$set": {"summary": "Third"}},
+        )
+    )
+    assert records[0]["title"] == "First"
+    titles = [r["title"] for r in records[1:] if "title" in r]
+    assert titles == ["Second", "Third"]
+    latest = [records[0]["title"], *titles][-1]
+    assert latest == "Third"
+    (json_header, *_) = run(document([prompt], summary="Only"))[0]
+    assert json_header["title"] == "Only"
+
+
+class Recorder:
+    """Lines as Gemini CLI's recorder (v0.44+, chatRecordingService.ts at upstream HEAD)
+    writes them: prompts, replies (a placeholder line, then tokens, then tool calls),
+    function-response turns, compression (a new chat from Content[]: every kept turn gets a
+    new id in the ``$set.messages`` reset) and ``setHistory`` with Content[] (masking: every
+    turn recorded again under a new id, then the reset)."""
+
+    ENV = "d04923d38bb0f6017037e74183378ef4"
+
+    def __init__(self) -> None:
+        self.count = 0
+        env = {"role": "user", "parts": [{"text": "<session_context>\nThis is the Gemini CLI.\n</session_context>"}]}
+        self.history: list[tuple[str, dict[str, Any]]] = [(self.ENV, env)]  # (id, Content)
+        self.recorded: dict[str, dict[str, Any]] = {}  # the last line of each message id
+        self.lines: list[Any] = [HEADER, {"$set": {"messages": [self.message(self.ENV, env)]}}]
+        self.totals = 0
+
+    def new_id(self) -> str:
+        self.count += 1
+        return f"id-{self.count:04d}"
+
+    def ts(self) -> str:
+        return f"2026-03-18T10:{self.count // 60:02d}:{self.count % 60:02d}.000Z"
+
+    def message(self, mid: str, content: dict[str, Any]) -> dict[str, Any]:
+        """``updateMessagesFromHistory``: an existing message with the turn's parts, or a new one."""
+        kind = "user" if content["role"] == "user" else "gemini"
+        existing = self.recorded.get(mid, {"id": mid, "timestamp": self.ts(), "type": kind})
+        return {**existing, "content": content["parts"]}
+
+    def append(self, line: dict[str, Any]) -> None:
+        self.lines.append(line)
+        self.recorded[line["id"]] = line
+
+    def prompt(self, text: str, tool: bool) -> None:
+        uid = self.new_id()
+        self.append({"id": uid, "timestamp": self.ts(), "type": "user", "content": [{"text": text}]})
+        self.history.append((uid, {"role": "user", "parts": [{"text": text}]}))
+        gid, answer = self.new_id(), f"Answer to {text}."
+        thoughts = [{"subject": "Thinking", "description": text, "timestamp": self.ts()}]
+        reply = {"id": gid, "timestamp": self.ts(), "type": "gemini", "content": answer, "thoughts": thoughts}
+        self.append({**reply, "tokens": None, "model": "gemini-3-flash-preview"})
+        self.totals += 100 + self.count
+        tokens = {"input": 90, "output": 10, "cached": 0, "thoughts": 0, "tool": 0, "total": 100 + self.count}
+        reply = {**reply, "tokens": tokens, "model": "gemini-3-flash-preview"}
+        self.append(reply)
+        parts: list[dict[str, Any]] = [
+            {"text": f"**Thinking**\n\n{text}", "thought": True, "thoughtSignature": "c2ln"},
+            {"text": answer},
+        ]
+        if tool:
+            cid = f"read_file_{self.count}_0"
+            self.append({**reply, "toolCalls": [call(cid)]})
+            parts.append({"functionCall": {"id": cid, "name": "read_file", "args": {"p": 1}}})
+            self.history.append((gid, {"role": "model", "parts": parts}))
+            rid = self.new_id()
+            response = [{"functionResponse": {"id": cid, "name": "read_file", "response": {"output": "ok"}}}]
+            self.append({"id": rid, "timestamp": self.ts(), "type": "user", "content": response})
+            self.history.append((rid, {"role": "user", "parts": response}))
+        else:
+            self.history.append((gid, {"role": "model", "parts": parts}))
+
+    def reset(self, turns: list[tuple[str, dict[str, Any]]]) -> None:
+        self.history = turns
+        self.lines.append({"$set": {"messages": [self.message(mid, c) for mid, c in turns], "lastUpdated": self.ts()}})
+
+    def compress(self, keep: int) -> None:
+        self.lines.append({"id": self.new_id(), "timestamp": self.ts(), "type": "info", "content": "Compressed."})
+        snapshot = {"role": "user", "parts": [{"text": "<state_snapshot>\n<overall_goal>Parser.</overall_goal>"}]}
+        ack = {"role": "model", "parts": [{"text": "Got it. Thanks for the additional context!"}]}
+        kept = [content for _, content in self.history[-keep:]]
+        self.lines.append({"$set": {"sessionId": SID}})
+        turns = [(self.ENV, self.history[0][1])] + [(self.new_id(), c) for c in [snapshot, ack, *kept]]
+        self.reset(turns)
+
+    def mask(self) -> None:
+        turns = []
+        for _, content in self.history:
+            mid = self.new_id()
+            line = self.message(mid, content)
+            if line["type"] == "gemini":
+                line.update(thoughts=[], tokens=None)
+            self.append(line)
+            self.lines.append({"$set": {"lastUpdated": self.ts()}})
+            turns.append((mid, content))
+        self.reset(turns)
+
+
+def counted(records: list[dict[str, Any]], author: str, origin: str | None = None) -> int:
+    """Messages a consumer counts as new: neither a revision nor a copy."""
+    return sum(
+        1
+        for r in records
+        if r["type"] == "message"
+        and r.get("author") == author
+        and r.get("origin") == origin
+        and "supersedes" not in r
+        and "copiedFrom" not in r
+    )
+
+
+@pytest.mark.parametrize("compressions", [0, 1, 2, 3])
+@pytest.mark.parametrize("masking", [False, True])
+def test_five_prompts_stay_five_after_any_number_of_compressions(compressions: int, masking: bool) -> None:
+    recorder = Recorder()
+    for index in range(5):
+        recorder.prompt(f"prompt {index}", tool=index % 2 == 1)
+        if index >= 5 - compressions:
+            recorder.compress(keep=3)
+        if masking and index in (2, 4):
+            recorder.mask()
+    records, _ = run(jsonl(*recorder.lines))
+    assert counted(records, "human", "prompt") == 5
+    assert counted(records, "model") == 5
+    assert total_usage(records)["totalTokens"] == recorder.totals
+    copies = [r for r in records if "copiedFrom" in r]
+    assert bool(compressions or masking) == bool(copies)
+    originals = {r["messageId"] for r in records if r["type"] == "message" and "copiedFrom" not in r}
+    for copy in copies:  # each copy names an original message, never another copy
+        session, _, target = copy["copiedFrom"].partition("#messageId=")
+        assert session == f"gemini-cli:{SID}" and target in originals
+
+
+@pytest.mark.parametrize("case", golden_cases("gemini-cli"), ids=lambda case: case.id)
+def test_golden_streams_satisfy_the_coming_validator_rules(case: Any) -> None:
+    """Every reviewed Gemini CLI golden stream, against the rules of issue 14.14/15."""
+    for expected in case.expected_files():
+        records = [json.loads(line) for line in expected.read_text(encoding="utf-8").splitlines()]
+        assert not coming_rule_findings(records), (expected.name, coming_rule_findings(records))

@@ -27,7 +27,7 @@ _DIGEST_MASK = (1 << 64) - 1
 #: ``CallState.owner`` of a call id that more than one message has mapped
 SHARED = ""
 _dumps = orjson.dumps
-_NO_ENTRIES: tuple[int | None, int | None] = (None, None)
+_NO_ENTRIES: tuple[int | None, int | None, int | None] = (None, None, None)
 
 
 def native_digest(value: Any) -> int | None:
@@ -76,9 +76,11 @@ class Identities:
         #: whether a native item can repeat an earlier one (the JSONL era); without repeats
         #: nothing is fingerprinted and an identity seen again is simply a revision
         self.repeats = repeats
-        #: message id -> (packed entry of its message record, of its vendor record); a message
-        #: entry means the message was written, so its tool calls link by messageId. One map
-        #: for both, so one more map does not spill (each spilled map has a fixed cost).
+        #: message id -> (packed entry of its message record, of its vendor record, digest of
+        #: the tokens its normalized ``usage`` was written with); a message entry means the
+        #: message was written, so its tool calls link by messageId. One map for all, so one
+        #: more map does not spill (each spilled map has a fixed cost). The usage digest lets
+        #: a revision of the same response leave ``usage`` out: never counted twice.
         self.messages = SpillMap()
         #: call id -> its CallState
         self.calls = SpillMap()
@@ -87,6 +89,9 @@ class Identities:
         self.chains: dict[str, int] = {}
         #: whether the message being mapped wrote a record that is never a repeat
         self.volatile = False
+        #: the seq of every record the message being mapped wrote or found unchanged: what
+        #: that message stands for in the stream, named when a rewind or reset removes it
+        self.touched: list[int] = []
 
     def revise(
         self, body: dict[str, Any], previous: int | None, out: list[dict[str, Any]], force: bool, chain: str = ""
@@ -99,18 +104,38 @@ class Identities:
         if self.repeats:
             digest = hash(_dumps(body)) & _DIGEST_MASK
             if previous is not None and previous >> _SEQ_BITS == digest and not force:
+                self.touched.append(previous & _SEQ_MASK)
                 return None
         else:
             digest = 0
         last = self.chains.get(chain) if chain else None if previous is None else previous & _SEQ_MASK
         if last is not None:
             body["supersedes"] = f"r{last}"
+        if "usage" in body:
+            self._credit(body)
         record = self.emit(body)
         seq: int = record["seq"]
+        self.touched.append(seq)
         if chain:
             self.chains[chain] = seq
         out.append(record)
         return digest << _SEQ_BITS | seq
+
+    def _credit(self, body: dict[str, Any]) -> None:
+        """Keep ``usage`` only on the first record written with these tokens for its response.
+
+        A response's usage rides on its message, or on its first tool_call when it has no
+        message (``inferenceId``); revisions and rewrites keep ``nativeUsage`` only.
+        """
+        response = body.get("messageId") if body["type"] == "message" else body.get("inferenceId")
+        if not isinstance(response, str):
+            return
+        digest = native_digest(body.get("nativeUsage"))
+        entries = self.messages.get(response, _NO_ENTRIES)
+        if digest is not None and entries[2] == digest:
+            del body["usage"]
+        else:
+            self.messages[response] = (entries[0], entries[1], digest)
 
     def vendor(self, kind: str, data: Any) -> dict[str, Any]:
         """A ``vendor`` record body keeping a native item verbatim."""
@@ -128,26 +153,34 @@ class Identities:
         if extra:
             record.update(extra)
         out.append(self.emit(record))
+        self.touched.append(record["seq"])
         self.volatile = True
 
     def put_native(self, message_id: str, msg: Any, out: list[dict[str, Any]], force: bool) -> None:
         """A message with no ASR home, kept verbatim (once per distinct version)."""
-        entries = self.messages.get(message_id, _NO_ENTRIES)
-        entry = self.revise(self.vendor("message", msg), entries[1], out, force)
+        entry = self.revise(self.vendor("message", msg), self.messages.get(message_id, _NO_ENTRIES)[1], out, force)
         if entry is not None:
-            self.messages[message_id] = (entries[0], entry)
+            entries = self.messages.get(message_id, _NO_ENTRIES)  # revise may have noted usage
+            self.messages[message_id] = (entries[0], entry, entries[2])
 
     def put_message(self, message_id: str, body: dict[str, Any], out: list[dict[str, Any]], force: bool) -> None:
         """A message record of ``message_id``, unless it repeats the last one written."""
-        entries = self.messages.get(message_id, _NO_ENTRIES)
-        entry = self.revise(body, entries[0], out, force)
+        entry = self.revise(body, self.messages.get(message_id, _NO_ENTRIES)[0], out, force)
         if entry is not None:
-            self.messages[message_id] = (entry, entries[1])
+            entries = self.messages.get(message_id, _NO_ENTRIES)  # revise may have noted usage
+            self.messages[message_id] = (entry, entries[1], entries[2])
 
     def written(self, message_id: str) -> bool:
         """Whether a message record of ``message_id`` was written."""
         entries = self.messages.get(message_id)
         return entries is not None and entries[0] is not None
+
+    def touch(self, state: CallState) -> None:
+        """Note the records of a call the message maps without writing them again."""
+        for index in (CALL, SUBAGENT, RESULT):
+            entry = state[index]
+            if entry is not None:
+                self.touched.append(entry & _SEQ_MASK)
 
     def call_state(self, call_id: str, message_id: str) -> tuple[CallState, bool]:
         """The call id's state, noting that ``message_id`` maps it; whether it is now shared."""

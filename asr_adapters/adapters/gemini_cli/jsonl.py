@@ -25,7 +25,12 @@ from ...core.errors import InputError
 from ...core.source import Source
 from ...core.spill import SpillMap
 from . import discover
+from .copies import align_from_end, copy_key, is_harness_turn, starts_burst
 from .mapping import Mapper, native_digest
+
+#: positions in a ``Replay.known`` entry (after the fingerprint and the place)
+KEY, ROOT, BECAME = 2, 3, 4
+_NOTHING: tuple[Any, ...] = (None, None, None, None, ())
 
 if TYPE_CHECKING:
     from .adapter import GeminiCliAdapter
@@ -67,21 +72,30 @@ class Replay:
     def __init__(self, mapper: Mapper) -> None:
         self.mapper = mapper
         #: message id -> (a hash of its last native version and the mapper's epoch, or None:
-        #: never skipped; its place in the history), so an unchanged message is not mapped again
+        #: never skipped; its place in the history; its copy key; the message it copies or
+        #: None; the seqs of the records it stands for), so an unchanged message is not
+        #: mapped again, copies are told (``copies``) and removals name records. One map, so
+        #: that per-id state stays one bounded dict.
         self.known = SpillMap()
         self.order = SpillMap()
         self.first = 0
         self.end = 0
+        #: in a run of re-recorded history: the place of the next message it copies, and
+        #: where the history ended when the run began
+        self.run: int | None = None
+        self.run_end = 0
 
     def line(self, number: int, value: Any, raw: bytes = b"") -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
+        if type(value) is dict and isinstance(value.get("id"), str) and not isinstance(value.get("$rewindTo"), str):
+            where = "" if value["id"] else f"line{number}"
+            return self.message(value, where, native=hash(raw) if raw else None, copied=self._burst(value))
+        if not (type(value) is dict and isinstance(value.get("$set"), dict) and "messages" not in value["$set"]):
+            self.run = None  # a metadata line (lastUpdated after each message) does not end a run
         if type(value) is not dict:
             self.mapper.put_vendor("line", value, out)
         elif isinstance(value.get("$rewindTo"), str):
             self.rewind(value, out)
-        elif isinstance(value.get("id"), str):
-            where = "" if value["id"] else f"line{number}"
-            out = self.message(value, where, native=hash(raw) if raw else None)
         elif isinstance(value.get("$set"), dict):
             self.set(number, value, out)
         elif is_header(value):
@@ -91,16 +105,48 @@ class Replay:
             self.mapper.put_vendor("line", value, out)
         return out
 
+    def _burst(self, msg: dict[str, Any]) -> str | None:
+        """The message a new-id line copies when it continues (or opens) a run of history
+        recorded again (``setHistory``: the environment turn first, then the rest in order)."""
+        message_id = msg["id"]
+        if not message_id or message_id in self.known:
+            self.run = None
+            return None
+        place = self.run
+        if place is None:
+            if not starts_burst(msg):
+                return None
+            place, self.run_end = self.first, self.end
+        order, known = self.order, self.known
+        entry = original = None
+        while place < self.run_end:  # the next message of the history that has a copy key
+            original = order.get(place)
+            entry = None if original is None else known.get(original)
+            if entry is not None and entry[KEY] is not None:
+                break
+            place += 1
+        if entry is None or original is None or entry[KEY] is None or entry[KEY] != copy_key(msg):
+            self.run = None
+            return None
+        self.run = place + 1
+        return str(entry[ROOT] or original)
+
     def message(
-        self, msg: dict[str, Any], position: str, removed: bool | None = None, native: int | None = None
+        self,
+        msg: dict[str, Any],
+        position: str,
+        removed: bool | None = None,
+        native: int | None = None,
+        copied: str | None = None,
     ) -> list[dict[str, Any]]:
-        """``native``: a digest of the message as written (its line's bytes, or one dump)."""
+        """``native``: a digest of the message as written (its line's bytes, or one dump);
+        ``copied``: the id of the message it copies (see ``copies``)."""
         message_id = msg["id"]
         known = self.known
         entry = known.get(message_id)
         previous = place = None
         if entry is not None:
-            previous, place = entry
+            previous, place = entry[0], entry[1]
             if place is not None and place < self.first:
                 place = None  # it left the history at a reset
         if removed is None:
@@ -110,16 +156,30 @@ class Replay:
             self.order[place] = message_id
             self.end = place + 1
         mapper = self.mapper
+        if copied is None and message_id:  # a copy stays one when it is written again
+            copied = None if entry is None else entry[ROOT]
         unchanged = previous is not None and native is not None and previous == hash((native, mapper.epoch))
         if unchanged and message_id and not removed:
             if entry[1] != place:
-                known[message_id] = (previous, place)
+                known[message_id] = (previous, place, *entry[KEY:])
             return []  # as mapped last time, and nothing it reads changed: all repeats
         # a message that comes back after a rewind or reset is written again, even if unchanged
-        out = mapper.message(msg, position, force=removed)
+        out = mapper.message(msg, position, force=removed, copied_from=copied)
         stable = native is not None and bool(message_id) and not mapper.volatile
-        known[message_id] = (hash((native, mapper.epoch)) if stable else None, place)
+        fingerprint = hash((native, mapper.epoch)) if stable else None
+        key = copy_key(msg) if message_id else None
+        known[message_id] = (fingerprint, place, key, copied, tuple(mapper.touched))
         return out
+
+    def _reverted(self, removed: list[str], standing: set[int] | None = None) -> list[str]:
+        """The ids of the records that the messages which left the history stand for, in
+        history order, less those the history still stands for (a message that repeated an
+        earlier record, such as a function-response turn, stands for nothing of its own)."""
+        known = self.known
+        seqs: list[int] = []
+        for message_id in removed:
+            seqs.extend(known.get(message_id, _NOTHING)[BECAME])
+        return [f"r{seq}" for seq in dict.fromkeys(seqs) if not standing or seq not in standing]
 
     def _place(self, message_id: str) -> int | None:
         """The message's place in the history, or None when it is not in it."""
@@ -135,17 +195,29 @@ class Replay:
         for at in range(cut, self.end):
             message_id = order.pop(at)
             removed.append(message_id)
-            known[message_id] = (known[message_id][0], None)
+            entry = known[message_id]
+            known[message_id] = (entry[0], None, *entry[KEY:])
         self.end = cut
-        self.mapper.put_vendor("rewind", value, out, removedMessageIds=removed)
+        self.mapper.put_vendor("rewind", value, out, reverted=self._reverted(removed))
 
     def set(self, number: int, value: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        summary = value["$set"].get("summary")
+        # a later title: the header is already written, so this record revises it (latest wins)
+        title = {"title": summary} if isinstance(summary, str) else {}
         messages = value["$set"].get("messages")
         if not isinstance(messages, list):
-            self.mapper.put_vendor("set", value, out)
+            self.mapper.put_vendor("set", value, out, **title)
             return
         entries = [m for m in messages if isinstance(m, dict) and isinstance(m.get("id"), str)]
         kept = {m["id"] for m in entries}
+        known = self.known
+        # entries never seen before: compression's copies of the latest turns have new ids
+        fresh = [
+            (index, None if is_harness_turn(m) else copy_key(m))
+            for index, m in enumerate(entries)
+            if m["id"] and m["id"] not in known
+        ]
+        replaced: list[tuple[str, int | None, str | None]] = []
         order = self.order
         removed = []
         stayed = set()  # ids of the replaced history that the new one keeps
@@ -155,15 +227,20 @@ class Replay:
                 stayed.add(message_id)
             else:
                 removed.append(message_id)
-        self.mapper.put_vendor("set", value, out, removedMessageIds=removed)
+            if fresh:
+                entry = known.get(message_id, _NOTHING)
+                replaced.append((message_id, entry[KEY], entry[ROOT]))
+        copies = align_from_end(replaced, fresh) if fresh else {}
         self.first = self.end  # a new, empty history
-        known = self.known
         for index, msg in enumerate(entries):
             message_id = msg["id"]
             back = message_id not in stayed and message_id in known  # seen, but not in the replaced history
             native = None if back else native_digest(msg)
             where = "" if message_id else f"line{number}.messages[{index}]"
-            out.extend(self.message(msg, where, removed=back, native=native))
+            out.extend(self.message(msg, where, removed=back, native=native, copied=copies.get(index)))
+        # after the new history, so that what it still stands for (a call a copy holds) stays
+        standing = {seq for m in entries for seq in known.get(m["id"], _NOTHING)[BECAME]}
+        self.mapper.put_vendor("set", value, out, **title, reverted=self._reverted(removed, standing))
 
     def initial(self, number: int, value: dict[str, Any], out: list[dict[str, Any]]) -> None:
         """A header that carries a whole legacy record on one line: its messages, in order."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.adapter import Emitter
+from ...core.refs import session_ref
 from .identities import (
     CALL,
     CONTENT,
@@ -44,6 +45,7 @@ from .tools import (
     subagent_body,
     todo_plan,
 )
+from .usage import put_usage
 
 _MESSAGE_KEYS = frozenset(
     {"id", "timestamp", "type", "content", "displayContent", "thoughts", "tokens", "model", "toolCalls"}
@@ -59,6 +61,7 @@ class Mapper(Identities):
         self.session_id = session_id
         self.subagent = subagent
         self.task_id: str | None = None  # a subagent's first prompt: its parent's task
+        self.copied_from: str | None = None  # copiedFrom of the message being mapped
         # Skipping unchanged native items (JSONL era). A native message or toolCalls[] entry
         # mapped before is skipped when its native digest is the one recorded for it *and no
         # record identity it reads changed since*. Identities are keyed by message id or call
@@ -71,10 +74,20 @@ class Mapper(Identities):
 
     # -- messages ---------------------------------------------------------------------
 
-    def message(self, msg: Any, position: str, force: bool = False) -> list[dict[str, Any]]:
-        """All records of one native message (empty when it repeats what was written)."""
+    def message(
+        self, msg: Any, position: str, force: bool = False, copied_from: str | None = None
+    ) -> list[dict[str, Any]]:
+        """All records of one native message (empty when it repeats what was written).
+
+        ``copied_from``: the id of the message this one copies (history written again under
+        new ids, see ``copies``): its message record carries ``copiedFrom``.
+        """
         out: list[dict[str, Any]] = []
         self.volatile = False
+        self.touched = []
+        self.copied_from = (
+            None if copied_from is None else f"{session_ref('gemini-cli', self.session_id)}#messageId={copied_from}"
+        )
         if not isinstance(msg, dict):
             self.put_vendor("message", msg, out)
             return out
@@ -101,6 +114,8 @@ class Mapper(Identities):
         body["messageId"] = message_id
         if derived:
             body["idSource"] = "derived"
+        if self.copied_from is not None:
+            body["copiedFrom"] = self.copied_from
         return body
 
     def _tail(self, body: dict[str, Any], msg: dict[str, Any]) -> dict[str, Any]:
@@ -109,7 +124,7 @@ class Mapper(Identities):
             body["model"] = model
         tokens = msg.get("tokens")
         if tokens is not None:
-            body["usage"] = tokens
+            put_usage(body, tokens)
         extra = {k: v for k, v in msg.items() if k not in _MESSAGE_KEYS}
         if extra:
             body["gemini"] = extra
@@ -192,6 +207,7 @@ class Mapper(Identities):
                 continue  # the same call as a toolCalls[] entry: that record is richer
             state = self.calls.get(call_id)
             if state is not None and state[CALL] is not None:
+                self.touch(state)  # a copy of the reply that wrote it stands for it too
                 continue  # a call already written (another message's toolCalls[] entry)
             shared = False
             if state is None:
@@ -231,6 +247,7 @@ class Mapper(Identities):
         if state is None:
             state, shared = new_call_state(message_id), False
         elif native is not None and not force and state[NATIVE] == hash((native, epoch)):
+            self.touch(state)
             return
         else:
             shared = share(state, message_id)
@@ -260,12 +277,11 @@ class Mapper(Identities):
         entry = self.revise(body, state[CALL], out, force)
         if entry is not None:
             state[CALL] = entry
-        if "agentId" in call:
-            subagent = subagent_body(call, call_id)
-            if subagent is not None:
-                entry = self.revise(subagent, state[SUBAGENT], out, force)
-                if entry is not None:
-                    state[SUBAGENT] = entry
+        subagent = subagent_body(call, call_id)
+        if subagent is not None:
+            entry = self.revise(subagent, state[SUBAGENT], out, force)
+            if entry is not None:
+                state[SUBAGENT] = entry
         result = result_body(call, call_id)
         entry = self.revise(result, state[RESULT], out, force)
         if entry is not None:
@@ -378,11 +394,15 @@ class Mapper(Identities):
 
     def _notice(self, msg: dict[str, Any], message_id: str, derived: bool, out: list, force: bool) -> None:
         body = self._head(msg, message_id, derived)
-        content = [map_part(p) for p in native_parts(msg.get("content"))]
-        if isinstance(msg.get("content"), list) and msg.get("type") == "info":
+        native = msg.get("content")
+        content = [map_part(p) for p in native_parts(native)]
+        if content and isinstance(native, list) and msg.get("type") == "info":
             # v0.44+ binary tool output: an ``info`` record that is the next request to the model
             body.update(role="user", author="tool", origin="injected", audience="model", content=content)
         else:
+            if not content and native in ("", [], None):
+                # an empty notice is still a notice the CLI showed (ASR-205): one empty text part
+                content = [{"type": "text", "text": ""}]
             body.update(author="harness", origin="notice", audience="user", content=content)
             body["capture"] = {"role": {"state": "absent", "reason": "a CLI notice; Gemini CLI gives it no role"}}
         self._display(body, msg, None)

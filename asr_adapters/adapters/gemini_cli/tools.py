@@ -19,6 +19,8 @@ _CALL_KEYS = frozenset(("id", "name", "args", "result", "status", "timestamp", "
 _STATUS = {"success": "complete", "error": "error"}
 _TODO_STATUS = ("pending", "in_progress", "completed")
 TODO_PLAN_ID = "write_todos"
+#: tools that delegate to a subagent named in their arguments (``args.agent_name``)
+AGENT_TOOLS = ("invoke_agent",)
 
 
 def stamped(kind: str, value: Any) -> dict[str, Any]:
@@ -212,13 +214,36 @@ def plan_document(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
 
 
 def subagent_body(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
-    """A call that started a subagent session (``agentId``, v0.39+) -> a subagent record."""
+    """A call that started a subagent -> a subagent record; None for other calls.
+
+    A delegation is a call with ``agentId`` (v0.39+: the child's session), a call of the
+    agent tool ``invoke_agent``, or a call whose ``resultDisplay`` is a SubagentProgress.
+    ``agentType`` names the agent, never the tool: ``args.agent_name``, else the progress
+    display's ``agentName``, else the tool's name for the per-agent tools of older versions
+    (``codebase_investigator``, ``cli_help``), whose name is the agent's. ``description``
+    is the ``prompt`` argument (the task given to the agent).
+    """
     agent_id = call.get("agentId")
-    if not isinstance(agent_id, str) or not agent_id:
+    session = agent_id if isinstance(agent_id, str) and agent_id else None
+    display = call.get("resultDisplay")
+    progress = display if type(display) is dict and display.get("isSubagentProgress") is True else None
+    name = call.get("name")
+    if session is None and progress is None and name not in AGENT_TOOLS:
         return None
     body = stamped("subagent", None)
     body["callId"] = call_id
-    body["session"] = session_ref("gemini-cli", agent_id)
-    if isinstance(call.get("name"), str):
-        body["agentType"] = call["name"]
+    if session is not None:
+        body["session"] = session_ref("gemini-cli", session)
+    args = call.get("args")
+    args = args if type(args) is dict else {}
+    agent = args.get("agent_name")
+    if not isinstance(agent, str) and progress is not None:
+        agent = progress.get("agentName")
+    if not isinstance(agent, str) and name not in AGENT_TOOLS:
+        agent = name
+    if isinstance(agent, str) and agent:
+        body["agentType"] = agent
+    prompt = args.get("prompt")
+    if isinstance(prompt, str):
+        body["description"] = prompt
     return body
