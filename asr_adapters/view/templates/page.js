@@ -4,21 +4,27 @@
     return document.querySelector("[" + attr + '="' + CSS.escape(value) + '"]');
   }
   // Tool results sit under the call they answer (paired by callId); deliveries are also shown
-  // on the message they deliver. Runs again after each chunk of later records is inserted.
-  function wire() {
-    document.querySelectorAll(".tool-result[data-for-call]:not(.paired)").forEach(function (result) {
-      result.classList.add("paired");
-      var call = byAttr("data-call-id", result.getAttribute("data-for-call"));
+  // on the message they deliver. Runs on the page, then on each chunk of later records before
+  // it is inserted, so each record is visited once.
+  var calls = Object.create(null), messages = Object.create(null);
+  function find(root, id) {
+    return (root.getElementById && root.getElementById(id)) || document.getElementById(id);
+  }
+  function wire(root) {
+    root.querySelectorAll(".tool-call[data-call-id]").forEach(function (call) {
+      calls[call.getAttribute("data-call-id")] = call;
+    });
+    root.querySelectorAll("article[data-message-id]").forEach(function (message) {
+      messages[message.getAttribute("data-message-id")] = message;
+    });
+    root.querySelectorAll(".tool-result[data-for-call]").forEach(function (result) {
+      var call = calls[result.getAttribute("data-for-call")];
       if (call) { call.querySelector(".results").appendChild(result); call.classList.add("answered"); }
     });
-    document.querySelectorAll(".delivery[data-target]:not(.shown)").forEach(function (delivery) {
-      delivery.classList.add("shown");
+    root.querySelectorAll(".delivery[data-target]").forEach(function (delivery) {
       var target = delivery.getAttribute("data-target"), message = null;
-      if (/^r[0-9]+$/.test(target)) { message = document.getElementById(target); }
-      else if (target.indexOf("messageId=") === 0) {
-        var all = document.querySelectorAll('[data-message-id="' + CSS.escape(target.slice(10)) + '"]');
-        message = all.length ? all[all.length - 1] : null;
-      }
+      if (/^r[0-9]+$/.test(target)) { message = find(root, target); }
+      else if (target.indexOf("messageId=") === 0) { message = messages[target.slice(10)] || null; }
       if (!message || !message.querySelector(".deliveries")) { return; }
       var badge = delivery.querySelector(".badge").cloneNode(true), link = document.createElement("a");
       link.href = "#" + delivery.id; link.textContent = "delivery " + delivery.id + ": ";
@@ -33,9 +39,10 @@
   function loadNext() {
     var chunk = pending.shift();
     if (!chunk) { return false; }
-    chunk.insertAdjacentHTML("beforebegin", JSON.parse(chunk.textContent));
-    chunk.parentNode.removeChild(chunk);
-    wire();
+    var holder = document.createElement("template");
+    holder.innerHTML = JSON.parse(chunk.textContent);
+    wire(holder.content);
+    chunk.parentNode.replaceChild(holder.content, chunk);
     if (!pending.length && more) { more.hidden = true; }
     else if (more) { more.querySelector("button").textContent = "show the rest of the session (" + pending.length + " more part(s))"; }
     return true;
@@ -45,7 +52,7 @@
     var target = id && document.getElementById(id);
     if (target) { target.scrollIntoView(); }
   }
-  wire();
+  wire(document);
   if (more) {
     more.querySelector("button").addEventListener("click", function () { while (loadNext()) { /* all */ } });
     if ("IntersectionObserver" in window) {
