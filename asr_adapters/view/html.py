@@ -126,7 +126,6 @@ class PageWriter:
             .render(
                 h=h,
                 title=title,
-                model=None,
                 css=Markup(static_text("page.css")),
                 script_hash=script_hash(),
                 link=self.links,

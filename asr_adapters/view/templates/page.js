@@ -53,6 +53,15 @@
     if (target) { target.scrollIntoView(); }
   }
   wire(document);
+  // The models the session used, as its messages record them, in the header.
+  var models = [];
+  document.querySelectorAll("article.message .badge.model").forEach(function (badge) {
+    if (models.indexOf(badge.textContent) < 0) { models.push(badge.textContent); }
+  });
+  if (models.length) {
+    document.getElementById("models").textContent = models.join(", ");
+    document.querySelectorAll(".models").forEach(function (e) { e.hidden = false; });
+  }
   if (more) {
     more.querySelector("button").addEventListener("click", function () { while (loadNext()) { /* all */ } });
     if ("IntersectionObserver" in window) {
