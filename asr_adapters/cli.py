@@ -152,3 +152,12 @@ def _add_batch_commands() -> None:
 
 
 _add_batch_commands()
+
+
+def _add_view_commands() -> None:
+    from .view.command import show
+
+    main.add_command(show)
+
+
+_add_view_commands()

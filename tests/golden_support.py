@@ -51,7 +51,7 @@ def golden_cases(agent: str | None = None) -> list[GoldenCase]:
     cases = []
     if not GOLDEN.is_dir():
         return cases
-    for agent_dir in sorted(p for p in GOLDEN.iterdir() if p.is_dir()):
+    for agent_dir in sorted(p for p in GOLDEN.iterdir() if p.is_dir() and not p.name.startswith("_")):
         if agent is not None and agent_dir.name != agent:
             continue
         for case_dir in sorted(p for p in agent_dir.iterdir() if p.is_dir()):

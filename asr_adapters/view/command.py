@@ -1,0 +1,88 @@
+"""The ``asr show`` command: thin over ``asr_adapters.view``."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+import tempfile
+import webbrowser
+from pathlib import Path
+
+import click
+
+from ..core.errors import ASRError
+
+
+def _quiet_broken_pipe() -> None:
+    """Exit 141 (128 + SIGPIPE) without a traceback once stdout's reader has gone."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(141)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+@click.command()
+@click.argument("path", type=click.Path(exists=True, dir_okay=True, allow_dash=False))
+@click.option("-o", "--output", type=click.Path(), help="The page to write (a folder for a site); stdout if absent.")
+@click.option(
+    "--format", "fmt", type=click.Choice(["html", "markdown"]), default="html", show_default=True, help="Page format."
+)
+@click.option("--agent", help="The agent that wrote PATH, when PATH is a native file (default: detect it).")
+@click.option("--open", "open_page", is_flag=True, help="Open the written page in the default browser.")
+def show(path: str, output: str | None, fmt: str, agent: str | None, open_page: bool) -> None:
+    """Show a session as a page a person reads.
+
+    PATH is an ASR stream or any native file the converters read (converted on the fly); a
+    folder of streams (a batch archive) becomes a static site in the folder OUTPUT, with an
+    index of every session. The page is self-contained (no network, works from file://).
+
+    Exit codes: 0 written; 1 the source could not be read or converted; 2 usage error.
+    """
+    from . import render_site, write_page
+
+    try:
+        if Path(path).is_dir():
+            if output is None or fmt != "html":
+                raise click.UsageError("a folder becomes an HTML site: give -o SITE_DIR (and no --format markdown)")
+            rows = render_site(path, output)
+            click.echo(f"asr: wrote {len(rows)} page(s) and {os.path.join(output, 'index.html')}", err=True)
+            target = os.path.join(output, "index.html")
+        elif output is None:
+            stream = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n")
+            try:
+                write_page(path, stream, fmt=fmt, agent=agent)
+                stream.flush()
+            except BrokenPipeError:  # `asr show x | head`: the reader has what it wanted
+                _quiet_broken_pipe()
+            finally:
+                with contextlib.suppress(ValueError, OSError):
+                    stream.detach()
+            return
+        else:
+            target = output
+            folder = os.path.dirname(os.path.abspath(output))
+            os.makedirs(folder, exist_ok=True)
+            fd, partial = tempfile.mkstemp(prefix=".asr-show-", dir=folder)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    write_page(path, handle, fmt=fmt, agent=agent)
+                os.chmod(partial, 0o666 & ~_umask())  # mkstemp makes it 0600; a page is for reading
+                os.replace(partial, output)
+            except BaseException:
+                os.unlink(partial)
+                raise
+    except ASRError as exc:
+        click.echo(f"asr: error: {exc}", err=True)
+        sys.exit(1)
+    except OSError as exc:
+        click.echo(f"asr: error: {exc.filename or path}: {exc.strerror or exc}", err=True)
+        sys.exit(1)
+    if open_page:
+        webbrowser.open(Path(target).resolve().as_uri())

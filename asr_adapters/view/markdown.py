@@ -1,0 +1,185 @@
+"""One ASR stream as Markdown, in the page's reading order, for an issue or a pull request.
+
+Model text is kept as the Markdown it is; every other text goes in a fence longer than any
+backtick run inside it, so nothing a session holds can break out of its block. Each part
+starts with its author and origin, as on the page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import IO, Any
+
+from . import reading
+
+_BACKTICKS = re.compile(r"`{3,}")
+_SPECIAL = re.compile(r"([\\`*_\[\]<>|#!~&])")
+
+
+def inline(value: object) -> str:
+    """A value shown inline (a name, a status, a plan entry) as literal text: Markdown and
+    HTML characters escaped, line breaks folded, so it cannot open a tag or a block."""
+    text = " ".join(str(value).split())
+    return _SPECIAL.sub(r"\\\1", text)
+
+
+def fence(text: str, info: str = "") -> str:
+    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=2)
+    mark = "`" * max(3, longest + 1)
+    return f"{mark}{info}\n{text}\n{mark}\n"
+
+
+def _label(author: str | None, origin: str | None, phase: str | None = None) -> str:
+    bits = [reading.author_label(author)]
+    if origin:
+        bits.append(reading.short_value(origin) or origin)
+    if phase:
+        bits.append(reading.short_value(phase) or phase)
+    return "\\[" + " · ".join(inline(b) for b in bits) + "\\]"
+
+
+def _part(p: dict[str, Any], msg: dict[str, Any]) -> str:
+    author = reading.effective(p, msg, "author")
+    origin = reading.effective(p, msg, "origin")
+    phase = reading.effective(p, msg, "phase")
+    label = _label(author, origin, phase)
+    kind = p.get("type")
+    if kind == "text" and isinstance(p.get("text"), str):
+        text = p["text"]
+        if msg.get("_plain") and author is None and origin is None:
+            return fence(text)
+        if origin and (reading.short_value(origin) or "") in reading.COLLAPSED_ORIGINS:
+            size = reading.text_size(text)
+            return f"*{label}* ({size})\n\n<details><summary>show</summary>\n\n{fence(text)}\n</details>\n"
+        if author == "model" and not msg.get("_plain"):
+            return f"*{label}*\n\n{text}\n"
+        return f"*{label}*\n\n{fence(text)}"
+    if kind == "reasoning":
+        vis = p.get("visibility") if isinstance(p.get("visibility"), str) else None
+        out = f"*{label} reasoning: {inline(vis or 'visibility unknown')}*"
+        if p.get("opaque"):
+            out += f" (encrypted, {reading.opaque_size(p['opaque'])} bytes)"
+        out += "\n\n"
+        if isinstance(p.get("text"), str) and p["text"]:
+            out += fence(p["text"])
+        for segment in p.get("summary") or ():
+            if isinstance(segment, str):
+                out += "summary:\n\n" + fence(segment)
+        return out
+    if kind == "image":
+        return f"*{label}* image {inline(p.get('mimeType', ''))}\n"
+    if kind == "opaque":
+        return f"*{label}* opaque {inline(p.get('format', ''))}, {reading.opaque_size(p)} bytes\n"
+    return f"*{label}* {inline(kind)} part\n\n{fence(reading.reading_json(p), 'json')}"
+
+
+def _parts(items: Any, msg: dict[str, Any]) -> str:
+    if not isinstance(items, list):
+        return ""
+    return "\n".join(_part(p, msg) for p in items if isinstance(p, dict))
+
+
+def _ts(record: dict[str, Any]) -> str:
+    ts = record.get("ts")
+    return f" · {inline(ts)}" if isinstance(ts, str) else ""
+
+
+def _record(r: dict[str, Any], tracker: reading.Tracker) -> str:
+    kind = r.get("type")
+    rid = r.get("id", "?")
+    if kind == "message":
+        bits = [str(r.get("role") or "role unknown")]
+        for key in ("status", "origin"):
+            if isinstance(r.get(key), str):
+                bits.append(reading.short_value(r[key]) or r[key])
+        if isinstance(r.get("copiedFrom"), str):
+            bits.append("copy")
+        head = f"### {inline(rid)} · " + " · ".join(inline(b) for b in bits) + _ts(r) + "\n\n"
+        for field in ("content", "displayContent"):
+            note = reading.capture_notes(r, field)
+            if note:
+                head += f"> {field}: {inline(note)}\n\n"
+        if r.get("status") == "withdrawn":
+            head += "> Withdrawn: removed from the queue before the model received it.\n\n"
+        if isinstance(r.get("displayContent"), list):
+            body = "**What the user saw**\n\n" + _parts(r["displayContent"], r)
+            if r.get("content"):
+                body += "\n**What the model received**\n\n" + _parts(r["content"], r)
+        else:
+            body = _parts(r.get("content"), r)
+        usage = reading.usage_summary(r)
+        if usage:
+            body += "\ntokens: " + ", ".join(f"{label} {n:,}" for label, n in usage) + "\n"
+        return head + body
+    if kind == "tool_call":
+        command = reading.shell_command(r)
+        text = f"### {inline(rid)} · tool call {inline(r.get('name'))}{_ts(r)}\n\n"
+        if command is not None:
+            return text + fence("$ " + command, "sh")
+        return text + fence(reading.reading_json(r.get("input", r.get("arguments"))), "json")
+    if kind == "tool_result":
+        failed = " · **failed**" if reading.is_failed_result(r) else ""
+        name = tracker.call_name(r.get("callId"))
+        return f"### {inline(rid)} · result{f' of {inline(name)}' if name else ''}{failed}{_ts(r)}\n\n" + _parts(
+            r.get("content"), {"_plain": True}
+        )
+    if kind == "plan":
+        revision = tracker.plan_revision(r.get("planId"))
+        text = f"### {inline(rid)} · plan ({inline(r.get('planType'))}) revision {revision}{_ts(r)}\n\n"
+        for entry in r.get("entries") or ():
+            if isinstance(entry, dict):
+                box = "x" if entry.get("status") == "completed" else " "
+                text += f"- [{box}] {inline(entry.get('content'))} ({inline(entry.get('status'))})\n"
+        return text + _parts(r.get("content"), {})
+    if kind == "delivery":
+        reason = f" ({inline(r['reason'])})" if isinstance(r.get("reason"), str) else ""
+        target = f" for {inline(r['message'])}" if isinstance(r.get("message"), str) else ""
+        return f"### {inline(rid)} · delivery **{inline(r.get('status'))}**{reason}{target}{_ts(r)}\n"
+    if kind == "subagent":
+        child = inline(r["session"]) if isinstance(r.get("session"), str) else "not recorded"
+        return (
+            f"### {inline(rid)} · subagent {inline(r.get('agentType') or '')}{_ts(r)}\n\n"
+            f"{inline(r.get('description') or '')}\n\nchild session: {child}\n"
+        )
+    if kind == "input_request":
+        text = f"### {inline(rid)} · question to the user{_ts(r)}\n\n" + _parts(r.get("content"), {})
+        if isinstance(r.get("answer"), list):
+            text += "\nanswer:\n\n" + _parts(r["answer"], {})
+        return text
+    return ""
+
+
+def render_markdown(records: Iterable[dict[str, Any]], dest: IO[str]) -> reading.StreamFacts:
+    """Write a stream as Markdown; vendor and declaration records are left out."""
+    facts = reading.StreamFacts()
+    tracker = reading.Tracker()
+    for record in records:
+        if not isinstance(record, dict):
+            continue
+        facts.observe(record)
+        if record.get("type") == "session":
+            dest.write(_header(record))
+            continue
+        if tracker.see(record):
+            dest.write(f"\n---\n\n*turn {inline(record.get('turnId'))}*\n\n")
+        text = _record(record, tracker)
+        if text:
+            dest.write(text + "\n")
+    return facts
+
+
+def _header(h: dict[str, Any]) -> str:
+    title = h.get("title") if isinstance(h.get("title"), str) else h.get("session")
+    lines = [f"# {inline(title)}", ""]
+    agent: dict[str, Any] = h["agent"] if isinstance(h.get("agent"), dict) else {}
+    for label, value in (
+        ("session", h.get("session")),
+        ("agent", " ".join(str(v) for v in (agent.get("name"), agent.get("version")) if v)),
+        ("folder", h.get("cwd")),
+        ("started", h.get("ts")),
+        ("parent", h.get("parent")),
+    ):
+        if value:
+            lines.append(f"- {label}: {inline(value)}")
+    return "\n".join(lines) + "\n\n"

@@ -1,0 +1,293 @@
+"""What a reader of a session needs from each record, worked out once for every output format.
+
+The HTML page and the Markdown text show the same things in the same order; this module
+decides them: each content part's effective author and origin (ASR-224), how a part is
+labelled, which tool results failed, which plan revision a plan record is, what a usage
+object adds up to. It keeps a little state per stream (call names by ``callId``, plan
+revision counts), never the records themselves.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Labels for the authors of ASR-202, in the words a reader expects.
+AUTHOR_LABELS = {
+    "human": "person",
+    "model": "model",
+    "harness": "harness",
+    "hook": "hook",
+    "tool": "tool",
+    "agent": "agent",
+}
+
+#: Origins whose text a reader usually skips: collapsed by default, size shown.
+COLLAPSED_ORIGINS = frozenset({"injected", "memory", "retrieval"})
+
+#: Image types a page may embed as ``data:`` URIs (no SVG: it can carry script).
+EMBEDDABLE_IMAGES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+
+#: Normalized usage keys (docs/format.md) and the short names shown for them.
+USAGE_KEYS = (
+    ("inputTokens", "in"),
+    ("outputTokens", "out"),
+    ("cacheReadTokens", "cache read"),
+    ("cacheWriteTokens", "cache write"),
+    ("reasoningTokens", "reasoning"),
+    ("totalTokens", "total"),
+)
+
+FAILED_STATUSES = frozenset({"error", "failed", "failure"})
+
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
+
+
+def embeddable_image(part: dict[str, Any]) -> bool:
+    """An image part the page may show inline: a raster type and well-formed base64 bytes."""
+    data = part.get("data")
+    return (
+        part.get("mimeType") in EMBEDDABLE_IMAGES
+        and isinstance(data, str)
+        and len(data) % 4 == 0
+        and _BASE64.fullmatch(data) is not None
+    )
+
+
+def effective(part: dict[str, Any], message: dict[str, Any], key: str) -> str | None:
+    """A part's own value, else the message's (ASR-224); ``None`` means unknown."""
+    value = part.get(key)
+    if isinstance(value, str):
+        return value
+    value = message.get(key)
+    return value if isinstance(value, str) else None
+
+
+def short_value(value: str | None) -> str | None:
+    """A namespaced open value (``ai.openclaw/heartbeat``) shown by its last segment."""
+    if value is None:
+        return None
+    return value.rsplit("/", 1)[-1]
+
+
+def author_label(author: str | None) -> str:
+    if author is None:
+        return "unknown"
+    return AUTHOR_LABELS.get(author, short_value(author) or author)
+
+
+def css_token(value: str | None) -> str:
+    """A value reduced to characters safe in a class name."""
+    if not value:
+        return "unknown"
+    return "".join(c if c.isalnum() else "-" for c in short_value(value) or value)[:40]
+
+
+def text_size(text: str) -> str:
+    """A byte size a person reads (``1.2 KB``)."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KB"
+    return f"{size / (1024 * 1024):.1f} MB"
+
+
+def opaque_size(opaque: Any) -> int:
+    """How many characters of ciphertext an opaque value holds (never its content)."""
+    if isinstance(opaque, dict):
+        data = opaque.get("data")
+        if isinstance(data, str):
+            return len(data)
+        blob = opaque.get("blob")
+        if isinstance(blob, dict) and isinstance(blob.get("size"), int):
+            return int(blob["size"])
+    if isinstance(opaque, str):
+        return len(opaque)
+    return 0
+
+
+def usage_summary(record: dict[str, Any]) -> list[tuple[str, int]]:
+    """The normalized usage of a record as (label, number) pairs, in a fixed order."""
+    usage = record.get("usage")
+    if not isinstance(usage, dict):
+        return []
+    out = []
+    for key, label in USAGE_KEYS:
+        value = usage.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            out.append((label, value))
+    return out
+
+
+def tokens_of(record: dict[str, Any]) -> int:
+    """Tokens a record's normalized usage accounts for: its total, else input plus output."""
+    usage = record.get("usage")
+    if not isinstance(usage, dict):
+        return 0
+    total = usage.get("totalTokens")
+    if isinstance(total, int) and not isinstance(total, bool):
+        return total
+    return sum(
+        v for k in ("inputTokens", "outputTokens") if isinstance(v := usage.get(k), int) and not isinstance(v, bool)
+    )
+
+
+def is_failed_result(record: dict[str, Any]) -> bool:
+    """A tool result the source marks as failed (``isError`` or a failure status)."""
+    if record.get("isError") is True:
+        return True
+    status = record.get("status")
+    return isinstance(status, str) and (short_value(status) or "") in FAILED_STATUSES
+
+
+def capture_notes(record: dict[str, Any], field_name: str) -> str | None:
+    """``absent``/``truncated``/… for a field, with its reason, when the record says so."""
+    capture = record.get("capture")
+    if not isinstance(capture, dict):
+        return None
+    state = capture.get(field_name)
+    if not isinstance(state, dict) or not isinstance(state.get("state"), str):
+        return None
+    reason = state.get("reason")
+    return f"{state['state']}: {reason}" if isinstance(reason, str) and reason else state["state"]
+
+
+def text_of_parts(parts: Iterable[Any]) -> str:
+    """The plain text of a content array (text parts only), for titles and search."""
+    return "".join(p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
+
+
+@dataclass
+class StreamFacts:
+    """What one pass over a stream learns for the index page and the links between pages."""
+
+    session: str | None = None
+    agent: str | None = None
+    title: str | None = None
+    first_ts: str | None = None
+    parent: str | None = None
+    first_prompt: str | None = None
+    messages: int = 0
+    tool_calls: int = 0
+    failures: int = 0
+    tokens: int = 0
+    children: list[str] = field(default_factory=list)
+
+    def observe(self, record: dict[str, Any]) -> None:
+        kind = record.get("type")
+        if self.first_ts is None and isinstance(record.get("ts"), str):
+            self.first_ts = record["ts"]
+        if kind == "session":
+            self.session = _str(record.get("session"))
+            agent = record.get("agent")
+            self.agent = _str(agent.get("name")) if isinstance(agent, dict) else None
+            self.title = _str(record.get("title"))
+            self.parent = _str(record.get("parent"))
+        elif kind == "message":
+            self.messages += 1
+            if self.first_prompt is None and record.get("role") == "user":
+                prompt = "".join(
+                    p["text"]
+                    for p in record.get("content") or ()
+                    if isinstance(p, dict)
+                    and isinstance(p.get("text"), str)
+                    and effective(p, record, "author") == "human"
+                )
+                if prompt.strip():
+                    self.first_prompt = prompt.strip()[:300]
+        elif kind == "tool_call":
+            self.tool_calls += 1
+        elif kind == "tool_result" and is_failed_result(record):
+            self.failures += 1
+        elif kind == "subagent" and isinstance(record.get("session"), str):
+            self.children.append(record["session"])
+        self.tokens += tokens_of(record)
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+@dataclass
+class Tracker:
+    """Per-stream state the reading order needs: bounded by the number of distinct ids."""
+
+    call_names: dict[str, str] = field(default_factory=dict)
+    plan_revisions: dict[str, int] = field(default_factory=dict)
+    turn: str | None = None
+
+    def call_name(self, call_id: Any) -> str | None:
+        return self.call_names.get(call_id) if isinstance(call_id, str) else None
+
+    def plan_revision(self, plan_id: Any) -> int:
+        if not isinstance(plan_id, str):
+            return 1
+        count = self.plan_revisions.get(plan_id, 0) + 1
+        self.plan_revisions[plan_id] = count
+        return count
+
+    def see(self, record: dict[str, Any]) -> bool:
+        """Remember what later records refer to; True when a new turn starts here."""
+        if record.get("type") == "tool_call" and isinstance(record.get("callId"), str):
+            name = record.get("name")
+            self.call_names[record["callId"]] = name if isinstance(name, str) else "?"
+        turn = record.get("turnId")
+        if isinstance(turn, str) and turn != self.turn:
+            self.turn = turn
+            return True
+        return False
+
+
+def split_long(text: str, lines: int = 40, chars: int = 4000) -> tuple[str, str]:
+    """A long text as (what is shown, what "show all" reveals); short text has no rest."""
+    cut = -1
+    start = 0
+    for _ in range(lines):
+        cut = text.find("\n", start)
+        if cut < 0:
+            break
+        start = cut + 1
+    else:
+        cut = start
+    limit = min(len(text), chars)
+    if 0 < cut < limit:
+        limit = cut
+    if limit >= len(text):
+        return text, ""
+    return text[:limit], text[limit:]
+
+
+def shell_command(record: dict[str, Any]) -> str | None:
+    """The command line of a shell tool call, when its input is one."""
+    value = record.get("input")
+    if not isinstance(value, dict):
+        return None
+    for key in ("command", "cmd"):
+        command = value.get(key)
+        if isinstance(command, str):
+            return command
+        if isinstance(command, list) and all(isinstance(c, str) for c in command):
+            return " ".join(command)
+    return None
+
+
+def iter_with_facts(records: Iterable[dict[str, Any]], facts: StreamFacts) -> Iterator[dict[str, Any]]:
+    """Records passed through while ``facts`` learns from each."""
+    for record in records:
+        if isinstance(record, dict):
+            facts.observe(record)
+            yield record
+
+
+def reading_json(value: Any) -> str:
+    """Indented JSON for display (any value the stream holds)."""
+    import orjson
+
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return repr(value)

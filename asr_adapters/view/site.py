@@ -1,0 +1,88 @@
+"""A folder of ASR streams (a batch archive) as a static site: an index and a page a stream.
+
+Two passes: the first reads only each stream's header line to learn which page holds which
+session, so a subagent record can link to its child's page and a child's header to its
+parent's; the second writes each page while its records stream, collecting the counts that
+the index shows.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..core.errors import InputError
+from .html import render_html, render_index
+
+
+def find_streams(folder: Path) -> list[Path]:
+    """Every ``*.asr.jsonl`` below ``folder``, in a stable order (symlinks not followed)."""
+    found: list[Path] = []
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        found.extend(Path(root) / name for name in sorted(files) if name.endswith(".asr.jsonl"))
+    return found
+
+
+def _session_of(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            header = orjson.loads(handle.readline(1 << 20))
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    value = header.get("session") if isinstance(header, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def page_name(stream: Path, folder: Path) -> str:
+    """The page's path inside the site, mirroring the stream's path in the archive."""
+    relative = stream.relative_to(folder).as_posix()
+    return relative[: -len(".asr.jsonl")] + ".html"
+
+
+def render_site(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Write ``out/index.html`` and one page per stream; returns the index rows."""
+    source, target = Path(folder), Path(out)
+    if not source.is_dir():
+        raise InputError(str(folder), "not a folder")
+    streams = find_streams(source)
+    pages = {stream: page_name(stream, source) for stream in streams}
+    by_session: dict[str, str] = {}
+    for stream in streams:
+        session = _session_of(stream)
+        if session is not None:
+            by_session.setdefault(session, pages[stream])
+    rows: list[dict[str, Any]] = []
+    for stream in streams:
+        href = pages[stream]
+        page = target / href
+        page.parent.mkdir(parents=True, exist_ok=True)
+        here = page.parent
+
+        def link(session: str, here: Path = here) -> str | None:
+            other = by_session.get(session.split("#", 1)[0])
+            return None if other is None else os.path.relpath(target / other, here).replace(os.sep, "/")
+
+        index_link = os.path.relpath(target / "index.html", here).replace(os.sep, "/")
+        from ..stream.reader import read_records
+
+        error = None
+        partial = page.with_name(page.name + ".part")
+        with open(partial, "w", encoding="utf-8") as handle:
+            try:
+                facts = render_html(read_records(stream), handle, links=link, index_link=index_link)
+            except Exception as exc:  # one bad stream must not stop the site
+                from .reading import StreamFacts
+
+                facts = StreamFacts(session=_session_of(stream))
+                error = f"not rendered: {type(exc).__name__}: {exc}"
+        partial.replace(page)
+        rows.append({"href": href, "facts": facts, "error": error})
+    rows.sort(key=lambda row: (row["facts"].agent or "", row["facts"].first_ts or "", row["href"]))
+    target.mkdir(parents=True, exist_ok=True)
+    with open(target / "index.html", "w", encoding="utf-8") as handle:
+        render_index(rows, handle)
+    return rows

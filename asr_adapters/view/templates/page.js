@@ -1,0 +1,94 @@
+(function () {
+  "use strict";
+  function byAttr(attr, value) {
+    return document.querySelector("[" + attr + '="' + CSS.escape(value) + '"]');
+  }
+  // Tool results sit under the call they answer (paired by callId); deliveries are also shown
+  // on the message they deliver. Runs on the page, then on each chunk of later records before
+  // it is inserted, so each record is visited once.
+  var calls = Object.create(null), messages = Object.create(null);
+  function find(root, id) {
+    return (root.getElementById && root.getElementById(id)) || document.getElementById(id);
+  }
+  function wire(root) {
+    root.querySelectorAll(".tool-call[data-call-id]").forEach(function (call) {
+      calls[call.getAttribute("data-call-id")] = call;
+    });
+    root.querySelectorAll("article[data-message-id]").forEach(function (message) {
+      messages[message.getAttribute("data-message-id")] = message;
+    });
+    root.querySelectorAll(".tool-result[data-for-call]").forEach(function (result) {
+      var call = calls[result.getAttribute("data-for-call")];
+      if (call) { call.querySelector(".results").appendChild(result); call.classList.add("answered"); }
+    });
+    root.querySelectorAll(".delivery[data-target]").forEach(function (delivery) {
+      var target = delivery.getAttribute("data-target"), message = null;
+      if (/^r[0-9]+$/.test(target)) { message = find(root, target); }
+      else if (target.indexOf("messageId=") === 0) { message = messages[target.slice(10)] || null; }
+      if (!message || !message.querySelector(".deliveries")) { return; }
+      var badge = delivery.querySelector(".badge").cloneNode(true), link = document.createElement("a");
+      link.href = "#" + delivery.id; link.textContent = "delivery " + delivery.id + ": ";
+      var holder = document.createElement("div"); holder.className = "delivered";
+      holder.appendChild(link); holder.appendChild(badge);
+      message.querySelector(".deliveries").appendChild(holder);
+    });
+  }
+  // Long sessions: later records wait in inert JSON chunks until the reader gets to them.
+  var pending = Array.prototype.slice.call(document.querySelectorAll("script.chunk"));
+  var more = document.getElementById("more");
+  function loadNext() {
+    var chunk = pending.shift();
+    if (!chunk) { return false; }
+    var holder = document.createElement("template");
+    holder.innerHTML = JSON.parse(chunk.textContent);
+    wire(holder.content);
+    chunk.parentNode.replaceChild(holder.content, chunk);
+    if (!pending.length && more) { more.hidden = true; }
+    else if (more) { more.querySelector("button").textContent = "show the rest of the session (" + pending.length + " more part(s))"; }
+    return true;
+  }
+  function reveal(id) {
+    while (id && !document.getElementById(id) && loadNext()) { /* load until the target exists */ }
+    var target = id && document.getElementById(id);
+    if (target) { target.scrollIntoView(); }
+  }
+  wire(document);
+  // The models the session used, as its messages record them, in the header.
+  var models = [];
+  document.querySelectorAll("article.message .badge.model").forEach(function (badge) {
+    if (models.indexOf(badge.textContent) < 0) { models.push(badge.textContent); }
+  });
+  if (models.length) {
+    document.getElementById("models").textContent = models.join(", ");
+    document.querySelectorAll(".models").forEach(function (e) { e.hidden = false; });
+  }
+  if (more) {
+    more.querySelector("button").addEventListener("click", function () { while (loadNext()) { /* all */ } });
+    if ("IntersectionObserver" in window) {
+      new IntersectionObserver(function (entries) {
+        if (entries.some(function (e) { return e.isIntersecting; })) { loadNext(); }
+      }, { rootMargin: "2000px" }).observe(more);
+    }
+  }
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest('a[href^="#"]');
+    if (link && pending.length) { event.preventDefault(); reveal(link.getAttribute("href").slice(1)); }
+  });
+  function revealHash() { if (location.hash.length > 1) { reveal(decodeURIComponent(location.hash.slice(1))); } }
+  window.addEventListener("hashchange", revealHash);
+  revealHash();
+  var vendor = document.getElementById("show-vendor");
+  if (vendor) { vendor.addEventListener("change", function () { document.body.classList.toggle("with-vendor", vendor.checked); }); }
+  var filter = document.getElementById("filter");
+  if (filter) {
+    filter.addEventListener("input", function () {
+      var words = filter.value.toLowerCase().split(/\s+/).filter(Boolean), shown = 0;
+      document.querySelectorAll("tr.session-row").forEach(function (row) {
+        var text = row.getAttribute("data-search").toLowerCase();
+        var match = words.every(function (w) { return text.indexOf(w) >= 0; });
+        row.hidden = !match; if (match) { shown += 1; }
+      });
+      document.getElementById("shown").textContent = String(shown);
+    });
+  }
+})();

@@ -1,0 +1,73 @@
+"""The Markdown form of a page: golden snapshots (read them) and the rules that keep it safe."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+from golden_support import GOLDEN
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+
+from asr_adapters.stream.reader import read_records
+from asr_adapters.view import render_markdown
+from asr_adapters.view.markdown import fence
+from asr_adapters.view.markup import markdown_html
+
+CASES = sorted(p for p in (GOLDEN / "_show").iterdir() if p.is_dir())
+
+
+def markdown_extension(folder: Path) -> type[SingleFileSnapshotExtension]:
+    """Keeps a case's Markdown snapshot beside its stream, as ``expected.md``."""
+
+    class GoldenMarkdown(SingleFileSnapshotExtension):
+        _write_mode = WriteMode.TEXT
+        file_extension = "md"
+
+        @classmethod
+        def dirname(cls, *, test_location: Any) -> str:
+            return str(folder)
+
+        @classmethod
+        def get_snapshot_name(cls, *, test_location: Any, index: Any = 0) -> str:
+            return "expected"
+
+    return GoldenMarkdown
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_markdown_golden(case: Path, snapshot: Any) -> None:
+    out = io.StringIO()
+    render_markdown(read_records(case / "stream.asr.jsonl"), out)
+    assert snapshot(extension_class=markdown_extension(case)) == out.getvalue()
+
+
+def test_a_fence_is_longer_than_any_backtick_run_inside() -> None:
+    text = "before\n`````\nnot the end\n```\n"
+    block = fence(text)
+    assert block.startswith("``````\n") and block.endswith("\n``````\n")
+    assert fence("plain").startswith("```\n")
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "[x](javascript:alert(1))",
+        "[x](JAVASCRIPT:alert(1))",
+        "[x](data:text/html;base64,AAAA)",
+        "[x](vbscript:msgbox)",
+        "[x](file:///etc/passwd)",
+        "<a href='javascript:alert(1)'>x</a>",
+    ],
+)
+def test_markdown_keeps_no_unsafe_link(source: str) -> None:
+    html = markdown_html(source)
+    assert "<a " not in html, html
+
+
+def test_markdown_escapes_raw_html_and_marks_links() -> None:
+    html = markdown_html("<script>alert(1)</script> [ok](https://example.org) ![i](https://example.org/i.png)")
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert 'href="https://example.org"' in html and 'rel="noopener noreferrer"' in html
+    assert "<img" not in html, "a page loads no image from a URL"

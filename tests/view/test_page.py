@@ -1,0 +1,202 @@
+"""The page in a real browser: what a reader sees matches the stream, and nothing runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from golden_support import GOLDEN
+
+from asr_adapters.cli import main
+from view.conftest import PageWatch
+
+SHOW = GOLDEN / "_show"
+
+#: One golden case of every agent (their expected streams), plus the hand-made stream.
+PER_AGENT = [
+    GOLDEN / "codex" / "10-tool-calls-every-kind",
+    GOLDEN / "claude-code" / "todowrite-plan",
+    GOLDEN / "openclaw" / "synthetic-assistants-deliveries",
+    GOLDEN / "gemini-cli" / "json-tool-calls",
+    GOLDEN / "t3code" / "v1-activities",
+    SHOW / "every-record-kind",
+]
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def expected_counts(stream: list[dict[str, Any]]) -> dict[str, int]:
+    """Counts worked out from the records alone (ASR-224 resolution written out again here)."""
+    human = 0
+    for record in stream:
+        if record.get("type") != "message":
+            continue
+        for field in ("content", "displayContent"):
+            for part in record.get(field) or []:
+                author = part.get("author", record.get("author"))
+                human += author == "human"
+    failed = sum(
+        1
+        for r in stream
+        if r.get("type") == "tool_result"
+        and (r.get("isError") is True or str(r.get("status", "")).rsplit("/", 1)[-1] in ("error", "failed"))
+    )
+    return {
+        "messages": sum(r.get("type") == "message" for r in stream),
+        "human parts": human,
+        "failed results": failed,
+        "plan entries": sum(len(r.get("entries") or []) for r in stream if r.get("type") == "plan"),
+        "tool calls": sum(r.get("type") == "tool_call" for r in stream),
+    }
+
+
+def dom_counts(watch: PageWatch) -> dict[str, int]:
+    page = watch.page
+    return {
+        "messages": page.locator("article.message").count(),
+        "human parts": page.locator('article.message .part[data-author="human"]').count(),
+        "failed results": page.locator("article.tool-result.failed").count(),
+        "plan entries": page.locator("article.plan ul.checklist > li").count(),
+        "tool calls": page.locator("article.tool-call").count(),
+    }
+
+
+def render(stream: Path, out: Path) -> Path:
+    result = CliRunner().invoke(main, ["show", str(stream), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.mark.parametrize("case", PER_AGENT, ids=lambda p: p.parent.name + "/" + p.name)
+def test_page_shows_what_the_stream_holds(case: Path, page: PageWatch, tmp_path: Path) -> None:
+    streams = sorted(case.glob("*.asr.jsonl"))
+    assert streams, f"{case} has no stream"
+    stream = streams[0]
+    html = render(stream, tmp_path / "page.html")
+    page.page.goto(html.as_uri())
+    assert dom_counts(page) == expected_counts(records(stream))
+    page.page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
+    assert not page.console_errors, page.console_errors
+    assert page.requests == [html.as_uri()], "the page made a request of its own"
+
+
+def test_every_record_kind_is_labelled(page: PageWatch, tmp_path: Path) -> None:
+    html = render(SHOW / "every-record-kind" / "stream.asr.jsonl", tmp_path / "page.html")
+    p = page.page
+    p.goto(html.as_uri())
+    # the failed result moved under its call by the page's own script (so the CSP hash is right)
+    assert p.locator('article.tool-call[data-call-id="call_1"] .results article.tool-result.failed').count() == 1
+    assert p.locator("#r3 .reasoning.vis-full").count() == 1
+    assert "encrypted, 12 bytes" in p.locator("#r3 .reasoning.vis-encrypted").inner_text()
+    assert "Z0FBQUFB" not in p.content(), "ciphertext must never be shown"
+    assert p.locator("#r3 .reasoning.vis-summary").inner_text().count("Checked the calendar.") == 1
+    assert "steering" in p.locator("#r8 header").inner_text()
+    assert "Withdrawn" in p.locator("#r9").inner_text()
+    assert p.locator("#r12.status-interrupted").count() == 1
+    # deliveries are shown on the messages they deliver
+    assert "sent" in p.locator("#r12 .deliveries").inner_text()
+    assert "suppressed" in p.locator("#r15 .deliveries").inner_text()
+    # injected context is collapsed with its size; the person's words are not
+    assert p.locator("#r2 details.injected").count() == 1
+    assert not p.locator("#r2 details.injected").get_attribute("open")
+    assert p.locator("#r2 .part.author-human pre").is_visible()
+    # display-only content: what the user saw, and why the model's view is empty
+    assert "content: absent" in p.locator("#r14 header").inner_text()
+    assert p.locator("#r14 .display").count() == 1
+    # plan revision history
+    assert "revision 2" in p.locator("#r7 header").inner_text()
+    assert p.locator('#r7 a.supersedes[href="#r6"]').count() == 1
+    # vendor records are hidden until asked for
+    assert not p.locator("#r17").is_visible()
+    p.check("#show-vendor")
+    assert p.locator("#r17").is_visible()
+    assert not page.console_errors
+
+
+def test_subagent_and_parent_pages_link_both_ways(page: PageWatch, tmp_path: Path) -> None:
+    case = GOLDEN / "claude-code" / "subagent-folder"
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    for stream in case.glob("expected*.asr.jsonl"):
+        (archive / stream.name).write_bytes(stream.read_bytes())
+    site = tmp_path / "site"
+    result = CliRunner().invoke(main, ["show", str(archive), "-o", str(site)])
+    assert result.exit_code == 0, result.output
+    p = page.page
+    p.goto((site / "index.html").as_uri())
+    assert p.locator("tr.session-row").count() == 2
+    p.fill("#filter", "no such words anywhere")
+    assert p.locator("tr.session-row:visible").count() == 0
+    p.fill("#filter", "")
+    p.locator("tr.session-row:not(.child) a").first.click()
+    p.locator("a.child-link").first.click()
+    assert "agent-" in p.url
+    child_url = p.url
+    p.locator("a.parent-link").click()
+    assert p.url.endswith("expected.html")
+    assert p.url != child_url
+    assert not page.console_errors
+
+
+def test_hostile_content_runs_and_fetches_nothing(page: PageWatch, tmp_path: Path) -> None:
+    html = render(SHOW / "hostile-content" / "stream.asr.jsonl", tmp_path / "page.html")
+    p = page.page
+    p.goto(html.as_uri())
+    p.check("#show-vendor")
+    for selector in ("article", ".part", "a", "img", "summary"):
+        for handle in p.locator(selector).element_handles():
+            handle.dispatch_event("mouseover")
+            handle.dispatch_event("click") if selector != "a" else None
+    p.wait_for_timeout(300)
+    assert page.dialogs == []
+    assert page.console_errors == []
+    assert page.requests == [html.as_uri()]
+    text = p.locator("body").inner_text()
+    assert "<script>alert('prompt')</script>" in text
+    assert "<script>alert('md')</script>" in text
+    handlers = p.evaluate(
+        "() => Array.from(document.querySelectorAll('*')).flatMap(e => Array.from(e.attributes)"
+        ".filter(a => a.name.startsWith('on')).map(a => e.tagName + ' ' + a.name))"
+    )
+    assert handlers == []
+    hrefs = p.evaluate("() => Array.from(document.querySelectorAll('a[href]')).map(a => a.getAttribute('href'))")
+    assert all(h.startswith(("#", "https://", "http://", "mailto:")) for h in hrefs), hrefs
+    assert "https://example.org/ok" in hrefs
+    for a in p.locator('a[href^="http"]').element_handles():
+        assert "noopener" in (a.get_attribute("rel") or "")
+    sources = p.evaluate("() => Array.from(document.images).map(i => i.getAttribute('src'))")
+    assert all(
+        s.startswith(("data:image/png;", "data:image/jpeg;", "data:image/gif;", "data:image/webp;")) for s in sources
+    )
+    assert p.locator("script").count() == 1
+    assert p.locator("style").count() == 1
+
+
+def test_a_long_session_loads_later_records_as_the_reader_scrolls(page: PageWatch, tmp_path: Path) -> None:
+    from asr_adapters.stream.reader import read_records
+    from asr_adapters.view.html import PageWriter
+
+    stream = SHOW / "every-record-kind" / "stream.asr.jsonl"
+    html = tmp_path / "page.html"
+    with open(html, "w", encoding="utf-8") as handle:
+        writer = PageWriter(handle, inline_chars=3000, chunk_chars=2000)
+        for record in read_records(stream):
+            writer.record(record)
+        writer.finish()
+    assert writer.chunks >= 3
+    p = page.page
+    p.set_viewport_size({"width": 1200, "height": 400})
+    p.goto(html.as_uri())
+    loaded = p.locator("article").count()
+    assert loaded < len(records(stream)) - 1, "later records wait in chunks"
+    p.goto(html.as_uri() + "#r13")  # a link into a chunk loads up to it
+    assert p.locator("#r13").count() == 1
+    p.click("#load-all")
+    assert dom_counts(page) == expected_counts(records(stream))
+    assert "sent" in p.locator("#r12 .deliveries").inner_text(), "wired after insertion"
+    assert not page.console_errors, page.console_errors
