@@ -153,10 +153,13 @@ def test_activities(tmp_path: Path) -> None:
     records = streams["t3code:thread-e"]
     calls = [r for r in records if r["type"] == "tool_call"]
     assert calls[0]["capture"]["input"]["state"] == "truncated"
-    assert calls[1]["supersedes"] == calls[0]["id"] and calls[1]["callId"] == calls[0]["callId"]
+    # one tool_call per call: the update row (no data) is folded, not a revision
+    assert [c["callId"] for c in calls] == ["act-2", "act-7"] and not any("supersedes" in c for c in calls)
     results = [r for r in records if r["type"] == "tool_result"]
     assert results[0]["callId"] == calls[0]["callId"]
-    assert results[1]["status"] == "chat.t3.code/denied"
+    # T3 kept no output, only the command as detail: the result does not pass the input off as output
+    assert results[0]["content"] == [] and results[0]["capture"]["content"]["state"] == "absent"
+    assert results[1]["status"] == "chat.t3.code/denied" and results[1]["isError"] is True
     requests = [r for r in records if r["type"] == "input_request" and r["requestId"] == "req-1"]
     assert [r.get("status") for r in requests] == [None, "chat.t3.code/answered", "chat.t3.code/resolved"]
     assert requests[1]["answer"] == [{"type": "text", "text": "accept", "author": "human"}]
@@ -175,10 +178,11 @@ def test_revert_is_recorded_not_applied(tmp_path: Path) -> None:
     records = streams["t3code:thread-f"]
     revert = next(r for r in records if r.get("schema") == "chat.t3.code/thread.reverted")
     ids = {r["id"]: r for r in records}
-    assert [ids[i].get("messageId", ids[i].get("callId")) for i in revert["reverted"]] == [
+    assert [ids[i].get("messageId", ids[i].get("callId", ids[i].get("schema"))) for i in revert["reverted"]] == [
         "u2",
-        "act-2",
         "assistant:item_2",
+        "chat.t3.code/thread.turn-diff-completed",  # the turn's checkpoint goes with it
+        "act-2",
     ]
     assert by_id(records, "u3")["seq"] > revert["seq"]
     assert any(r.get("schema") == "chat.t3.code/thread.deleted" for r in records)
@@ -412,7 +416,8 @@ def test_odd_rows_are_kept_and_counted(tmp_path: Path) -> None:
     records = streams["t3code:thread-f"]
     call, result = (r for r in records if r.get("callId") == "orphan")
     assert call["type"] == "tool_call" and "data" not in call
-    assert result["type"] == "tool_result" and result["content"][1]["data"] == {"id": "i9"}
+    # data of no known shape: kept verbatim on the result, not passed off as output
+    assert result["type"] == "tool_result" and result["data"] == {"id": "i9"} and result["content"] == []
     schemas = [r.get("schema") for r in records[-2:]]
     assert schemas == ["chat.t3.code/thread.some-future-event", "chat.t3.code/thread.message-sent"]
     assert records[-1]["data"]["payload"] == "{not json"
