@@ -264,8 +264,9 @@ class Database:
     def first_user_message(self, thread_id: str) -> int | None:
         """The ``sequence`` of the thread's first user message (header settings stand as of it)."""
         rows = self._all(
-            "SELECT min(sequence) FROM orchestration_events WHERE aggregate_kind = 'thread' AND stream_id = ? "
-            "AND event_type = 'thread.message-sent' AND json_extract(payload_json, '$.role') = 'user'",
+            "SELECT sequence FROM orchestration_events WHERE aggregate_kind = 'thread' AND stream_id = ? "
+            "AND event_type = 'thread.message-sent' AND json_extract(payload_json, '$.role') = 'user' "
+            "ORDER BY sequence LIMIT 1",
             (thread_id,),
         )
         return rows[0][0] if rows else None

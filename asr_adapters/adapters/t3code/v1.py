@@ -128,6 +128,7 @@ def message_sent(st: ThreadState, event: dict[str, Any], p: dict[str, Any], atta
         return "folded" if not text else _revision(st, event, p, message_id, attachments)
     record = _message_start(p, event)
     if role == "user":
+        st.error_notice = None  # a new request: an error after it is a new one
         turn = st.user_turns.get(message_id)
         if turn is not None and "turnId" not in record:
             record["turnId"] = turn
