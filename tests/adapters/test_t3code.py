@@ -655,6 +655,15 @@ def test_interrupt_request_without_turn_id_uses_the_running_turn(tmp_path: Path)
     assert by_id(records, "assistant:msg_a1:segment:1")["status"] == "interrupted"
 
 
+def test_interrupted_message_never_completed_is_interrupted_not_partial(tmp_path: Path) -> None:
+    path = build(tmp_path, "v1-interrupt-requested")
+    with sqlite3.connect(path) as connection:
+        connection.execute("DELETE FROM orchestration_events WHERE event_id = 'evt-0010'")  # the completion
+    connection.close()
+    records = convert(path)[0]["t3code:thread-i"]
+    assert by_id(records, "assistant:msg_a1:segment:1")["status"] == "interrupted"
+
+
 def test_one_tool_call_per_call_with_real_name_input_and_output(tmp_path: Path) -> None:
     streams = convert(build(tmp_path, "v1-tool-calls"))[0]
     claude, codex = streams["t3code:thread-tc"], streams["t3code:thread-tx"]

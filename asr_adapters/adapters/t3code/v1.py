@@ -237,7 +237,7 @@ def _close(
 ) -> None:
     fold = st.folds.pop(message_id)
     record = fold.record
-    if status == "complete" and fold.turn_id is not None and fold.turn_id in st.interrupted:
+    if status in ("complete", "partial") and fold.turn_id is not None and fold.turn_id in st.interrupted:
         status = "interrupted"
     content: list[dict[str, Any]] = [text_part(fold.text)] if fold.text else []
     images, missing = attachment_parts(atts, folder)
