@@ -705,6 +705,27 @@ def test_non_zero_exit_is_an_error_even_when_the_item_completed(tmp_path: Path) 
     assert result["status"] == "chat.t3.code/completed" and result["isError"] is True
 
 
+def test_denial_naming_the_tool_joins_its_open_call(tmp_path: Path) -> None:
+    """A later build's ``tool.denied`` carries ``toolName``, not ``itemType``: it belongs to the
+    open call of that name, whose completion (the error result) follows."""
+    path = build(tmp_path, "v1-tool-calls")
+    denial = {"toolName": "Bash", "toolUseId": "toolu_01A", "detail": "The user denied this command"}
+    with sqlite3.connect(path) as connection:
+        connection.execute(
+            "UPDATE orchestration_events SET payload_json = json_set(json_set(payload_json, "
+            "'$.activity.kind', 'tool.denied'), '$.activity.payload', json(?)) WHERE event_id = 'evt-0007'",
+            (orjson.dumps(denial).decode(),),
+        )
+    connection.close()
+    claude = convert(path)[0]["t3code:thread-tc"]
+    calls = [r for r in claude if r["type"] == "tool_call" and r["name"] == "Bash"]
+    results = [r for r in claude if r["type"] == "tool_result" and r["name"] == "Bash"]
+    assert len(calls) == len(results) == 1
+    assert results[0]["status"] == "chat.t3.code/denied" and results[0]["isError"] is True
+    assert results[0]["denied"]["payload"] == denial
+    assert not validate_records(claude)
+
+
 def test_header_cwd_is_the_worktree_set_before_the_first_message(tmp_path: Path) -> None:
     records = convert(build(tmp_path, "v1-worktree-settings"))[0]["t3code:thread-w"]
     head = records[0]

@@ -136,9 +136,9 @@ def _write_call(st: ThreadState, call: OpenCall, data: Any, *, force: bool = Fal
     else:
         record["name"] = call.item_type
         record["input"] = {"summary": act.get("summary")}
-        if "detail" in payload:
+        if "detail" in payload and act.get("kind") != "tool.denied":  # a denial's detail is its reason
             record["input"]["detail"] = payload["detail"]
-        if is_truncated_detail(payload.get("detail")):
+        if is_truncated_detail(record["input"].get("detail")):
             record["capture"] = {"input": TRUNCATED}
     record["idSource"] = "derived"
     if call.record_id is not None:
