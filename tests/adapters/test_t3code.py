@@ -762,6 +762,43 @@ def test_a_different_error_in_the_same_turn_is_its_own_notice(tmp_path: Path) ->
     assert len(texts) == 3 and texts[1] == "rate limited" and texts[0] == texts[2]
 
 
+def test_failed_turn_start_is_one_notice(tmp_path: Path) -> None:
+    """A failed turn start: session-set error, then ``provider.turn.start.failed`` with the same
+    detail; a new user message first, so the earlier error does not swallow it."""
+    path = build(tmp_path, "v1-error-once")
+    detail = "Codex app-server is not logged in"
+    add_event(
+        path,
+        100,
+        "thread.message-sent",
+        {
+            "threadId": "thread-err",
+            "messageId": "u2",
+            "role": "user",
+            "text": "Again",
+            "turnId": None,
+            "streaming": False,
+            "createdAt": "2026-06-07T09:00:00.000Z",
+        },
+        "thread-err",
+    )
+    session = {"status": "error", "providerName": "codex", "activeTurnId": None, "lastError": detail}
+    add_event(path, 101, "thread.session-set", {"threadId": "thread-err", "session": session}, "thread-err")
+    activity = {
+        "id": "act-start",
+        "tone": "error",
+        "kind": "provider.turn.start.failed",
+        "summary": "Provider turn start failed",
+        "payload": {"detail": detail},
+        "turnId": None,
+        "createdAt": "2026-06-07T09:00:01.000Z",
+    }
+    add_event(path, 102, "thread.activity-appended", {"threadId": "thread-err", "activity": activity}, "thread-err")
+    records = convert(path)[0]["t3code:thread-err"]
+    texts = [r["content"][0]["text"] for r in records if r.get("origin") == "notice"]
+    assert len(texts) == 2 and texts[1] == detail
+
+
 def test_reverted_turn_id_comes_from_the_event_log(tmp_path: Path) -> None:
     records = convert(build(tmp_path, "v1-revert-lost-turn"))[0]["t3code:thread-rv"]
     assert by_id(records, "u1")["turnId"] == "turn-r1"  # projection_turns

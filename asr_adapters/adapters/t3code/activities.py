@@ -151,15 +151,17 @@ def _plan(st: ThreadState, act: dict[str, Any], payload: dict[str, Any]) -> str:
 
 
 def _notice(st: ThreadState, act: dict[str, Any], kind: str, payload: dict[str, Any]) -> str:
-    """ASR-205: a harness notice to the user (errors, warnings, failed provider calls). A
-    ``runtime.error`` repeating the error a session-set already reported is folded into that
-    notice (T3 records one provider error as session-set, activity and session-set again)."""
+    """ASR-205: a harness notice to the user (errors, warnings, failed provider calls). An
+    error activity repeating the error a session-set already reported is folded into that
+    notice: T3 records one provider error as session-set, ``runtime.error`` and session-set
+    again, and a failed turn start as session-set then ``provider.turn.start.failed``."""
     message = payload.get("message")
     turn = act.get("turnId")
-    if kind == "runtime.error" and isinstance(message, str):
-        if same_error(st.error_notice, turn, message):
+    error = message if kind == "runtime.error" else payload.get("detail") if kind.startswith("provider.") else None
+    if isinstance(error, str):
+        if same_error(st.error_notice, turn, error):
             return "folded"
-        st.error_notice = (turn if isinstance(turn, str) else None, message)
+        st.error_notice = (turn if isinstance(turn, str) else None, error)
     record = base("message", act.get("createdAt"), turn)
     record["messageId"] = str(act.get("id"))
     record["author"] = "harness"
