@@ -153,10 +153,13 @@ def test_activities(tmp_path: Path) -> None:
     records = streams["t3code:thread-e"]
     calls = [r for r in records if r["type"] == "tool_call"]
     assert calls[0]["capture"]["input"]["state"] == "truncated"
-    assert calls[1]["supersedes"] == calls[0]["id"] and calls[1]["callId"] == calls[0]["callId"]
+    # one tool_call per call: the update row (no data) is folded, not a revision
+    assert [c["callId"] for c in calls] == ["act-2", "act-7"] and not any("supersedes" in c for c in calls)
     results = [r for r in records if r["type"] == "tool_result"]
     assert results[0]["callId"] == calls[0]["callId"]
-    assert results[1]["status"] == "chat.t3.code/denied"
+    # T3 kept no output, only the command as detail: the result does not pass the input off as output
+    assert results[0]["content"] == [] and results[0]["capture"]["content"]["state"] == "absent"
+    assert results[1]["status"] == "chat.t3.code/denied" and results[1]["isError"] is True
     requests = [r for r in records if r["type"] == "input_request" and r["requestId"] == "req-1"]
     assert [r.get("status") for r in requests] == [None, "chat.t3.code/answered", "chat.t3.code/resolved"]
     assert requests[1]["answer"] == [{"type": "text", "text": "accept", "author": "human"}]
@@ -175,10 +178,11 @@ def test_revert_is_recorded_not_applied(tmp_path: Path) -> None:
     records = streams["t3code:thread-f"]
     revert = next(r for r in records if r.get("schema") == "chat.t3.code/thread.reverted")
     ids = {r["id"]: r for r in records}
-    assert [ids[i].get("messageId", ids[i].get("callId")) for i in revert["reverted"]] == [
+    assert [ids[i].get("messageId", ids[i].get("callId", ids[i].get("schema"))) for i in revert["reverted"]] == [
         "u2",
-        "act-2",
         "assistant:item_2",
+        "chat.t3.code/thread.turn-diff-completed",  # the turn's checkpoint goes with it
+        "act-2",
     ]
     assert by_id(records, "u3")["seq"] > revert["seq"]
     assert any(r.get("schema") == "chat.t3.code/thread.deleted" for r in records)
@@ -412,7 +416,8 @@ def test_odd_rows_are_kept_and_counted(tmp_path: Path) -> None:
     records = streams["t3code:thread-f"]
     call, result = (r for r in records if r.get("callId") == "orphan")
     assert call["type"] == "tool_call" and "data" not in call
-    assert result["type"] == "tool_result" and result["content"][1]["data"] == {"id": "i9"}
+    # data of no known shape: kept verbatim on the result, not passed off as output
+    assert result["type"] == "tool_result" and result["data"] == {"id": "i9"} and result["content"] == []
     schemas = [r.get("schema") for r in records[-2:]]
     assert schemas == ["chat.t3.code/thread.some-future-event", "chat.t3.code/thread.message-sent"]
     assert records[-1]["data"]["payload"] == "{not json"
@@ -621,3 +626,188 @@ def test_run_log_lists_a_run_in_order_spilled_or_not(limit: int) -> None:
         assert log.pop(run) == expected[run]
     assert log.pop("run-0") == [] and log.pop("never") == []
     log.close()
+
+
+# -- issue 15: interrupts, tool calls, header settings, errors, turns of reverted messages ------
+
+
+def test_interrupt_request_marks_the_turn_and_its_open_message(tmp_path: Path) -> None:
+    """T3 ends an interrupted provider turn with session status ready: only the request says so."""
+    records = convert(build(tmp_path, "v1-interrupt-requested"))[0]["t3code:thread-i"]
+    request = next(r for r in records if r.get("schema") == "chat.t3.code/thread.turn-interrupt-requested")
+    assert request["turnId"] == "turn-c1" and request["turnStatus"] == "interrupted"
+    assert by_id(records, "assistant:msg_a1:segment:1")["status"] == "interrupted"
+    assert by_id(records, "assistant:msg_a1")["status"] == "complete"  # finished before the request
+    assert not validate_records(records)
+
+
+def test_interrupt_request_without_turn_id_uses_the_running_turn(tmp_path: Path) -> None:
+    path = build(tmp_path, "v1-interrupt-requested")
+    with sqlite3.connect(path) as connection:
+        connection.execute(
+            "UPDATE orchestration_events SET payload_json = json_remove(payload_json, '$.turnId') "
+            "WHERE event_type = 'thread.turn-interrupt-requested'"
+        )
+    connection.close()
+    records = convert(path)[0]["t3code:thread-i"]
+    request = next(r for r in records if r.get("turnStatus") == "interrupted")
+    assert request["turnId"] == "turn-c1"
+    assert by_id(records, "assistant:msg_a1:segment:1")["status"] == "interrupted"
+
+
+def test_interrupted_message_never_completed_is_interrupted_not_partial(tmp_path: Path) -> None:
+    path = build(tmp_path, "v1-interrupt-requested")
+    with sqlite3.connect(path) as connection:
+        connection.execute("DELETE FROM orchestration_events WHERE event_id = 'evt-0010'")  # the completion
+    connection.close()
+    records = convert(path)[0]["t3code:thread-i"]
+    assert by_id(records, "assistant:msg_a1:segment:1")["status"] == "interrupted"
+
+
+def test_one_tool_call_per_call_with_real_name_input_and_output(tmp_path: Path) -> None:
+    streams = convert(build(tmp_path, "v1-tool-calls"))[0]
+    claude, codex = streams["t3code:thread-tc"], streams["t3code:thread-tx"]
+    for records in (claude, codex):
+        calls = [r for r in records if r["type"] == "tool_call"]
+        results = [r for r in records if r["type"] == "tool_result"]
+        assert len({c["callId"] for c in calls}) == len(calls) == len(results)  # one each, no revisions
+        assert [r["callId"] for r in results] == [c["callId"] for c in calls]
+        assert not validate_records(records)
+    bash, read = (r for r in claude if r["type"] == "tool_call")
+    assert bash["name"] == "Bash" and bash["input"] == {
+        "command": "npm test -- parser",
+        "description": "Run the parser tests",
+    }
+    assert "capture" not in bash and read["name"] == "Read"
+    bash_result, read_result = (r for r in claude if r["type"] == "tool_result")
+    assert bash_result["isError"] is True and bash_result["content"][0]["text"].startswith("FAIL parser.test.ts")
+    assert read_result["content"][0]["text"].startswith("1\texport function parse") and "isError" not in read_result
+    command, files = (r for r in codex if r["type"] == "tool_call")
+    assert command["name"] == "commandExecution" and len(command["input"]["command"]) > 180
+    assert "capture" not in command  # the item's command is whole though the detail was cut
+    assert files["capture"]["input"]["state"] == "truncated"  # nothing but the cut detail exists
+    command_result, files_result = (r for r in codex if r["type"] == "tool_result")
+    assert command_result["exitCode"] == 2 and command_result["isError"] is True
+    assert command_result["content"] == [{"type": "text", "text": "error: src/visitor.ts not found\n"}]
+    assert files_result["content"] == [] and files_result["capture"]["content"]["state"] == "absent"
+
+
+def test_non_zero_exit_is_an_error_even_when_the_item_completed(tmp_path: Path) -> None:
+    path = build(tmp_path, "v1-tool-calls")
+    with sqlite3.connect(path) as connection:
+        connection.execute(
+            "UPDATE orchestration_events SET payload_json = "
+            "json_set(payload_json, '$.activity.payload.data.item.status', 'completed') WHERE event_id = 'evt-0018'"
+        )
+    connection.close()
+    codex = convert(path)[0]["t3code:thread-tx"]
+    result = next(r for r in codex if r["type"] == "tool_result")
+    assert result["status"] == "chat.t3.code/completed" and result["isError"] is True
+
+
+def test_denial_naming_the_tool_joins_its_open_call(tmp_path: Path) -> None:
+    """A later build's ``tool.denied`` carries ``toolName``, not ``itemType``: it belongs to the
+    open call of that name, whose completion (the error result) follows."""
+    path = build(tmp_path, "v1-tool-calls")
+    denial = {"toolName": "Bash", "toolUseId": "toolu_01A", "detail": "The user denied this command"}
+    with sqlite3.connect(path) as connection:
+        connection.execute(
+            "UPDATE orchestration_events SET payload_json = json_set(json_set(payload_json, "
+            "'$.activity.kind', 'tool.denied'), '$.activity.payload', json(?)) WHERE event_id = 'evt-0007'",
+            (orjson.dumps(denial).decode(),),
+        )
+    connection.close()
+    claude = convert(path)[0]["t3code:thread-tc"]
+    calls = [r for r in claude if r["type"] == "tool_call" and r["name"] == "Bash"]
+    results = [r for r in claude if r["type"] == "tool_result" and r["name"] == "Bash"]
+    assert len(calls) == len(results) == 1
+    assert results[0]["status"] == "chat.t3.code/denied" and results[0]["isError"] is True
+    assert results[0]["denied"]["payload"] == denial
+    assert not validate_records(claude)
+
+
+def test_header_cwd_is_the_worktree_set_before_the_first_message(tmp_path: Path) -> None:
+    records = convert(build(tmp_path, "v1-worktree-settings"))[0]["t3code:thread-w"]
+    head = records[0]
+    assert head["cwd"] == "/home/dev/.t3/worktrees/acme-app/t3code-1a2b"
+    assert head["branch"] == "t3code/1a2b" and head["interactionMode"] == "plan"
+    starts = [r for r in records if r.get("schema") == "chat.t3.code/thread.turn-start-requested"]
+    assert [s["turnId"] for s in starts] == ["turn-w1", "turn-w2"]
+    first, second = (s["settings"] for s in starts)
+    assert first["modelSelection"]["model"] == "gpt-5.1-codex" and first["interactionMode"] == "plan"
+    assert second["branch"] == "t3code/1a2b-parser" and second["runtimeMode"] == "approval-required"
+    assert second["interactionMode"] == "default" and second["modelSelection"] == first["modelSelection"]
+
+
+def test_one_provider_error_is_one_notice(tmp_path: Path) -> None:
+    records = convert(build(tmp_path, "v1-error-once"))[0]["t3code:thread-err"]
+    notices = [r for r in records if r.get("origin") == "notice"]
+    assert len(notices) == 1 and notices[0]["turnId"] == "turn-e1" and notices[0]["turnStatus"] == "error"
+    assert by_id(records, "assistant:item_3")["status"] == "error"
+    assert not [r for r in records if r.get("schema") == "chat.t3.code/thread.session-set"]
+    assert not validate_records(records)
+
+
+def test_a_different_error_in_the_same_turn_is_its_own_notice(tmp_path: Path) -> None:
+    path = build(tmp_path, "v1-error-once")
+    with sqlite3.connect(path) as connection:
+        connection.execute(
+            "UPDATE orchestration_events SET payload_json = "
+            "json_set(payload_json, '$.activity.payload.message', 'rate limited') WHERE event_id = 'evt-0007'"
+        )
+    connection.close()
+    records = convert(path)[0]["t3code:thread-err"]
+    texts = [r["content"][0]["text"] for r in records if r.get("origin") == "notice"]
+    # the second session-set error repeats the first text, which the activity no longer does
+    assert len(texts) == 3 and texts[1] == "rate limited" and texts[0] == texts[2]
+
+
+def test_failed_turn_start_is_one_notice(tmp_path: Path) -> None:
+    """A failed turn start: session-set error, then ``provider.turn.start.failed`` with the same
+    detail; a new user message first, so the earlier error does not swallow it."""
+    path = build(tmp_path, "v1-error-once")
+    detail = "Codex app-server is not logged in"
+    add_event(
+        path,
+        100,
+        "thread.message-sent",
+        {
+            "threadId": "thread-err",
+            "messageId": "u2",
+            "role": "user",
+            "text": "Again",
+            "turnId": None,
+            "streaming": False,
+            "createdAt": "2026-06-07T09:00:00.000Z",
+        },
+        "thread-err",
+    )
+    session = {"status": "error", "providerName": "codex", "activeTurnId": None, "lastError": detail}
+    add_event(path, 101, "thread.session-set", {"threadId": "thread-err", "session": session}, "thread-err")
+    activity = {
+        "id": "act-start",
+        "tone": "error",
+        "kind": "provider.turn.start.failed",
+        "summary": "Provider turn start failed",
+        "payload": {"detail": detail},
+        "turnId": None,
+        "createdAt": "2026-06-07T09:00:01.000Z",
+    }
+    add_event(path, 102, "thread.activity-appended", {"threadId": "thread-err", "activity": activity}, "thread-err")
+    records = convert(path)[0]["t3code:thread-err"]
+    texts = [r["content"][0]["text"] for r in records if r.get("origin") == "notice"]
+    assert len(texts) == 2 and texts[1] == detail
+
+
+def test_reverted_turn_id_comes_from_the_event_log(tmp_path: Path) -> None:
+    records = convert(build(tmp_path, "v1-revert-lost-turn"))[0]["t3code:thread-rv"]
+    assert by_id(records, "u1")["turnId"] == "turn-r1"  # projection_turns
+    assert by_id(records, "u2")["turnId"] == "turn-r2"  # its row is gone: from the events
+    revert = next(r for r in records if r.get("schema") == "chat.t3.code/thread.reverted")
+    gone = [r for r in records if r["id"] in revert["reverted"]]
+    assert {r.get("turnId") for r in gone} == {"turn-r2"}
+    assert {r.get("schema") for r in gone} >= {
+        "chat.t3.code/thread.turn-diff-completed",
+        "chat.t3.code/activity/checkpoint.captured",
+    }
+    assert not validate_records(records)

@@ -7,11 +7,11 @@ errors and warnings, the provider's checklist. T3 cuts their ``detail``/``messag
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any
 
+from . import tools
 from .db import verbatim
-from .state import REGISTRY, ThreadState, base, data_part, is_truncated_detail, ns, obj, string, text_part
+from .state import REGISTRY, ThreadState, base, data_part, is_truncated_detail, ns, obj, same_error, text_part
 
 TOOL_KINDS = ("tool.started", "tool.updated", "tool.completed", "tool.denied")
 NOTICE_KINDS = (
@@ -30,10 +30,13 @@ STEP_STATUS = {
 
 
 def _vendor(st: ThreadState, event: dict[str, Any], kind: str) -> str:
-    record = base("vendor", event.get("occurredAt"))
+    """An activity no record type carries; it belongs to its turn (a revert removes it with
+    the turn's other activities, as T3's projector does)."""
+    act = obj(obj(event.get("payload")).get("activity"))
+    record = base("vendor", event.get("occurredAt"), act.get("turnId"))
     record["schema"] = f"{REGISTRY}/activity/{kind}"
     record["data"] = verbatim(event)
-    st.put(record)
+    st.put(record, revertable=True)
     return "vendor"
 
 
@@ -44,7 +47,7 @@ def handle(st: ThreadState, event: dict[str, Any], p: dict[str, Any]) -> str:
     kind = act["kind"]
     payload = obj(act.get("payload"))
     if kind in TOOL_KINDS:
-        return _tool(st, act, kind, payload)
+        return tools.tool_row(st, act, kind, payload)
     if kind in ("approval.requested", "user-input.requested"):
         return _request(st, event, act, kind, payload)
     if kind in ("approval.resolved", "user-input.resolved"):
@@ -54,90 +57,6 @@ def handle(st: ThreadState, event: dict[str, Any], p: dict[str, Any]) -> str:
     if kind in NOTICE_KINDS or (kind.startswith("provider.") and kind.endswith(".failed")):
         return _notice(st, act, kind, payload)
     return _vendor(st, event, kind)
-
-
-# -- tools ---------------------------------------------------------------------------------
-
-
-def _tool_input(act: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    value: dict[str, Any] = {"summary": act.get("summary")}
-    if "detail" in payload:
-        value["detail"] = payload["detail"]
-    return value
-
-
-def _tool(st: ThreadState, act: dict[str, Any], kind: str, payload: dict[str, Any]) -> str:
-    """Start/update/complete rows carry no item id: a completion closes the oldest open call
-    of the same turn and item type (the order T3 itself appends them in)."""
-    turn = act.get("turnId")
-    item_type = string(payload.get("itemType"), "tool")
-    key: tuple[str | None, str] = (turn if isinstance(turn, str) else None, item_type)
-    queue = st.open_tools.get(key)
-    call_id = queue[0] if queue else None
-    if kind == "tool.started":
-        _open_call(st, act, key, payload)
-        return "records"
-    if call_id is None:
-        # An update or end with no start row: the call is known only from this row.
-        call_payload = payload if kind == "tool.updated" else {k: v for k, v in payload.items() if k != "data"}
-        call_id = _open_call(st, act, key, call_payload)
-        if kind == "tool.updated":
-            return "records"
-    elif kind == "tool.updated":
-        _call(st, act, call_id, item_type, payload, st.tool_calls[call_id])
-        return "records"
-    queue = st.open_tools[key]
-    queue.popleft()
-    if not queue:
-        del st.open_tools[key]
-    st.tool_calls.pop(call_id, None)
-    record = base("tool_result", act.get("createdAt"), turn)
-    record["callId"] = call_id
-    record["name"] = item_type
-    if kind == "tool.denied":
-        record["status"] = ns("denied")
-    elif isinstance(payload.get("status"), str):
-        record["status"] = ns(payload["status"])
-    content: list[dict[str, Any]] = []
-    if isinstance(payload.get("detail"), str):
-        content.append(text_part(payload["detail"]))
-    if "data" in payload:
-        content.append(data_part(payload["data"], "tool-item"))
-    record["content"] = content
-    if is_truncated_detail(payload.get("detail")):
-        record["capture"] = {"content": {"state": "truncated", "reason": "T3 Code keeps 180 characters of detail"}}
-    record["idSource"] = "derived"
-    record["activityId"] = act.get("id")
-    st.put(record, revertable=True)
-    return "records"
-
-
-def _open_call(st: ThreadState, act: dict[str, Any], key: tuple[str | None, str], payload: dict[str, Any]) -> str:
-    call_id = str(act.get("id"))
-    st.open_tools.setdefault(key, deque()).append(call_id)
-    _call(st, act, call_id, key[1], payload, None)
-    return call_id
-
-
-def _call(
-    st: ThreadState, act: dict[str, Any], call_id: str, name: str, payload: dict[str, Any], previous: str | None
-) -> None:
-    record = base("tool_call", act.get("createdAt"), act.get("turnId"))
-    record["callId"] = call_id
-    record["name"] = name
-    record["input"] = _tool_input(act, payload)
-    if isinstance(payload.get("status"), str):
-        record["status"] = ns(payload["status"])
-    if is_truncated_detail(payload.get("detail")):
-        record["capture"] = {"input": {"state": "truncated", "reason": "T3 Code keeps 180 characters of detail"}}
-    record["idSource"] = "derived"
-    if previous is not None:
-        record["supersedes"] = previous
-    record["activityId"] = act.get("id")
-    if "data" in payload:
-        record["data"] = payload["data"]
-    emitted = st.put(record, revertable=True)
-    st.tool_calls[call_id] = emitted["id"]
 
 
 # -- questions and approvals ----------------------------------------------------------------
@@ -232,14 +151,23 @@ def _plan(st: ThreadState, act: dict[str, Any], payload: dict[str, Any]) -> str:
 
 
 def _notice(st: ThreadState, act: dict[str, Any], kind: str, payload: dict[str, Any]) -> str:
-    """ASR-205: a harness notice to the user (errors, warnings, failed provider calls)."""
-    record = base("message", act.get("createdAt"), act.get("turnId"))
+    """ASR-205: a harness notice to the user (errors, warnings, failed provider calls). An
+    error activity repeating the error a session-set already reported is folded into that
+    notice: T3 records one provider error as session-set, ``runtime.error`` and session-set
+    again, and a failed turn start as session-set then ``provider.turn.start.failed``."""
+    message = payload.get("message")
+    turn = act.get("turnId")
+    error = message if kind == "runtime.error" else payload.get("detail") if kind.startswith("provider.") else None
+    if isinstance(error, str):
+        if same_error(st.error_notice, turn, error):
+            return "folded"
+        st.error_notice = (turn if isinstance(turn, str) else None, error)
+    record = base("message", act.get("createdAt"), turn)
     record["messageId"] = str(act.get("id"))
     record["author"] = "harness"
     record["origin"] = "notice"
     record["audience"] = "user"
     content: list[dict[str, Any]] = []
-    message = payload.get("message")
     if isinstance(message, str):
         content.append(text_part(message))
         if isinstance(payload.get("detail"), str):
@@ -254,5 +182,7 @@ def _notice(st: ThreadState, act: dict[str, Any], kind: str, payload: dict[str, 
         capture["content"] = {"state": "truncated", "reason": "T3 Code keeps 180 characters of the message"}
     record["capture"] = capture
     record["activityKind"] = kind
+    if kind == "runtime.error" and isinstance(turn, str):
+        record["turnStatus"] = "error"
     st.put(record, revertable=True)
     return "records"

@@ -21,7 +21,7 @@ from ...core.adapter import Adapter, Context, Stream
 from ...core.errors import InputError
 from ...core.source import Source
 from ...registry import register
-from . import discover, header, v1, v2
+from . import discover, header, tools, v1, v2
 from .db import Database, loads, table_names
 from .state import ThreadState, obj
 
@@ -90,6 +90,7 @@ class T3CodeAdapter(Adapter):
         accounting = Accounting()
         st = ThreadState(thread_id, accounting)
         db.user_message_turns(thread_id, st.user_turns)
+        db.event_message_turns(thread_id, st.user_turns)
         db.v2_message_ids_with_items(thread_id, st.v2_item_messages)
         db.v2_plan_ids_with_items(thread_id, st.v2_item_plans)
         yield st.emit(header.build(db, thread_id, file))
@@ -111,6 +112,7 @@ class T3CodeAdapter(Adapter):
             if out:
                 yield from out
                 out.clear()
+        tools.end_turn(st)
         v1.flush(st, "partial")
         v2.flush_open(st, attachments)
         yield from out

@@ -182,15 +182,16 @@ class Database:
 
     # -- header facts (small, filtered queries) ----------------------------------------
 
-    def v1_fact_events(self, thread_id: str) -> list[tuple[str, str, Any]]:
-        """(event_type, occurred_at, payload) of the events that feed the header."""
+    def v1_fact_events(self, thread_id: str) -> list[tuple[int, str, str, Any]]:
+        """(sequence, event_type, occurred_at, payload) of the events that feed the header."""
         rows = self._all(
-            "SELECT event_type, occurred_at, payload_json FROM orchestration_events "
+            "SELECT sequence, event_type, occurred_at, payload_json FROM orchestration_events "
             "WHERE aggregate_kind = 'thread' AND stream_id = ? AND event_type IN "
-            "('thread.created', 'thread.meta-updated', 'thread.session-set') ORDER BY sequence",
+            "('thread.created', 'thread.meta-updated', 'thread.session-set', 'thread.runtime-mode-set', "
+            "'thread.interaction-mode-set') ORDER BY sequence",
             (thread_id,),
         )
-        return [(t, at, loads(p)) for t, at, p in rows]
+        return [(n, t, at, loads(p)) for n, t, at, p in rows]
 
     def project_events(self, project_id: str) -> list[tuple[str, Any]]:
         rows = self._all(
@@ -235,6 +236,40 @@ class Database:
             (thread_id,),
             put,
         )
+
+    def event_message_turns(self, thread_id: str, into: SpillMap) -> None:
+        """User message id -> turn id from the event log, for messages ``into`` lacks (a revert
+        deletes a turn's ``projection_turns`` row): a ``thread.turn-start-requested`` names the
+        message, and the next ``running`` session-set with a new ``activeTurnId`` names its turn."""
+        pending: list[Any] = [None, None]  # message waiting for its turn, the last turn bound
+
+        def put(row: tuple[Any, ...]) -> None:
+            kind, message, status, turn = row
+            if kind == "thread.turn-start-requested":
+                pending[0] = message if isinstance(message, str) else None
+            elif status == "running" and isinstance(turn, str) and turn != pending[1]:
+                if pending[0] is not None and pending[0] not in into:
+                    into[pending[0]] = turn
+                pending[0], pending[1] = None, turn
+
+        self._load(
+            "SELECT event_type, json_extract(payload_json, '$.messageId'), "
+            "json_extract(payload_json, '$.session.status'), json_extract(payload_json, '$.session.activeTurnId') "
+            "FROM orchestration_events WHERE aggregate_kind = 'thread' AND stream_id = ? AND event_type IN "
+            "('thread.turn-start-requested', 'thread.session-set') ORDER BY sequence",
+            (thread_id,),
+            put,
+        )
+
+    def first_user_message(self, thread_id: str) -> int | None:
+        """The ``sequence`` of the thread's first user message (header settings stand as of it)."""
+        rows = self._all(
+            "SELECT sequence FROM orchestration_events WHERE aggregate_kind = 'thread' AND stream_id = ? "
+            "AND event_type = 'thread.message-sent' AND json_extract(payload_json, '$.role') = 'user' "
+            "ORDER BY sequence LIMIT 1",
+            (thread_id,),
+        )
+        return rows[0][0] if rows else None
 
     def v2_fact_events(self, thread_id: str) -> list[tuple[str, Any]]:
         if not self.has_v2:

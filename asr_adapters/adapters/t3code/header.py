@@ -16,6 +16,9 @@ from ...core.timestamps import from_iso, stamp
 from .db import Database
 from .state import obj
 
+#: thread settings the header states as they stood at the first user message
+SETTINGS = ("branch", "worktreePath", "modelSelection", "runtimeMode", "interactionMode")
+
 #: T3 driver name -> our agent short name, for session references to native transcripts.
 DRIVERS = {"codex": "codex", "claudeAgent": "claude-code", "claude": "claude-code"}
 
@@ -47,15 +50,20 @@ def build(db: Database, thread_id: str, file: str) -> dict[str, Any]:
     at: Any = None
     sessions: list[dict[str, Any]] = []
     seen: set[tuple[Any, Any]] = set()
-    for kind, occurred, payload in v1:
+    first_message = db.first_user_message(thread_id) if v1 else None
+    for sequence, kind, occurred, payload in v1:
         if not isinstance(payload, dict):
             continue
         if kind == "thread.created" and not created:
-            created = payload
+            created = dict(payload)
             title = payload.get("title")
             at = payload.get("createdAt") or occurred
-        elif kind == "thread.meta-updated" and isinstance(payload.get("title"), str):
-            title = payload["title"]
+        elif kind in ("thread.meta-updated", "thread.runtime-mode-set", "thread.interaction-mode-set"):
+            if isinstance(payload.get("title"), str):
+                title = payload["title"]
+            if created and (first_message is None or sequence < first_message):
+                # settings changed before the first message are where the thread's work began
+                created.update({k: payload[k] for k in SETTINGS if k in payload})
         elif kind == "thread.session-set" and isinstance(payload.get("session"), dict):
             session = payload["session"]
             key: tuple[Any, Any] = (session.get("providerName"), session.get("providerInstanceId"))
@@ -127,7 +135,7 @@ def build(db: Database, thread_id: str, file: str) -> dict[str, Any]:
         record["parent"] = session_ref("t3code", parent)
     if project is not None:
         record["project"] = project
-    for name in ("branch", "worktreePath", "modelSelection", "runtimeMode", "interactionMode"):
+    for name in SETTINGS:
         if created.get(name) is not None:
             record[name] = created[name]
     if lineage.get("relationshipToParent"):

@@ -60,9 +60,16 @@ class ThreadState:
     plans: SpillMap = field(default_factory=SpillMap)
     #: request id -> (id of its latest record, that record) until it is resolved
     requests: SpillMap = field(default_factory=SpillMap)
-    open_tools: dict[tuple[str | None, str], deque[str]] = field(default_factory=dict)
-    #: open V1 tool calls: call id -> id of its latest tool_call record
-    tool_calls: dict[str, str] = field(default_factory=dict)
+    #: open V1 tool calls by (turn, item type), oldest first (``tools.OpenCall``)
+    open_tools: dict[tuple[str | None, str], deque[Any]] = field(default_factory=dict)
+    #: the error notice of the error T3 is reporting now: (turn, its text); the session-sets
+    #: and the ``runtime.error`` activity that repeat it are folded into it
+    error_notice: tuple[str | None, str] | None = None
+    #: turns whose interruption the user requested (their messages that close later are
+    #: interrupted, whatever status T3 gives the turn's end)
+    interrupted: SpillSet = field(default_factory=SpillSet)
+    #: the thread's settings as the event log has set them so far (per-turn settings)
+    settings: dict[str, Any] = field(default_factory=dict)
     #: V2 turn item id -> id of its record (a handoff names the items rendered into it)
     items: SpillMap = field(default_factory=SpillMap)
     #: ids of the messages written (a later copy or empty completion is not a new message)
@@ -112,6 +119,17 @@ def data_part(data: Any, schema: str) -> dict[str, Any]:
 def is_truncated_detail(value: Any) -> bool:
     """T3 cuts activity details to 180 characters, the last three being ``...``."""
     return isinstance(value, str) and len(value) == 180 and value.endswith("...")
+
+
+def same_error(notice: tuple[str | None, str] | None, turn: Any, text: str) -> bool:
+    """Whether ``text`` (in ``turn``) repeats the error ``notice`` reports: the same turn (or an
+    unknown one) and the same text, either side possibly cut to T3's 180 characters."""
+    if notice is None or (notice[0] is not None and isinstance(turn, str) and turn != notice[0]):
+        return False
+    known = notice[1]
+    if known == text:
+        return True
+    return any(is_truncated_detail(cut) and full.startswith(cut[:-3]) for cut, full in ((known, text), (text, known)))
 
 
 def obj(value: Any) -> dict[str, Any]:

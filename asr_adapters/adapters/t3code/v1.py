@@ -12,21 +12,55 @@ from pathlib import Path
 from typing import Any
 
 from ...core.refs import schema_name
-from . import activities
+from . import activities, tools
 from .db import verbatim
-from .state import REGISTRY, Fold, ThreadState, base, ns, obj, string, text_part
+from .state import REGISTRY, Fold, ThreadState, base, ns, obj, same_error, string, text_part
 from .text import split_user_text
 
 TERMINAL_TURN = {"interrupted": "interrupted", "stopped": "interrupted", "error": "error"}
 
 
-def vendor(st: ThreadState, kind: str, event: dict[str, Any], **extra: Any) -> str:
-    record = base("vendor", event.get("occurredAt"))
+#: events that set the thread's branch, worktree, model or modes
+SETTING_EVENTS = ("thread.created", "thread.meta-updated", "thread.runtime-mode-set", "thread.interaction-mode-set")
+SETTINGS = ("branch", "worktreePath", "modelSelection", "runtimeMode", "interactionMode")
+
+
+def vendor(st: ThreadState, kind: str, event: dict[str, Any], turn_id: Any = None, **extra: Any) -> str:
+    """A row no record type carries; one that belongs to a turn is removed with it by a revert."""
+    record = base("vendor", event.get("occurredAt"), turn_id)
     record["schema"] = schema_name(REGISTRY, kind)
     record["data"] = verbatim(event)
     record.update(extra)
-    st.put(record)
+    st.put(record, revertable="turnId" in record)
     return "vendor"
+
+
+def _settings(st: ThreadState, p: dict[str, Any]) -> None:
+    for name in SETTINGS:
+        if name in p:
+            st.settings[name] = p[name]
+
+
+def turn_start(st: ThreadState, event: dict[str, Any], p: dict[str, Any]) -> str:
+    """``thread.turn-start-requested``: the turn it started (from the event log, see
+    ``Database.event_message_turns``) and the settings it ran with: the request's own model
+    and modes over the thread's branch, worktree and model as the log set them."""
+    _settings(st, p)
+    message_id = p.get("messageId")
+    turn = st.user_turns.get(message_id) if isinstance(message_id, str) else None
+    settings = {name: st.settings[name] for name in SETTINGS if st.settings.get(name) is not None}
+    return vendor(st, event["type"], event, turn_id=turn, settings=settings)
+
+
+def interrupt(st: ThreadState, event: dict[str, Any], p: dict[str, Any]) -> str:
+    """``thread.turn-interrupt-requested`` is the only record of an interruption: T3 ends the
+    provider's interrupted turn with session status ``ready``. The turn's assistant messages
+    that close from now on are ``interrupted``; this record marks the turn."""
+    turn = p.get("turnId") if isinstance(p.get("turnId"), str) else st.active_turn
+    if turn is None:
+        return vendor(st, event["type"], event)
+    st.interrupted.add(turn)
+    return vendor(st, event["type"], event, turn_id=turn, turnStatus="interrupted")
 
 
 def handle(st: ThreadState, event: dict[str, Any], attachments: Path | None) -> str:
@@ -47,12 +81,19 @@ def handle(st: ThreadState, event: dict[str, Any], attachments: Path | None) -> 
     if kind in ("thread.approval-response-requested", "thread.user-input-response-requested"):
         return activities.response(st, event, payload)
     if kind == "thread.turn-diff-completed":
+        # The turn's checkpoint: a revert that removes the turn removes it too.
         turn, count = payload.get("turnId"), payload.get("checkpointTurnCount")
         if isinstance(turn, str) and isinstance(count, int):
             st.live.checkpoint(turn, count)
-        return vendor(st, kind, event)
-    if kind == "thread.created":
-        return "folded"  # header facts
+        return vendor(st, kind, event, turn_id=turn)
+    if kind == "thread.turn-start-requested":
+        return turn_start(st, event, payload)
+    if kind == "thread.turn-interrupt-requested":
+        return interrupt(st, event, payload)
+    if kind in SETTING_EVENTS:
+        _settings(st, payload)
+        if kind == "thread.created":
+            return "folded"  # header facts
     return vendor(st, kind, event)
 
 
@@ -87,6 +128,7 @@ def message_sent(st: ThreadState, event: dict[str, Any], p: dict[str, Any], atta
         return "folded" if not text else _revision(st, event, p, message_id, attachments)
     record = _message_start(p, event)
     if role == "user":
+        st.error_notice = None  # a new request: an error after it is a new one
         turn = st.user_turns.get(message_id)
         if turn is not None and "turnId" not in record:
             record["turnId"] = turn
@@ -195,6 +237,8 @@ def _close(
 ) -> None:
     fold = st.folds.pop(message_id)
     record = fold.record
+    if status in ("complete", "partial") and fold.turn_id is not None and fold.turn_id in st.interrupted:
+        status = "interrupted"
     content: list[dict[str, Any]] = [text_part(fold.text)] if fold.text else []
     images, missing = attachment_parts(atts, folder)
     content += images
@@ -224,40 +268,41 @@ def flush(st: ThreadState, status: str, turn_id: str | None = None, error: Any =
 
 
 def session_set(st: ThreadState, event: dict[str, Any], p: dict[str, Any]) -> str:
+    """Lifecycle, not messages: ``running`` opens a turn, a terminal status closes its open
+    messages with that status. An error is one notice however often T3 repeats it (the
+    provider's error, its ``runtime.error`` and the failed turn each set ``error``)."""
     session = obj(p.get("session"))
     status = session.get("status")
     active = session.get("activeTurnId")
     if status == "running" and isinstance(active, str):
+        if active != st.active_turn:
+            st.error_notice = None
         st.active_turn = active
         return "folded"
     if st.active_turn is not None and status != "starting" and (status != "running" or active != st.active_turn):
-        _forget_open_tools(st, st.active_turn)
+        tools.end_turn(st, st.active_turn)
     ended = TERMINAL_TURN.get(status) if isinstance(status, str) else None
     if ended is not None:
-        turn = st.active_turn
-        closed = flush(st, ended, turn, session.get("lastError"))
+        turn = st.active_turn if st.active_turn is not None else (active if isinstance(active, str) else None)
+        error = session.get("lastError")
+        closed = flush(st, ended, turn, error)
         st.active_turn = None
+        if status == "error" and isinstance(error, str) and error:
+            if same_error(st.error_notice, turn, error):
+                return "folded"
+            return _session_notice(st, event, error, turn)
         if closed:
             return "folded"
-        error = session.get("lastError")
-        if isinstance(error, str) and error:
-            return _session_notice(st, event, error, turn)
         return vendor(st, event["type"], event)  # nothing open to carry the status: keep the event
     if status in ("ready", "idle"):
         st.active_turn = None
+        st.error_notice = None
     return "folded"
 
 
-def _forget_open_tools(st: ThreadState, turn: str) -> None:
-    """A turn that left ``running`` completes none of its open tool calls: stop tracking them
-    (their tool_call records stay, without a result)."""
-    for key in [k for k in st.open_tools if k[0] == turn]:
-        for call_id in st.open_tools.pop(key):
-            st.tool_calls.pop(call_id, None)
-
-
 def _session_notice(st: ThreadState, event: dict[str, Any], error: str, turn: str | None) -> str:
-    """A session that ended in error with nothing open: its ``lastError`` is the notice T3 shows."""
+    """A session that ended in error: its ``lastError`` is the notice T3 shows."""
+    st.error_notice = (turn, error)
     record = base("message", event.get("occurredAt"), turn)
     record["messageId"] = f"session-error:{event['eventId']}"
     record["author"] = "harness"
@@ -267,6 +312,8 @@ def _session_notice(st: ThreadState, event: dict[str, Any], error: str, turn: st
     record["capture"] = {"role": {"state": "absent", "reason": "a UI notice, not sent to the model"}}
     record["idSource"] = "derived"
     record["session"] = obj(obj(event.get("payload")).get("session"))
+    if turn is not None:
+        record["turnStatus"] = "error"
     st.put(record, revertable=True)
     return "records"
 
