@@ -10,15 +10,11 @@ written) by this process in the walk's sorted order, so the outputs do not depen
 from __future__ import annotations
 
 import contextlib
-import gc
 import itertools
-import multiprocessing
 import os
 import time
-from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -30,14 +26,13 @@ from .atomic import atomic_write_bytes, sweep_temps
 from .homes import Home, agent_homes
 from .manifest import MAX_WARNINGS, Entry, Manifest
 from .naming import output_path, short_hash
+from .pool import chunks, cpu_count, run_parallel
 from .progress import Progress
-from .scan import Filters, prefilter, sniff_content, walk
-from .worker import Chunk, Item, Result, companions, run_chunk, run_item
+from .scan import Filters, prefilter, walk
+from .worker import Item, Result, companions, run_item
 
 ERRORS = "_errors.jsonl"
 LOCK = "_batch.lock"
-WORKER_DIED = "the worker process died while converting this source (killed or crashed)"
-CHUNK = 32  # sources per worker task, at most (see ``_chunks``)
 
 
 class BatchUsageError(Exception):
@@ -147,19 +142,21 @@ def run_batch(options: BatchOptions) -> Summary:
         roots += [home.path for home in summary.homes if home.exists]
     summary.roots = [str(r) for r in roots]
     outdir.mkdir(parents=True, exist_ok=True)
-    with _locked(outdir):
-        sweep_temps(outdir)
-        _Batch(options, outdir, summary).run(roots)
+    with _locked(outdir) as lock:
+        sweep_temps(outdir)  # the lock is ours: no live batch (nor its workers) owns a temporary file
+        _Batch(options, outdir, summary, lock).run(roots)
     summary.seconds = time.monotonic() - started
     return summary
 
 
 @contextlib.contextmanager
-def _locked(outdir: Path) -> Iterator[None]:
+def _locked(outdir: Path) -> Iterator[int | None]:
+    """Hold ``OUTDIR/_batch.lock`` (``flock``: the kernel drops it when its holder dies, however
+    it dies); the descriptor, which workers close so that they never hold the lock."""
     try:
         import fcntl
     except ImportError:  # no advisory locks (Windows): one batch per folder is the user's care
-        yield
+        yield None
         return
     with open(outdir / LOCK, "a+b") as handle:
         try:
@@ -167,14 +164,15 @@ def _locked(outdir: Path) -> Iterator[None]:
         except OSError:
             raise BatchUsageError(f"another asr batch is writing to {outdir}") from None
         try:
-            yield
+            yield handle.fileno()
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 class _Batch:
-    def __init__(self, options: BatchOptions, outdir: Path, summary: Summary) -> None:
+    def __init__(self, options: BatchOptions, outdir: Path, summary: Summary, lock: int | None = None) -> None:
         self.options = options
+        self.lock = lock
         self.outdir = outdir
         self.summary = summary
         self.manifest = Manifest.load(outdir)
@@ -243,7 +241,8 @@ class _Batch:
                 for item in items:
                     self.apply(run_item(item, outdir, agents))
             else:
-                _parallel(_chunks(items, jobs, outdir, agents), jobs, self.apply)
+                inherited = () if self.lock is None else (self.lock,)
+                run_parallel(chunks(items, jobs, outdir, agents), jobs, self.apply, inherited)
         finally:
             if progress is not None:
                 progress.finish()
@@ -354,119 +353,6 @@ class _Batch:
                 rows.append(row | {"agent": entry.agent, "severity": "warning"})
         data = b"".join(orjson.dumps(e, option=orjson.OPT_APPEND_NEWLINE) for e in rows)
         atomic_write_bytes(self.outdir / ERRORS, data)
-
-
-# -- the worker pool ---------------------------------------------------------------------
-
-
-def cpu_count() -> int:
-    """The CPUs this process may run on (a container's share, not the machine's)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return os.cpu_count() or 1
-
-
-def _context() -> Any:
-    """Fork where there is fork (workers inherit adapters registered at run time), else the default."""
-    if "fork" in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("fork")
-    return multiprocessing.get_context()
-
-
-def _chunks(items: Iterable[Item], jobs: int, outdir: str, agents: tuple[str, ...]) -> Iterator[Chunk]:
-    """The items in walk order, cut into chunks that grow with the number walked so far (one
-    source each at first, so every worker starts at once and a small batch is spread over all
-    of them; at most ``CHUNK``)."""
-    pending: list[Item] = []
-    for seen, item in enumerate(items, 1):
-        pending.append(item)
-        if len(pending) >= min(CHUNK, max(1, seen // (jobs * 4))):
-            yield Chunk(outdir, agents, tuple(pending))
-            pending = []
-    if pending:
-        yield Chunk(outdir, agents, tuple(pending))
-
-
-def _parallel(chunks: Iterator[Chunk], jobs: int, apply: Callable[[Result], None]) -> None:
-    """Run chunks on ``jobs`` processes, applying their results in order.
-
-    Chunks are taken from ``chunks`` only when there is room in the window, so the walk that
-    makes them goes on while the workers convert. When a worker dies (killed, out of memory,
-    a crash in native code), the pool breaks; the chunks that were in flight and not finished
-    are then run again one at a time, each in a fresh process, and a chunk that breaks its
-    process again has its sources run one at a time, each in a fresh process, so only the
-    source that kills its worker fails and the batch goes on.
-    """
-    context = _context()
-    retry: deque[Chunk] = deque()  # taken from ``chunks`` but not submitted: the pool broke
-    window: deque[tuple[Chunk, Future[list[Result]]]] = deque()
-    limit = jobs * 2
-    gc.freeze()  # forked workers: the collector leaves the inherited objects (their pages) alone
-    executor = ProcessPoolExecutor(jobs, mp_context=context)
-    try:
-        while True:
-            broken = False
-            while len(window) < limit:
-                chunk = retry.popleft() if retry else next(chunks, None)
-                if chunk is None:
-                    break
-                try:
-                    window.append((chunk, executor.submit(run_chunk, chunk)))
-                except BrokenProcessPool:
-                    retry.appendleft(chunk)
-                    broken = True
-                    break
-            if not window and not broken:
-                return
-            if not broken:
-                chunk, future = window.popleft()
-                try:
-                    results = future.result()
-                except BrokenProcessPool:
-                    window.appendleft((chunk, future))
-                else:
-                    for result in results:
-                        apply(result)
-                    continue
-            in_flight = list(window)
-            window.clear()
-            executor.shutdown(wait=True, cancel_futures=True)
-            for chunk, future in in_flight:
-                for result in _finished(future) or _isolated_chunk(chunk, context):
-                    apply(result)
-            executor = ProcessPoolExecutor(jobs, mp_context=context)
-    finally:
-        executor.shutdown(wait=True, cancel_futures=True)
-        gc.unfreeze()
-
-
-def _finished(future: Future[list[Result]]) -> list[Result] | None:
-    if future.done() and not future.cancelled() and future.exception() is None:
-        return future.result()
-    return None
-
-
-def _isolated_chunk(chunk: Chunk, context: Any) -> list[Result]:
-    """The chunk again in a fresh process; if that process dies too, each source alone."""
-    with ProcessPoolExecutor(1, mp_context=context) as executor:
-        try:
-            return executor.submit(run_chunk, chunk).result()
-        except BrokenProcessPool:
-            pass
-    return [_isolated(item, chunk, context) for item in chunk.items]
-
-
-def _isolated(item: Item, chunk: Chunk, context: Any) -> Result:
-    with ProcessPoolExecutor(1, mp_context=context) as executor:
-        try:
-            return executor.submit(run_item, item, chunk.outdir, chunk.agents).result()
-        except BrokenProcessPool:
-            pass
-    try:  # whose it was, for the error row (the sniff only reads the file's first bytes)
-        adapter, _reason = sniff_content(Path(item.path), explicit=item.explicit)
-    except Exception:
-        adapter = None
-    return Result(item.source, adapter.name if adapter is not None else "", "failed", error=WORKER_DIED)
 
 
 def print_json(summary: Summary, stream: IO[bytes]) -> None:
