@@ -63,9 +63,7 @@ def alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to find the worker processes")
-def test_main_process_killed_leaves_no_orphans_no_lock_and_a_rerun_at_once_finishes(
-    toy: None, tmp_path: Path
-) -> None:
+def test_main_process_killed_leaves_no_orphans_no_lock_and_a_rerun_at_once_finishes(toy: None, tmp_path: Path) -> None:
     src = tmp_path / "src"
     for index in range(40):  # 4 s of sleeping on 2 workers: the kill comes long before the end
         toy_file(src / f"{index:02d}.jsonl", f"slow{index}", {"say": "a"}, {"sleep": 0.2}, {"say": "b"})
@@ -95,3 +93,43 @@ def test_main_process_killed_leaves_no_orphans_no_lock_and_a_rerun_at_once_finis
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
+
+
+# -- 21.4: the manifest is data, not instructions --------------------------------------------
+
+
+def test_paths_in_a_hostile_manifest_never_delete_or_replace_outside_outdir(toy: None, tmp_path: Path) -> None:
+    src, out = tmp_path / "src", tmp_path / "out"
+    session = toy_file(src / "one.jsonl", "s1", {"say": "hi"})
+    toy_file(src / "two.jsonl", "s2", {"say": "there"})
+    batch([src], out, jobs=1)
+    victims = [tmp_path / "victim.txt", tmp_path / "victim2.txt", tmp_path / "deep" / "victim3.txt"]
+    for victim in victims:
+        victim.parent.mkdir(exist_ok=True)
+        victim.write_text("keep me")
+    manifest_path = out / "_manifest.json"
+    manifest = orjson.loads(manifest_path.read_bytes())
+    entry = manifest["sources"][str(session.resolve())]
+    entry["outputs"] += ["../victim.txt", str(victims[1]), "toy/../../deep/victim3.txt"]
+    manifest_path.write_bytes(orjson.dumps(manifest))
+    toy_file(session, "s1-renamed", {"say": "changed"})  # converted again: its old outputs go
+
+    summary = batch([src], out, jobs=1)
+    assert summary.failed == 0
+    assert all(victim.read_text() == "keep me" for victim in victims)
+    kept = orjson.loads(manifest_path.read_bytes())["sources"]
+    assert all(not o.startswith(("/", "..")) and ".." not in o.split("/") for e in kept.values() for o in e["outputs"])
+
+
+def test_a_folder_link_planted_in_outdir_is_not_written_through(toy: None, tmp_path: Path) -> None:
+    src, out, elsewhere = tmp_path / "src", tmp_path / "out", tmp_path / "elsewhere"
+    toy_file(src / "one.jsonl", "s1", {"say": "hi"})
+    elsewhere.mkdir()
+    out.mkdir()
+    (out / "toy").symlink_to(elsewhere, target_is_directory=True)
+    for jobs in (1, 2):
+        summary = batch([src], out, jobs=jobs)
+        assert summary.failed == 1 and summary.converted == 0
+        assert list(elsewhere.iterdir()) == []
+        errors = [orjson.loads(line) for line in (out / "_errors.jsonl").read_bytes().splitlines()]
+        assert ["leads out of the output folder" in e["reason"] for e in errors] == [True]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import itertools
 import os
 from pathlib import Path
@@ -54,3 +55,27 @@ def sweep_temps(outdir: Path) -> int:
                     os.unlink(os.path.join(folder, name))
                     removed += 1
     return removed
+
+
+def is_relative_name(relative: str) -> bool:
+    """Whether ``relative`` is a plain ``a/b/c`` path: not absolute, no ``..``, ``.`` or empty
+    part, no backslash or NUL (what a manifest written by us holds, and nothing else)."""
+    if not isinstance(relative, str) or not relative or "\0" in relative or "\\" in relative:
+        return False
+    if relative.startswith("/") or (len(relative) > 1 and relative[1] == ":"):
+        return False
+    return all(part not in ("", ".", "..") for part in relative.split("/"))
+
+
+def inside(outdir: Path, relative: str) -> Path:
+    """``outdir/relative``, checked to stay inside ``outdir``: a plain relative name whose
+    folder, links resolved, is ``outdir`` or below it. A name read from the manifest is data,
+    not an instruction: nothing is deleted or replaced outside OUTDIR (``OSError`` otherwise)."""
+    if not is_relative_name(relative):
+        raise OSError(errno.EPERM, f"{relative!r} is not a path inside the output folder")
+    target = outdir / relative
+    root = os.path.realpath(outdir)
+    folder = os.path.realpath(target.parent)
+    if os.path.commonpath([root, folder]) != root:
+        raise OSError(errno.EPERM, f"{target.parent} leads out of the output folder (a link to {folder})")
+    return target

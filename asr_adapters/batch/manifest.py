@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from .atomic import atomic_write_bytes
+from .atomic import atomic_write_bytes, is_relative_name
 
 MANIFEST = "_manifest.json"
 FORMAT = "asr-adapters/batch-manifest"
@@ -82,9 +82,12 @@ class Manifest:
             return manifest
         for source, entry in (data.get("sources") or {}).items():
             try:
-                manifest.sources[source] = Entry.from_dict(entry)
-            except (KeyError, TypeError, ValueError):
+                loaded = Entry.from_dict(entry)
+            except (KeyError, TypeError, ValueError, AttributeError):
                 continue
+            if not os.path.isabs(source) or not all(is_relative_name(o) for o in loaded.outputs):
+                continue  # data, not instructions: an entry naming a path outside OUTDIR is dropped
+            manifest.sources[source] = loaded
         return manifest
 
     def save(self) -> None:

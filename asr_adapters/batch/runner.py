@@ -22,7 +22,7 @@ from typing import IO, Any
 import orjson
 
 from ..version import __version__
-from .atomic import atomic_write_bytes, sweep_temps
+from .atomic import atomic_write_bytes, inside, sweep_temps
 from .homes import Home, agent_homes
 from .manifest import MAX_WARNINGS, Entry, Manifest
 from .naming import output_path, short_hash
@@ -158,7 +158,12 @@ def _locked(outdir: Path) -> Iterator[int | None]:
     except ImportError:  # no advisory locks (Windows): one batch per folder is the user's care
         yield None
         return
-    with open(outdir / LOCK, "a+b") as handle:
+    nofollow = getattr(os, "O_NOFOLLOW", 0)  # a link planted as the lock file is not followed
+    try:
+        fd = os.open(outdir / LOCK, os.O_RDWR | os.O_CREAT | nofollow, 0o644)
+    except OSError as exc:
+        raise BatchUsageError(f"cannot lock {outdir / LOCK}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "r+b") as handle:
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -217,7 +222,10 @@ class _Batch:
     def _reusable(self, entry: Entry) -> bool:
         if self.options.force or entry.producer != __version__:
             return False
-        return all((self.outdir / output).is_file() for output in entry.outputs)
+        try:
+            return all(inside(self.outdir, output).is_file() for output in entry.outputs)
+        except OSError:
+            return False
 
     # -- running ------------------------------------------------------------------------
 
@@ -308,7 +316,7 @@ class _Batch:
             if (owner is not None and owner != source) or relative in placed:
                 tag = short_hash(f"{source}\0{output.key}", 8)
                 relative = output_path(result.agent, output.session_id, output.parent_id, tag)
-            os.replace(output.temp, self.outdir / relative)
+            os.replace(output.temp, inside(self.outdir, relative))
             self.claims[relative] = source
             placed.append(relative)
         previous = self.manifest.sources.get(source)
@@ -317,7 +325,7 @@ class _Batch:
                 if old not in placed and self.claims.get(old) == source:
                     del self.claims[old]
                     with contextlib.suppress(OSError):
-                        (self.outdir / old).unlink()
+                        inside(self.outdir, old).unlink()
         warnings = [{"line": d.get("line"), "reason": d.get("reason")} for d in result.diagnostics]
         if len(warnings) > MAX_WARNINGS:
             more = len(warnings) - MAX_WARNINGS

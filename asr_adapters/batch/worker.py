@@ -22,7 +22,7 @@ from .. import registry
 from ..convert import Conversion
 from ..core.errors import InputError
 from ..stream.writer import StreamWriter
-from .atomic import open_temp
+from .atomic import inside, open_temp
 from .naming import header_facts, native_id, output_path
 from .scan import SNIFF_FAILED, sniff_content
 
@@ -173,7 +173,7 @@ def _convert(task: Task, result: Result) -> None:
             parent_id = ids.get(stream.parent_key) or native_id(stream.parent_key, task.agent)
         ids[stream.key] = session_id
         relative = output_path(task.agent, session_id, parent_id)
-        temp, handle = open_temp((outdir / relative).parent)
+        temp, handle = open_temp(inside(outdir, relative).parent)
         output = StreamOutput(str(temp), relative, session_id, parent_id, stream.key, 0, 0)
         result.streams.append(output)
         with handle:
