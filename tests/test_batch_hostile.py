@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -133,3 +135,128 @@ def test_a_folder_link_planted_in_outdir_is_not_written_through(toy: None, tmp_p
         assert list(elsewhere.iterdir()) == []
         errors = [orjson.loads(line) for line in (out / "_errors.jsonl").read_bytes().splitlines()]
         assert ["leads out of the output folder" in e["reason"] for e in errors] == [True]
+
+
+# -- 21.6: the output folder is never input --------------------------------------------------
+
+
+def test_outdir_is_excluded_by_real_path_however_it_is_reached(toy: None, tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    toy_file(src / "one.jsonl", "s1", {"say": "hi"})
+    out = src / "archive"
+    (tmp_path / "alias").symlink_to(src, target_is_directory=True)
+    (src / "link-to-archive").symlink_to(out, target_is_directory=True)
+    named = tmp_path / "alias" / "archive"  # OUTDIR named through a link: the walk meets it as src/archive
+    first = batch([src], named, jobs=1, follow_symlinks=True)
+    assert (first.converted, first.unclaimed) == (1, 0)
+    again = batch([src], named, jobs=1, follow_symlinks=True, force=True)
+    assert (again.converted, again.unclaimed, again.failed) == (1, 0, 0), again.as_dict()
+    assert sorted(outputs(out)) == ["toy/s1.asr.jsonl"]
+
+
+# -- 21.10: special files, link loops, links out, unreadable folders -------------------------
+
+
+def test_fifos_sockets_and_devices_are_skipped_with_a_counted_reason(toy: None, tmp_path: Path) -> None:
+    import socket
+
+    src, out = tmp_path / "src", tmp_path / "out"
+    toy_file(src / "good.jsonl", "s1", {"say": "hi"})
+    os.mkfifo(src / "fifo.jsonl")
+    os.mkfifo(tmp_path / "named-fifo.jsonl")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(src / "sock.jsonl"))
+    (src / "device.jsonl").symlink_to("/dev/null")
+    try:
+        summary = batch([src, tmp_path / "named-fifo.jsonl"], out, jobs=1, follow_symlinks=True)
+    finally:
+        server.close()
+    assert summary.converted == 1
+    assert summary.unclaimed_reasons == {
+        "not a regular file (a FIFO)": 2,
+        "not a regular file (a socket)": 1,
+        "not a regular file (a device)": 1,
+    }
+    rows = [orjson.loads(line) for line in (out / "_errors.jsonl").read_bytes().splitlines()]
+    assert sorted(Path(r["path"]).name for r in rows) == [
+        "device.jsonl",
+        "fifo.jsonl",
+        "named-fifo.jsonl",
+        "sock.jsonl",
+    ]
+
+
+def test_two_links_to_a_parent_do_not_hang_follow_symlinks(toy: None, tmp_path: Path) -> None:
+    src, out = tmp_path / "src", tmp_path / "out"
+    toy_file(src / "deep" / "one.jsonl", "s1", {"say": "hi"})
+    (src / "deep" / "up").symlink_to(src, target_is_directory=True)
+    (src / "deep" / "up2").symlink_to(src, target_is_directory=True)
+    (src / "self").symlink_to(".", target_is_directory=True)
+    command = [*runner(tmp_path), "batch", str(src), "-o", str(out), "--follow-symlinks", "--json", "-q", "-j", "1"]
+    finished = subprocess.run(command, capture_output=True, check=False, timeout=120)  # a hang fails here
+    assert finished.returncode == 0, finished.stderr.decode()
+    summary = orjson.loads(finished.stdout)
+    assert summary["converted"] == 1
+    assert summary["skipped_folders"] == {"folder reached again through a link": 3}
+
+
+def claude_code_session(folder: Path, subagents: Path) -> Path:
+    """A Claude Code golden session copied to ``folder``, its subagents folder at ``subagents``."""
+    from golden_support import GOLDEN
+
+    case = GOLDEN / "claude-code" / "subagent-folder"
+    if not case.is_dir():
+        pytest.skip("golden/claude-code/subagent-folder is missing")
+    folder.mkdir(parents=True)
+    session = folder / "input.jsonl"
+    session.write_bytes((case / "input.jsonl").read_bytes())
+    shutil.copytree(case / "input" / "subagents", subagents)
+    return session
+
+
+def test_a_subagents_folder_linked_out_of_src_is_not_followed_without_the_flag(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    claude_code_session(src / "project", tmp_path / "elsewhere" / "subagents")
+    (src / "project" / "input").mkdir()
+    (src / "project" / "input" / "subagents").symlink_to(tmp_path / "elsewhere" / "subagents")
+
+    refused = batch([src], tmp_path / "out", jobs=1)
+    assert (refused.converted, refused.failed) == (0, 1)
+    rows = [orjson.loads(line) for line in (tmp_path / "out" / "_errors.jsonl").read_bytes().splitlines()]
+    assert "through a link that leads out of" in rows[0]["reason"] and "--follow-symlinks" in rows[0]["reason"]
+    assert outputs(tmp_path / "out") == {}
+
+    followed = batch([src], tmp_path / "followed", jobs=1, follow_symlinks=True)
+    assert (followed.converted, followed.failed) == (1, 0)
+    assert len(outputs(tmp_path / "followed")) == 2  # the session and its subagent
+
+
+def test_an_unreadable_folder_is_counted_and_reported(toy: None, tmp_path: Path) -> None:
+    base = Path(tempfile.mkdtemp(prefix="asr-unreadable-"))  # outside pytest's 0700 folder: another user runs
+    try:
+        os.chmod(base, 0o755)
+        src, out = base / "src", base / "out"
+        toy_file(src / "good.jsonl", "s1", {"say": "hi"})
+        toy_file(src / "locked" / "hidden.jsonl", "s2", {"say": "never read"})
+        for folder in (src, src / "locked"):
+            os.chmod(folder, 0o777)
+        os.chmod(src / "good.jsonl", 0o644)
+        os.chmod(src / "locked", 0o000)
+        command = [*runner(base), "batch", str(src), "-o", str(out), "--json", "-q", "-j", "1"]
+        os.chmod(base / "run_asr.py", 0o644)
+        if os.geteuid() == 0:  # root reads any folder: drop the capabilities that let it
+            if shutil.which("setpriv") is None:
+                pytest.skip("running as root without setpriv: cannot make a folder unreadable")
+            caps = "-dac_override,-dac_read_search"
+            command = ["setpriv", f"--bounding-set={caps}", f"--inh-caps={caps}", *command]
+        finished = subprocess.run(command, capture_output=True, check=False, timeout=120)
+        assert finished.returncode == 0, finished.stderr.decode()
+        summary = orjson.loads(finished.stdout)
+        assert summary["converted"] == 1
+        assert summary["skipped_folders"] == {"unreadable folder": 1}
+        rows = [orjson.loads(line) for line in (out / "_errors.jsonl").read_bytes().splitlines()]
+        assert [(Path(r["path"]).name, r["severity"]) for r in rows] == [("locked", "warning")]
+        assert "Permission denied" in rows[0]["reason"]
+    finally:
+        os.chmod(base / "src" / "locked", 0o755)
+        shutil.rmtree(base, ignore_errors=True)

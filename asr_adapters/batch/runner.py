@@ -28,7 +28,7 @@ from .manifest import MAX_WARNINGS, Entry, Manifest
 from .naming import output_path, short_hash
 from .pool import chunks, cpu_count, run_parallel
 from .progress import Progress
-from .scan import Filters, prefilter, walk
+from .scan import LINK_LOOP, Filters, prefilter, walk
 from .worker import Item, Result, companions, run_item
 
 ERRORS = "_errors.jsonl"
@@ -70,6 +70,7 @@ class Summary:
     unclaimed: int = 0
     unclaimed_reasons: Counter[str] = field(default_factory=Counter)
     filtered: int = 0
+    skipped_folders: Counter[str] = field(default_factory=Counter)
     gone: int = 0
     streams: int = 0
     records: int = 0
@@ -99,6 +100,7 @@ class Summary:
             "unclaimed": self.unclaimed,
             "unclaimed_reasons": dict(sorted(self.unclaimed_reasons.items())),
             "filtered": self.filtered,
+            "skipped_folders": dict(sorted(self.skipped_folders.items())),
             "gone": self.gone,
             "streams": self.streams,
             "records": self.records,
@@ -124,6 +126,9 @@ class Summary:
             text += f"; {self.unclaimed} files not converted ({reasons})"
         if self.filtered:
             text += f"; {self.filtered} filtered out"
+        if self.skipped_folders:
+            reasons = ", ".join(f"{n} {r}" for r, n in sorted(self.skipped_folders.items()))
+            text += f"; folders not walked: {reasons}"
         return text
 
 
@@ -182,6 +187,7 @@ class _Batch:
         self.summary = summary
         self.manifest = Manifest.load(outdir)
         self.errors: list[dict[str, Any]] = []
+        self.notices: list[dict[str, Any]] = []  # what the walk left out and the user should hear of
         self.sizes: dict[str, int] = {}
         self.claims: dict[str, str] = {}
         self._saved = time.monotonic()
@@ -193,7 +199,8 @@ class _Batch:
         up to date is counted as skipped here; the content sniff is the workers')."""
         filters = self.options.filters
         summary = self.summary
-        for candidate in walk(roots, skip=[self.outdir], follow_symlinks=self.options.follow_symlinks):
+        follow = self.options.follow_symlinks
+        for candidate in walk(roots, skip=[self.outdir], follow_symlinks=follow, report=self._left_out):
             if not filters.by_path(candidate):
                 summary.filtered += 1
                 continue
@@ -217,7 +224,22 @@ class _Batch:
                 summary.unclaimed_reasons[reason] += 1
                 continue
             self.sizes[key] = candidate.size
-            yield Item(key, str(candidate.path), candidate.explicit, known)
+            root = os.path.realpath(candidate.root)
+            yield Item(key, str(candidate.path), candidate.explicit, known, root, follow)
+
+    def _left_out(self, path: Path, reason: str, folder: bool) -> None:
+        """A file or folder the walk did not take: counted by reason, and (but for a link loop,
+        which is no loss) a warning row in ``_errors.jsonl`` naming it."""
+        key = reason.split(":", 1)[0]
+        if folder:
+            self.summary.skipped_folders[key] += 1
+        else:
+            self.summary.unclaimed += 1
+            self.summary.unclaimed_reasons[key] += 1
+        if key != LINK_LOOP:
+            self.notices.append(
+                {"path": str(path), "line": None, "reason": reason, "agent": None, "severity": "warning"}
+            )
 
     def _reusable(self, entry: Entry) -> bool:
         if self.options.force or entry.producer != __version__:
@@ -353,7 +375,7 @@ class _Batch:
 
     def _write_errors(self) -> None:
         """This run's failures, then the warnings of every source converted now or before."""
-        rows = list(self.errors)
+        rows = self.errors + self.notices
         for source in sorted(self.manifest.sources):
             entry = self.manifest.sources[source]
             for warning in entry.warnings:

@@ -44,6 +44,8 @@ class Item:
     path: str  # the path as walked (``is_session_file`` sees the name it was found under)
     explicit: bool = False
     known_sha256: str | None = None
+    root: str = ""  # the real path of the folder walked: companions read through links must stay in it
+    follow_symlinks: bool = False
 
 
 @dataclass(frozen=True)
@@ -84,10 +86,10 @@ class Result:
     companions: list[list[Any]] = field(default_factory=list)
 
 
-def companions(agent: str, source: str) -> tuple[tuple[str, int, int], ...]:
-    """(path, size, mtime_ns) of the files converted along with ``source``: a SQLite
-    database's ``-wal`` file, and what the adapter's optional ``companion_files(path)`` hook
-    names (e.g. subagent transcripts kept beside a session)."""
+def companion_paths(agent: str, source: str) -> list[str]:
+    """The files converted along with ``source``: a SQLite database's ``-wal`` file, and what
+    the adapter's ``companion_files(path)`` hook names (subagent transcripts, an index, sidecars:
+    the adapter package owns that knowledge; see docs/batch.md per agent)."""
     paths = {source + "-wal"}
     try:
         hook = getattr(registry.get(agent), "companion_files", None)
@@ -95,14 +97,31 @@ def companions(agent: str, source: str) -> tuple[tuple[str, int, int], ...]:
             paths.update(str(p) for p in hook(Path(source)))
     except Exception:  # a hook that fails stamps nothing: the source itself still decides
         pass
+    return sorted(paths)
+
+
+def companions(agent: str, source: str) -> tuple[tuple[str, int, int], ...]:
+    """(path, size, mtime_ns) of the companion files that exist: part of the source's fingerprint."""
     stamps = []
-    for path in sorted(paths):
+    for path in companion_paths(agent, source):
         try:
             stat = os.stat(path)
         except OSError:
             continue
         stamps.append((path, stat.st_size, stat.st_mtime_ns))
     return tuple(stamps)
+
+
+def _linked_out(paths: list[str], root: str) -> str | None:
+    """The first companion that a link takes out of ``root`` (None when all stay inside)."""
+    prefix = root.rstrip(os.sep) + os.sep
+    for path in paths:
+        if not os.path.lexists(path):
+            continue
+        real = os.path.realpath(path)
+        if real != root and not real.startswith(prefix):
+            return path
+    return None
 
 
 def file_sha256(path: str) -> str:
@@ -125,6 +144,11 @@ def run_item(item: Item, outdir: str, agents: tuple[str, ...] = ()) -> Result:
         return Result(item.source, "", "unclaimed", error=reason or "unknown")
     if agents and adapter.name not in agents:
         return Result(item.source, adapter.name, "filtered")
+    if item.root and not item.follow_symlinks:
+        out = _linked_out(companion_paths(adapter.name, item.source), item.root)
+        if out is not None:
+            reason = f"reads {out} through a link that leads out of {item.root} (followed only with --follow-symlinks)"
+            return Result(item.source, adapter.name, "failed", error=reason)
     stamps = companions(adapter.name, item.source)
     return run_task(Task(item.source, adapter.name, outdir, item.known_sha256, stamps))
 
