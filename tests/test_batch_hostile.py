@@ -260,3 +260,39 @@ def test_an_unreadable_folder_is_counted_and_reported(toy: None, tmp_path: Path)
     finally:
         os.chmod(base / "src" / "locked", 0o755)
         shutil.rmtree(base, ignore_errors=True)
+
+
+# -- 21.12: a locked or malformed database is a failure, not someone else's file -------------
+
+
+def test_a_locked_or_malformed_database_is_reported_not_unclaimed(tmp_path: Path) -> None:
+    import sqlite3
+
+    from golden_support import GOLDEN
+    from test_batch import build_sqlite
+
+    script = GOLDEN / "t3code" / "v1-two-threads" / "input.sql"
+    if not script.exists():
+        pytest.skip("golden/t3code/v1-two-threads is missing")
+    locked = tmp_path / "locked" / "state.sqlite"
+    locked.parent.mkdir()
+    build_sqlite(script, locked)
+    malformed = tmp_path / "malformed" / "state.sqlite"
+    malformed.parent.mkdir()
+    malformed.write_bytes(b"SQLite format 3\x00" + bytes(range(256)) * 64)
+    writer = sqlite3.connect(locked, isolation_level=None)  # a writer in the middle of its commit
+    writer.execute("BEGIN EXCLUSIVE")
+    writer.execute("CREATE TABLE uncommitted(x)")
+    try:
+        summary = batch([locked.parent, malformed.parent], tmp_path / "out", jobs=1)
+    finally:
+        writer.rollback()
+        writer.close()
+    assert (summary.failed, summary.converted) == (2, 0), summary.as_dict()
+    assert set(summary.unclaimed_reasons) <= {"no agent keeps sessions under this name"}  # the writer's journal
+    assert summary.exit_code == 1
+    rows = [orjson.loads(line) for line in (tmp_path / "out" / "_errors.jsonl").read_bytes().splitlines()]
+    reasons = {Path(r["path"]).parent.name: r["reason"] for r in rows if r["severity"] == "error"}
+    assert "database is locked" in reasons["locked"]
+    assert "not a database" in reasons["malformed"] or "malformed" in reasons["malformed"]
+    assert outputs(tmp_path / "out") == {}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ from ..core.errors import InputError
 from ..stream.writer import StreamWriter
 from .atomic import inside, open_temp
 from .naming import header_facts, native_id, output_path
-from .scan import SNIFF_FAILED, sniff_content
+from .scan import NO_ADAPTER, SNIFF_FAILED, sniff_content
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,29 @@ def _linked_out(paths: list[str], root: str) -> str | None:
     return None
 
 
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def unreadable_database(path: str) -> str | None:
+    """Why a SQLite file no adapter claimed cannot be read (locked by a writer, malformed),
+    or None when it reads (then it is simply no agent's database)."""
+    try:
+        with open(path, "rb") as handle:
+            if handle.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
+                return None
+    except OSError:
+        return None
+    try:
+        connection = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, timeout=1.0)
+        try:
+            connection.execute("SELECT name FROM sqlite_master").fetchall()
+        finally:
+            connection.close()
+    except sqlite3.Error as exc:
+        return f"cannot read the SQLite database: {exc}"
+    return None
+
+
 def file_sha256(path: str) -> str:
     with open(path, "rb") as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest()
@@ -141,6 +165,9 @@ def run_item(item: Item, outdir: str, agents: tuple[str, ...] = ()) -> Result:
     except Exception:  # the sniff catches what adapters raise; this is a last resort
         adapter, reason = None, SNIFF_FAILED
     if adapter is None:
+        problem = unreadable_database(item.source) if reason == NO_ADAPTER else None
+        if problem is not None:  # a database no adapter could look into is a failure, not someone else's file
+            return Result(item.source, "", "failed", error=problem)
         return Result(item.source, "", "unclaimed", error=reason or "unknown")
     if agents and adapter.name not in agents:
         return Result(item.source, adapter.name, "filtered")
