@@ -296,3 +296,108 @@ def test_a_locked_or_malformed_database_is_reported_not_unclaimed(tmp_path: Path
     assert "database is locked" in reasons["locked"]
     assert "not a database" in reasons["malformed"] or "malformed" in reasons["malformed"]
     assert outputs(tmp_path / "out") == {}
+
+
+# -- 21.14: read-only output, full disk, absurd --since --------------------------------------
+
+
+@contextlib.contextmanager
+def tmpfs(path: Path, size: str) -> Iterator[bool]:
+    """A tmpfs of ``size`` mounted at ``path`` (True), or False where mounting is not allowed."""
+    path.mkdir(parents=True, exist_ok=True)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True)
+    try:
+        yield mounted.returncode == 0
+    finally:
+        if mounted.returncode == 0:
+            subprocess.run(["umount", "-l", str(path)], check=False)
+
+
+def one_clear_error(finished: subprocess.CompletedProcess[bytes]) -> str:
+    stderr = finished.stderr.decode()
+    assert "Traceback" not in stderr, stderr
+    errors = [line for line in stderr.splitlines() if line.startswith("asr batch: error:")]
+    assert len(errors) == 1, stderr
+    return errors[0]
+
+
+def assert_consistent(out: Path, reference: dict[str, bytes]) -> None:
+    """Whatever a failed run left is whole: the manifest lists only outputs that are there and
+    right, _errors.jsonl parses, no temporary file is left."""
+    assert not list(out.rglob(".asr-tmp-*"))
+    if (out / "_manifest.json").exists():
+        manifest = orjson.loads((out / "_manifest.json").read_bytes())
+        for entry in manifest["sources"].values():
+            for output in entry["outputs"]:
+                assert (out / output).read_bytes() == reference[output]
+    if (out / "_errors.jsonl").exists():
+        for line in (out / "_errors.jsonl").read_bytes().splitlines():
+            orjson.loads(line)
+    for name, data in outputs(out).items():
+        assert data == reference[name], name
+
+
+def many_sessions(src: Path, count: int = 40) -> Path:
+    for index in range(count):
+        toy_file(
+            src / f"{index:02d}.jsonl", f"s{index}", *[{"say": f"{index} {j} " + "x" * 300} for j in range(index % 12)]
+        )
+    return src
+
+
+def test_a_read_only_output_location_is_one_error_line_and_exit_3(toy: None, tmp_path: Path) -> None:
+    src = many_sessions(tmp_path / "src", 3)
+    with tmpfs(tmp_path / "ro", "1m") as mounted:
+        if mounted:
+            subprocess.run(["mount", "-o", "remount,ro", str(tmp_path / "ro")], check=True)
+        elif os.geteuid() != 0:
+            os.chmod(tmp_path / "ro", 0o555)
+        else:
+            pytest.skip("root without mount: cannot make a read-only folder")
+        for out in (tmp_path / "ro", tmp_path / "ro" / "new-archive"):
+            command = [*runner(tmp_path), "batch", str(src), "-o", str(out), "-q", "-j", "1"]
+            finished = subprocess.run(command, capture_output=True, check=False)
+            assert finished.returncode == 3, finished.stderr.decode()
+            assert "cannot write" in one_clear_error(finished)
+
+
+@pytest.mark.parametrize("limit", ["tmpfs", "RLIMIT_FSIZE"])
+def test_a_full_disk_leaves_a_consistent_archive_and_a_rerun_finishes(toy: None, tmp_path: Path, limit: str) -> None:
+    import resource
+
+    src = many_sessions(tmp_path / "src")
+    reference_dir = tmp_path / "reference"
+    batch([src], reference_dir, jobs=1)
+    reference = outputs(reference_dir)
+    out = tmp_path / "disk" / "out"
+    command = [*runner(tmp_path), "batch", str(src), "-o", str(out), "-q", "-j", "2"]
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))  # writes past 2 KB fail (EFBIG)
+
+    disk = tmpfs(tmp_path / "disk", "48k") if limit == "tmpfs" else contextlib.nullcontext(False)
+    with disk as mounted:
+        if limit == "tmpfs" and not mounted:
+            pytest.skip("mounting a tmpfs is not allowed here (RLIMIT_FSIZE covers the same path)")
+        preexec = small_files if limit == "RLIMIT_FSIZE" else None
+        full = subprocess.run(command, capture_output=True, check=False, preexec_fn=preexec)
+        assert full.returncode in (1, 3), full.stderr.decode()
+        assert "Traceback" not in full.stderr.decode()
+        if full.returncode == 3:
+            assert "cannot write" in one_clear_error(full)
+        assert len(outputs(out)) < len(reference)  # the limit did bite
+        assert_consistent(out, reference)
+        if mounted:
+            subprocess.run(["mount", "-o", "remount,size=64m", str(tmp_path / "disk")], check=True)
+        rerun = subprocess.run(command, capture_output=True, check=False)
+        assert rerun.returncode == 0, rerun.stderr.decode()
+        assert tree(out) == tree(reference_dir)
+
+
+@pytest.mark.parametrize("since", ["99999999999d", "99999999999999999999w", "0001-01-01", "tomorrow-ish"])
+def test_absurd_since_values_are_a_usage_error(toy: None, tmp_path: Path, since: str) -> None:
+    src = many_sessions(tmp_path / "src", 1)
+    command = [*runner(tmp_path), "batch", str(src), "-o", str(tmp_path / "out"), "--since", since]
+    finished = subprocess.run(command, capture_output=True, check=False)
+    assert finished.returncode == 2, finished.stderr.decode()
+    assert "Traceback" not in finished.stderr.decode() and "--since" in finished.stderr.decode()

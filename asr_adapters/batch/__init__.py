@@ -6,11 +6,12 @@
 
 from .discover import SessionDescriptor, discover
 from .homes import Home, agent_homes
-from .runner import BatchOptions, BatchUsageError, Summary, run_batch
+from .runner import BatchOptions, BatchOutputError, BatchUsageError, Summary, run_batch
 from .scan import Filters
 
 __all__ = [
     "BatchOptions",
+    "BatchOutputError",
     "BatchUsageError",
     "Filters",
     "Home",

@@ -1,7 +1,8 @@
 """The ``asr batch`` and ``asr discover`` commands (thin over the batch library).
 
 Exit status of ``asr batch``: 0 when every source converted (or was up to date), 1 when some
-failed (listed in ``OUTDIR/_errors.jsonl``), 2 on a usage error.
+failed (listed in ``OUTDIR/_errors.jsonl``), 2 on a usage error, 3 when OUTDIR cannot be
+written (read-only, full disk).
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from .. import registry
 from .discover import discover as discover_sessions
 from .homes import agent_homes
 from .progress import Progress
-from .runner import BatchOptions, BatchUsageError, print_json, run_batch
+from .runner import BatchOptions, BatchOutputError, BatchUsageError, print_json, run_batch
 from .scan import Filters
 
+EXIT_OUTPUT = 3  # OUTDIR cannot be written: read-only, full disk
 _RELATIVE = re.compile(r"^(\d+)\s*([smhdw])$")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
@@ -29,14 +31,15 @@ def parse_since(text: str, now: datetime | None = None) -> float:
     """``--since``: an ISO date or date-time (local time when it has no offset), or ``7d``/``12h``/``30m``."""
     text = text.strip()
     match = _RELATIVE.match(text)
-    if match:
-        now = now or datetime.now(UTC)
-        return (now - timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})).timestamp()
     try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise click.BadParameter(f"{text!r} is not a date (2026-01-31, 2026-01-31T12:00, 7d, 12h)") from None
-    return moment.timestamp()
+        if match:
+            now = now or datetime.now(UTC)
+            return (now - timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})).timestamp()
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except (ValueError, OverflowError, OSError):  # not a date, or one no clock can hold (99999999999d, 0001-01-01)
+        raise click.BadParameter(
+            f"{text!r} is not a usable date (2026-01-31, 2026-01-31T12:00, 7d, 12h)", param_hint="--since"
+        ) from None
 
 
 def _check_agents(agents: tuple[str, ...]) -> list[str]:
@@ -89,7 +92,7 @@ def batch(
     A re-run converts only new or changed sources (OUTDIR/_manifest.json); see docs/batch.md.
 
     Exit status: 0 all converted or up to date, 1 some sources failed (see OUTDIR/_errors.jsonl),
-    2 usage error, 130 interrupted.
+    2 usage error, 3 OUTDIR cannot be written (read-only, full disk), 130 interrupted.
     """
     if not sources and not use_homes:
         raise click.UsageError("give folders to convert, or --discover to walk every agent's home")
@@ -113,6 +116,9 @@ def batch(
         summary = run_batch(options)
     except BatchUsageError as exc:
         raise click.UsageError(str(exc)) from None
+    except BatchOutputError as exc:
+        click.echo(f"asr batch: error: {exc}", err=True)
+        sys.exit(EXIT_OUTPUT)
     except KeyboardInterrupt:
         click.echo("asr batch: interrupted; what was converted is kept, a re-run finishes the rest", err=True)
         sys.exit(130)

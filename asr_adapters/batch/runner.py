@@ -39,6 +39,14 @@ class BatchUsageError(Exception):
     """A batch that cannot start: bad arguments, or another batch writing the same folder."""
 
 
+class BatchOutputError(Exception):
+    """OUTDIR cannot be written (read-only, full disk): the batch cannot record its work."""
+
+
+def _output_error(path: Path, exc: OSError) -> BatchOutputError:
+    return BatchOutputError(f"cannot write {path}: {exc.strerror or exc}")
+
+
 @dataclass
 class BatchOptions:
     sources: list[Path]
@@ -146,7 +154,10 @@ def run_batch(options: BatchOptions) -> Summary:
         summary.homes = agent_homes(options.env, options.filters.agents or None)
         roots += [home.path for home in summary.homes if home.exists]
     summary.roots = [str(r) for r in roots]
-    outdir.mkdir(parents=True, exist_ok=True)
+    try:
+        outdir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _output_error(outdir, exc) from None
     with _locked(outdir) as lock:
         sweep_temps(outdir)  # the lock is ours: no live batch (nor its workers) owns a temporary file
         _Batch(options, outdir, summary, lock).run(roots)
@@ -167,7 +178,7 @@ def _locked(outdir: Path) -> Iterator[int | None]:
     try:
         fd = os.open(outdir / LOCK, os.O_RDWR | os.O_CREAT | nofollow, 0o644)
     except OSError as exc:
-        raise BatchUsageError(f"cannot lock {outdir / LOCK}: {exc.strerror or exc}") from None
+        raise _output_error(outdir / LOCK, exc) from None
     with os.fdopen(fd, "r+b") as handle:
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -266,6 +277,7 @@ class _Batch:
         stream = iter(items)
         first = list(itertools.islice(stream, 2))
         items = itertools.chain(first, stream)
+        interrupted = True
         try:
             if jobs <= 1 or len(first) <= 1:
                 for item in items:
@@ -273,12 +285,27 @@ class _Batch:
             else:
                 inherited = () if self.lock is None else (self.lock,)
                 run_parallel(chunks(items, jobs, outdir, agents), jobs, self.apply, inherited)
+            interrupted = False
         finally:
             if progress is not None:
                 progress.finish()
-            self.manifest.save()
-            self._write_errors()
+            problem = self._record()
             sweep_temps(self.outdir)
+            if problem is not None and not interrupted:
+                raise problem
+
+    def _record(self) -> BatchOutputError | None:
+        """Save the manifest, then ``_errors.jsonl``; each is replaced whole or left as it was,
+        so on a full disk the previous manifest stays (a re-run converts what it does not list)."""
+        problem: BatchOutputError | None = None
+        for path, write in ((self.manifest.path, self.manifest.save), (self.outdir / ERRORS, self._write_errors)):
+            try:
+                write()
+            except OSError as exc:
+                problem = problem or _output_error(path, exc)
+        if problem is not None:
+            problem.args = (f"{problem}; the outputs written are whole, a re-run converts what is not recorded",)
+        return problem
 
     def apply(self, result: Result) -> None:
         summary = self.summary
@@ -326,7 +353,8 @@ class _Batch:
             else:
                 self._count(result, counts)
         if self.manifest.dirty and time.monotonic() - self._saved >= self.options.save_every:
-            self.manifest.save()
+            with contextlib.suppress(OSError):  # a full disk: tried again later, and at the end
+                self.manifest.save()
             self._saved = time.monotonic()
 
     def _place(self, result: Result) -> None:
