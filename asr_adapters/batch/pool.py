@@ -21,8 +21,8 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,6 @@ from .scan import sniff_content
 from .worker import Chunk, Item, Result, run_chunk, run_item
 
 WORKER_DIED = "the worker process died while converting this source (killed or crashed)"
-CHUNK = 32  # sources per worker task, at most (see ``chunks``)
 PR_SET_PDEATHSIG = 1
 
 
@@ -77,20 +76,6 @@ def _watch_parent(parent: int) -> None:
     os._exit(1)
 
 
-def chunks(items: Iterable[Item], jobs: int, outdir: str, agents: tuple[str, ...]) -> Iterator[Chunk]:
-    """The items in walk order, cut into chunks that grow with the number walked so far (one
-    source each at first, so every worker starts at once and a small batch is spread over all
-    of them; at most ``CHUNK``)."""
-    pending: list[Item] = []
-    for seen, item in enumerate(items, 1):
-        pending.append(item)
-        if len(pending) >= min(CHUNK, max(1, seen // (jobs * 4))):
-            yield Chunk(outdir, agents, tuple(pending))
-            pending = []
-    if pending:
-        yield Chunk(outdir, agents, tuple(pending))
-
-
 class _Pools:
     """Makes executors whose workers run ``init_worker``."""
 
@@ -103,59 +88,84 @@ class _Pools:
 
 
 def run_parallel(
-    work: Iterator[Chunk], jobs: int, apply: Callable[[Result], None], inherited: tuple[int, ...] = ()
+    tasks: Sequence[Chunk], jobs: int, receive: Callable[[Result], None], inherited: tuple[int, ...] = ()
 ) -> None:
-    """Run chunks on ``jobs`` processes, applying their results in order.
+    """Run the tasks on a pool of ``jobs`` processes, passing every result to ``receive`` as its
+    task finishes (completion order: the caller commits in walk order).
 
-    Chunks are taken from ``work`` only when there is room in the window, so the walk that
-    makes them goes on while the workers convert. When a worker dies (killed, out of memory,
-    a crash in native code), the pool breaks; the chunks that were in flight and not finished
-    are then run again one at a time, each in a fresh process, and a chunk that breaks its
-    process again has its sources run one at a time, each in a fresh process, so only the
-    source that kills its worker fails and the batch goes on. ``inherited``: descriptors the
-    workers must close (the batch lock).
+    At most ``2 * jobs`` tasks are in flight. When a worker dies (killed, out of memory, a
+    crash in native code), the pool breaks; the tasks that were in flight and not finished are
+    then run again one at a time, each in a fresh process, and a task that breaks its process
+    again has its sources run one at a time, each in a fresh process, so only the source that
+    kills its worker fails and the batch goes on. ``inherited``: descriptors the workers must
+    close (the batch lock).
     """
     pools = _Pools(inherited)
-    retry: deque[Chunk] = deque()  # taken from ``work`` but not submitted: the pool broke
-    window: deque[tuple[Chunk, Future[list[Result]]]] = deque()
+    todo = deque(tasks)
+    in_flight: dict[Future[list[Result]], Chunk] = {}
     limit = jobs * 2
     gc.freeze()  # forked workers: the collector leaves the inherited objects (their pages) alone
     executor = pools(jobs)
     try:
-        while True:
+        while todo or in_flight:
             broken = False
-            while len(window) < limit:
-                chunk = retry.popleft() if retry else next(work, None)
-                if chunk is None:
-                    break
+            while todo and len(in_flight) < limit:
                 try:
-                    window.append((chunk, executor.submit(run_chunk, chunk)))
+                    future = executor.submit(run_chunk, todo[0])
                 except BrokenProcessPool:
-                    retry.appendleft(chunk)
                     broken = True
                     break
-            if not window and not broken:
-                return
+                in_flight[future] = todo.popleft()
             if not broken:
-                chunk, future = window.popleft()
-                try:
-                    results = future.result()
-                except BrokenProcessPool:
-                    window.appendleft((chunk, future))
-                else:
+                done, _running = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in done:
+                    try:
+                        results = future.result()
+                    except BrokenProcessPool:
+                        broken = True
+                        continue
+                    del in_flight[future]
                     for result in results:
-                        apply(result)
+                        receive(result)
+                if not broken:
                     continue
-            in_flight = list(window)
-            window.clear()
             executor.shutdown(wait=True, cancel_futures=True)
-            for chunk, future in in_flight:
-                for result in _finished(future) or _isolated_chunk(chunk, pools):
-                    apply(result)
+            for future, task in list(in_flight.items()):
+                for result in _finished(future) or _isolated_chunk(task, pools):
+                    receive(result)
+            in_flight.clear()
             executor = pools(jobs)
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
         gc.unfreeze()
+
+
+def run_on_executor(
+    executor: Executor, tasks: Sequence[Chunk], receive: Callable[[Result], None], window: int = 8
+) -> None:
+    """Run the tasks on any ``concurrent.futures``-style executor (a thread pool, Dask's
+    ``Client.get_executor()``, …), at most ``window`` in flight, each future dropped once its
+    result is read. A task whose future fails (the executor lost its worker) has its sources run
+    again one a task; a source that fails that way twice is a failed source, and the batch goes on."""
+    todo: deque[tuple[Chunk, int]] = deque((task, 0) for task in tasks)
+    in_flight: dict[Future[list[Result]], tuple[Chunk, int]] = {}
+    while todo or in_flight:
+        while todo and len(in_flight) < window:
+            task, attempt = todo.popleft()
+            in_flight[executor.submit(run_chunk, task)] = (task, attempt)
+        done, _running = wait(in_flight, return_when=FIRST_COMPLETED)
+        for future in done:
+            task, attempt = in_flight.pop(future)
+            try:
+                results = future.result()
+            except Exception:
+                if attempt == 0:
+                    todo.extend((Chunk(task.outdir, task.agents, (item,)), 1) for item in task.items)
+                else:
+                    receive(_died(task.items[0]))
+                continue
+            for result in results:
+                receive(result)
 
 
 def _finished(future: Future[list[Result]]) -> list[Result] | None:
@@ -180,6 +190,10 @@ def _isolated(item: Item, chunk: Chunk, pools: _Pools) -> Result:
             return executor.submit(run_item, item, chunk.outdir, chunk.agents).result()
         except BrokenProcessPool:
             pass
+    return _died(item)
+
+
+def _died(item: Item) -> Result:
     try:  # whose it was, for the error row (the sniff only reads the file's first bytes)
         adapter, _reason = sniff_content(Path(item.path), explicit=item.explicit)
     except Exception:

@@ -1,20 +1,23 @@
-"""``run_batch``: walk, filter, skip what is up to date, sniff and convert in parallel, rename in order.
+"""``run_batch``: plan, execute, commit.
 
-The main process walks, filters by path and name, and skips what the manifest says is up to
-date; workers get the rest in chunks of sources (``worker.Chunk``), sniff each one's content
-and convert it. Determinism: chunks are converted in any order by any number of workers,
-but every result is applied (renamed into place, recorded in the manifest, its errors
-written) by this process in the walk's sorted order, so the outputs do not depend on ``jobs``.
+*Plan* (this process): walk, filter by path and name, skip what the manifest says is up to
+date, pack the rest into tasks biggest first (``plan.pack``). *Execute*: an executor (the
+local process pool, ``pool.run_parallel``; or this process for ``--jobs 1``) runs one
+picklable task function (``worker.run_chunk``) that sniffs, converts and writes each
+source's outputs to temporary files and returns result records; it never raises for bad
+data. *Commit* (this process, the only manifest writer): results arrive in any order and
+are committed (renamed into place, recorded in the manifest, their errors written) in the
+walk's sorted order, so the outputs do not depend on the executor, ``jobs`` or the packing.
 """
 
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -26,7 +29,8 @@ from .atomic import atomic_write_bytes, inside, sweep_temps
 from .homes import Home, agent_homes
 from .manifest import MAX_WARNINGS, Entry, Manifest
 from .naming import output_path, short_hash
-from .pool import chunks, cpu_count, run_parallel
+from .plan import pack
+from .pool import cpu_count, run_on_executor, run_parallel
 from .progress import Progress
 from .scan import LINK_LOOP, Filters, prefilter, walk
 from .worker import Item, Result, companions, run_item
@@ -59,6 +63,7 @@ class BatchOptions:
     progress: Progress | None = None
     save_every: float = 2.0
     follow_symlinks: bool = False
+    executor: Executor | None = None  # any concurrent.futures-style executor instead of the local pool
 
 
 @dataclass
@@ -201,6 +206,9 @@ class _Batch:
         self.notices: list[dict[str, Any]] = []  # what the walk left out and the user should hear of
         self.sizes: dict[str, int] = {}
         self.claims: dict[str, str] = {}
+        self.order: dict[str, int] = {}  # source -> its place in the walk
+        self.waiting: dict[int, Result] = {}  # results received before every earlier one
+        self.committed = 0
         self._saved = time.monotonic()
 
     # -- planning -----------------------------------------------------------------------
@@ -263,28 +271,31 @@ class _Batch:
     # -- running ------------------------------------------------------------------------
 
     def run(self, roots: list[Path]) -> None:
+        """Plan (walk, diff against the manifest, pack into tasks biggest first), execute (the
+        tasks on the local process pool, or in this process), commit (in walk order, here)."""
         for source in [s for s in self.manifest.sources if not os.path.exists(s)]:
             self.manifest.drop(source)
             self.summary.gone += 1
         self.claims = self.manifest.claims()
-        items: Iterable[Item] = self.plan(roots)
+        items = list(self.plan(roots))
+        sizes = [self.sizes[item.source] for item in items]
+        self.order = {item.source: index for index, item in enumerate(items)}
         progress = self.options.progress
-        if progress is not None:  # the walk first, for the totals; without progress it overlaps the conversions
-            items = list(items)
-            progress.start(len(items), sum(self.sizes.values()))
+        if progress is not None:
+            progress.start(len(items), sum(sizes))
         jobs = self.options.jobs or cpu_count()
         outdir, agents = str(self.outdir), tuple(self.options.filters.agents)
-        stream = iter(items)
-        first = list(itertools.islice(stream, 2))
-        items = itertools.chain(first, stream)
         interrupted = True
         try:
-            if jobs <= 1 or len(first) <= 1:
+            if self.options.executor is not None:
+                tasks = pack(items, sizes, jobs, outdir, agents)
+                run_on_executor(self.options.executor, tasks, self.receive, window=jobs * 2)
+            elif jobs <= 1 or len(items) <= 1:
                 for item in items:
-                    self.apply(run_item(item, outdir, agents))
+                    self.receive(run_item(item, outdir, agents))
             else:
                 inherited = () if self.lock is None else (self.lock,)
-                run_parallel(chunks(items, jobs, outdir, agents), jobs, self.apply, inherited)
+                run_parallel(pack(items, sizes, jobs, outdir, agents), jobs, self.receive, inherited)
             interrupted = False
         finally:
             if progress is not None:
@@ -293,6 +304,16 @@ class _Batch:
             sweep_temps(self.outdir)
             if problem is not None and not interrupted:
                 raise problem
+
+    def receive(self, result: Result) -> None:
+        """A result from any executor, in any order: committed once every source before it in
+        walk order is (so outputs, manifest and errors never depend on the executor)."""
+        if self.options.progress is not None:
+            self.options.progress.advance(self.sizes.get(result.source, result.size))
+        self.waiting[self.order[result.source]] = result
+        while self.committed in self.waiting:
+            self.apply(self.waiting.pop(self.committed))
+            self.committed += 1
 
     def _record(self) -> BatchOutputError | None:
         """Save the manifest, then ``_errors.jsonl``; each is replaced whole or left as it was,
@@ -308,9 +329,8 @@ class _Batch:
         return problem
 
     def apply(self, result: Result) -> None:
+        """Commit one result: rename its outputs into place, record it in the manifest."""
         summary = self.summary
-        if self.options.progress is not None:
-            self.options.progress.advance(self.sizes.get(result.source, result.size))
         if result.status == "unclaimed":
             summary.unclaimed += 1
             summary.unclaimed_reasons[result.error or "unknown"] += 1
