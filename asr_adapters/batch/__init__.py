@@ -6,6 +6,8 @@
 
 from .discover import SessionDescriptor, discover
 from .homes import Home, agent_homes
+from .merge import MergeSummary, merge_manifests
+from .plan import Shard
 from .runner import BatchOptions, BatchOutputError, BatchUsageError, Summary, run_batch
 from .scan import Filters
 
@@ -15,9 +17,12 @@ __all__ = [
     "BatchUsageError",
     "Filters",
     "Home",
+    "MergeSummary",
     "SessionDescriptor",
+    "Shard",
     "Summary",
     "agent_homes",
     "discover",
+    "merge_manifests",
     "run_batch",
 ]

@@ -18,6 +18,8 @@ import orjson
 from .. import registry
 from .discover import discover as discover_sessions
 from .homes import agent_homes
+from .merge import merge_manifests
+from .plan import Shard
 from .progress import Progress
 from .runner import BatchOptions, BatchOutputError, BatchUsageError, print_json, run_batch
 from .scan import Filters
@@ -71,6 +73,17 @@ def _check_agents(agents: tuple[str, ...]) -> list[str]:
 @click.option(
     "--follow-symlinks", is_flag=True, help="Follow links that lead out of a source folder (not followed by default)."
 )
+@click.option(
+    "--shard",
+    metavar="K/N",
+    help="Convert only the K-th of N stable slices of the sources (N machines, one OUTDIR; see --merge-manifests).",
+)
+@click.option(
+    "--merge-manifests",
+    "merge",
+    is_flag=True,
+    help="Fold the shards' manifests in OUTDIR into its main manifest, then stop (no SOURCES).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary on stdout.")
 def batch(
@@ -84,6 +97,8 @@ def batch(
     include: tuple[str, ...],
     exclude: tuple[str, ...],
     follow_symlinks: bool,
+    shard: str | None,
+    merge: bool,
     quiet: bool,
     as_json: bool,
 ) -> None:
@@ -94,8 +109,15 @@ def batch(
     Exit status: 0 all converted or up to date, 1 some sources failed (see OUTDIR/_errors.jsonl),
     2 usage error, 3 OUTDIR cannot be written (read-only, full disk), 130 interrupted.
     """
+    if merge:
+        _merge(outdir, sources, shard, quiet, as_json)
+        return
     if not sources and not use_homes:
         raise click.UsageError("give folders to convert, or --discover to walk every agent's home")
+    try:
+        slice_ = Shard.parse(shard) if shard is not None else None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--shard") from None
     filters = Filters(
         agents=_check_agents(agents),
         since=parse_since(since) if since else None,
@@ -111,6 +133,7 @@ def batch(
         filters=filters,
         progress=None if quiet else Progress(),
         follow_symlinks=follow_symlinks,
+        shard=slice_,
     )
     try:
         summary = run_batch(options)
@@ -134,6 +157,23 @@ def batch(
     if as_json:
         print_json(summary, sys.stdout.buffer)
     sys.exit(summary.exit_code)
+
+
+def _merge(outdir: Path, sources: tuple[Path, ...], shard: str | None, quiet: bool, as_json: bool) -> None:
+    if sources or shard:
+        raise click.UsageError("--merge-manifests takes only -o OUTDIR")
+    try:
+        merged = merge_manifests(outdir)
+    except BatchUsageError as exc:
+        raise click.UsageError(str(exc)) from None
+    except OSError as exc:
+        click.echo(f"asr batch: error: cannot write {outdir}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_OUTPUT)
+    if not quiet:
+        click.echo(f"asr batch: {merged.describe()}", err=True)
+    if as_json:
+        sys.stdout.buffer.write(orjson.dumps(vars(merged), option=orjson.OPT_APPEND_NEWLINE))
+        sys.stdout.buffer.flush()
 
 
 @click.command()

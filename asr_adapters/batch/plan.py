@@ -22,7 +22,9 @@ TASK_FILES = 32  # sources per task, at most
 TASKS_PER_WORKER = 4  # at least this many tasks per worker when there are enough sources
 
 
-def pack(items: Sequence[Item], sizes: Sequence[int], jobs: int, outdir: str, agents: tuple[str, ...]) -> list[Chunk]:
+def pack(
+    items: Sequence[Item], sizes: Sequence[int], jobs: int, outdir: str, agents: tuple[str, ...], tag: str = ""
+) -> list[Chunk]:
     """``items`` (walk order, ``sizes`` in bytes) as tasks, biggest first.
 
     A task holds at most ``TASK_FILES`` sources and, unless it is a single source, at most
@@ -45,7 +47,7 @@ def pack(items: Sequence[Item], sizes: Sequence[int], jobs: int, outdir: str, ag
         weight += sizes[index]
     tasks.append((weight, current))
     tasks.sort(key=lambda task: (-task[0], task[1][0]))
-    return [Chunk(outdir, agents, tuple(items[i] for i in members)) for _weight, members in tasks]
+    return [Chunk(outdir, agents, tuple(items[i] for i in members), tag) for _weight, members in tasks]
 
 
 @dataclass(frozen=True)
@@ -72,5 +74,6 @@ class Shard:
         return int.from_bytes(digest[:8], "big") % self.count == self.index - 1
 
     @property
-    def tag(self) -> str:
+    def name(self) -> str:
+        """``shard-K-of-N``: in the names of the shard's manifest, errors, lock and temporary files."""
         return f"shard-{self.index}-of-{self.count}"

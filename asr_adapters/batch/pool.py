@@ -160,7 +160,7 @@ def run_on_executor(
                 results = future.result()
             except Exception:
                 if attempt == 0:
-                    todo.extend((Chunk(task.outdir, task.agents, (item,)), 1) for item in task.items)
+                    todo.extend((Chunk(task.outdir, task.agents, (item,), task.tag), 1) for item in task.items)
                 else:
                     receive(_died(task.items[0]))
                 continue
@@ -187,7 +187,7 @@ def _isolated_chunk(chunk: Chunk, pools: _Pools) -> list[Result]:
 def _isolated(item: Item, chunk: Chunk, pools: _Pools) -> Result:
     with pools(1) as executor:
         try:
-            return executor.submit(run_item, item, chunk.outdir, chunk.agents).result()
+            return executor.submit(run_item, item, chunk.outdir, chunk.agents, chunk.tag).result()
         except BrokenProcessPool:
             pass
     return _died(item)

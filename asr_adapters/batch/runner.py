@@ -29,7 +29,7 @@ from .atomic import atomic_write_bytes, inside, sweep_temps
 from .homes import Home, agent_homes
 from .manifest import MAX_WARNINGS, Entry, Manifest
 from .naming import output_path, short_hash
-from .plan import pack
+from .plan import Shard, pack
 from .pool import cpu_count, run_on_executor, run_parallel
 from .progress import Progress
 from .scan import LINK_LOOP, Filters, prefilter, walk
@@ -45,6 +45,15 @@ class BatchUsageError(Exception):
 
 class BatchOutputError(Exception):
     """OUTDIR cannot be written (read-only, full disk): the batch cannot record its work."""
+
+
+def errors_name(shard: str = "") -> str:
+    """``_errors.jsonl``, or a shard's own ``_errors.shard-K-of-N.jsonl``."""
+    return f"_errors.{shard}.jsonl" if shard else ERRORS
+
+
+def shard_lock_name(shard: str) -> str:
+    return f"_batch.{shard}.lock"
 
 
 def _output_error(path: Path, exc: OSError) -> BatchOutputError:
@@ -64,6 +73,7 @@ class BatchOptions:
     save_every: float = 2.0
     follow_symlinks: bool = False
     executor: Executor | None = None  # any concurrent.futures-style executor instead of the local pool
+    shard: Shard | None = None  # --shard K/N: this run's slice of the sources
 
 
 @dataclass
@@ -83,6 +93,8 @@ class Summary:
     unclaimed: int = 0
     unclaimed_reasons: Counter[str] = field(default_factory=Counter)
     filtered: int = 0
+    other_shards: int = 0
+    shard: str = ""
     skipped_folders: Counter[str] = field(default_factory=Counter)
     gone: int = 0
     streams: int = 0
@@ -113,6 +125,8 @@ class Summary:
             "unclaimed": self.unclaimed,
             "unclaimed_reasons": dict(sorted(self.unclaimed_reasons.items())),
             "filtered": self.filtered,
+            "shard": self.shard or None,
+            "other_shards": self.other_shards,
             "skipped_folders": dict(sorted(self.skipped_folders.items())),
             "gone": self.gone,
             "streams": self.streams,
@@ -126,14 +140,14 @@ class Summary:
             "seconds": round(self.seconds, 3),
             "outdir": self.outdir,
             "roots": self.roots,
-            "errors_file": str(Path(self.outdir) / ERRORS),
+            "errors_file": str(Path(self.outdir) / errors_name(self.shard)),
         }
 
     def describe(self) -> str:
         parts = [f"converted {self.converted}", f"skipped {self.skipped} unchanged", f"failed {self.failed}"]
         text = ", ".join(parts) + f" ({self.streams} streams, {self.records} records) in {self.seconds:.1f} s"
         if self.failed:
-            text += f"; errors in {Path(self.outdir) / ERRORS}"
+            text += f"; errors in {Path(self.outdir) / errors_name(self.shard)}"
         if self.unclaimed:
             reasons = ", ".join(f"{n} {r}" for r, n in sorted(self.unclaimed_reasons.items()))
             text += f"; {self.unclaimed} files not converted ({reasons})"
@@ -154,7 +168,7 @@ def run_batch(options: BatchOptions) -> Summary:
     for root in roots:
         if not root.exists():
             raise BatchUsageError(f"{root}: no such file or folder")
-    summary = Summary(outdir=str(outdir))
+    summary = Summary(outdir=str(outdir), shard=options.shard.name if options.shard else "")
     if options.discover:
         summary.homes = agent_homes(options.env, options.filters.agents or None)
         roots += [home.path for home in summary.homes if home.exists]
@@ -163,45 +177,63 @@ def run_batch(options: BatchOptions) -> Summary:
         outdir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise _output_error(outdir, exc) from None
-    with _locked(outdir) as lock:
-        sweep_temps(outdir)  # the lock is ours: no live batch (nor its workers) owns a temporary file
-        _Batch(options, outdir, summary, lock).run(roots)
+    shard = options.shard.name if options.shard else ""
+    with locked(outdir, shard) as locks:
+        # the lock is ours: no live batch (nor its workers; nor, for a shard, that shard) owns these
+        sweep_temps(outdir, f"{shard}-" if shard else "")
+        _Batch(options, outdir, summary, locks).run(roots)
     summary.seconds = time.monotonic() - started
     return summary
 
 
 @contextlib.contextmanager
-def _locked(outdir: Path) -> Iterator[int | None]:
+def locked(outdir: Path, shard: str = "") -> Iterator[tuple[int, ...]]:
     """Hold ``OUTDIR/_batch.lock`` (``flock``: the kernel drops it when its holder dies, however
-    it dies); the descriptor, which workers close so that they never hold the lock."""
+    it dies): exclusively for a whole run or a merge; shared for a shard, which also holds its
+    own ``_batch.shard-K-of-N.lock`` exclusively (the shards of one corpus run at once, but
+    never beside a whole run or twice). The descriptors, which workers close so that they
+    never hold a lock."""
     try:
         import fcntl
     except ImportError:  # no advisory locks (Windows): one batch per folder is the user's care
-        yield None
+        yield ()
         return
+    with contextlib.ExitStack() as stack:
+        held: list[int] = []
+        wanted = [(LOCK, fcntl.LOCK_SH if shard else fcntl.LOCK_EX)]
+        if shard:
+            wanted.append((shard_lock_name(shard), fcntl.LOCK_EX))
+        for name, mode in wanted:
+            handle = stack.enter_context(_open_lock(outdir / name))
+            try:
+                fcntl.flock(handle.fileno(), mode | fcntl.LOCK_NB)
+            except OSError:
+                what = f"shard {shard}" if shard and name != LOCK else "asr batch"
+                raise BatchUsageError(f"another {what} is writing to {outdir}") from None
+            held.append(handle.fileno())
+        yield tuple(held)
+
+
+def _open_lock(path: Path) -> IO[bytes]:
     nofollow = getattr(os, "O_NOFOLLOW", 0)  # a link planted as the lock file is not followed
     try:
-        fd = os.open(outdir / LOCK, os.O_RDWR | os.O_CREAT | nofollow, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | nofollow, 0o644)
     except OSError as exc:
-        raise _output_error(outdir / LOCK, exc) from None
-    with os.fdopen(fd, "r+b") as handle:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise BatchUsageError(f"another asr batch is writing to {outdir}") from None
-        try:
-            yield handle.fileno()
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        raise _output_error(path, exc) from None
+    return os.fdopen(fd, "r+b")
 
 
 class _Batch:
-    def __init__(self, options: BatchOptions, outdir: Path, summary: Summary, lock: int | None = None) -> None:
+    def __init__(self, options: BatchOptions, outdir: Path, summary: Summary, locks: tuple[int, ...] = ()) -> None:
         self.options = options
-        self.lock = lock
+        self.locks = locks
         self.outdir = outdir
         self.summary = summary
-        self.manifest = Manifest.load(outdir)
+        self.shard = options.shard
+        name = options.shard.name if options.shard else ""
+        self.tag = f"{name}-" if name else ""  # on temporary names: a shard sweeps only its own
+        self.errors_path = outdir / errors_name(name)
+        self.manifest = Manifest.load(outdir, name)
         self.errors: list[dict[str, Any]] = []
         self.notices: list[dict[str, Any]] = []  # what the walk left out and the user should hear of
         self.sizes: dict[str, int] = {}
@@ -220,6 +252,9 @@ class _Batch:
         summary = self.summary
         follow = self.options.follow_symlinks
         for candidate in walk(roots, skip=[self.outdir], follow_symlinks=follow, report=self._left_out):
+            if self.shard is not None and not self.shard.takes(candidate.relative):
+                summary.other_shards += 1
+                continue
             if not filters.by_path(candidate):
                 summary.filtered += 1
                 continue
@@ -288,20 +323,20 @@ class _Batch:
         interrupted = True
         try:
             if self.options.executor is not None:
-                tasks = pack(items, sizes, jobs, outdir, agents)
+                tasks = pack(items, sizes, jobs, outdir, agents, self.tag)
                 run_on_executor(self.options.executor, tasks, self.receive, window=jobs * 2)
             elif jobs <= 1 or len(items) <= 1:
                 for item in items:
-                    self.receive(run_item(item, outdir, agents))
+                    self.receive(run_item(item, outdir, agents, self.tag))
             else:
-                inherited = () if self.lock is None else (self.lock,)
-                run_parallel(pack(items, sizes, jobs, outdir, agents), jobs, self.receive, inherited)
+                tasks = pack(items, sizes, jobs, outdir, agents, self.tag)
+                run_parallel(tasks, jobs, self.receive, self.locks)
             interrupted = False
         finally:
             if progress is not None:
                 progress.finish()
             problem = self._record()
-            sweep_temps(self.outdir)
+            sweep_temps(self.outdir, self.tag)
             if problem is not None and not interrupted:
                 raise problem
 
@@ -319,7 +354,7 @@ class _Batch:
         """Save the manifest, then ``_errors.jsonl``; each is replaced whole or left as it was,
         so on a full disk the previous manifest stays (a re-run converts what it does not list)."""
         problem: BatchOutputError | None = None
-        for path, write in ((self.manifest.path, self.manifest.save), (self.outdir / ERRORS, self._write_errors)):
+        for path, write in ((self.manifest.path, self.manifest.save), (self.errors_path, self._write_errors)):
             try:
                 write()
             except OSError as exc:
@@ -345,7 +380,7 @@ class _Batch:
         elif result.status == "unchanged":
             entry = self.manifest.sources[result.source]
             entry.size, entry.mtime_ns, entry.companions = result.size, result.mtime_ns, result.companions
-            self.manifest.dirty = True
+            self.manifest.set(result.source, entry)
             summary.skipped += 1
             counts.skipped += 1
         elif result.status == "failed":
@@ -386,7 +421,11 @@ class _Batch:
             if (owner is not None and owner != source) or relative in placed:
                 tag = short_hash(f"{source}\0{output.key}", 8)
                 relative = output_path(result.agent, output.session_id, output.parent_id, tag)
-            os.replace(output.temp, inside(self.outdir, relative))
+            target = inside(self.outdir, relative)
+            if self.shard is not None and owner is None and relative not in placed:
+                relative = self._place_new(output.temp, target, relative, source, result.agent, output)
+            else:
+                os.replace(output.temp, target)
             self.claims[relative] = source
             placed.append(relative)
         previous = self.manifest.sources.get(source)
@@ -404,6 +443,20 @@ class _Batch:
             result.agent, result.size, result.mtime_ns, result.sha256, __version__, placed, warnings, result.companions
         )
         self.manifest.set(source, entry)
+
+    def _place_new(self, temp: str, target: Path, relative: str, source: str, agent: str, output: Any) -> str:
+        """A shard placing a name no manifest it knows gives to anyone: created exclusively
+        (``link`` fails when the name exists), since another shard may be placing the same
+        session's name right now; if it exists, the tagged name, as for a second claimant."""
+        try:
+            os.link(temp, target)
+        except FileExistsError:
+            tag = short_hash(f"{source}\0{output.key}", 8)
+            relative = output_path(agent, output.session_id, output.parent_id, tag)
+            os.replace(temp, inside(self.outdir, relative))
+            return relative
+        os.unlink(temp)
+        return relative
 
     def _count(self, result: Result, counts: AgentCounts) -> None:
         summary = self.summary
@@ -424,13 +477,13 @@ class _Batch:
     def _write_errors(self) -> None:
         """This run's failures, then the warnings of every source converted now or before."""
         rows = self.errors + self.notices
-        for source in sorted(self.manifest.sources):
+        for source in sorted(self.manifest.mine if self.shard is not None else self.manifest.sources):
             entry = self.manifest.sources[source]
             for warning in entry.warnings:
                 row = {"path": source, "line": warning.get("line"), "reason": warning.get("reason")}
                 rows.append(row | {"agent": entry.agent, "severity": "warning"})
         data = b"".join(orjson.dumps(e, option=orjson.OPT_APPEND_NEWLINE) for e in rows)
-        atomic_write_bytes(self.outdir / ERRORS, data)
+        atomic_write_bytes(self.errors_path, data, self.tag)
 
 
 def print_json(summary: Summary, stream: IO[bytes]) -> None:

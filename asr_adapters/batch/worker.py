@@ -35,6 +35,7 @@ class Task:
     outdir: str
     known_sha256: str | None = None  # skip the conversion when the content still hashes to this
     companions: tuple[tuple[str, int, int], ...] = ()  # files read with the source, stamped before
+    tag: str = ""  # the shard's mark on temporary names
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class Chunk:
     outdir: str
     agents: tuple[str, ...]  # the --agent filter (empty: all)
     items: tuple[Item, ...]
+    tag: str = ""  # the shard's mark on temporary names
 
 
 @dataclass
@@ -155,10 +157,10 @@ def file_sha256(path: str) -> str:
 
 def run_chunk(chunk: Chunk) -> list[Result]:
     """Sniff and convert every source of the chunk, in order; never raises for a bad input."""
-    return [run_item(item, chunk.outdir, chunk.agents) for item in chunk.items]
+    return [run_item(item, chunk.outdir, chunk.agents, chunk.tag) for item in chunk.items]
 
 
-def run_item(item: Item, outdir: str, agents: tuple[str, ...] = ()) -> Result:
+def run_item(item: Item, outdir: str, agents: tuple[str, ...] = (), tag: str = "") -> Result:
     """Whose the source is (the content sniff), then its conversion when it is a session."""
     try:
         adapter, reason = sniff_content(Path(item.path), explicit=item.explicit)
@@ -177,7 +179,7 @@ def run_item(item: Item, outdir: str, agents: tuple[str, ...] = ()) -> Result:
             reason = f"reads {out} through a link that leads out of {item.root} (followed only with --follow-symlinks)"
             return Result(item.source, adapter.name, "failed", error=reason)
     stamps = companions(adapter.name, item.source)
-    return run_task(Task(item.source, adapter.name, outdir, item.known_sha256, stamps))
+    return run_task(Task(item.source, adapter.name, outdir, item.known_sha256, stamps, tag))
 
 
 def run_task(task: Task) -> Result:
@@ -224,7 +226,7 @@ def _convert(task: Task, result: Result) -> None:
             parent_id = ids.get(stream.parent_key) or native_id(stream.parent_key, task.agent)
         ids[stream.key] = session_id
         relative = output_path(task.agent, session_id, parent_id)
-        temp, handle = open_temp(inside(outdir, relative).parent)
+        temp, handle = open_temp(inside(outdir, relative).parent, task.tag)
         output = StreamOutput(str(temp), relative, session_id, parent_id, stream.key, 0, 0)
         result.streams.append(output)
         with handle:
