@@ -8,8 +8,9 @@ from .discover import SessionDescriptor, discover
 from .homes import Home, agent_homes
 from .merge import MergeSummary, merge_manifests
 from .plan import Shard
-from .runner import BatchOptions, BatchOutputError, BatchUsageError, Summary, run_batch
+from .runner import BatchOptions, BatchOutputError, BatchUsageError, run_batch
 from .scan import Filters
+from .summary import Summary
 
 __all__ = [
     "BatchOptions",

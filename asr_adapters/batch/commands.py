@@ -21,8 +21,9 @@ from .homes import agent_homes
 from .merge import merge_manifests
 from .plan import Shard
 from .progress import Progress
-from .runner import BatchOptions, BatchOutputError, BatchUsageError, print_json, run_batch
+from .runner import BatchOptions, BatchOutputError, BatchUsageError, run_batch
 from .scan import Filters
+from .summary import print_json
 
 EXIT_OUTPUT = 3  # OUTDIR cannot be written: read-only, full disk
 _RELATIVE = re.compile(r"^(\d+)\s*([smhdw])$")

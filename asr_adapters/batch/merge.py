@@ -21,7 +21,8 @@ import orjson
 
 from .atomic import atomic_write_bytes
 from .manifest import MANIFEST, read_entries, write_entries
-from .runner import ERRORS, BatchUsageError, locked
+from .runner import BatchUsageError, locked
+from .summary import ERRORS
 
 _SHARD_FILE = re.compile(r"^_(manifest|errors|batch)\.(shard-\d+-of-\d+)\.(json|jsonl|lock)$")
 

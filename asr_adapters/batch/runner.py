@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections import Counter
 from collections.abc import Iterator, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -26,16 +25,16 @@ import orjson
 
 from ..version import __version__
 from .atomic import atomic_write_bytes, inside, sweep_temps
-from .homes import Home, agent_homes
+from .homes import agent_homes
 from .manifest import MAX_WARNINGS, Entry, Manifest
 from .naming import output_path, short_hash
 from .plan import Shard, pack
 from .pool import cpu_count, run_on_executor, run_parallel
 from .progress import Progress
 from .scan import LINK_LOOP, Filters, prefilter, walk
+from .summary import AgentCounts, Summary, errors_name
 from .worker import Item, Result, companions, run_item
 
-ERRORS = "_errors.jsonl"
 LOCK = "_batch.lock"
 
 
@@ -45,11 +44,6 @@ class BatchUsageError(Exception):
 
 class BatchOutputError(Exception):
     """OUTDIR cannot be written (read-only, full disk): the batch cannot record its work."""
-
-
-def errors_name(shard: str = "") -> str:
-    """``_errors.jsonl``, or a shard's own ``_errors.shard-K-of-N.jsonl``."""
-    return f"_errors.{shard}.jsonl" if shard else ERRORS
 
 
 def shard_lock_name(shard: str) -> str:
@@ -74,89 +68,6 @@ class BatchOptions:
     follow_symlinks: bool = False
     executor: Executor | None = None  # any concurrent.futures-style executor instead of the local pool
     shard: Shard | None = None  # --shard K/N: this run's slice of the sources
-
-
-@dataclass
-class AgentCounts:
-    converted: int = 0
-    skipped: int = 0
-    failed: int = 0
-    streams: int = 0
-    records: int = 0
-
-
-@dataclass
-class Summary:
-    converted: int = 0
-    skipped: int = 0
-    failed: int = 0
-    unclaimed: int = 0
-    unclaimed_reasons: Counter[str] = field(default_factory=Counter)
-    filtered: int = 0
-    other_shards: int = 0
-    shard: str = ""
-    skipped_folders: Counter[str] = field(default_factory=Counter)
-    gone: int = 0
-    streams: int = 0
-    records: int = 0
-    bytes: int = 0
-    warnings: int = 0
-    agents: dict[str, AgentCounts] = field(default_factory=dict)
-    record_types: Counter[str] = field(default_factory=Counter)
-    duplicates: int = 0
-    vendor: int = 0
-    seconds: float = 0.0
-    outdir: str = ""
-    roots: list[str] = field(default_factory=list)
-    homes: list[Home] = field(default_factory=list)
-
-    def agent(self, name: str) -> AgentCounts:
-        return self.agents.setdefault(name, AgentCounts())
-
-    @property
-    def exit_code(self) -> int:
-        return 1 if self.failed else 0
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "converted": self.converted,
-            "skipped": self.skipped,
-            "failed": self.failed,
-            "unclaimed": self.unclaimed,
-            "unclaimed_reasons": dict(sorted(self.unclaimed_reasons.items())),
-            "filtered": self.filtered,
-            "shard": self.shard or None,
-            "other_shards": self.other_shards,
-            "skipped_folders": dict(sorted(self.skipped_folders.items())),
-            "gone": self.gone,
-            "streams": self.streams,
-            "records": self.records,
-            "bytes": self.bytes,
-            "warnings": self.warnings,
-            "agents": {name: vars(self.agents[name]) for name in sorted(self.agents)},
-            "record_types": dict(sorted(self.record_types.items())),
-            "duplicates": self.duplicates,
-            "vendor": self.vendor,
-            "seconds": round(self.seconds, 3),
-            "outdir": self.outdir,
-            "roots": self.roots,
-            "errors_file": str(Path(self.outdir) / errors_name(self.shard)),
-        }
-
-    def describe(self) -> str:
-        parts = [f"converted {self.converted}", f"skipped {self.skipped} unchanged", f"failed {self.failed}"]
-        text = ", ".join(parts) + f" ({self.streams} streams, {self.records} records) in {self.seconds:.1f} s"
-        if self.failed:
-            text += f"; errors in {Path(self.outdir) / errors_name(self.shard)}"
-        if self.unclaimed:
-            reasons = ", ".join(f"{n} {r}" for r, n in sorted(self.unclaimed_reasons.items()))
-            text += f"; {self.unclaimed} files not converted ({reasons})"
-        if self.filtered:
-            text += f"; {self.filtered} filtered out"
-        if self.skipped_folders:
-            reasons = ", ".join(f"{n} {r}" for r, n in sorted(self.skipped_folders.items()))
-            text += f"; folders not walked: {reasons}"
-        return text
 
 
 def run_batch(options: BatchOptions) -> Summary:
@@ -484,8 +395,3 @@ class _Batch:
                 rows.append(row | {"agent": entry.agent, "severity": "warning"})
         data = b"".join(orjson.dumps(e, option=orjson.OPT_APPEND_NEWLINE) for e in rows)
         atomic_write_bytes(self.errors_path, data, self.tag)
-
-
-def print_json(summary: Summary, stream: IO[bytes]) -> None:
-    stream.write(orjson.dumps(summary.as_dict(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
-    stream.flush()
