@@ -26,8 +26,8 @@ from click.testing import CliRunner
 from asr_adapters import registry
 from asr_adapters.batch import BatchOptions, Filters, run_batch
 from asr_adapters.batch.naming import MAX_NAME, output_path, safe_name
+from asr_adapters.batch.pool import WORKER_DIED
 from asr_adapters.batch.progress import Progress
-from asr_adapters.batch.runner import WORKER_DIED
 from asr_adapters.batch.worker import Task, run_task
 from asr_adapters.cli import main
 from asr_adapters.convert import Conversion

@@ -6,17 +6,24 @@
 
 from .discover import SessionDescriptor, discover
 from .homes import Home, agent_homes
-from .runner import BatchOptions, BatchUsageError, Summary, run_batch
+from .merge import MergeSummary, merge_manifests
+from .plan import Shard
+from .runner import BatchOptions, BatchOutputError, BatchUsageError, run_batch
 from .scan import Filters
+from .summary import Summary
 
 __all__ = [
     "BatchOptions",
+    "BatchOutputError",
     "BatchUsageError",
     "Filters",
     "Home",
+    "MergeSummary",
     "SessionDescriptor",
+    "Shard",
     "Summary",
     "agent_homes",
     "discover",
+    "merge_manifests",
     "run_batch",
 ]

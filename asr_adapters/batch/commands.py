@@ -1,7 +1,8 @@
 """The ``asr batch`` and ``asr discover`` commands (thin over the batch library).
 
 Exit status of ``asr batch``: 0 when every source converted (or was up to date), 1 when some
-failed (listed in ``OUTDIR/_errors.jsonl``), 2 on a usage error.
+failed (listed in ``OUTDIR/_errors.jsonl``), 2 on a usage error, 3 when OUTDIR cannot be
+written (read-only, full disk).
 """
 
 from __future__ import annotations
@@ -17,10 +18,14 @@ import orjson
 from .. import registry
 from .discover import discover as discover_sessions
 from .homes import agent_homes
+from .merge import merge_manifests
+from .plan import Shard
 from .progress import Progress
-from .runner import BatchOptions, BatchUsageError, print_json, run_batch
+from .runner import BatchOptions, BatchOutputError, BatchUsageError, run_batch
 from .scan import Filters
+from .summary import print_json
 
+EXIT_OUTPUT = 3  # OUTDIR cannot be written: read-only, full disk
 _RELATIVE = re.compile(r"^(\d+)\s*([smhdw])$")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
@@ -29,14 +34,15 @@ def parse_since(text: str, now: datetime | None = None) -> float:
     """``--since``: an ISO date or date-time (local time when it has no offset), or ``7d``/``12h``/``30m``."""
     text = text.strip()
     match = _RELATIVE.match(text)
-    if match:
-        now = now or datetime.now(UTC)
-        return (now - timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})).timestamp()
     try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise click.BadParameter(f"{text!r} is not a date (2026-01-31, 2026-01-31T12:00, 7d, 12h)") from None
-    return moment.timestamp()
+        if match:
+            now = now or datetime.now(UTC)
+            return (now - timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})).timestamp()
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except (ValueError, OverflowError, OSError):  # not a date, or one no clock can hold (99999999999d, 0001-01-01)
+        raise click.BadParameter(
+            f"{text!r} is not a usable date (2026-01-31, 2026-01-31T12:00, 7d, 12h)", param_hint="--since"
+        ) from None
 
 
 def _check_agents(agents: tuple[str, ...]) -> list[str]:
@@ -68,6 +74,17 @@ def _check_agents(agents: tuple[str, ...]) -> list[str]:
 @click.option(
     "--follow-symlinks", is_flag=True, help="Follow links that lead out of a source folder (not followed by default)."
 )
+@click.option(
+    "--shard",
+    metavar="K/N",
+    help="Convert only the K-th of N stable slices of the sources (N machines, one OUTDIR; see --merge-manifests).",
+)
+@click.option(
+    "--merge-manifests",
+    "merge",
+    is_flag=True,
+    help="Fold the shards' manifests in OUTDIR into its main manifest, then stop (no SOURCES).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary on stdout.")
 def batch(
@@ -81,6 +98,8 @@ def batch(
     include: tuple[str, ...],
     exclude: tuple[str, ...],
     follow_symlinks: bool,
+    shard: str | None,
+    merge: bool,
     quiet: bool,
     as_json: bool,
 ) -> None:
@@ -89,10 +108,17 @@ def batch(
     A re-run converts only new or changed sources (OUTDIR/_manifest.json); see docs/batch.md.
 
     Exit status: 0 all converted or up to date, 1 some sources failed (see OUTDIR/_errors.jsonl),
-    2 usage error, 130 interrupted.
+    2 usage error, 3 OUTDIR cannot be written (read-only, full disk), 130 interrupted.
     """
+    if merge:
+        _merge(outdir, sources, shard, quiet, as_json)
+        return
     if not sources and not use_homes:
         raise click.UsageError("give folders to convert, or --discover to walk every agent's home")
+    try:
+        slice_ = Shard.parse(shard) if shard is not None else None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--shard") from None
     filters = Filters(
         agents=_check_agents(agents),
         since=parse_since(since) if since else None,
@@ -108,11 +134,15 @@ def batch(
         filters=filters,
         progress=None if quiet else Progress(),
         follow_symlinks=follow_symlinks,
+        shard=slice_,
     )
     try:
         summary = run_batch(options)
     except BatchUsageError as exc:
         raise click.UsageError(str(exc)) from None
+    except BatchOutputError as exc:
+        click.echo(f"asr batch: error: {exc}", err=True)
+        sys.exit(EXIT_OUTPUT)
     except KeyboardInterrupt:
         click.echo("asr batch: interrupted; what was converted is kept, a re-run finishes the rest", err=True)
         sys.exit(130)
@@ -128,6 +158,23 @@ def batch(
     if as_json:
         print_json(summary, sys.stdout.buffer)
     sys.exit(summary.exit_code)
+
+
+def _merge(outdir: Path, sources: tuple[Path, ...], shard: str | None, quiet: bool, as_json: bool) -> None:
+    if sources or shard:
+        raise click.UsageError("--merge-manifests takes only -o OUTDIR")
+    try:
+        merged = merge_manifests(outdir)
+    except BatchUsageError as exc:
+        raise click.UsageError(str(exc)) from None
+    except OSError as exc:
+        click.echo(f"asr batch: error: cannot write {outdir}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_OUTPUT)
+    if not quiet:
+        click.echo(f"asr batch: {merged.describe()}", err=True)
+    if as_json:
+        sys.stdout.buffer.write(orjson.dumps(vars(merged), option=orjson.OPT_APPEND_NEWLINE))
+        sys.stdout.buffer.flush()
 
 
 @click.command()

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from .atomic import atomic_write_bytes
+from .atomic import atomic_write_bytes, is_relative_name
 
 MANIFEST = "_manifest.json"
 FORMAT = "asr-adapters/batch-manifest"
@@ -63,44 +63,77 @@ class Entry:
         )
 
 
+def shard_manifest(shard: str) -> str:
+    """The file name of a shard's manifest (``_manifest.shard-2-of-4.json``)."""
+    return f"_manifest.{shard}.json"
+
+
+def read_entries(path: Path) -> dict[str, Entry]:
+    """The entries of a manifest file; {} when it is missing, unreadable or not ours (every
+    source is then converted again, which is always safe). An entry naming a path outside
+    OUTDIR is dropped: the manifest is data, not instructions."""
+    try:
+        data = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != VERSION:
+        return {}
+    sources = data.get("sources")
+    entries: dict[str, Entry] = {}
+    for source, entry in (sources if isinstance(sources, dict) else {}).items():
+        try:
+            loaded = Entry.from_dict(entry)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            continue
+        if os.path.isabs(source) and all(is_relative_name(o) for o in loaded.outputs):
+            entries[source] = loaded
+    return entries
+
+
+def write_entries(path: Path, entries: dict[str, Entry], tag: str = "") -> None:
+    payload = {
+        "format": FORMAT,
+        "version": VERSION,
+        "sources": {k: entries[k].as_dict() for k in sorted(entries)},
+    }
+    atomic_write_bytes(path, orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n", tag)
+
+
 class Manifest:
-    def __init__(self, outdir: Path) -> None:
-        self.path = outdir / MANIFEST
+    """What is known of every source. A shard's run (``shard``: ``shard-K-of-N``) reads the
+    main manifest and its own shard's, and writes only its own shard's file, with the
+    sources it converted (``asr batch --merge-manifests`` folds the shards into the main one)."""
+
+    def __init__(self, outdir: Path, shard: str = "") -> None:
+        self.path = outdir / (shard_manifest(shard) if shard else MANIFEST)
+        self.shard = shard
         self.sources: dict[str, Entry] = {}
+        self.mine: set[str] = set()  # a shard's own sources (written to its file)
         self.dirty = False
 
     @classmethod
-    def load(cls, outdir: Path) -> Manifest:
-        manifest = cls(outdir)
-        try:
-            data = orjson.loads(manifest.path.read_bytes())
-        except FileNotFoundError:
-            return manifest
-        except (OSError, orjson.JSONDecodeError):
-            return manifest  # unreadable: every source is converted again, which is always safe
-        if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != VERSION:
-            return manifest
-        for source, entry in (data.get("sources") or {}).items():
-            try:
-                manifest.sources[source] = Entry.from_dict(entry)
-            except (KeyError, TypeError, ValueError):
-                continue
+    def load(cls, outdir: Path, shard: str = "") -> Manifest:
+        manifest = cls(outdir, shard)
+        manifest.sources = read_entries(outdir / MANIFEST)
+        if shard:
+            own = read_entries(manifest.path)
+            manifest.sources.update(own)
+            manifest.mine = set(own)
         return manifest
 
     def save(self) -> None:
-        payload = {
-            "format": FORMAT,
-            "version": VERSION,
-            "sources": {k: self.sources[k].as_dict() for k in sorted(self.sources)},
-        }
-        atomic_write_bytes(self.path, orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
+        keys = self.mine if self.shard else self.sources.keys()
+        entries = {k: self.sources[k] for k in keys if k in self.sources}
+        write_entries(self.path, entries, f"{self.shard}-" if self.shard else "")
         self.dirty = False
 
     def set(self, source: str, entry: Entry) -> None:
         self.sources[source] = entry
+        self.mine.add(source)
         self.dirty = True
 
     def drop(self, source: str) -> None:
+        self.mine.discard(source)
         if self.sources.pop(source, None) is not None:
             self.dirty = True
 

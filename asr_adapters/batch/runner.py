@@ -1,24 +1,22 @@
-"""``run_batch``: walk, filter, skip what is up to date, sniff and convert in parallel, rename in order.
+"""``run_batch``: plan, execute, commit.
 
-The main process walks, filters by path and name, and skips what the manifest says is up to
-date; workers get the rest in chunks of sources (``worker.Chunk``), sniff each one's content
-and convert it. Determinism: chunks are converted in any order by any number of workers,
-but every result is applied (renamed into place, recorded in the manifest, its errors
-written) by this process in the walk's sorted order, so the outputs do not depend on ``jobs``.
+*Plan* (this process): walk, filter by path and name, skip what the manifest says is up to
+date, pack the rest into tasks biggest first (``plan.pack``). *Execute*: an executor (the
+local process pool, ``pool.run_parallel``; or this process for ``--jobs 1``) runs one
+picklable task function (``worker.run_chunk``) that sniffs, converts and writes each
+source's outputs to temporary files and returns result records; it never raises for bad
+data. *Commit* (this process, the only manifest writer): results arrive in any order and
+are committed (renamed into place, recorded in the manifest, their errors written) in the
+walk's sorted order, so the outputs do not depend on the executor, ``jobs`` or the packing.
 """
 
 from __future__ import annotations
 
 import contextlib
-import gc
-import itertools
-import multiprocessing
 import os
 import time
-from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Iterator, Mapping
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -26,22 +24,34 @@ from typing import IO, Any
 import orjson
 
 from ..version import __version__
-from .atomic import atomic_write_bytes, sweep_temps
-from .homes import Home, agent_homes
+from .atomic import atomic_write_bytes, inside, sweep_temps
+from .homes import agent_homes
 from .manifest import MAX_WARNINGS, Entry, Manifest
 from .naming import output_path, short_hash
+from .plan import Shard, pack
+from .pool import cpu_count, run_on_executor, run_parallel
 from .progress import Progress
-from .scan import Filters, prefilter, sniff_content, walk
-from .worker import Chunk, Item, Result, companions, run_chunk, run_item
+from .scan import LINK_LOOP, Filters, prefilter, walk
+from .summary import AgentCounts, Summary, errors_name
+from .worker import Item, Result, companions, run_item
 
-ERRORS = "_errors.jsonl"
 LOCK = "_batch.lock"
-WORKER_DIED = "the worker process died while converting this source (killed or crashed)"
-CHUNK = 32  # sources per worker task, at most (see ``_chunks``)
 
 
 class BatchUsageError(Exception):
     """A batch that cannot start: bad arguments, or another batch writing the same folder."""
+
+
+class BatchOutputError(Exception):
+    """OUTDIR cannot be written (read-only, full disk): the batch cannot record its work."""
+
+
+def shard_lock_name(shard: str) -> str:
+    return f"_batch.{shard}.lock"
+
+
+def _output_error(path: Path, exc: OSError) -> BatchOutputError:
+    return BatchOutputError(f"cannot write {path}: {exc.strerror or exc}")
 
 
 @dataclass
@@ -56,80 +66,8 @@ class BatchOptions:
     progress: Progress | None = None
     save_every: float = 2.0
     follow_symlinks: bool = False
-
-
-@dataclass
-class AgentCounts:
-    converted: int = 0
-    skipped: int = 0
-    failed: int = 0
-    streams: int = 0
-    records: int = 0
-
-
-@dataclass
-class Summary:
-    converted: int = 0
-    skipped: int = 0
-    failed: int = 0
-    unclaimed: int = 0
-    unclaimed_reasons: Counter[str] = field(default_factory=Counter)
-    filtered: int = 0
-    gone: int = 0
-    streams: int = 0
-    records: int = 0
-    bytes: int = 0
-    warnings: int = 0
-    agents: dict[str, AgentCounts] = field(default_factory=dict)
-    record_types: Counter[str] = field(default_factory=Counter)
-    duplicates: int = 0
-    vendor: int = 0
-    seconds: float = 0.0
-    outdir: str = ""
-    roots: list[str] = field(default_factory=list)
-    homes: list[Home] = field(default_factory=list)
-
-    def agent(self, name: str) -> AgentCounts:
-        return self.agents.setdefault(name, AgentCounts())
-
-    @property
-    def exit_code(self) -> int:
-        return 1 if self.failed else 0
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "converted": self.converted,
-            "skipped": self.skipped,
-            "failed": self.failed,
-            "unclaimed": self.unclaimed,
-            "unclaimed_reasons": dict(sorted(self.unclaimed_reasons.items())),
-            "filtered": self.filtered,
-            "gone": self.gone,
-            "streams": self.streams,
-            "records": self.records,
-            "bytes": self.bytes,
-            "warnings": self.warnings,
-            "agents": {name: vars(self.agents[name]) for name in sorted(self.agents)},
-            "record_types": dict(sorted(self.record_types.items())),
-            "duplicates": self.duplicates,
-            "vendor": self.vendor,
-            "seconds": round(self.seconds, 3),
-            "outdir": self.outdir,
-            "roots": self.roots,
-            "errors_file": str(Path(self.outdir) / ERRORS),
-        }
-
-    def describe(self) -> str:
-        parts = [f"converted {self.converted}", f"skipped {self.skipped} unchanged", f"failed {self.failed}"]
-        text = ", ".join(parts) + f" ({self.streams} streams, {self.records} records) in {self.seconds:.1f} s"
-        if self.failed:
-            text += f"; errors in {Path(self.outdir) / ERRORS}"
-        if self.unclaimed:
-            reasons = ", ".join(f"{n} {r}" for r, n in sorted(self.unclaimed_reasons.items()))
-            text += f"; {self.unclaimed} files not converted ({reasons})"
-        if self.filtered:
-            text += f"; {self.filtered} filtered out"
-        return text
+    executor: Executor | None = None  # any concurrent.futures-style executor instead of the local pool
+    shard: Shard | None = None  # --shard K/N: this run's slice of the sources
 
 
 def run_batch(options: BatchOptions) -> Summary:
@@ -141,46 +79,79 @@ def run_batch(options: BatchOptions) -> Summary:
     for root in roots:
         if not root.exists():
             raise BatchUsageError(f"{root}: no such file or folder")
-    summary = Summary(outdir=str(outdir))
+    summary = Summary(outdir=str(outdir), shard=options.shard.name if options.shard else "")
     if options.discover:
         summary.homes = agent_homes(options.env, options.filters.agents or None)
         roots += [home.path for home in summary.homes if home.exists]
     summary.roots = [str(r) for r in roots]
-    outdir.mkdir(parents=True, exist_ok=True)
-    with _locked(outdir):
-        sweep_temps(outdir)
-        _Batch(options, outdir, summary).run(roots)
+    try:
+        outdir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _output_error(outdir, exc) from None
+    shard = options.shard.name if options.shard else ""
+    with locked(outdir, shard) as locks:
+        # the lock is ours: no live batch (nor its workers; nor, for a shard, that shard) owns these
+        sweep_temps(outdir, f"{shard}-" if shard else "")
+        _Batch(options, outdir, summary, locks).run(roots)
     summary.seconds = time.monotonic() - started
     return summary
 
 
 @contextlib.contextmanager
-def _locked(outdir: Path) -> Iterator[None]:
+def locked(outdir: Path, shard: str = "") -> Iterator[tuple[int, ...]]:
+    """Hold ``OUTDIR/_batch.lock`` (``flock``: the kernel drops it when its holder dies, however
+    it dies): exclusively for a whole run or a merge; shared for a shard, which also holds its
+    own ``_batch.shard-K-of-N.lock`` exclusively (the shards of one corpus run at once, but
+    never beside a whole run or twice). The descriptors, which workers close so that they
+    never hold a lock."""
     try:
         import fcntl
     except ImportError:  # no advisory locks (Windows): one batch per folder is the user's care
-        yield
+        yield ()
         return
-    with open(outdir / LOCK, "a+b") as handle:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise BatchUsageError(f"another asr batch is writing to {outdir}") from None
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    with contextlib.ExitStack() as stack:
+        held: list[int] = []
+        wanted = [(LOCK, fcntl.LOCK_SH if shard else fcntl.LOCK_EX)]
+        if shard:
+            wanted.append((shard_lock_name(shard), fcntl.LOCK_EX))
+        for name, mode in wanted:
+            handle = stack.enter_context(_open_lock(outdir / name))
+            try:
+                fcntl.flock(handle.fileno(), mode | fcntl.LOCK_NB)
+            except OSError:
+                what = f"shard {shard}" if shard and name != LOCK else "asr batch"
+                raise BatchUsageError(f"another {what} is writing to {outdir}") from None
+            held.append(handle.fileno())
+        yield tuple(held)
+
+
+def _open_lock(path: Path) -> IO[bytes]:
+    nofollow = getattr(os, "O_NOFOLLOW", 0)  # a link planted as the lock file is not followed
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | nofollow, 0o644)
+    except OSError as exc:
+        raise _output_error(path, exc) from None
+    return os.fdopen(fd, "r+b")
 
 
 class _Batch:
-    def __init__(self, options: BatchOptions, outdir: Path, summary: Summary) -> None:
+    def __init__(self, options: BatchOptions, outdir: Path, summary: Summary, locks: tuple[int, ...] = ()) -> None:
         self.options = options
+        self.locks = locks
         self.outdir = outdir
         self.summary = summary
-        self.manifest = Manifest.load(outdir)
+        self.shard = options.shard
+        name = options.shard.name if options.shard else ""
+        self.tag = f"{name}-" if name else ""  # on temporary names: a shard sweeps only its own
+        self.errors_path = outdir / errors_name(name)
+        self.manifest = Manifest.load(outdir, name)
         self.errors: list[dict[str, Any]] = []
+        self.notices: list[dict[str, Any]] = []  # what the walk left out and the user should hear of
         self.sizes: dict[str, int] = {}
         self.claims: dict[str, str] = {}
+        self.order: dict[str, int] = {}  # source -> its place in the walk
+        self.waiting: dict[int, Result] = {}  # results received before every earlier one
+        self.committed = 0
         self._saved = time.monotonic()
 
     # -- planning -----------------------------------------------------------------------
@@ -190,7 +161,11 @@ class _Batch:
         up to date is counted as skipped here; the content sniff is the workers')."""
         filters = self.options.filters
         summary = self.summary
-        for candidate in walk(roots, skip=[self.outdir], follow_symlinks=self.options.follow_symlinks):
+        follow = self.options.follow_symlinks
+        for candidate in walk(roots, skip=[self.outdir], follow_symlinks=follow, report=self._left_out):
+            if self.shard is not None and not self.shard.takes(candidate.relative):
+                summary.other_shards += 1
+                continue
             if not filters.by_path(candidate):
                 summary.filtered += 1
                 continue
@@ -214,47 +189,94 @@ class _Batch:
                 summary.unclaimed_reasons[reason] += 1
                 continue
             self.sizes[key] = candidate.size
-            yield Item(key, str(candidate.path), candidate.explicit, known)
+            root = os.path.realpath(candidate.root)
+            yield Item(key, str(candidate.path), candidate.explicit, known, root, follow)
+
+    def _left_out(self, path: Path, reason: str, folder: bool) -> None:
+        """A file or folder the walk did not take: counted by reason, and (but for a link loop,
+        which is no loss) a warning row in ``_errors.jsonl`` naming it."""
+        key = reason.split(":", 1)[0]
+        if folder:
+            self.summary.skipped_folders[key] += 1
+        else:
+            self.summary.unclaimed += 1
+            self.summary.unclaimed_reasons[key] += 1
+        if key != LINK_LOOP:
+            self.notices.append(
+                {"path": str(path), "line": None, "reason": reason, "agent": None, "severity": "warning"}
+            )
 
     def _reusable(self, entry: Entry) -> bool:
         if self.options.force or entry.producer != __version__:
             return False
-        return all((self.outdir / output).is_file() for output in entry.outputs)
+        try:
+            return all(inside(self.outdir, output).is_file() for output in entry.outputs)
+        except OSError:
+            return False
 
     # -- running ------------------------------------------------------------------------
 
     def run(self, roots: list[Path]) -> None:
+        """Plan (walk, diff against the manifest, pack into tasks biggest first), execute (the
+        tasks on the local process pool, or in this process), commit (in walk order, here)."""
         for source in [s for s in self.manifest.sources if not os.path.exists(s)]:
             self.manifest.drop(source)
             self.summary.gone += 1
         self.claims = self.manifest.claims()
-        items: Iterable[Item] = self.plan(roots)
+        items = list(self.plan(roots))
+        sizes = [self.sizes[item.source] for item in items]
+        self.order = {item.source: index for index, item in enumerate(items)}
         progress = self.options.progress
-        if progress is not None:  # the walk first, for the totals; without progress it overlaps the conversions
-            items = list(items)
-            progress.start(len(items), sum(self.sizes.values()))
+        if progress is not None:
+            progress.start(len(items), sum(sizes))
         jobs = self.options.jobs or cpu_count()
         outdir, agents = str(self.outdir), tuple(self.options.filters.agents)
-        stream = iter(items)
-        first = list(itertools.islice(stream, 2))
-        items = itertools.chain(first, stream)
+        interrupted = True
         try:
-            if jobs <= 1 or len(first) <= 1:
+            if self.options.executor is not None:
+                tasks = pack(items, sizes, jobs, outdir, agents, self.tag)
+                run_on_executor(self.options.executor, tasks, self.receive, window=jobs * 2)
+            elif jobs <= 1 or len(items) <= 1:
                 for item in items:
-                    self.apply(run_item(item, outdir, agents))
+                    self.receive(run_item(item, outdir, agents, self.tag))
             else:
-                _parallel(_chunks(items, jobs, outdir, agents), jobs, self.apply)
+                tasks = pack(items, sizes, jobs, outdir, agents, self.tag)
+                run_parallel(tasks, jobs, self.receive, self.locks)
+            interrupted = False
         finally:
             if progress is not None:
                 progress.finish()
-            self.manifest.save()
-            self._write_errors()
-            sweep_temps(self.outdir)
+            problem = self._record()
+            sweep_temps(self.outdir, self.tag)
+            if problem is not None and not interrupted:
+                raise problem
 
-    def apply(self, result: Result) -> None:
-        summary = self.summary
+    def receive(self, result: Result) -> None:
+        """A result from any executor, in any order: committed once every source before it in
+        walk order is (so outputs, manifest and errors never depend on the executor)."""
         if self.options.progress is not None:
             self.options.progress.advance(self.sizes.get(result.source, result.size))
+        self.waiting[self.order[result.source]] = result
+        while self.committed in self.waiting:
+            self.apply(self.waiting.pop(self.committed))
+            self.committed += 1
+
+    def _record(self) -> BatchOutputError | None:
+        """Save the manifest, then ``_errors.jsonl``; each is replaced whole or left as it was,
+        so on a full disk the previous manifest stays (a re-run converts what it does not list)."""
+        problem: BatchOutputError | None = None
+        for path, write in ((self.manifest.path, self.manifest.save), (self.errors_path, self._write_errors)):
+            try:
+                write()
+            except OSError as exc:
+                problem = problem or _output_error(path, exc)
+        if problem is not None:
+            problem.args = (f"{problem}; the outputs written are whole, a re-run converts what is not recorded",)
+        return problem
+
+    def apply(self, result: Result) -> None:
+        """Commit one result: rename its outputs into place, record it in the manifest."""
+        summary = self.summary
         if result.status == "unclaimed":
             summary.unclaimed += 1
             summary.unclaimed_reasons[result.error or "unknown"] += 1
@@ -269,7 +291,7 @@ class _Batch:
         elif result.status == "unchanged":
             entry = self.manifest.sources[result.source]
             entry.size, entry.mtime_ns, entry.companions = result.size, result.mtime_ns, result.companions
-            self.manifest.dirty = True
+            self.manifest.set(result.source, entry)
             summary.skipped += 1
             counts.skipped += 1
         elif result.status == "failed":
@@ -297,7 +319,8 @@ class _Batch:
             else:
                 self._count(result, counts)
         if self.manifest.dirty and time.monotonic() - self._saved >= self.options.save_every:
-            self.manifest.save()
+            with contextlib.suppress(OSError):  # a full disk: tried again later, and at the end
+                self.manifest.save()
             self._saved = time.monotonic()
 
     def _place(self, result: Result) -> None:
@@ -309,7 +332,11 @@ class _Batch:
             if (owner is not None and owner != source) or relative in placed:
                 tag = short_hash(f"{source}\0{output.key}", 8)
                 relative = output_path(result.agent, output.session_id, output.parent_id, tag)
-            os.replace(output.temp, self.outdir / relative)
+            target = inside(self.outdir, relative)
+            if self.shard is not None and owner is None and relative not in placed:
+                relative = self._place_new(output.temp, target, relative, source, result.agent, output)
+            else:
+                os.replace(output.temp, target)
             self.claims[relative] = source
             placed.append(relative)
         previous = self.manifest.sources.get(source)
@@ -318,7 +345,7 @@ class _Batch:
                 if old not in placed and self.claims.get(old) == source:
                     del self.claims[old]
                     with contextlib.suppress(OSError):
-                        (self.outdir / old).unlink()
+                        inside(self.outdir, old).unlink()
         warnings = [{"line": d.get("line"), "reason": d.get("reason")} for d in result.diagnostics]
         if len(warnings) > MAX_WARNINGS:
             more = len(warnings) - MAX_WARNINGS
@@ -327,6 +354,20 @@ class _Batch:
             result.agent, result.size, result.mtime_ns, result.sha256, __version__, placed, warnings, result.companions
         )
         self.manifest.set(source, entry)
+
+    def _place_new(self, temp: str, target: Path, relative: str, source: str, agent: str, output: Any) -> str:
+        """A shard placing a name no manifest it knows gives to anyone: created exclusively
+        (``link`` fails when the name exists), since another shard may be placing the same
+        session's name right now; if it exists, the tagged name, as for a second claimant."""
+        try:
+            os.link(temp, target)
+        except FileExistsError:
+            tag = short_hash(f"{source}\0{output.key}", 8)
+            relative = output_path(agent, output.session_id, output.parent_id, tag)
+            os.replace(temp, inside(self.outdir, relative))
+            return relative
+        os.unlink(temp)
+        return relative
 
     def _count(self, result: Result, counts: AgentCounts) -> None:
         summary = self.summary
@@ -346,129 +387,11 @@ class _Batch:
 
     def _write_errors(self) -> None:
         """This run's failures, then the warnings of every source converted now or before."""
-        rows = list(self.errors)
-        for source in sorted(self.manifest.sources):
+        rows = self.errors + self.notices
+        for source in sorted(self.manifest.mine if self.shard is not None else self.manifest.sources):
             entry = self.manifest.sources[source]
             for warning in entry.warnings:
                 row = {"path": source, "line": warning.get("line"), "reason": warning.get("reason")}
                 rows.append(row | {"agent": entry.agent, "severity": "warning"})
         data = b"".join(orjson.dumps(e, option=orjson.OPT_APPEND_NEWLINE) for e in rows)
-        atomic_write_bytes(self.outdir / ERRORS, data)
-
-
-# -- the worker pool ---------------------------------------------------------------------
-
-
-def cpu_count() -> int:
-    """The CPUs this process may run on (a container's share, not the machine's)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return os.cpu_count() or 1
-
-
-def _context() -> Any:
-    """Fork where there is fork (workers inherit adapters registered at run time), else the default."""
-    if "fork" in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("fork")
-    return multiprocessing.get_context()
-
-
-def _chunks(items: Iterable[Item], jobs: int, outdir: str, agents: tuple[str, ...]) -> Iterator[Chunk]:
-    """The items in walk order, cut into chunks that grow with the number walked so far (one
-    source each at first, so every worker starts at once and a small batch is spread over all
-    of them; at most ``CHUNK``)."""
-    pending: list[Item] = []
-    for seen, item in enumerate(items, 1):
-        pending.append(item)
-        if len(pending) >= min(CHUNK, max(1, seen // (jobs * 4))):
-            yield Chunk(outdir, agents, tuple(pending))
-            pending = []
-    if pending:
-        yield Chunk(outdir, agents, tuple(pending))
-
-
-def _parallel(chunks: Iterator[Chunk], jobs: int, apply: Callable[[Result], None]) -> None:
-    """Run chunks on ``jobs`` processes, applying their results in order.
-
-    Chunks are taken from ``chunks`` only when there is room in the window, so the walk that
-    makes them goes on while the workers convert. When a worker dies (killed, out of memory,
-    a crash in native code), the pool breaks; the chunks that were in flight and not finished
-    are then run again one at a time, each in a fresh process, and a chunk that breaks its
-    process again has its sources run one at a time, each in a fresh process, so only the
-    source that kills its worker fails and the batch goes on.
-    """
-    context = _context()
-    retry: deque[Chunk] = deque()  # taken from ``chunks`` but not submitted: the pool broke
-    window: deque[tuple[Chunk, Future[list[Result]]]] = deque()
-    limit = jobs * 2
-    gc.freeze()  # forked workers: the collector leaves the inherited objects (their pages) alone
-    executor = ProcessPoolExecutor(jobs, mp_context=context)
-    try:
-        while True:
-            broken = False
-            while len(window) < limit:
-                chunk = retry.popleft() if retry else next(chunks, None)
-                if chunk is None:
-                    break
-                try:
-                    window.append((chunk, executor.submit(run_chunk, chunk)))
-                except BrokenProcessPool:
-                    retry.appendleft(chunk)
-                    broken = True
-                    break
-            if not window and not broken:
-                return
-            if not broken:
-                chunk, future = window.popleft()
-                try:
-                    results = future.result()
-                except BrokenProcessPool:
-                    window.appendleft((chunk, future))
-                else:
-                    for result in results:
-                        apply(result)
-                    continue
-            in_flight = list(window)
-            window.clear()
-            executor.shutdown(wait=True, cancel_futures=True)
-            for chunk, future in in_flight:
-                for result in _finished(future) or _isolated_chunk(chunk, context):
-                    apply(result)
-            executor = ProcessPoolExecutor(jobs, mp_context=context)
-    finally:
-        executor.shutdown(wait=True, cancel_futures=True)
-        gc.unfreeze()
-
-
-def _finished(future: Future[list[Result]]) -> list[Result] | None:
-    if future.done() and not future.cancelled() and future.exception() is None:
-        return future.result()
-    return None
-
-
-def _isolated_chunk(chunk: Chunk, context: Any) -> list[Result]:
-    """The chunk again in a fresh process; if that process dies too, each source alone."""
-    with ProcessPoolExecutor(1, mp_context=context) as executor:
-        try:
-            return executor.submit(run_chunk, chunk).result()
-        except BrokenProcessPool:
-            pass
-    return [_isolated(item, chunk, context) for item in chunk.items]
-
-
-def _isolated(item: Item, chunk: Chunk, context: Any) -> Result:
-    with ProcessPoolExecutor(1, mp_context=context) as executor:
-        try:
-            return executor.submit(run_item, item, chunk.outdir, chunk.agents).result()
-        except BrokenProcessPool:
-            pass
-    try:  # whose it was, for the error row (the sniff only reads the file's first bytes)
-        adapter, _reason = sniff_content(Path(item.path), explicit=item.explicit)
-    except Exception:
-        adapter = None
-    return Result(item.source, adapter.name if adapter is not None else "", "failed", error=WORKER_DIED)
-
-
-def print_json(summary: Summary, stream: IO[bytes]) -> None:
-    stream.write(orjson.dumps(summary.as_dict(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
-    stream.flush()
+        atomic_write_bytes(self.errors_path, data, self.tag)

@@ -1,7 +1,8 @@
 """Finding candidate files under folders, filtering them, and telling whose they are.
 
 The walk is deterministic (sorted), does not follow symlinked folders, and never enters
-``.git``, ``node_modules`` or ``__pycache__`` folders or the batch's own output folder.
+``.git``, ``node_modules`` or ``__pycache__`` folders or the batch's own output folder (by
+real path). Only regular files are candidates: FIFOs, sockets and devices are reported.
 Whose a file is, is decided by the adapters' content sniff (``registry.detect``), then the
 claiming adapter's ``is_session_file`` says whether it is a session of its own.
 """
@@ -10,9 +11,10 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISBLK, S_ISCHR, S_ISDIR, S_ISFIFO, S_ISREG, S_ISSOCK
 
 from .. import registry
 from ..core.adapter import Adapter
@@ -30,6 +32,11 @@ NO_SESSION_NAME = "no agent keeps sessions under this name"
 EMPTY = "empty file"
 UNREADABLE = "unreadable"
 SNIFF_FAILED = "detection failed"
+NOT_REGULAR = "not a regular file"
+BROKEN_LINK = "a link to nothing"
+# Folders left out (``skipped_folders`` in the summary)
+UNREADABLE_FOLDER = "unreadable folder"
+LINK_LOOP = "folder reached again through a link"
 
 
 @dataclass(frozen=True)
@@ -67,47 +74,97 @@ class Filters:
         return not self.agents or agent in self.agents
 
 
-def walk(roots: Iterable[Path], skip: Iterable[Path] = (), follow_symlinks: bool = False) -> Iterator[Candidate]:
+def walk(
+    roots: Iterable[Path],
+    skip: Iterable[Path] = (),
+    follow_symlinks: bool = False,
+    report: Callable[[Path, str, bool], None] | None = None,
+) -> Iterator[Candidate]:
     """Every regular file under the roots (a root may be a file), each once, in sorted order.
 
     Symlinks that lead out of their root (a linked folder, or a linked file whose target is
     elsewhere) are followed only with ``follow_symlinks``: a session folder must not make
-    the batch read whatever a link inside it points to."""
-    skipped = {Path(os.path.abspath(p)) for p in skip}
+    the batch read whatever a link inside it points to. Folders and files are compared by
+    real path: ``skip`` (the output folder) is left out however it is reached, and a folder
+    reached again through a link is not walked twice (two links to a parent cannot loop).
+    What is left out for a reason the user should hear of goes to ``report(path, reason,
+    is_folder)``: FIFOs, sockets and devices, unreadable folders and files, broken links,
+    link loops."""
+    tell = report or (lambda _path, _reason, _folder: None)
+    skipped = [os.path.realpath(p) for p in skip]
     seen: set[str] = set()
+    walked: set[str] = set()
     for root in roots:
         root = Path(os.path.abspath(root))
-        if root.is_file():
-            yield from _one(root, root.parent, seen, explicit=True)
+        if not root.is_dir():
+            yield from _one(root, root.parent, seen, skipped, tell, explicit=True)
             continue
-        for folder, dirs, files in os.walk(root, followlinks=follow_symlinks):
+
+        def unreadable(error: OSError, top: Path = root) -> None:
+            tell(Path(error.filename or top), f"{UNREADABLE_FOLDER}: {error.strerror or error}", True)
+
+        for folder, dirs, files in os.walk(root, onerror=unreadable, followlinks=follow_symlinks):
             here = Path(folder)
-            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and here / d not in skipped)
+            real = os.path.realpath(here)
+            if real in walked or _under(real, skipped):
+                if real in walked:
+                    tell(here, LINK_LOOP, True)
+                dirs[:] = []
+                continue
+            walked.add(real)
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
             for name in sorted(files):
                 if name.startswith(TEMP_PREFIX):
                     continue
-                yield from _one(here / name, root, seen, follow_symlinks=follow_symlinks)
+                yield from _one(here / name, root, seen, skipped, tell, follow_symlinks=follow_symlinks)
+
+
+def _under(real: str, folders: list[str]) -> bool:
+    return any(real == folder or real.startswith(folder.rstrip(os.sep) + os.sep) for folder in folders)
 
 
 def _one(
-    path: Path, root: Path, seen: set[str], explicit: bool = False, follow_symlinks: bool = False
+    path: Path,
+    root: Path,
+    seen: set[str],
+    skipped: list[str],
+    tell: Callable[[Path, str, bool], None],
+    explicit: bool = False,
+    follow_symlinks: bool = False,
 ) -> Iterator[Candidate]:
-    try:
-        real = os.path.realpath(path)
-        if real in seen:
-            return
-        if not explicit and not follow_symlinks and os.path.islink(path):
-            inside = os.path.realpath(root)
-            if os.path.commonpath([real, inside]) != inside:
-                return  # a link out of the tree: not followed unless asked
-        stat = os.stat(path)
-    except OSError:
+    real = os.path.realpath(path)
+    if real in seen or _under(real, skipped):
         return
-    if not os.path.isfile(real):
+    if not explicit and not follow_symlinks and os.path.islink(path):
+        inside = os.path.realpath(root)
+        if os.path.commonpath([real, inside]) != inside:
+            return  # a link out of the tree: not followed unless asked
+    try:
+        stat = os.stat(path)
+    except FileNotFoundError:
+        tell(path, BROKEN_LINK if os.path.islink(path) else UNREADABLE, False)
+        return
+    except OSError:
+        tell(path, UNREADABLE, False)
+        return
+    if not S_ISREG(stat.st_mode):
+        if not S_ISDIR(stat.st_mode):
+            tell(path, _special(stat.st_mode), False)
         return
     seen.add(real)
     relative = path.relative_to(root).as_posix() if path != root else path.name
     yield Candidate(path, root, relative, stat.st_size, stat.st_mtime_ns, explicit, real)
+
+
+def _special(mode: int) -> str:
+    """Why a FIFO, socket or device is never opened (a FIFO would block the batch forever)."""
+    if S_ISFIFO(mode):
+        return NOT_REGULAR + " (a FIFO)"
+    if S_ISSOCK(mode):
+        return NOT_REGULAR + " (a socket)"
+    if S_ISCHR(mode) or S_ISBLK(mode):
+        return NOT_REGULAR + " (a device)"
+    return NOT_REGULAR
 
 
 class SniffSource(Source):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,9 +23,9 @@ from .. import registry
 from ..convert import Conversion
 from ..core.errors import InputError
 from ..stream.writer import StreamWriter
-from .atomic import open_temp
+from .atomic import inside, open_temp
 from .naming import header_facts, native_id, output_path
-from .scan import SNIFF_FAILED, sniff_content
+from .scan import NO_ADAPTER, SNIFF_FAILED, sniff_content
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class Task:
     outdir: str
     known_sha256: str | None = None  # skip the conversion when the content still hashes to this
     companions: tuple[tuple[str, int, int], ...] = ()  # files read with the source, stamped before
+    tag: str = ""  # the shard's mark on temporary names
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,8 @@ class Item:
     path: str  # the path as walked (``is_session_file`` sees the name it was found under)
     explicit: bool = False
     known_sha256: str | None = None
+    root: str = ""  # the real path of the folder walked: companions read through links must stay in it
+    follow_symlinks: bool = False
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,7 @@ class Chunk:
     outdir: str
     agents: tuple[str, ...]  # the --agent filter (empty: all)
     items: tuple[Item, ...]
+    tag: str = ""  # the shard's mark on temporary names
 
 
 @dataclass
@@ -84,10 +89,10 @@ class Result:
     companions: list[list[Any]] = field(default_factory=list)
 
 
-def companions(agent: str, source: str) -> tuple[tuple[str, int, int], ...]:
-    """(path, size, mtime_ns) of the files converted along with ``source``: a SQLite
-    database's ``-wal`` file, and what the adapter's optional ``companion_files(path)`` hook
-    names (e.g. subagent transcripts kept beside a session)."""
+def companion_paths(agent: str, source: str) -> list[str]:
+    """The files converted along with ``source``: a SQLite database's ``-wal`` file, and what
+    the adapter's ``companion_files(path)`` hook names (subagent transcripts, an index, sidecars:
+    the adapter package owns that knowledge; see docs/batch.md per agent)."""
     paths = {source + "-wal"}
     try:
         hook = getattr(registry.get(agent), "companion_files", None)
@@ -95,14 +100,54 @@ def companions(agent: str, source: str) -> tuple[tuple[str, int, int], ...]:
             paths.update(str(p) for p in hook(Path(source)))
     except Exception:  # a hook that fails stamps nothing: the source itself still decides
         pass
+    return sorted(paths)
+
+
+def companions(agent: str, source: str) -> tuple[tuple[str, int, int], ...]:
+    """(path, size, mtime_ns) of the companion files that exist: part of the source's fingerprint."""
     stamps = []
-    for path in sorted(paths):
+    for path in companion_paths(agent, source):
         try:
             stat = os.stat(path)
         except OSError:
             continue
         stamps.append((path, stat.st_size, stat.st_mtime_ns))
     return tuple(stamps)
+
+
+def _linked_out(paths: list[str], root: str) -> str | None:
+    """The first companion that a link takes out of ``root`` (None when all stay inside)."""
+    prefix = root.rstrip(os.sep) + os.sep
+    for path in paths:
+        if not os.path.lexists(path):
+            continue
+        real = os.path.realpath(path)
+        if real != root and not real.startswith(prefix):
+            return path
+    return None
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def unreadable_database(path: str) -> str | None:
+    """Why a SQLite file no adapter claimed cannot be read (locked by a writer, malformed),
+    or None when it reads (then it is simply no agent's database)."""
+    try:
+        with open(path, "rb") as handle:
+            if handle.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
+                return None
+    except OSError:
+        return None
+    try:
+        connection = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, timeout=1.0)
+        try:
+            connection.execute("SELECT name FROM sqlite_master").fetchall()
+        finally:
+            connection.close()
+    except sqlite3.Error as exc:
+        return f"cannot read the SQLite database: {exc}"
+    return None
 
 
 def file_sha256(path: str) -> str:
@@ -112,21 +157,29 @@ def file_sha256(path: str) -> str:
 
 def run_chunk(chunk: Chunk) -> list[Result]:
     """Sniff and convert every source of the chunk, in order; never raises for a bad input."""
-    return [run_item(item, chunk.outdir, chunk.agents) for item in chunk.items]
+    return [run_item(item, chunk.outdir, chunk.agents, chunk.tag) for item in chunk.items]
 
 
-def run_item(item: Item, outdir: str, agents: tuple[str, ...] = ()) -> Result:
+def run_item(item: Item, outdir: str, agents: tuple[str, ...] = (), tag: str = "") -> Result:
     """Whose the source is (the content sniff), then its conversion when it is a session."""
     try:
         adapter, reason = sniff_content(Path(item.path), explicit=item.explicit)
     except Exception:  # the sniff catches what adapters raise; this is a last resort
         adapter, reason = None, SNIFF_FAILED
     if adapter is None:
+        problem = unreadable_database(item.source) if reason == NO_ADAPTER else None
+        if problem is not None:  # a database no adapter could look into is a failure, not someone else's file
+            return Result(item.source, "", "failed", error=problem)
         return Result(item.source, "", "unclaimed", error=reason or "unknown")
     if agents and adapter.name not in agents:
         return Result(item.source, adapter.name, "filtered")
+    if item.root and not item.follow_symlinks:
+        out = _linked_out(companion_paths(adapter.name, item.source), item.root)
+        if out is not None:
+            reason = f"reads {out} through a link that leads out of {item.root} (followed only with --follow-symlinks)"
+            return Result(item.source, adapter.name, "failed", error=reason)
     stamps = companions(adapter.name, item.source)
-    return run_task(Task(item.source, adapter.name, outdir, item.known_sha256, stamps))
+    return run_task(Task(item.source, adapter.name, outdir, item.known_sha256, stamps, tag))
 
 
 def run_task(task: Task) -> Result:
@@ -173,7 +226,7 @@ def _convert(task: Task, result: Result) -> None:
             parent_id = ids.get(stream.parent_key) or native_id(stream.parent_key, task.agent)
         ids[stream.key] = session_id
         relative = output_path(task.agent, session_id, parent_id)
-        temp, handle = open_temp((outdir / relative).parent)
+        temp, handle = open_temp(inside(outdir, relative).parent, task.tag)
         output = StreamOutput(str(temp), relative, session_id, parent_id, stream.key, 0, 0)
         result.streams.append(output)
         with handle:

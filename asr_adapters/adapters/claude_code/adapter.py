@@ -64,8 +64,9 @@ class ClaudeCodeAdapter(Adapter):
         return 0
 
     def companion_files(self, path: Path) -> list[Path]:
-        """Subagent transcripts and their ``.meta.json`` sidecars: converted with the session,
-        so batch conversion re-converts it when one of them changes."""
+        """Subagent transcripts and their ``.meta.json`` sidecars, and the plan files of the
+        session's slug: converted with the session, so batch conversion re-converts it when one
+        of them changes."""
         session_id = discover.head_facts(path).get("sessionId")
         if not isinstance(session_id, str):
             return []
@@ -74,7 +75,7 @@ class ClaudeCodeAdapter(Adapter):
             files.append(child.path)
             if child.meta_path is not None:
                 files.append(child.meta_path)
-        return files
+        return files + discover.plan_files(path)
 
     # -- conversion ---------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ live in the session file itself.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,3 +145,23 @@ def parent_file(path: Path, session_id: str | None) -> Path | None:
         if candidate.is_file() and candidate != path:
             return candidate
     return None
+
+
+_SLUG = re.compile(rb'"slug"\s*:\s*"([A-Za-z0-9][A-Za-z0-9._-]*)"')
+_SLUG_PEEK = 1 << 16
+
+
+def plan_files(path: Path) -> list[Path]:
+    """Where the plan files of the session's slugs (named in its first 64 KB) are looked for
+    (``plans.read_plan_file``): ``plans/`` beside the session and ``<home>/plans/``."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_SLUG_PEEK)
+    except OSError:
+        return []
+    folder = path.parent
+    roots = [folder / "plans"]
+    if len(folder.parents) >= 2:
+        roots.append(folder.parent.parent / "plans")
+    slugs = sorted({m.decode() for m in _SLUG.findall(head)})
+    return [root / f"{slug}.md" for slug in slugs for root in roots]

@@ -34,6 +34,12 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+import orjson
+
+from ...core.source import Source
+from . import sidefiles
+from .index import from_key, load_index, lookup, trajectory_key
+
 STATE_DIR_NAMES = (".openclaw", ".moltbot", ".clawdbot", ".clawdis")
 SQLITE_NAME = "openclaw-agent.sqlite"
 
@@ -73,3 +79,50 @@ def is_session_file(path: Path) -> bool:
     if path.parent.name == "sessions":
         return True
     return not any(part in STATE_DIR_NAMES or part == "agents" for part in path.parts[:-1])
+
+
+def companion_files(path: Path) -> list[Path]:
+    """Files read along with ``path`` (batch re-converts it when one of them changes): a
+    database's ``-wal``; beside a transcript the index ``sessions.json``, the run-trace sidecar
+    ``<sessionId>.trajectory.jsonl``, the failed deliveries in ``<state>/delivery-queue/failed``
+    and the cron run log ``<state>/cron/runs/<jobId>.jsonl`` of a cron session (its job named
+    by the session key or by a ``[cron:<jobId> …]`` prompt in the transcript's first bytes)."""
+    if path.name == SQLITE_NAME:
+        return [path.with_name(path.name + "-wal")]
+    files = [path.parent / "sessions.json"]
+    session_id, jobs = _head_facts(path)
+    files.append(path.parent / f"{session_id}.trajectory.jsonl")
+    info = lookup(load_index(path), session_id)
+    key = info.key if info is not None else None
+    if key is None and (traced := trajectory_key(path, session_id)) is not None:
+        key = from_key(traced).key
+    state = sidefiles.state_dir(path)
+    if key:
+        failed = state / "delivery-queue" / "failed"
+        if failed.is_dir():
+            files += sorted(failed.glob("*.json"))
+        if ":cron:" in key:
+            jobs.add(key.split(":cron:", 1)[1].split(":", 1)[0])
+    files += [state / "cron" / "runs" / f"{job}.jsonl" for job in sorted(jobs) if _JOB_ID.fullmatch(job)]
+    return files
+
+
+_JOB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_CRON_PROMPT = re.compile(rb"\[cron:([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def _head_facts(path: Path) -> tuple[str, set[str]]:
+    """The session id the adapter gives the transcript (its header's ``id``, else the name's
+    stem) and the cron jobs its first bytes name."""
+    try:
+        head = Source(path).head()
+    except (OSError, ValueError):
+        head = b""
+    jobs = {match.decode() for match in _CRON_PROMPT.findall(head)}
+    try:
+        first = orjson.loads(head.split(b"\n", 1)[0])
+    except orjson.JSONDecodeError:
+        first = None
+    if isinstance(first, dict) and first.get("type") == "session" and isinstance(first.get("id"), str):
+        return str(first["id"]), jobs
+    return path.name.split(".", 1)[0], jobs

@@ -25,7 +25,12 @@ def is_session_file(path: Path) -> bool:
 
 
 def companion_files(path: Path) -> list[Path]:
-    """The write-ahead log: committed rows live there until T3 Code checkpoints it, so a change
-    to it is a change to the database."""
+    """The write-ahead log (committed rows live there until T3 Code checkpoints it, so a change
+    to it is a change to the database) and the files of the ``attachments`` folder beside it
+    (their size and hash go into the image parts)."""
     wal = path.with_name(path.name + "-wal")
-    return [wal] if wal.exists() else []
+    files = [wal] if wal.exists() else []
+    attachments = path.parent / "attachments"
+    if attachments.is_dir():
+        files += sorted(p for p in attachments.iterdir() if not p.name.startswith("."))
+    return files

@@ -1,0 +1,108 @@
+"""What a batch did: counts by outcome, agent and reason (``asr batch`` prints it, ``--json``
+on stdout)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from .homes import Home
+
+ERRORS = "_errors.jsonl"
+
+
+def errors_name(shard: str = "") -> str:
+    """``_errors.jsonl``, or a shard's own ``_errors.shard-K-of-N.jsonl``."""
+    return f"_errors.{shard}.jsonl" if shard else ERRORS
+
+
+@dataclass
+class AgentCounts:
+    converted: int = 0
+    skipped: int = 0
+    failed: int = 0
+    streams: int = 0
+    records: int = 0
+
+
+@dataclass
+class Summary:
+    converted: int = 0
+    skipped: int = 0
+    failed: int = 0
+    unclaimed: int = 0
+    unclaimed_reasons: Counter[str] = field(default_factory=Counter)
+    filtered: int = 0
+    other_shards: int = 0
+    shard: str = ""
+    skipped_folders: Counter[str] = field(default_factory=Counter)
+    gone: int = 0
+    streams: int = 0
+    records: int = 0
+    bytes: int = 0
+    warnings: int = 0
+    agents: dict[str, AgentCounts] = field(default_factory=dict)
+    record_types: Counter[str] = field(default_factory=Counter)
+    duplicates: int = 0
+    vendor: int = 0
+    seconds: float = 0.0
+    outdir: str = ""
+    roots: list[str] = field(default_factory=list)
+    homes: list[Home] = field(default_factory=list)
+
+    def agent(self, name: str) -> AgentCounts:
+        return self.agents.setdefault(name, AgentCounts())
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failed else 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "converted": self.converted,
+            "skipped": self.skipped,
+            "failed": self.failed,
+            "unclaimed": self.unclaimed,
+            "unclaimed_reasons": dict(sorted(self.unclaimed_reasons.items())),
+            "filtered": self.filtered,
+            "shard": self.shard or None,
+            "other_shards": self.other_shards,
+            "skipped_folders": dict(sorted(self.skipped_folders.items())),
+            "gone": self.gone,
+            "streams": self.streams,
+            "records": self.records,
+            "bytes": self.bytes,
+            "warnings": self.warnings,
+            "agents": {name: vars(self.agents[name]) for name in sorted(self.agents)},
+            "record_types": dict(sorted(self.record_types.items())),
+            "duplicates": self.duplicates,
+            "vendor": self.vendor,
+            "seconds": round(self.seconds, 3),
+            "outdir": self.outdir,
+            "roots": self.roots,
+            "errors_file": str(Path(self.outdir) / errors_name(self.shard)),
+        }
+
+    def describe(self) -> str:
+        parts = [f"converted {self.converted}", f"skipped {self.skipped} unchanged", f"failed {self.failed}"]
+        text = ", ".join(parts) + f" ({self.streams} streams, {self.records} records) in {self.seconds:.1f} s"
+        if self.failed:
+            text += f"; errors in {Path(self.outdir) / errors_name(self.shard)}"
+        if self.unclaimed:
+            reasons = ", ".join(f"{n} {r}" for r, n in sorted(self.unclaimed_reasons.items()))
+            text += f"; {self.unclaimed} files not converted ({reasons})"
+        if self.filtered:
+            text += f"; {self.filtered} filtered out"
+        if self.skipped_folders:
+            reasons = ", ".join(f"{n} {r}" for r, n in sorted(self.skipped_folders.items()))
+            text += f"; folders not walked: {reasons}"
+        return text
+
+
+def print_json(summary: Summary, stream: IO[bytes]) -> None:
+    stream.write(orjson.dumps(summary.as_dict(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+    stream.flush()
