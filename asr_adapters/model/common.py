@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -74,6 +74,22 @@ class SourceInfo(ASRModel):
     format: str | None = None
     variant: str | None = None
     file: str | None = None
+
+
+#: A token count: an integer, never negative, never a string or a boolean.
+TokenCount = Annotated[int, Field(strict=True, ge=0)]
+
+
+class Usage(ASRModel):
+    """Normalized token usage of one model response (docs/format.md): each key only where the
+    source records that number, never computed from the others."""
+
+    inputTokens: TokenCount | None = None
+    outputTokens: TokenCount | None = None
+    cacheReadTokens: TokenCount | None = None
+    cacheWriteTokens: TokenCount | None = None
+    reasoningTokens: TokenCount | None = None
+    totalTokens: TokenCount | None = None
 
 
 JSONValue = Any
