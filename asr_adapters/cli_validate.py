@@ -43,12 +43,11 @@ def native_log(source: Source, head: bytes) -> Finding | None:
 
 
 def _one(path: str) -> list[Finding]:
-    if path == "-":
-        stdin = sys.stdin.buffer
-        peek = getattr(stdin, "peek", None)
-        head = peek(8192)[:8192] if peek is not None else b""
-        native = native_log(Source(head, name="<stdin>"), head) if head else None
-        return [native] if native is not None else validate_stream(stdin)
+    if path == "-":  # the first bytes are kept and replayed: standard input is read once
+        stdin = Source(sys.stdin.buffer)
+        head = stdin.head()
+        native = native_log(Source(head, name="-"), head)
+        return [native] if native is not None else validate_stream(stdin.open())
     source = Source(path)
     try:
         native = native_log(source, source.head())

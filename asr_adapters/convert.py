@@ -79,9 +79,9 @@ class Conversion:
         return self.select is not None and (key == self.select or key.endswith(":" + self.select))
 
     def mismatch(self) -> str | None:
-        """When the agent was named and its adapter recognised none or almost none (at most
-        one in twenty) of the input's items, which agent detection would have chosen; None
-        otherwise. Read once the streams are read to the end."""
+        """When the agent was named, its adapter recognised none or almost none (at most one in
+        twenty) of the input's items and detection would choose another agent: a message naming
+        it; None otherwise. Read once the streams are read to the end."""
         counts = self.accounting
         recognised = counts.records + counts.folded + counts.duplicates
         if not self.named or counts.native_items == 0 or recognised * 20 > counts.native_items:
@@ -90,12 +90,11 @@ class Conversion:
             detected = registry.detect(self.source).name
         except ASRError:
             detected = None
-        if detected == self.adapter.name:
+        if detected is None or detected == self.adapter.name:  # nothing better to name: as asked
             return None
-        looks = f"it looks like a {detected} session log" if detected else "no agent recognises it either"
         return (
             f"{self.source.display}: {self.adapter.name} recognises {recognised} of its {counts.native_items} "
-            f"items; {looks}" + (f" (use --agent {detected}, or leave --agent out)" if detected else "")
+            f"items; it looks like a {detected} session log (use --agent {detected}, or leave --agent out)"
         )
 
     def _explain(self, exc: ASRError) -> ASRError:
