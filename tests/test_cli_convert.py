@@ -185,3 +185,37 @@ def test_stream_file_names_cannot_escape() -> None:
     for key in ("../../etc/passwd", "/abs/path", "codex:..", "a\x00b", "x" * 1000):
         name = stream_file_name(key)
         assert "/" not in name and "\x00" not in name and not name.startswith(".") and len(name) < 256
+
+
+def test_detection_refuses_every_golden_stream() -> None:
+    from asr_adapters import UnknownAgentError, registry
+    from asr_adapters.core.source import Source
+
+    streams = sorted(GOLDEN.rglob("expected*.asr.jsonl"))
+    assert streams
+    for path in streams:
+        with pytest.raises(UnknownAgentError, match="is an ASR stream"):
+            registry.detect(Source(path))
+
+
+def test_folder_names_never_collide_and_are_capped(tmp_path: Path) -> None:
+    import sqlite3
+
+    from golden_support import sql_script
+
+    (case,) = [c for c in golden_cases("t3code") if c.name == "v1-two-threads"]
+    script = sql_script(case.input)
+    long_id = "é" * 300  # 600 bytes of UTF-8
+    for number, (first, second) in enumerate((("thread_a", "thread?a"), (long_id, long_id + "?"))):
+        database = tmp_path / f"state-{number}.sqlite"
+        connection = sqlite3.connect(database)
+        connection.executescript(script.replace("thread-a", first).replace("thread-b", second))
+        connection.commit()
+        connection.close()
+        out = tmp_path / f"out-{number}"
+        code, _, err = run("convert", str(database), "-o", f"{out}/")
+        assert code == 0, err
+        written = sorted(out.rglob("*.asr.jsonl"))
+        assert len(written) == 2 and all(len(p.name.encode()) <= 130 for p in written)
+        sessions = {orjson.loads(p.read_bytes().splitlines()[0])["session"] for p in written}
+        assert len(sessions) == 2
