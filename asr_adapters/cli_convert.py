@@ -122,18 +122,38 @@ def _check_agent(conversion: Conversion) -> None:
 
 
 def _write_main(conversion: Conversion, dest: _Sink, report: Report) -> None:
-    """The main stream (or the ``--thread`` one) into ``dest``; every other stream drained and counted."""
+    """The main stream (or the ``--thread`` one) into ``dest``; every other stream drained and
+    counted. An input whose first stream is not a main one (a T3 Code database) is written
+    when that stream turns out to be its only one: it is held in a temporary file until then."""
     written = 0
-    for stream in conversion.streams():
-        if stream.main and written == 0:
-            entry = report.add(stream.key)
-            entry.written_to = "stdout"
-            StreamWriter(cast(IO[bytes], dest)).write_all(_counted(stream.records, entry, report.types))
-            written += 1
-        else:
-            _drain(stream, report)
-    _check_selection(conversion, written)
-    _check_agent(conversion)
+    held: IO[bytes] | None = None
+    held_types: Counter[str] = Counter()
+    try:
+        for index, stream in enumerate(conversion.streams()):
+            if stream.main and written == 0:
+                entry = report.add(stream.key)
+                entry.written_to = "stdout"
+                StreamWriter(cast(IO[bytes], dest)).write_all(_counted(stream.records, entry, report.types))
+                written += 1
+            elif index == 0 and conversion.select is None:
+                held = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below
+                entry = report.add(stream.key)
+                sink = _Sink(held, "a temporary file")
+                StreamWriter(cast(IO[bytes], sink)).write_all(_counted(stream.records, entry, held_types))
+            else:
+                _drain(stream, report)
+        if written == 0 and held is not None and len(conversion.keys) == 1:
+            held.seek(0)
+            while block := held.read(1 << 16):
+                dest.write(block)
+            report.streams[0].written_to = "stdout"
+            report.types.update(held_types)
+            written = 1
+        _check_selection(conversion, written)
+        _check_agent(conversion)
+    finally:
+        if held is not None:
+            held.close()
 
 
 def to_stdout(conversion: Conversion, report: Report) -> None:

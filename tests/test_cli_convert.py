@@ -219,3 +219,18 @@ def test_folder_names_never_collide_and_are_capped(tmp_path: Path) -> None:
         assert len(written) == 2 and all(len(p.name.encode()) <= 130 for p in written)
         sessions = {orjson.loads(p.read_bytes().splitlines()[0])["session"] for p in written}
         assert len(sessions) == 2
+
+
+def test_a_database_with_one_thread_is_written_on_stdout(tmp_path: Path) -> None:
+    cases = [c for c in golden_cases("t3code") if c.input.suffix == ".sql" and len(c.expected_files()) == 1]
+    if not cases:
+        pytest.skip("no single-thread T3 Code golden case")
+    case = cases[0]
+    database = materialize_input(case, tmp_path)
+    code, out, err = run("convert", str(database), "--stats")
+    assert code == 0, err
+    expected = case.expected_files()[0].read_bytes().decode()
+    assert out.splitlines()[1:] == expected.splitlines()[1:]
+    stats = orjson.loads(err.strip().splitlines()[-1])
+    assert (stats["streams_found"], stats["streams_written"]) == (1, 1)
+    assert stats["records_written"] == len(out.splitlines())
