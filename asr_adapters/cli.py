@@ -75,8 +75,8 @@ def stream_file_name(key: str) -> str:
     "-o",
     "--output",
     type=click.Path(),
-    help="A file for the main stream, or a folder (an existing one, or ending in /) for every stream, "
-    "named as asr batch names them: DIR/<agent>/<session id>.asr.jsonl.",
+    help="A file for the main stream (- for stdout), or a folder (an existing one, or ending in /) for every "
+    "stream, named as asr batch names them: DIR/<agent>/<session id>.asr.jsonl.",
 )
 @click.option("--agent", "agent", type=AgentChoice(), help="The agent that wrote PATH (default: detect it).")
 @click.option("--thread", "thread", help="Convert only the stream of this session or thread id (multi-thread inputs).")
@@ -89,6 +89,7 @@ def convert(path: str, output: str | None, agent: str | None, thread: str | None
     threads) the input holds; -o DIR/ writes them all, --thread ID picks one.
     """
     source_path = None if path == "-" else Path(path)
+    output = None if output == "-" else output  # -o - is stdout
     report = Report()
     conversion: Conversion | None = None
     try:

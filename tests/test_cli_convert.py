@@ -234,3 +234,9 @@ def test_a_database_with_one_thread_is_written_on_stdout(tmp_path: Path) -> None
     stats = orjson.loads(err.strip().splitlines()[-1])
     assert (stats["streams_found"], stats["streams_written"]) == (1, 1)
     assert stats["records_written"] == len(out.splitlines())
+
+
+def test_dash_output_is_stdout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run("convert", str(CASE), "-o", "-")
+    assert code == 0 and out == run("convert", str(CASE))[1] and list(tmp_path.iterdir()) == []
