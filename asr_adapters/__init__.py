@@ -9,35 +9,42 @@ The library in five calls::
     asr_adapters.schema()
 """
 
-from __future__ import annotations
-
-from typing import Any
+import typing as _typing
+from typing import Any as _Any
 
 from .batch import SessionDescriptor, discover
-from .convert import Conversion, convert
+from .convert import Conversion
 from .core.accounting import Accounting, Diagnostic
 from .core.errors import ASRError, InputError, UnknownAgentError
 from .incremental import IncrementalResult, IncrementalState, convert_incremental
 from .stream import read_models, read_records, write_jsonl
-from .validate import Finding, validate, validate_records
+from .validate import Finding, validate_records
 from .version import __version__
 
+# ``convert`` and ``validate`` are the submodules, callable as their functions (see ``_callable``):
+# a function of the same name would shadow the submodule. A type checker sees the functions.
+if _typing.TYPE_CHECKING:
+    from .convert import convert as convert
+    from .validate import validate as validate
+else:
+    from . import convert, validate
 
-def schema() -> dict[str, Any]:
+
+def schema() -> dict[str, _Any]:
     """The JSON Schema of every record type, generated from the model."""
     from .model.api import json_schema
 
     return json_schema()
 
 
-def to_model(record: dict[str, Any]) -> Any:
+def to_model(record: dict[str, _Any]) -> _Any:
     """A plain record dict as its pydantic model (unknown types and fields kept)."""
     from .model.api import to_model as validate_model
 
     return validate_model(record)
 
 
-def to_dict(record: Any) -> dict[str, Any]:
+def to_dict(record: _Any) -> dict[str, _Any]:
     """A record (pydantic model or dict) as the canonically ordered dict the writer writes."""
     from .model.api import to_dict as dump_model
 

@@ -1,144 +1,197 @@
-"""The ``asr`` command: a thin layer over the library."""
+"""The ``asr`` command: a thin layer over the library.
+
+Bare ``asr`` prints this help. Shell completion (bash, zsh, fish): see the README.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, NoReturn
 
 import click
 import orjson
 
 from . import registry
+from .cli_convert import PipeClosed, Report, UsageProblem, copy_note, to_file, to_folder, to_stdout
+from .cli_params import (
+    CONVERT_EXITS,
+    EXIT_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OUTPUT,
+    EXIT_PIPE_CLOSED,
+    EXIT_USAGE,
+    SIMPLE_EXITS,
+    VALIDATE_EXITS,
+    AgentChoice,
+    InputPath,
+)
+from .cli_validate import validate_paths
 from .convert import Conversion
-from .core.adapter import Stream
 from .core.errors import ASRError
-from .stream.writer import StreamWriter
-from .validate import validate as validate_file
+from .outputs import OutputError, SameFileError
 from .version import __version__
 
 
-def _fail(message: str, code: int = 1) -> None:
+def _fail(message: str, code: int = EXIT_INPUT) -> NoReturn:
     """One line on stderr, whatever the message holds (a reason quoting input may hold newlines)."""
     message = " ".join(message.split()) if ("\n" in message or "\r" in message) else message
     click.echo(f"asr: error: {message}", err=True)
     sys.exit(code)
 
 
-@click.group()
+def pipe_closed() -> None:
+    """The reader of stdout went away: exit quietly with 141, and keep Python's own flush at
+    exit from printing a second error."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout (a test runner's buffer)
+        pass
+    sys.exit(EXIT_PIPE_CLOSED)
+
+
+@click.group(invoke_without_command=True, epilog="Run asr COMMAND --help for a command's options and exit status.")
 @click.version_option(__version__, prog_name="asr")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """Convert agent session logs to Agent Session Record (ASR) streams, and check them."""
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
+        ctx.exit(0)
 
 
 def stream_file_name(key: str) -> str:
-    """A file name for a stream key that cannot leave its folder."""
+    """A file name for a stream key that cannot leave its folder (the golden cases' names)."""
     safe = "".join(c if c.isalnum() or c in "-_.:" else "_" for c in key).replace(":", "_")
     safe = safe.lstrip(".") or "session"
     return f"{safe[:200]}.asr.jsonl"
 
 
-@main.command()
-@click.argument("path", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("-o", "--output", type=click.Path(), help="A file for the main stream, or a folder for every stream.")
-@click.option("--agent", "agent", help="The agent that wrote PATH (default: detect it).")
+@main.command(epilog=CONVERT_EXITS)
+@click.argument("path", type=InputPath(dir_okay=False))
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(),
+    help="A file for the main stream (- for stdout), or a folder (an existing one, or ending in /) for every "
+    "stream, named as asr batch names them: DIR/<agent>/<session id>.asr.jsonl.",
+)
+@click.option("--agent", "agent", type=AgentChoice(), help="The agent that wrote PATH (default: detect it).")
 @click.option("--thread", "thread", help="Convert only the stream of this session or thread id (multi-thread inputs).")
-@click.option("--stats", is_flag=True, help="Print what became of every native item to stderr.")
+@click.option("--stats", is_flag=True, help="Print what was written and what became of every native item (stderr).")
 def convert(path: str, output: str | None, agent: str | None, thread: str | None, stats: bool) -> None:
-    """Convert one native session file to ASR JSONL (stdout by default)."""
+    """Convert one native session file to ASR JSONL (stdout by default; PATH - reads stdin).
+
+    A file output appears only once complete (written beside it, then renamed). On stdout or
+    in a file, the main stream is written and stderr says how many other streams (subagents,
+    threads) the input holds; -o DIR/ writes them all, --thread ID picks one.
+    """
+    source_path = None if path == "-" else Path(path)
+    output = None if output == "-" else output  # -o - is stdout
+    report = Report()
+    conversion: Conversion | None = None
     try:
         source: Any = sys.stdin.buffer if path == "-" else path
         conversion = Conversion(source, agent, as_dicts=True, select=thread)
-        if output is not None and (Path(output).is_dir() or output.endswith(("/", "\\"))):
-            written = _convert_to_dir(conversion, Path(output))
+        if output is not None and (Path(output).is_dir() or output.endswith(("/", os.sep))):
+            to_folder(conversion, Path(output), source_path, report)
         elif output is not None:
-            with open(output, "wb") as handle:
-                written = _convert_main(conversion, handle)
+            to_file(conversion, Path(output), source_path, report)
         else:
-            written = _convert_main(conversion, sys.stdout.buffer)
+            to_stdout(conversion, report)
+    except PipeClosed:
+        pipe_closed()
+    except (UsageProblem, SameFileError) as exc:
+        _fail(str(exc), EXIT_USAGE)
+    except OutputError as exc:
+        _fail(str(exc), EXIT_OUTPUT)
     except ASRError as exc:
         _fail(str(exc))
-        return
     except OSError as exc:
         _fail(f"{exc.filename or path}: {exc.strerror or exc}")
-        return
     except KeyboardInterrupt:
-        _fail("interrupted", 130)
-        return
+        _fail("interrupted", EXIT_INTERRUPTED)
     except Exception as exc:  # never a traceback for bad input (docs/reliability.md)
         _fail(f"{path}: conversion stopped: {type(exc).__name__}: {exc}")
-        return
+    assert conversion is not None
     for diagnostic in conversion.accounting.diagnostics:
         click.echo(f"asr: warning: {diagnostic.describe()}", err=True)
+    note = copy_note(report, conversion.source.display)
+    if note is not None:
+        click.echo(f"asr: note: {note}", err=True)
     if stats:
-        counts = conversion.accounting.as_dict()
-        counts["streams"] = written
-        click.echo(orjson.dumps(counts).decode(), err=True)
+        click.echo(orjson.dumps(stats_of(conversion, report)).decode(), err=True)
 
 
-def _convert_main(conversion: Conversion, dest: IO[bytes]) -> int:
-    streams = 0
-    for stream in conversion.streams():
-        if stream.main:
-            streams += 1
-            StreamWriter(dest).write_all(stream.records)
-        else:
-            _drain(stream)
-    dest.flush()
-    if streams == 0:
-        raise ASRError(f"{conversion.source.display}: holds several sessions; use -o DIR")
-    return streams
+def stats_of(conversion: Conversion, report: Report) -> dict[str, Any]:
+    """``--stats``: what was written, per stream, and what became of every native item
+    (docs/library.md lists the names)."""
+    counts = conversion.accounting
+    written = [entry for entry in report.streams if entry.written_to is not None]
+    return {
+        "input": conversion.source.display,
+        "agent": conversion.adapter.name,
+        "streams_found": counts.streams,
+        "streams_written": len(written),
+        "records_written": sum(entry.records for entry in written),
+        "streams": [{"stream": e.key, "records": e.records, "written_to": e.written_to} for e in report.streams],
+        "native_items": {
+            "total": counts.native_items,
+            "converted": counts.records,
+            "kept_as_vendor": counts.vendor,
+            "folded": counts.folded,
+            "duplicates": counts.duplicates,
+            "unreadable": counts.unreadable,
+        },
+        "records_by_type": dict(sorted(report.types.items())),
+        "warnings": len(counts.diagnostics),
+    }
 
 
-def _drain(stream: Stream) -> None:
-    for _ in stream.records:
-        pass
-
-
-def _convert_to_dir(conversion: Conversion, folder: Path) -> int:
-    folder.mkdir(parents=True, exist_ok=True)
-    count = 0
-    for stream in conversion.streams():
-        target = folder / stream_file_name(stream.key)
-        partial = target.with_name(target.name + ".part")
-        with open(partial, "wb") as handle:
-            StreamWriter(handle).write_all(stream.records)
-        partial.replace(target)
-        count += 1
-    return count
-
-
-@main.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@main.command(epilog=VALIDATE_EXITS)
+@click.argument("paths", nargs=-1, required=True, type=InputPath(dir_okay=True))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def validate(paths: tuple[str, ...], fmt: str) -> None:
-    """Check ASR streams against the spec's rules; exit 1 when any rule is broken."""
-    findings = []
-    for path in paths:  # an unreadable file comes back as a finding, not an exception
-        findings.extend(validate_file(sys.stdin.buffer if path == "-" else path))
+    """Check ASR streams against the spec's rules; exit 1 when any rule is broken.
+
+    PATHS are stream files, folders (every *.asr.jsonl under them, as asr batch writes them,
+    .zst and .gz too) or - for stdin. A native session log gets one finding saying so.
+    """
+    try:
+        files, findings = validate_paths(paths)
+    except UsageProblem as exc:
+        _fail(str(exc), EXIT_USAGE)
+        return
     if fmt == "json":
-        payload = {"files": len(paths), "findings": [f.as_dict() for f in findings], "ok": not findings}
+        payload = {"files": len(files), "findings": [f.as_dict() for f in findings], "ok": not findings}
         click.echo(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode())
     else:
         for finding in findings:
             click.echo(finding.describe())
         if findings:
-            click.echo(f"{len(findings)} finding(s) in {len(paths)} stream(s)", err=True)
+            click.echo(f"{len(findings)} finding(s) in {len(files)} stream(s)", err=True)
         else:
-            click.echo(f"ok: {len(paths)} stream(s), no findings", err=True)
+            click.echo(f"ok: {len(files)} stream(s), no findings", err=True)
     sys.exit(1 if findings else 0)
 
 
-@main.command()
-def agents() -> None:
-    """List the agents this version reads."""
+@main.command(epilog=SIMPLE_EXITS)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object a line: name, registry name, description.")
+def agents(as_json: bool) -> None:
+    """List the agents this version reads (the names --agent takes)."""
     for adapter in registry.all_adapters():
-        click.echo(f"{adapter.name:12} {adapter.registry_name:28} {adapter.description}")
+        if as_json:
+            row = {"name": adapter.name, "registryName": adapter.registry_name, "description": adapter.description}
+            click.echo(orjson.dumps(row).decode())
+        else:
+            click.echo(f"{adapter.name:12} {adapter.registry_name:28} {adapter.description}")
 
 
-@main.command()
+@main.command(epilog=SIMPLE_EXITS)
 def schema() -> None:
-    """Print the JSON Schema of every record type."""
+    """Print the JSON Schema (2020-12) of an ASR record, for standard validators."""
     from .model.api import json_schema
 
     click.echo(orjson.dumps(json_schema(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())

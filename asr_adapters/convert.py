@@ -7,10 +7,12 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from . import registry
+from ._callable import make_callable
 from .core.accounting import Accounting
 from .core.adapter import Adapter, Context, Stream
 from .core.errors import ASRError, InputError
 from .core.source import Source
+from .stream.sniff import is_asr_stream
 
 SourceLike = str | os.PathLike[str] | bytes | IO[bytes] | Source
 
@@ -37,13 +39,19 @@ class Conversion:
     ) -> None:
         self.source = open_source(source)
         self.select = select
+        #: Whether the agent was named rather than detected (see ``mismatch``).
+        self.named = agent is not None
         try:
             self.adapter: Adapter = registry.get(agent) if agent else registry.detect(self.source)
+            if agent and not self.source.is_sqlite and is_asr_stream(self.source.head()):
+                raise InputError(self.source.display, registry.ASR_STREAM)
         except ASRError as exc:
             raise self._explain(exc) from exc
         self.context = Context(self.source)
         self.as_dicts = as_dicts
         self._started = False
+        #: The key of every stream the input produced so far, in order.
+        self.keys: list[str] = []
 
     @property
     def accounting(self) -> Accounting:
@@ -55,14 +63,39 @@ class Conversion:
         self._started = True
         try:
             for stream in self.adapter.streams(self.source, self.context):
+                self.accounting.streams += 1
+                self.keys.append(stream.key)
                 main = stream.main
                 if self.select is not None:
-                    main = stream.key == self.select or stream.key.endswith(":" + self.select)
+                    main = self.selected(stream.key)
                 yield Stream(stream.key, self._guard(stream.records), main, stream.parent_key)
         except ASRError as exc:
             raise self._explain(exc) from exc
         except Exception as exc:
             raise self._fail(exc) from exc
+
+    def selected(self, key: str) -> bool:
+        """Whether ``select`` (a ``--thread`` id) names the stream ``key``."""
+        return self.select is not None and (key == self.select or key.endswith(":" + self.select))
+
+    def mismatch(self) -> str | None:
+        """When the agent was named, its adapter recognised none or almost none (at most one in
+        twenty) of the input's items and detection would choose another agent: a message naming
+        it; None otherwise. Read once the streams are read to the end."""
+        counts = self.accounting
+        recognised = counts.records + counts.folded + counts.duplicates
+        if not self.named or counts.native_items == 0 or recognised * 20 > counts.native_items:
+            return None
+        try:
+            detected = registry.detect(self.source).name
+        except ASRError:
+            detected = None
+        if detected is None or detected == self.adapter.name:  # nothing better to name: as asked
+            return None
+        return (
+            f"{self.source.display}: {self.adapter.name} recognises {recognised} of its {counts.native_items} "
+            f"items; it looks like a {detected} session log (use --agent {detected}, or leave --agent out)"
+        )
 
     def _explain(self, exc: ASRError) -> ASRError:
         """An input whose compressed data broke off before anything readable: say so, rather
@@ -102,3 +135,6 @@ class Conversion:
 def convert(source: SourceLike, agent: str | None = None, *, as_dicts: bool = False) -> Conversion:
     """Convert one native session input; iterate the result for its ASR records."""
     return Conversion(source, agent, as_dicts=as_dicts)
+
+
+make_callable(__name__, "convert")  # asr_adapters.convert(...) is this module's convert(...)

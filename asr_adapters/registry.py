@@ -5,6 +5,10 @@ from __future__ import annotations
 from .core.adapter import Adapter
 from .core.errors import UnknownAgentError
 from .core.source import Source
+from .stream.sniff import is_asr_stream
+
+#: What ``detect`` says about our own output; ``Conversion`` says it too when an agent is named.
+ASR_STREAM = "is an ASR stream (asr-adapters output), not a native session log; check it with asr validate"
 
 _ADAPTERS: dict[str, Adapter] = {}
 
@@ -41,7 +45,10 @@ def all_adapters() -> list[Adapter]:
 
 
 def detect(source: Source) -> Adapter:
-    """The adapter that claims ``source`` most surely; an error naming the known agents if none does."""
+    """The adapter that claims ``source`` most surely; an error naming the known agents if none
+    does, and an error saying so for an ASR stream (never converted as a native log)."""
+    if not source.is_sqlite and is_asr_stream(source.head()):
+        raise UnknownAgentError(f"{source.display}: {ASR_STREAM}")
     scored = sorted(((a.detect(source), a.name) for a in all_adapters()), reverse=True)
     if not scored or scored[0][0] <= 0:
         raise UnknownAgentError(

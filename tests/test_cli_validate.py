@@ -11,6 +11,8 @@ from click.testing import CliRunner
 from asr_adapters.cli import main
 from asr_adapters.model.order import canonical_order
 
+GOLDEN = Path(__file__).resolve().parent.parent / "golden"
+
 GOOD = [
     {
         "type": "session",
@@ -119,12 +121,56 @@ def test_a_file_that_is_not_jsonl_gives_one_clear_finding(tmp_path: Path, name: 
     assert "not an ASR JSON Lines stream" in line or "cannot read" in line
 
 
-def test_a_missing_file_is_reported_not_raised(tmp_path: Path) -> None:
+def test_a_missing_file_is_a_usage_error_not_a_finding(tmp_path: Path) -> None:
     code, out, err, exc = run(tmp_path / "nope.asr.jsonl")
     assert exc is None
-    assert code in (1, 2)
+    assert code == 2 and out == ""
     assert "Traceback" not in out + err
-    assert "nope.asr.jsonl" in out + err
+    assert "nope.asr.jsonl: no such file" in err
+
+
+def test_urls_are_refused_naming_what_is_supported() -> None:
+    code, out, err, _ = run("s3://bucket/session.asr.jsonl")
+    assert code == 2 and out == "" and "URLs are not supported" in err and "local file or folder" in err
+
+
+def test_a_native_log_is_first_of_all_not_an_asr_stream() -> None:
+    native = GOLDEN / "codex" / "07-assistant-phase-and-mirrors" / "input.jsonl"
+    for args, stdin in (((native,), None), (("-",), native.read_bytes())):
+        code, out, _, exc = run(*args, stdin=stdin)
+        assert (code, exc) == (1, None)
+        (line,) = out.splitlines()
+        assert "not an ASR stream: it looks like a codex session log" in line and "asr convert" in line
+
+
+def test_a_folder_validates_every_stream_in_it(tmp_path: Path, good: Path, bad: Path) -> None:
+    archive = tmp_path / "archive"
+    (archive / "codex" / "parent").mkdir(parents=True)
+    _write(archive / "codex" / "one.asr.jsonl", GOOD)
+    _write(archive / "codex" / "parent" / "child.asr.jsonl", [GOOD[0], {**GOOD[1], "audience": "everyone"}])
+    (archive / "_manifest.json").write_text("{}")
+    (archive / "codex" / ".asr-tmp-1-2").write_text("half")
+    code, out, err, _ = run(archive)
+    assert code == 1
+    assert out.splitlines() == [
+        f"{archive / 'codex' / 'parent' / 'child.asr.jsonl'}:2: seq 2 ASR-204: audience must be model, user, both "
+        "or unknown, not 'everyone'"
+    ]
+    assert "in 2 stream(s)" in err
+    (archive / "codex" / "parent" / "child.asr.jsonl").unlink()
+    assert run(archive)[0] == 0
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, _, err, _ = run(empty)
+    assert code == 2 and "no ASR streams" in err
+
+
+def test_compressed_streams_validate(tmp_path: Path, good: Path) -> None:
+    import gzip
+
+    packed = tmp_path / "good.asr.jsonl.gz"
+    packed.write_bytes(gzip.compress(good.read_bytes()))
+    assert run(packed)[0] == 0
 
 
 def test_stdin(good: Path, bad: Path) -> None:

@@ -720,6 +720,18 @@ CASES: list[tuple[str, int, list[dict], list[dict]]] = [
     ("PROFILE-tool", 2, stream({"type": "tool_result", "content": []}), stream({"type": "tool_result", "callId": "c"})),
     ("PROFILE-subagent", 2, stream({"type": "subagent", "description": 5}), stream({"type": "subagent"})),
     (
+        "PROFILE-usage",
+        2,
+        stream(msg(role="assistant", usage={"inputTokens": -1, "outputTokens": "7"})),
+        stream(msg(role="assistant", usage={"inputTokens": 12, "totalTokens": 14}, nativeUsage={"input_tokens": 12})),
+    ),
+    (
+        "PROFILE-usage",
+        2,
+        stream({"type": "tool_call", "callId": "c1", "usage": [3], "nativeUsage": 5}),
+        stream({"type": "tool_call", "callId": "c1", "usage": {"outputTokens": 0}, "nativeUsage": {}}),
+    ),
+    (
         "PROFILE-input-request",
         2,
         stream({"type": "input_request", "requestId": 1}),

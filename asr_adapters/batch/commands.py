@@ -16,6 +16,7 @@ import click
 import orjson
 
 from .. import registry
+from ..cli_params import AgentChoice
 from .discover import discover as discover_sessions
 from .homes import agent_homes
 from .merge import merge_manifests
@@ -67,7 +68,7 @@ def _check_agents(agents: tuple[str, ...]) -> list[str]:
 @click.option("--discover", "use_homes", is_flag=True, help="Also walk every agent's default home.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: the CPU count).")
 @click.option("--force", is_flag=True, help="Convert every source again, even the unchanged ones.")
-@click.option("--agent", "agents", multiple=True, help="Only this agent's sessions (repeatable).")
+@click.option("--agent", "agents", type=AgentChoice(), multiple=True, help="Only this agent's sessions (repeatable).")
 @click.option("--since", help="Only sources modified since DATE (ISO date or time, or 7d, 12h).")
 @click.option("--include", multiple=True, help="Only files matching this glob (name or path; repeatable).")
 @click.option("--exclude", multiple=True, help="Skip files matching this glob (name or path; repeatable).")
@@ -177,9 +178,9 @@ def _merge(outdir: Path, sources: tuple[Path, ...], shard: str | None, quiet: bo
         sys.stdout.buffer.flush()
 
 
-@click.command()
+@click.command(epilog="\b\nExit status: 0 listed (none found is said on stderr), 2 usage error.")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
-@click.option("--agent", "agents", multiple=True, help="Only this agent's sessions (repeatable).")
+@click.option("--agent", "agents", type=AgentChoice(), multiple=True, help="Only this agent's sessions (repeatable).")
 @click.option("--streams", is_flag=True, help="List every stream (subagents, threads); reads each input whole.")
 @click.option("--homes", "show_homes", is_flag=True, help="Print every agent's home folders and stop.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object a line.")
@@ -198,7 +199,9 @@ def discover(paths: tuple[Path, ...], agents: tuple[str, ...], streams: bool, sh
         out.flush()
         return
     found = discover_sessions(list(paths) if paths else None, agents=wanted or None, streams=streams)
+    listed = 0
     for descriptor in found:
+        listed += 1
         if as_json:
             out.write(orjson.dumps(descriptor.as_dict(), option=orjson.OPT_APPEND_NEWLINE))
         else:
@@ -206,3 +209,9 @@ def discover(paths: tuple[Path, ...], agents: tuple[str, ...], streams: bool, sh
             parent = f"  parent={descriptor.parent}" if descriptor.parent else ""
             out.write(f"{descriptor.agent:12} {session}  {descriptor.path}{parent}\n".encode())
     out.flush()
+    if listed == 0:
+        where = [str(p) for p in paths] or [str(h.path) for h in agent_homes(None, wanted or None) if h.exists]
+        if where:
+            click.echo(f"asr discover: no sessions found under {', '.join(where)}", err=True)
+        else:
+            click.echo("asr discover: no sessions found: no agent home exists here (asr discover --homes)", err=True)

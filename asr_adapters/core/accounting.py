@@ -44,6 +44,8 @@ class Accounting:
     folded: int = 0
     duplicates: int = 0
     unreadable: int = 0
+    #: Streams the input produced (the main one, subagents, threads), written or not.
+    streams: int = 0
     record_types: Counter[str] = field(default_factory=Counter)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
@@ -59,11 +61,13 @@ class Accounting:
             **{name: getattr(self, name) for name in OUTCOMES},
             "record_types": dict(sorted(self.record_types.items())),
             "diagnostics": len(self.diagnostics),
+            "streams": self.streams,
         }
 
     def merge(self, other: Accounting) -> None:
         self.native_items += other.native_items
         for name in OUTCOMES:
             setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.streams += other.streams
         self.record_types.update(other.record_types)
         self.diagnostics.extend(other.diagnostics)

@@ -17,6 +17,7 @@ from typing import IO, Any, BinaryIO
 from .errors import InputError
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+GZIP_MAGIC = b"\x1f\x8b"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 HEAD_SIZE = 8192
 #: A line longer than this is skipped (counted unreadable, reported), never held in memory.
@@ -95,6 +96,62 @@ class _ZstdRaw(io.RawIOBase):
         super().close()
 
 
+class _GzipRaw(io.RawIOBase):
+    """gzip members decompressed a small step at a time, like ``_ZstdRaw``: where the data
+    breaks off or is corrupt, reading ends there and ``problem`` says why."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        import zlib
+
+        self._raw = raw
+        self._new = lambda: zlib.decompressobj(wbits=31)
+        self._error = zlib.error
+        self._member = self._new()
+        self._in_member = False
+        self._leftover = b""
+        self._pending = memoryview(b"")
+        self.problem: str | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        while not self._pending:
+            if self.problem is not None:
+                return 0
+            chunk = self._leftover or self._raw.read(_ZSTD_CHUNK)
+            self._leftover = b""
+            if not chunk:
+                if self._in_member:
+                    self.problem = "compressed data ends in the middle of a gzip member (the file was cut)"
+                return 0
+            try:
+                out = self._member.decompress(chunk, _ZSTD_CHUNK * 16)
+            except self._error as exc:
+                self.problem = f"corrupt gzip data: {exc}"
+                return 0
+            self._in_member = True
+            if self._member.unconsumed_tail:
+                self._leftover = self._member.unconsumed_tail
+            elif self._member.eof:
+                self._leftover = self._member.unused_data
+                self._member = self._new()
+                self._in_member = False
+            self._pending = memoryview(out)
+        n = min(len(buffer), len(self._pending))
+        buffer[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+def _decompressor(magic: bytes, raw: IO[bytes]) -> _ZstdRaw | _GzipRaw:
+    return _ZstdRaw(raw) if magic.startswith(ZSTD_MAGIC) else _GzipRaw(raw)
+
+
 class _Prefixed(io.RawIOBase):
     """A raw stream that replays bytes already read from a non-seekable stream."""
 
@@ -125,7 +182,7 @@ class Source:
         self._bytes: bytes | None = None
         self._file: IO[bytes] | None = None
         self._head: bytes | None = None
-        self._zstd: _ZstdRaw | None = None
+        self._zstd: _ZstdRaw | _GzipRaw | None = None  # the decompressor of the last open (zstd or gzip)
         #: Line numbers of the ``BadLine`` items handed out, with their reasons.
         self.bad_lines: dict[int, str] = {}
         if isinstance(obj, bytes | bytearray):
@@ -167,18 +224,22 @@ class Source:
         return self.raw_head(4) == ZSTD_MAGIC
 
     @property
+    def gzipped(self) -> bool:
+        return self.raw_head(2) == GZIP_MAGIC
+
+    @property
     def is_sqlite(self) -> bool:
         return self.raw_head(16) == SQLITE_MAGIC
 
     def head(self, size: int = HEAD_SIZE) -> bytes:
         """The first ``size`` bytes of the content (decompressed), for sniffing."""
-        if not self.compressed:
+        if not self.compressed and not self.gzipped:
             return self.raw_head(size)
         if self.path is None and self._bytes is None:
             # A stream can be read once: decompress the first bytes kept for ``open`` to replay
             # (enough for zstd's largest block), leaving the stream itself unread.
             raw = self.raw_head(_STREAM_HEAD)
-            reader = _ZstdRaw(io.BytesIO(raw))
+            reader = _decompressor(raw, io.BytesIO(raw))
             with io.BufferedReader(reader) as stream:
                 head = stream.read(size)
             self._zstd = reader if len(raw) < _STREAM_HEAD else None  # a problem only if it ended there
@@ -199,15 +260,17 @@ class Source:
             raw = io.BufferedReader(_Prefixed(self._head or b"", self._file), 1 << 16)
             self._file = None  # a file object can be read once
         self._zstd = None
-        if self.compressed_stream_check(raw):
-            self._zstd = _ZstdRaw(raw)
+        magic = self._magic()
+        if magic.startswith((ZSTD_MAGIC, GZIP_MAGIC)):
+            self._zstd = _decompressor(magic, raw)
             return io.BufferedReader(self._zstd, 1 << 16)
         return raw
 
-    def compressed_stream_check(self, raw: IO[bytes]) -> bool:
+    def _magic(self) -> bytes:
+        """The first bytes as stored, without reading a once-readable stream again."""
         if self.path is not None or self._bytes is not None:
-            return self.compressed
-        return (self._head or b"")[:4] == ZSTD_MAGIC
+            return self.raw_head(4)
+        return (self._head or b"")[:4]
 
     def lines(self) -> Iterator[tuple[int, bytes]]:
         """Non-blank lines with their 1-based line numbers, newline removed.

@@ -40,9 +40,14 @@ def to_dict(record: Envelope | dict[str, Any]) -> dict[str, Any]:
 
 
 def json_schema() -> dict[str, Any]:
-    """The JSON Schema of every record type, generated from the model."""
-    schema: dict[str, Any] = _RECORD_ADAPTER.json_schema(by_alias=True)
-    return schema
+    """The JSON Schema (2020-12) of a record, generated from the model, with a discriminator on
+    ``type`` for records and content parts (see ``schema.build``)."""
+    from .schema import build
+
+    raw: dict[str, Any] = _RECORD_ADAPTER.json_schema(by_alias=True)
+    records = {kind: model.__name__ for kind, model in RECORD_MODELS.items()}
+    parts = {kind: model.__name__ for kind, model in PART_MODELS.items()}
+    return build(raw, records, parts)
 
 
 __all__ = [

@@ -16,6 +16,7 @@ from .common import (
     Platform,
     Recipient,
     SourceInfo,
+    Usage,
 )
 from .parts import ContentPart
 
@@ -85,6 +86,9 @@ class MessageRecord(Envelope):
     content: list[ContentPart]
     displayContent: list[ContentPart] | None = None
     displayCorrespondence: str | None = None
+    #: Normalized usage of the model response that produced it, and the agent's own object verbatim.
+    usage: Usage | None = None
+    nativeUsage: dict[str, Any] | None = None
 
 
 class PlanEntry(ASRModel):
@@ -132,6 +136,9 @@ class ToolCallRecord(Envelope):
     input: Any = None
     arguments: str | None = None
     status: str | None = None
+    #: Usage of a response with no message record of its own (on its first tool call).
+    usage: Usage | None = None
+    nativeUsage: dict[str, Any] | None = None
 
 
 class ToolResultRecord(Envelope):

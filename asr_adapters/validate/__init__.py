@@ -1,5 +1,11 @@
-"""The validator: every MUST of the spec excerpt that a stream alone can show, and the profile."""
+"""The validator: every MUST of the spec excerpt that a stream alone can show, and the profile.
 
+Calling this subpackage calls ``validate`` (``asr_adapters.validate(path)``; see ``_callable``).
+"""
+
+from .._callable import make_callable
 from .stream import Finding, StreamValidator, validate, validate_records
 
 __all__ = ["Finding", "StreamValidator", "validate", "validate_records"]
+
+make_callable(__name__, "validate")

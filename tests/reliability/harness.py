@@ -82,18 +82,34 @@ def convert(path: Path, out: Path, *extra: str, timeout: float = 60) -> Outcome:
         outcome.error = errors[0].removeprefix("asr: error: ")
         return outcome
     outcome.warnings = [line.removeprefix("asr: warning: ") for line in lines if line.startswith("asr: warning: ")]
-    outcome.stats = orjson.loads(lines[-1])
+    outcome.stats = stats = accounting_of(orjson.loads(lines[-1]))
     assert len(outcome.warnings) == len(lines) - 1, stderr
-    stats = outcome.stats
     assert sum(stats[name] for name in OUTCOMES) == stats["native_items"], stats
     assert stats["diagnostics"] == len(outcome.warnings)
-    files = sorted(out.glob("*.asr.jsonl"))
+    files = sorted(out.rglob("*.asr.jsonl"))
     assert len(files) == stats["streams"] >= 1
     for file in files:
         findings = validate(file)
         assert not findings, "\n".join(f.describe() for f in findings[:10])
-        outcome.streams[file.name] = list(read_records(file))
+        outcome.streams[file.relative_to(out).as_posix()] = list(read_records(file))
     return outcome
+
+
+def accounting_of(stats: dict[str, Any]) -> dict[str, Any]:
+    """``--stats`` of a conversion into ``-o DIR/`` in the accounting's own names."""
+    native = stats["native_items"]
+    assert stats["streams_written"] == stats["streams_found"], stats
+    return {
+        "native_items": native["total"],
+        "records": native["converted"],
+        "vendor": native["kept_as_vendor"],
+        "folded": native["folded"],
+        "duplicates": native["duplicates"],
+        "unreadable": native["unreadable"],
+        "record_types": stats["records_by_type"],
+        "diagnostics": stats["warnings"],
+        "streams": stats["streams_written"],
+    }
 
 
 CONTENT_KEYS = ("text", "arguments")

@@ -69,7 +69,7 @@ def test_100mb_content_line_converts_whole_in_bounded_memory(name: str, tmp_path
     assert code == 0 and "Traceback" not in err, err
     assert time.monotonic() - started < 60
     assert peak_kb < 8 * BIG // 1024, f"peak RSS {peak_kb} KB for a 100 MB line"
-    data = b"".join(p.read_bytes() for p in out.iterdir())
+    data = b"".join(p.read_bytes() for p in sorted(out.rglob("*.asr.jsonl")))
     start, end = data.find(b"BIG<"), data.find(b">BIG")
     assert end - start - 4 == BIG, "the 100 MB string is not in the output whole"
 

@@ -1,0 +1,287 @@
+"""What ``asr convert`` writes: the main stream to stdout or a file, or every stream to a folder.
+
+Nothing is written under a final name until the conversion has succeeded (``outputs``); a
+folder gets the names ``asr batch`` gives (``batch.naming``), and nothing is dropped
+silently: streams found but not written are counted and named on stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, cast
+
+from .batch.naming import header_facts, native_id, output_path, short_hash
+from .convert import Conversion
+from .core.adapter import Stream
+from .core.errors import ASRError
+from .outputs import OutputError, PendingFile, describe_os_error, make_folder, refuse_same_file
+from .stream.writer import StreamWriter
+
+
+class UsageProblem(ASRError):
+    """The command asked for something the input does not have (an unknown ``--thread``)."""
+
+
+class PipeClosed(Exception):
+    """The reader of standard output went away."""
+
+
+@dataclass
+class StreamReport:
+    key: str
+    records: int = 0
+    written_to: str | None = None
+
+
+@dataclass
+class Report:
+    """What was written, for ``--stats`` and the note about streams left out."""
+
+    streams: list[StreamReport] = field(default_factory=list)
+    types: Counter[str] = field(default_factory=Counter)
+
+    def add(self, key: str) -> StreamReport:
+        report = StreamReport(key)
+        self.streams.append(report)
+        return report
+
+
+class _Sink:
+    """A binary file whose write errors are output errors (not the input's), naming the output."""
+
+    def __init__(self, handle: IO[bytes], name: str, pipe: bool = False) -> None:
+        self._handle = handle
+        self._name = name
+        self._pipe = pipe
+
+    def write(self, data: bytes) -> int:
+        try:
+            return self._handle.write(data)
+        except BrokenPipeError:
+            if self._pipe:
+                raise PipeClosed from None
+            raise
+        except OSError as exc:
+            raise OutputError(describe_os_error(exc, self._name)) from exc
+
+    def flush(self) -> None:
+        try:
+            self._handle.flush()
+        except BrokenPipeError:
+            raise PipeClosed from None
+        except OSError as exc:
+            raise OutputError(describe_os_error(exc, self._name)) from exc
+
+
+def _counted(records: Iterator[dict[str, Any]], report: StreamReport, types: Counter[str]) -> Iterator[dict[str, Any]]:
+    for record in records:
+        report.records += 1
+        types[record.get("type", "?")] += 1
+        yield record
+
+
+def _drain(stream: Stream, report: Report) -> None:
+    entry = report.add(stream.key)
+    for _ in stream.records:
+        entry.records += 1
+
+
+def _thread_ids(conversion: Conversion) -> str:
+    ids = [key.split(":", 1)[1] if ":" in key else key for key in conversion.keys]
+    shown = ", ".join(ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
+    return shown or "none"
+
+
+def _check_thread(conversion: Conversion) -> None:
+    """An unknown ``--thread`` is a usage problem naming the threads there are."""
+    display = conversion.source.display
+    if conversion.select is not None and not any(conversion.selected(k) for k in conversion.keys):
+        raise UsageProblem(f"no thread {conversion.select} in {display}; its threads: {_thread_ids(conversion)}")
+
+
+def _check_selection(conversion: Conversion, written: int) -> None:
+    """An unknown ``--thread``, or an input with no main stream, is a usage problem."""
+    _check_thread(conversion)
+    display = conversion.source.display
+    if written == 0:
+        raise UsageProblem(
+            f"{display} holds {len(conversion.keys)} threads and none is its main stream: "
+            f"choose one with --thread ID, or write every one with -o DIR/ (threads: {_thread_ids(conversion)})"
+        )
+
+
+def _check_agent(conversion: Conversion) -> None:
+    problem = conversion.mismatch()
+    if problem is not None:
+        raise ASRError(problem)
+
+
+def _write_main(conversion: Conversion, dest: _Sink, report: Report) -> None:
+    """The main stream (or the ``--thread`` one) into ``dest``; every other stream drained and
+    counted. An input whose first stream is not a main one (a T3 Code database) is written
+    when that stream turns out to be its only one: it is held in a temporary file until then."""
+    written = 0
+    held: IO[bytes] | None = None
+    held_types: Counter[str] = Counter()
+    try:
+        for index, stream in enumerate(conversion.streams()):
+            if stream.main and written == 0:
+                entry = report.add(stream.key)
+                entry.written_to = "stdout"
+                StreamWriter(cast(IO[bytes], dest)).write_all(_counted(stream.records, entry, report.types))
+                written += 1
+            elif index == 0 and conversion.select is None:
+                held = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below
+                entry = report.add(stream.key)
+                sink = _Sink(held, "a temporary file")
+                StreamWriter(cast(IO[bytes], sink)).write_all(_counted(stream.records, entry, held_types))
+            else:
+                _drain(stream, report)
+        if written == 0 and held is not None and len(conversion.keys) == 1:
+            held.seek(0)
+            while block := held.read(1 << 16):
+                dest.write(block)
+            report.streams[0].written_to = "stdout"
+            report.types.update(held_types)
+            written = 1
+        _check_selection(conversion, written)
+        _check_agent(conversion)
+    finally:
+        if held is not None:
+            held.close()
+
+
+def to_stdout(conversion: Conversion, report: Report) -> None:
+    """The main stream on stdout. When the named agent does not claim the input by its sniff,
+    the stream is held in a temporary file first, so a wrong ``--agent`` prints nothing."""
+    out = sys.stdout.buffer
+    doubtful = conversion.named and conversion.adapter.detect(conversion.source) <= 0
+    if not doubtful:
+        sink = _Sink(out, "standard output", pipe=True)
+        _write_main(conversion, sink, report)
+        sink.flush()
+        return
+    with tempfile.TemporaryFile() as held:
+        _write_main(conversion, _Sink(held, "a temporary file"), report)
+        held.seek(0)
+        sink = _Sink(out, "standard output", pipe=True)
+        while block := held.read(1 << 16):
+            sink.write(block)
+        sink.flush()
+
+
+def to_file(conversion: Conversion, target: Path, source: Path | None, report: Report) -> None:
+    """The main stream into ``target``, which appears (or is replaced) only on success."""
+    refuse_same_file(source, target)
+    pending = _pending(target)
+    try:
+        _write_main(conversion, _Sink(pending.handle, str(target)), report)
+        _commit(pending)
+    except BaseException:
+        pending.discard()
+        raise
+    for entry in report.streams:
+        if entry.written_to == "stdout":
+            entry.written_to = str(target)
+
+
+def to_folder(conversion: Conversion, folder: Path, source: Path | None, report: Report) -> None:
+    """Every stream (or the ``--thread`` one) under ``folder``, named as ``asr batch`` names
+    them; all are renamed into place once the whole input has converted."""
+    agent = conversion.adapter.name
+    display = conversion.source.display
+    ids: dict[str, str] = {}
+    placed: dict[str, PendingFile] = {}
+    try:
+        _make_folder(folder)
+        for stream in conversion.streams():
+            if conversion.select is not None and not conversion.selected(stream.key):
+                _drain(stream, report)
+                continue
+            records = iter(stream.records)
+            first = next(records, None)
+            if first is None:
+                report.add(stream.key)
+                continue
+            session_id, parent_id = header_facts(first, agent, stream.key)
+            if stream.parent_key is not None:
+                parent_id = ids.get(stream.parent_key) or native_id(stream.parent_key, agent)
+            ids[stream.key] = session_id
+            relative = output_path(agent, session_id, parent_id)
+            if relative in placed:  # two streams of one input with one name: as batch does
+                relative = output_path(agent, session_id, parent_id, short_hash(f"{display}\0{stream.key}", 8))
+            target = folder / relative
+            try:
+                make_folder(target.parent, inside=folder)
+            except OSError as exc:
+                raise OutputError(describe_os_error(exc, str(target.parent))) from exc
+            refuse_same_file(source, target)
+            pending = placed[relative] = _pending(target)
+            entry = report.add(stream.key)
+            entry.written_to = str(target)
+            writer = StreamWriter(cast(IO[bytes], _Sink(pending.handle, str(target))))
+            writer.write(first)
+            entry.records += 1
+            report.types[first.get("type", "?")] += 1
+            writer.write_all(_counted(records, entry, report.types))
+            _finish(pending)
+        _check_thread(conversion)
+        _check_agent(conversion)
+        for pending in placed.values():
+            _place(pending)
+    except BaseException:
+        for pending in placed.values():
+            pending.discard()
+        raise
+
+
+def _make_folder(folder: Path) -> None:
+    try:
+        make_folder(folder)
+    except OSError as exc:
+        raise OutputError(describe_os_error(exc, str(folder))) from exc
+
+
+def _pending(target: Path) -> PendingFile:
+    _make_folder(target.parent)
+    try:
+        return PendingFile(target)
+    except OSError as exc:
+        raise OutputError(describe_os_error(exc, str(target))) from exc
+
+
+def _finish(pending: PendingFile) -> None:
+    try:
+        pending.finish()
+    except OSError as exc:
+        raise OutputError(describe_os_error(exc, str(pending.target))) from exc
+
+
+def _place(pending: PendingFile) -> None:
+    try:
+        pending.place()
+    except OSError as exc:
+        raise OutputError(describe_os_error(exc, str(pending.target))) from exc
+
+
+def _commit(pending: PendingFile) -> None:
+    _finish(pending)
+    _place(pending)
+
+
+def copy_note(report: Report, display: str) -> str | None:
+    """What stderr says about streams that were found but not written."""
+    left = [entry for entry in report.streams if entry.written_to is None]
+    written = len(report.streams) - len(left)
+    if not left or not written:
+        return None
+    names = ", ".join(e.key.split(":", 1)[-1] for e in left[:10]) + (" ..." if len(left) > 10 else "")
+    return (
+        f"{display} holds {len(left)} more stream(s) not written here (subagents or threads: {names}); "
+        "write every stream with -o DIR/, or one with --thread ID"
+    )

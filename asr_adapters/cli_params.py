@@ -1,0 +1,83 @@
+"""Parameter types and exit statuses shared by the ``asr`` commands."""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+import click
+from click.shell_completion import CompletionItem
+
+from . import registry
+
+#: Exit statuses of ``asr convert`` (``asr validate`` and ``asr batch`` list their own).
+EXIT_OK = 0
+EXIT_INPUT = 1  # the input cannot be converted
+EXIT_USAGE = 2  # click's own status for a usage error
+EXIT_OUTPUT = 3  # the output cannot be written
+EXIT_INTERRUPTED = 130
+EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE, what `cat` gives when `| head` stops reading
+
+CONVERT_EXITS = """\b
+Exit status:
+  0    converted
+  1    the input cannot be converted (not a session log, an ASR stream, broken, or a wrong --agent)
+  2    usage error: unknown option or agent, missing file, a URL, unknown --thread, output is the input
+  3    the output cannot be written (read-only place, full disk, file-size limit, a planted link)
+  130  interrupted
+  141  the reader of standard output went away (asr convert X | head): nothing printed
+"""
+VALIDATE_EXITS = """\b
+Exit status:
+  0    every stream is valid
+  1    some rule is broken, or a file is not an ASR stream (one finding per file says so)
+  2    usage error: unknown option, missing file or folder, a URL, a folder with no streams
+"""
+SIMPLE_EXITS = """\b
+Exit status: 0 done, 2 usage error.
+"""
+
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+class InputPath(click.ParamType):
+    """A local file (or folder) that exists, or ``-`` for standard input; a URL is refused
+    with a message saying what is supported."""
+
+    name = "path"
+
+    def __init__(self, *, dir_okay: bool) -> None:
+        self.dir_okay = dir_okay
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        text = os.fspath(value)
+        if text == "-":
+            return text
+        what = "a local file or folder" if self.dir_okay else "a local file"
+        if _URL.match(text):
+            self.fail(f"{text}: URLs are not supported; give {what} path, or - for standard input", param, ctx)
+        if not os.path.lexists(text):
+            self.fail(f"{text}: no such file", param, ctx)
+        if not self.dir_okay and os.path.isdir(text):
+            self.fail(f"{text}: is a folder; give a file (asr batch converts folders)", param, ctx)
+        return text
+
+    def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+        return [CompletionItem(incomplete, type="dir" if self.dir_okay else "file")]
+
+
+class AgentChoice(click.Choice):
+    """``--agent``: one of the registered agents' names (listed in ``--help``), read from the
+    registry when first needed."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(registry.names())
+
+    @choices.setter
+    def choices(self, _value: Any) -> None:
+        pass
