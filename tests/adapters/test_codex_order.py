@@ -260,3 +260,28 @@ def test_an_end_event_of_an_earlier_turn_is_not_taken() -> None:
     )
     (call,) = calls(records)
     assert call["idSource"] == "derived"
+
+
+def test_an_event_only_prompt_ends_the_step_before_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Event-only rollouts (items filtered out): the next prompt's event is where the
+    # previous step's unpaired events are due, so they wait no longer than that.
+    monkeypatch.setattr(state, "BACKLOG_LIMIT", 2)
+    outputs = [item({"type": "function_call_output", "call_id": f"c{i}", "output": "ok"}, ts=at(5)) for i in range(4)]
+    records, _ = convert(
+        lines(
+            META_040,
+            event({"type": "user_message", "message": "first"}, ts=at(1)),
+            reasoning_event("**Thinking**", 2),
+            event({"type": "user_message", "message": "second"}, ts=at(3)),
+            *outputs,
+        )
+    )
+    assert [r.get("messageId") or r.get("callId") for r in records[1:]] == [
+        "user_message@L2",
+        "agent_reasoning@L3",
+        "user_message@L4",
+        "c0",
+        "c1",
+        "c2",
+        "c3",
+    ]
