@@ -1,5 +1,6 @@
 """Codex: records in file order around mirror events no item takes, one record per unsaved
-reasoning item, and web-search call ids from their ``web_search_end`` event."""
+reasoning item, web-search call ids from their ``web_search_end`` event, and the summary of a
+remote compaction."""
 
 from __future__ import annotations
 
@@ -285,3 +286,33 @@ def test_an_event_only_prompt_ends_the_step_before_it(monkeypatch: pytest.Monkey
         "c2",
         "c3",
     ]
+
+
+# -- remote compaction -----------------------------------------------------------------------
+
+
+def compacted(message: str, history: list[dict]) -> dict:
+    return {
+        "timestamp": at(20),
+        "type": "compacted",
+        "payload": {"message": message, "replacement_history": history},
+    }
+
+
+PROMPT = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix it"}]}
+
+
+def test_remote_compaction_prefers_the_trailing_encrypted_item_to_the_message() -> None:
+    # 0.104 sample line 1788: ``message`` is a sanitizer's marker for "" and the history
+    # ends in the compaction item holding the summary.
+    history = [PROMPT, {"type": "compaction", "encrypted_content": "Z0FBQQ=="}]
+    records, conversion = convert(lines(META_040, compacted("[REDACTED_MESSAGE len=0 sha=e3b0c442]", history)))
+    summary_record, kept = records[1], records[2]
+    assert summary_record["content"] == [{"type": "opaque", "format": "openai.encrypted_content", "data": "Z0FBQQ=="}]
+    assert kept["type"] == "vendor" and kept["data"]["payload"]["message"].startswith("[REDACTED_MESSAGE")
+    assert conversion.accounting.balanced()
+
+
+def test_local_compaction_keeps_its_summary_text() -> None:
+    records, _ = convert(lines(META_040, compacted("The summary.", [PROMPT])))
+    assert records[1]["content"] == [{"type": "text", "text": "The summary."}]
