@@ -199,7 +199,7 @@ def test_the_backlog_never_holds_more_than_the_bound(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(state.ConverterState, "drain", watched)
     outputs = [item({"type": "function_call_output", "call_id": f"c{i}", "output": "ok"}) for i in range(20)]
     convert(lines(META_040, reasoning_event("**Waiting**", 1), *outputs))
-    assert seen and max(seen) <= 5
+    assert seen and max(seen) <= 4
 
 
 # -- web search call ids -----------------------------------------------------------------
