@@ -224,9 +224,7 @@ class RolloutConverter(EventMapper, ToolMapper):
         history = payload.get("replacement_history")
         last = history[-1] if isinstance(history, list) and history else None
         encrypted = (
-            last.get("encrypted_content")
-            if isinstance(last, dict) and last.get("type") in _COMPACTION_ITEMS
-            else None
+            last.get("encrypted_content") if isinstance(last, dict) and last.get("type") in _COMPACTION_ITEMS else None
         )
         if isinstance(encrypted, str):
             # Remote compaction: the summary the model gets back is the trailing compaction
