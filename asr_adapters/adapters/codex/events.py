@@ -6,7 +6,9 @@ from typing import Any
 
 from ...core.timestamps import from_epoch_seconds
 from .content import data_url_image
+from .matching import MirrorMatcher
 from .messages import MessageMapper, reasoning_part
+from .state import EventSlot
 from .tools import ToolMapper
 from .usage import UsageMapper
 
@@ -25,6 +27,21 @@ _TURN_END = frozenset({"task_complete", "turn_complete"})
 #: events that name a spawned child's thread id (by the spawn's call id)
 _SPAWN_EVENTS = frozenset({"sub_agent_activity", "collab_agent_spawn_end"})
 _PHASES = {"commentary": "commentary", "final_answer": "final"}
+#: event members the unpaired record states in its own words
+_EVENT_TEXT_KEYS = frozenset({"type", "message", "text", "phase"})
+
+
+def _native_reasoning(members: list[dict[str, Any]]) -> dict[str, Any]:
+    """The reasoning item a run of events mirrors: summary segments, then raw text."""
+    texts = [(m["event"]["type"], m["event"].get("text")) for m in members]
+    summary = [{"text": text} for kind, text in texts if kind == "agent_reasoning" and isinstance(text, str)]
+    content = [{"text": text} for kind, text in texts if kind != "agent_reasoning" and isinstance(text, str)]
+    native: dict[str, Any] = {}
+    if summary:
+        native["summary"] = summary
+    if content:
+        native["content"] = content
+    return native
 
 
 class EventMapper(MessageMapper, UsageMapper, ToolMapper):
@@ -56,6 +73,8 @@ class EventMapper(MessageMapper, UsageMapper, ToolMapper):
             self.aborted = reason if isinstance(reason, str) else "unknown"
         if kind in _SPAWN_EVENTS:
             self.on_spawn_event(event)
+        if kind == "web_search_end":
+            self.on_web_search_end(event)
         ends = kind in _TURN_END or (kind == "turn_aborted" and self.turn_id and event.get("turn_id") == self.turn_id)
         if ends:
             self.close_turn()  # mirror events no item took are due before the turn's end
@@ -73,7 +92,9 @@ class EventMapper(MessageMapper, UsageMapper, ToolMapper):
             self.release_held(paired=True)
             self.acc.duplicates += 1
             return
-        # No item carries this submission: the event is the only record of it.
+        # No item carries this submission: the event is the only record of it, and a
+        # person's new submission ends the step before it (its events are due here).
+        self.close_turn()
         record = self.envelope("message")
         record["messageId"] = self.derived("user_message")
         record["role"] = "user"
@@ -102,18 +123,50 @@ class EventMapper(MessageMapper, UsageMapper, ToolMapper):
             self.acc.duplicates += 1  # a copy of the parent's event (its item may be filtered out)
             return
         text = event.get("message")
-        if self.messages.event(text if isinstance(text, str) else "", self._pending(raw, event)):
-            self.acc.duplicates += 1
-        self._release_overflow()
+        self.mirror(self.messages, text if isinstance(text, str) else "", raw, event, None)
 
     def _agent_reasoning(self, raw: dict[str, Any], event: dict[str, Any]) -> None:
         if self.copied_from is not None:
             self.acc.duplicates += 1  # a copy of the parent's event (its item may be filtered out)
             return
         text = event.get("text")
-        if self.reasoning.event(text if isinstance(text, str) else "", self._pending(raw, event)):
+        run = "raw" if event["type"] == "agent_reasoning_raw_content" else "summary"
+        self.mirror(self.reasoning, text if isinstance(text, str) else "", raw, event, run)
+
+    def mirror(self, matcher: MirrorMatcher, text: str, raw: Any, event: dict[str, Any], run: str | None) -> None:
+        """A mirror event: a counted duplicate of an item already written, or a wait for
+        its item in an ``EventSlot`` at the event's place in the stream."""
+        pending = self._pending(raw, event)
+        if matcher.event(text, pending):
             self.acc.duplicates += 1
+            self.run_slot = None
+            return
+        slot = self._slot_for(run)
+        slot.waiting += 1
+        pending["slot"] = slot
         self._release_overflow()
+
+    def _slot_for(self, run: str | None) -> EventSlot:
+        """Codex writes one ``agent_reasoning`` per summary segment of a reasoning item, then
+        one ``agent_reasoning_raw_content`` per raw text part, on consecutive lines: such a
+        run shares one slot (one item). Every other event has a slot of its own."""
+        slot = self.run_slot
+        joins = (
+            run is not None
+            and slot is not None
+            and slot.records is None
+            and self.line is not None
+            and self.line == self.run_line + 1
+            and not (run == "summary" and self.run_kind == "raw")  # summaries open an item
+        )
+        if not joins or slot is None:
+            slot = EventSlot()
+            self.deliver(slot)
+        if run is not None and self.line is not None:
+            self.run_slot, self.run_line, self.run_kind = slot, self.line, run
+        else:
+            self.run_slot = None
+        return slot
 
     def _pending(self, raw: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
         # what the record's envelope needs, built only if no item takes the event (most do)
@@ -130,18 +183,44 @@ class EventMapper(MessageMapper, UsageMapper, ToolMapper):
     def close_turn(self) -> None:
         """A new turn starts: mirror events no item took become records of their own."""
         self.aborted = None
+        self.run_slot = None
+        self.web_searches.clear()
         for pending in self.messages.close() + self.reasoning.close():
             self.emit_unpaired(pending)
 
+    def mirror_paired(self, pending: dict[str, Any]) -> None:
+        """An item took this event (called by the matcher)."""
+        slot: EventSlot = pending["slot"]
+        slot.waiting -= 1
+        if slot.waiting == 0:
+            self._resolve(slot)
+
     def emit_unpaired(self, pending: dict[str, Any]) -> None:
-        event = pending["event"]
+        """No item took this event: it is the only record of what it says."""
+        slot: EventSlot = pending["slot"]
+        slot.released.append(pending)
+        slot.waiting -= 1
+        if slot.waiting == 0:
+            self._resolve(slot)
+
+    def _resolve(self, slot: EventSlot) -> None:
+        records = [self._unpaired_record(slot.released)] if slot.released else []
+        slot.released = []
+        slot.records = records
+        if slot.detached:  # the stream went on past its place: written now
+            for record in records:
+                self.deliver(record)
+
+    def _unpaired_record(self, members: list[dict[str, Any]]) -> dict[str, Any]:
+        """The message that unpaired events say: one event, or one reasoning item's run."""
+        first = members[0]
+        event = first["event"]
         now = (self.timestamp, self.turn_id, self.line_extra)
-        self.timestamp, self.turn_id, self.line_extra = pending["at"]  # the event's own line
+        self.timestamp, self.turn_id, self.line_extra = first["at"]  # the event's own line
         record = self.envelope("message")
         self.timestamp, self.turn_id, self.line_extra = now
-        line = pending["line"]
-        position = f"I{line}" if self.era == "json" else f"L{line}"
-        record["messageId"] = f"{event['type']}@{position}"
+        ids = [f"{m['event']['type']}@{'I' if self.era == 'json' else 'L'}{m['line']}" for m in members]
+        record["messageId"] = ids[0]
         record["role"] = "assistant"
         record["author"] = "model"
         if event["type"] == "agent_message":
@@ -151,22 +230,25 @@ class EventMapper(MessageMapper, UsageMapper, ToolMapper):
             text = event.get("message")
             record["content"] = [{"type": "text", "text": text}] if isinstance(text, str) else []
         else:
-            text = event.get("text")
-            key = "content" if event["type"] == "agent_reasoning_raw_content" else "summary"
-            native = {"content": [{"text": text}]} if key == "content" else {"summary": [{"text": text}]}
-            record["content"] = [reasoning_part(native)[0]] if isinstance(text, str) else []
-        if "aborted" in pending:
+            native = _native_reasoning(members)
+            record["content"] = [reasoning_part(native)[0]] if native else []
+        aborted = next((m["aborted"] for m in members if "aborted" in m), None)
+        if aborted is not None:
             record["status"] = "interrupted"  # the turn was aborted before an item held it
         record["idSource"] = "derived"
         if not record["content"]:
             record["capture"] = {"content": {"state": "absent"}}
-        rest = {k: v for k, v in event.items() if k not in ("type", "message", "text", "phase")}
-        if "aborted" in pending:
-            rest["abortReason"] = pending["aborted"]
+        rests = [{k: v for k, v in m["event"].items() if k not in _EVENT_TEXT_KEYS} for m in members]
+        rest: dict[str, Any] = rests[0] if len(members) == 1 else ({"events": rests} if any(rests) else {})
+        if aborted is not None:
+            rest["abortReason"] = aborted
         if rest:
             record["codex"] = rest
-        self.put(record)
+        if len(members) > 1:
+            record["assembly"] = {"mode": "folded", "sourceIds": ids}
         self.acc.records += 1
+        self.acc.folded += len(members) - 1
+        return record
 
     # -- facts no item has --------------------------------------------------------------------
 
@@ -230,8 +312,7 @@ class EventMapper(MessageMapper, UsageMapper, ToolMapper):
         elif kind == "AgentMessage" and isinstance(item, dict):
             texts = [c.get("text") for c in item.get("content") or () if isinstance(c, dict)]
             text = "".join(t for t in texts if isinstance(t, str))
-            if self.messages.event(text, self._pending(raw, {"type": "agent_message", "message": text})):
-                self.acc.duplicates += 1
+            self.mirror(self.messages, text, raw, {"type": "agent_message", "message": text}, None)
         elif kind == "Plan" and isinstance(item, dict) and isinstance(item.get("text"), str):
             plan = self.envelope("plan")
             native_id = item.get("id")
@@ -253,8 +334,7 @@ class EventMapper(MessageMapper, UsageMapper, ToolMapper):
         elif kind == "Reasoning" and isinstance(item, dict):
             summary = item.get("summary_text")
             text = "".join(t for t in summary if isinstance(t, str)) if isinstance(summary, list) else ""
-            if self.reasoning.event(text, self._pending(raw, {"type": "agent_reasoning", "text": text})):
-                self.acc.duplicates += 1
+            self.mirror(self.reasoning, text, raw, {"type": "agent_reasoning", "text": text}, None)
         else:
             self.keep(f"event_msg/item_completed/{kind}", raw)
 

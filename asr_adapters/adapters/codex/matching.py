@@ -10,16 +10,19 @@ falls back to order (sanitised files rewrite the two copies differently).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 
 class MirrorMatcher:
     """Two queues: events waiting for an item, and item texts waiting for an event."""
 
-    def __init__(self, limit: int = 256) -> None:
+    def __init__(self, on_taken: Callable[[Any], None] | None = None, limit: int = 256) -> None:
         self.pending: deque[tuple[str, Any]] = deque()
         self.credits: deque[str] = deque()
         self.limit = limit
+        #: told of each pending event an item takes (its place in the stream is resolved)
+        self.on_taken = on_taken
 
     def item(self, texts: list[str]) -> int:
         """An item arrived with these texts; returns how many pending events it took."""
@@ -59,9 +62,13 @@ class MirrorMatcher:
     def _take(self, queue: deque[tuple[str, Any]], text: str) -> None:
         for index, (candidate, _) in enumerate(queue):
             if candidate == text:
+                taken = queue[index][1]
                 del queue[index]
-                return
-        queue.popleft()
+                break
+        else:
+            taken = queue.popleft()[1]
+        if self.on_taken is not None:
+            self.on_taken(taken)
 
     def _take_text(self, text: str) -> None:
         try:

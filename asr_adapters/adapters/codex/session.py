@@ -18,7 +18,8 @@ VARIANTS = {"envelope": "envelope", "bare": "bare", "json": "json"}
 #: session_meta members the header states in its own words; the rest stays under ``meta``.
 _ENVELOPE_KEYS = frozenset({"timestamp", "type", "payload"})
 _HEADER_KEYS = frozenset({"id", "timestamp", "cwd", "cli_version"})
-#: ``session_meta.source`` values that mean a subagent thread.
+#: response items that hold a remote compaction's encrypted summary
+_COMPACTION_ITEMS = frozenset({"compaction", "compaction_summary", "context_compaction"})
 #: response items a model response is made of; any other line ends the open response
 _MODEL_ITEMS = frozenset(
     {
@@ -220,17 +221,20 @@ class RolloutConverter(EventMapper, ToolMapper):
         record["author"] = "harness"
         record["origin"] = "injected"
         summary = payload.get("message")
-        if isinstance(summary, str) and summary:
+        history = payload.get("replacement_history")
+        last = history[-1] if isinstance(history, list) and history else None
+        encrypted = (
+            last.get("encrypted_content") if isinstance(last, dict) and last.get("type") in _COMPACTION_ITEMS else None
+        )
+        if isinstance(encrypted, str):
+            # Remote compaction: the summary the model gets back is the trailing compaction
+            # item; ``message`` is empty (or, in a sanitized file, a marker standing for "").
+            record["content"] = [{"type": "opaque", "format": "openai.encrypted_content", "data": encrypted}]
+        elif isinstance(summary, str) and summary:
             record["content"] = [{"type": "text", "text": summary}]
         else:
-            history = payload.get("replacement_history")
-            last = history[-1] if isinstance(history, list) and history else None
-            encrypted = last.get("encrypted_content") if isinstance(last, dict) else None
-            if isinstance(encrypted, str):
-                record["content"] = [{"type": "opaque", "format": "openai.encrypted_content", "data": encrypted}]
-            else:
-                record["content"] = []
-                record["capture"] = {"content": {"state": "absent", "reason": "compaction summary not stored"}}
+            record["content"] = []
+            record["capture"] = {"content": {"state": "absent", "reason": "compaction summary not stored"}}
         record["idSource"] = "derived"
         self.put(record)
         self.put(self.vendor("compacted", raw))

@@ -2,11 +2,14 @@
 
 Records are built as plain dicts in canonical key order and pass through ``put``. While a
 user message waits to learn whether the next event pairs it with a person's submission,
-later records queue behind it, so the stream stays in file order.
+later records queue behind it, so the stream stays in file order. A mirror event no item
+has taken yet holds an ``EventSlot`` at its place in the stream for the same reason: if no
+item takes it, its record is written there, before the lines that followed it.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 from ...core.adapter import Adapter, Context, Emitter
@@ -24,6 +27,27 @@ class HeldUserMessage:
         self.record = record
         self.open_parts = open_parts
         self.line = line
+
+
+class EventSlot:
+    """The place of mirror events that wait for their item: one event, or the run of
+    ``agent_reasoning`` events one reasoning item produced. Records from later lines wait
+    behind it (up to ``BACKLOG_LIMIT``) until every event in it is paired or released."""
+
+    __slots__ = ("detached", "records", "released", "waiting")
+
+    def __init__(self) -> None:
+        self.waiting = 0
+        #: events no item took, in file order (they become this slot's record)
+        self.released: list[dict[str, Any]] = []
+        #: None while an event still waits; then the records written in the slot's place
+        self.records: list[dict[str, Any]] | None = None
+        #: the stream went on past it (backlog bound): its records are written when resolved
+        self.detached = False
+
+
+#: records that may wait behind an unresolved event slot before the stream moves past it
+BACKLOG_LIMIT = 1024
 
 
 class ConverterState:
@@ -52,7 +76,7 @@ class ConverterState:
         self.last_token_total: Any = None
         #: the records of the model response being written, held until its ``token_count``
         #: (see usage.py); None when no response is open
-        self.group: list[dict[str, Any]] | None = None
+        self.group: list[Any] | None = None
         self.group_usage: dict[str, Any] | None = None
         self.pending_usage: dict[str, Any] | None = None
         self.usage_follows = False
@@ -63,16 +87,26 @@ class ConverterState:
         self.schemas: dict[str, str] = {}
         self.spawns: dict[str, dict[str, Any]] = {}
         self.held: HeldUserMessage | None = None
-        self.queue: list[dict[str, Any]] = []
-        self.ready: list[dict[str, Any]] = []
-        self.messages = MirrorMatcher()
-        self.reasoning = MirrorMatcher()
+        self.queue: list[Any] = []
+        #: records (and event slots) in stream order, numbered by ``drain``
+        self.ready: list[Any] = []
+        self.messages = MirrorMatcher(self.mirror_paired)
+        self.reasoning = MirrorMatcher(self.mirror_paired)
+        #: the slot of the run of reasoning events being read (one item's), its last line and kind
+        self.run_slot: EventSlot | None = None
+        self.run_line = 0
+        self.run_kind = ""
+        #: ``web_search_end`` events waiting for their ``web_search_call`` item: (action, call id)
+        self.web_searches: deque[tuple[Any, str]] = deque()
         self.aborted: str | None = None
         self.header_done = False
         self.line: int | None = None
         self.timestamp: str | None = None
         #: Line-level members beside the payload (``ordinal``, harness ``metadata``).
         self.line_extra: dict[str, Any] | None = None
+
+    def mirror_paired(self, pending: dict[str, Any]) -> None:
+        """Overridden by the event mapper: an item took this pending event."""
 
     # -- ids and envelope ---------------------------------------------------------------
 
@@ -123,15 +157,12 @@ class ConverterState:
     # -- output -------------------------------------------------------------------------
 
     def put(self, record: dict[str, Any]) -> None:
-        if record["type"] == "message" and not record.get("content"):
-            # Empty content needs a capture state saying why (ASR-200): the item held none.
-            capture = record.setdefault("capture", {})
-            capture.setdefault("content", {"state": "absent", "reason": "the native item holds no content"})
+        mark_empty(record)
         if self.copied_from is not None and record["type"] != "session" and "copiedFrom" not in record:
             record["copiedFrom"] = self.copy_ref(record)
         self.deliver(record)
 
-    def deliver(self, record: dict[str, Any]) -> None:
+    def deliver(self, record: Any) -> None:
         """Behind a held user message, into the open response, or out, keeping file order."""
         if self.held is not None:
             self.queue.append(record)
@@ -161,16 +192,41 @@ class ConverterState:
         return f"codex:{self.copied_from}#r1"
 
     def drain(self) -> list[dict[str, Any]]:
-        """Number what is ready; plan revisions learn what they supersede here."""
-        ready, self.ready = self.ready, []
-        emit = self.emit
-        heads = self.plan_heads
-        out = []
-        for record in ready:
-            if record["type"] == "plan":
-                head = heads.get(record["planId"])
-                if head is not None:
-                    record["supersedes"] = head
-                heads[record["planId"]] = emit.next_id
-            out.append(emit(record))
+        """Number what is ready, up to the first event slot still waiting for its item;
+        plan revisions learn what they supersede here."""
+        ready = self.ready
+        if not ready:
+            return []
+        if type(ready[0]) is EventSlot and ready[0].records is None and len(ready) <= BACKLOG_LIMIT:
+            return []  # the usual wait: nothing to scan
+        out: list[dict[str, Any]] = []
+        for index, record in enumerate(ready):
+            if type(record) is EventSlot:
+                if record.records is None:
+                    if len(ready) - index <= BACKLOG_LIMIT:
+                        self.ready = ready[index:]
+                        return out
+                    record.detached = True  # too much waits behind it: written when resolved
+                    continue
+                for resolved in record.records:
+                    self.number(resolved, out)
+                continue
+            self.number(record, out)
+        self.ready = []
         return out
+
+    def number(self, record: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        if record["type"] == "plan":
+            heads = self.plan_heads
+            head = heads.get(record["planId"])
+            if head is not None:
+                record["supersedes"] = head
+            heads[record["planId"]] = self.emit.next_id
+        out.append(self.emit(record))
+
+
+def mark_empty(record: dict[str, Any]) -> None:
+    """Empty content needs a capture state saying why (ASR-200): the item held none."""
+    if record["type"] == "message" and not record.get("content"):
+        capture = record.setdefault("capture", {})
+        capture.setdefault("content", {"state": "absent", "reason": "the native item holds no content"})

@@ -91,6 +91,11 @@ class ToolMapper(ConverterState):
     def on_builtin_call(self, item: dict[str, Any], kind: str, name: str, input_key: str) -> None:
         """``local_shell_call``, ``web_search_call``, ``tool_search_call``: hosted or built-in tools."""
         record = self.call_record(item, kind, name)
+        if kind == "web_search_call" and "idSource" in record:
+            native_id = self.web_search_id(item.get(input_key))
+            if native_id is not None:
+                record["callId"] = native_id
+                del record["idSource"]
         if input_key in item:
             record["input"] = item[input_key]
         if isinstance(item.get("status"), str):
@@ -157,6 +162,24 @@ class ToolMapper(ConverterState):
                 self.subagent_from_spawn(record["callId"], spawn, output)
             # else MultiAgentV2: the child's thread id is in a sub_agent_activity event that
             # can still come; the subagent record waits for it until the turn ends.
+
+    def on_web_search_end(self, event: dict[str, Any]) -> None:
+        """Codex saves a ``web_search_call`` without its id; the ``web_search_end`` event it
+        writes just before the item names it (``call_id``) and repeats its ``action``."""
+        call_id = event.get("call_id")
+        if isinstance(call_id, str) and call_id:
+            searches = self.web_searches
+            searches.append((event.get("action"), call_id))
+            if len(searches) > _SEARCH_LIMIT:
+                searches.popleft()
+
+    def web_search_id(self, action: Any) -> str | None:
+        """The call id of the waiting ``web_search_end`` with this very action, taken once."""
+        for index, (candidate, call_id) in enumerate(self.web_searches):
+            if candidate == action:
+                del self.web_searches[index]
+                return call_id
+        return None
 
     # -- what some calls also are ---------------------------------------------------------
 
@@ -268,6 +291,8 @@ def seal_encrypted_args(value: Any, names: Any) -> list[str]:
 ENCRYPTED_ARGUMENT = "openai.encrypted_function_args"
 #: spawns waiting for their output or child id (a handful per turn)
 _SPAWN_LIMIT = 256
+#: ``web_search_end`` events waiting for their item (it follows at once)
+_SEARCH_LIMIT = 64
 
 #: Members each record states in its own words; a native item ``id`` beside ``call_id`` is kept.
 _CALL_KEYS = frozenset({"type", "call_id", "name", "arguments"})

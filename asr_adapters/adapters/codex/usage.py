@@ -35,7 +35,7 @@ def normalized_usage(native: dict[str, Any]) -> dict[str, int]:
     return {key: native[member] for key, member in _NORMALIZED if type(native.get(member)) is int}
 
 
-def usage_target(records: list[dict[str, Any]]) -> dict[str, Any] | None:
+def usage_target(records: list[Any]) -> dict[str, Any] | None:
     """The response's last assistant message with text (its answer when it has one); else
     its first reasoning-only (or empty) message; else its first tool call. Never a copy of
     the parent's records."""
@@ -43,8 +43,8 @@ def usage_target(records: list[dict[str, Any]]) -> dict[str, Any] | None:
     fallback: dict[str, Any] | None = None
     call: dict[str, Any] | None = None
     for record in records:
-        if "copiedFrom" in record:
-            continue
+        if type(record) is not dict or "copiedFrom" in record:
+            continue  # an event slot, or a copy
         kind = record["type"]
         if kind == "message" and record.get("role") == "assistant" and record.get("author") == "model":
             if any(part.get("type") == "text" for part in record.get("content") or ()):
