@@ -747,7 +747,8 @@ def test_lines_outside_the_chain_do_not_split_one_response() -> None:
     assert [p["type"] for p in message["content"]] == ["reasoning", "text"]
     assert sum(1 for r in records if "usage" in r) == 1 and message["usage"] == {"outputTokens": 7}
     kinds = [r["type"] for r in records[1:]]
-    assert kinds == ["message", "message", "tool_call", "vendor", "vendor", "vendor", "tool_result"]
+    # the held lines came before line 5: their records precede the call it holds
+    assert kinds == ["message", "message", "vendor", "vendor", "vendor", "tool_call", "tool_result"]
     progress = of(records, "vendor")[1]
     assert progress["parent"] == message["id"]  # its parent line was written first
     assert acc.balanced()
@@ -901,3 +902,72 @@ def test_a_remove_without_text_takes_a_queued_prompt_before_a_task_notification(
     assert steer["content"] == [{"type": "text", "text": "skip the slow tests"}]
     delivered = of(records, "message")[-1]
     assert delivered["author"] == "harness" and delivered["assembly"]["sourceIds"][0] == f"{SID}:L3"
+
+
+# -- review of issue 15: parent links, own times ------------------------------------------
+
+
+def test_a_call_whose_parent_is_a_hook_line_inside_its_response_links_to_it() -> None:
+    """A hook_progress line between two tool_use lines of one response is the second's parent
+    (cc 2.1.38): its record is written before the call, so the call names it."""
+    hook = {"type": "hook_progress", "hookEvent": "PreToolUse"}
+    records = main(
+        jsonl(
+            user(1, "go"),
+            asst(2, "msg_H", {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {}}, 1),
+            line("progress", 3, 2, data=hook),
+            asst(4, "msg_H", {"type": "tool_use", "id": "toolu_2", "name": "Read", "input": {}}, 3),
+            result(5, "toolu_1", "a", 2),
+            result(6, "toolu_2", "b", 4),
+        )
+    )
+    first, second = of(records, "tool_call")
+    (progress,) = of(records, "vendor")
+    assert progress["parent"] == first["id"] and second["parent"] == progress["id"]
+    assert [r["type"] for r in records[1:]] == ["message", "tool_call", "vendor", "tool_call", *["tool_result"] * 2]
+
+
+def test_a_line_written_before_its_parent_waits_for_it() -> None:
+    """Upstream writes an attachment before the attachment that is its parent now and then
+    (cc 2.1.114): the later line's record comes first, and the earlier one names it."""
+    records = main(
+        jsonl(
+            user(1, "go"),
+            line("attachment", 3, 4, attachment={"type": "todo_reminder", "content": []}),
+            line("attachment", 4, 1, attachment={"type": "date_change", "newDate": "2026-03-03"}),
+            asst(5, "msg_W", {"type": "text", "text": "ok"}, 3),
+        )
+    )
+    prompt, later, earlier, answer = of(records, "message")
+    assert later["messageId"] == _uuid(4) and later["parent"] == prompt["id"]
+    assert earlier["messageId"] == _uuid(3) and earlier["parent"] == later["id"]
+    assert answer["parent"] == earlier["id"]
+
+
+def test_a_line_whose_parent_never_comes_waits_only_a_few_lines() -> None:
+    from asr_adapters.adapters.claude_code.builder import WAIT_LINES
+
+    notes = [line("attachment", 10 + i, 9 + i if i else 1, attachment={"type": "date_change"}) for i in range(WAIT_LINES + 2)]
+    records = main(jsonl(user(1, "go"), line("attachment", 2, 99, attachment={"type": "date_change"}), *notes))
+    ids = [r["messageId"] for r in of(records, "message")]
+    assert "parent" not in of(records, "message")[WAIT_LINES + 1]
+    assert ids.index(_uuid(2)) == WAIT_LINES + 1  # written once it waited WAIT_LINES lines
+
+
+def test_each_call_and_spawn_has_its_own_lines_time() -> None:
+    records = main(
+        jsonl(
+            user(1, "go"),
+            asst(2, "msg_T", {"type": "text", "text": "two agents"}, 1),
+            asst(3, "msg_T", {"type": "tool_use", "id": "toolu_a", "name": "Task", "input": {"prompt": "a"}}, 2),
+            asst(4, "msg_T", {"type": "tool_use", "id": "toolu_b", "name": "Task", "input": {"prompt": "b"}}, 3),
+            result(5, "toolu_a", "done", 3),
+            result(6, "toolu_b", "done", 4),
+        )
+    )
+    (message,) = [m for m in of(records, "message") if m["role"] == "assistant"]
+    calls = of(records, "tool_call")
+    spawns = of(records, "subagent")
+    assert message["ts"] == line("x", 2)["timestamp"]
+    assert [c["ts"] for c in calls] == [line("x", 3)["timestamp"], line("x", 4)["timestamp"]]
+    assert [s["ts"] for s in spawns] == [c["ts"] for c in calls]

@@ -57,6 +57,11 @@ _NATIVE_LIMIT = 4096
 _UNSEEN = object()
 #: Line types of the conversation chain: any of them closes an open response.
 _CHAIN = frozenset({"user", "attachment", "system"})
+#: Line types that wait for a parent written after them (upstream writes an attachment
+#: before its parent now and then), and how many lines and how many of them wait at most.
+_MAY_WAIT = frozenset({"attachment", "system", "progress"})
+WAIT_LINES = 4
+WAIT_LIMIT = 8
 
 
 class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
@@ -84,6 +89,9 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
         #: input queued then is ``queued``; input queued while idle is an ordinary prompt.
         self.busy = False
         self.first_prompt_seen = info.kind == "main"
+        #: (last line to wait for, parent uuid, line, parsed line): lines whose native parent
+        #: is not written yet, held a few lines so that the parent's record comes first.
+        self.waiting: list[tuple[int, str, int, dict[str, Any]]] = []
 
     # -- header -------------------------------------------------------------------------
 
@@ -115,17 +123,47 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
 
     def feed(self, line: int, obj: Any) -> list[dict[str, Any]]:
         """The records completed by one parsed line (each line gets one accounting outcome)."""
+        waiting = self.waiting
+        if waiting and isinstance(obj, dict) and obj.get("type") == "assistant":
+            self._release_waiting(None)  # never inside a response: they came before it
+        if isinstance(obj, dict) and obj.get("type") in _MAY_WAIT and len(waiting) < WAIT_LIMIT:
+            parent = obj.get("parentUuid")
+            if type(parent) is str and parent not in self.uuid_rec and obj.get("uuid") not in self.uuid_rec:
+                waiting.append((line + WAIT_LINES, parent, line, obj))
+                return self.out.drain()
+        self._feed(line, obj)
+        if waiting:
+            self._release_waiting(line)
+        return self.out.drain()
+
+    def _release_waiting(self, line: int | None) -> None:
+        """Handle the waiting lines whose parent now has its record, or that waited long
+        enough (``line`` None: all of them)."""
+        waiting = self.waiting
+        current = self.line
+        progress = True
+        while waiting and progress:
+            progress = False
+            for entry in list(waiting):
+                until, parent, number, obj = entry
+                if line is None or until <= line or self.uuid_rec.get(parent):
+                    waiting.remove(entry)
+                    self._feed(number, obj)
+                    progress = True
+        self.line = current
+
+    def _feed(self, line: int, obj: Any) -> None:
         self.line = line
         acc = self.out.acc
         if not isinstance(obj, dict):
             self._close_fold()
             self.out.put(vendor("unknown", obj))
             acc.vendor += 1
-            return self.out.drain()
+            return
         uuid = obj.get("uuid")
         if isinstance(uuid, str) and uuid in self.uuid_rec:
             acc.duplicates += 1
-            return self.out.drain()
+            return
         # every handler maps the line's uuid to its record when it writes one; lines that may
         # be held (a response being folded, queue operations) are marked seen now
         kind = obj.get("type")
@@ -141,7 +179,7 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
             if queue.pending:
                 queue.mark_busy()
             self._assistant(obj)
-            return self.out.drain()
+            return
         fold = self.fold
         if fold is not None:
             if kind not in _CHAIN and len(fold.held) < HELD_LIMIT:
@@ -149,10 +187,10 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
                 if isinstance(uuid, str):
                     self.uuid_rec[uuid] = ""
                 fold.held.append((line, obj))
-                return self.out.drain()
+                return
             self._close_fold()
         self._line(line, obj, kind)
-        return self.out.drain()
+        return
 
     def _line(self, line: int, obj: dict[str, Any], kind: Any) -> None:
         """One line other than an assistant line (also a line held while a response was open)."""
@@ -175,6 +213,8 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
 
     def finish(self, children: list[tuple[str, str | None, dict[str, Any] | None]] = ()) -> list[dict[str, Any]]:  # type: ignore[assignment]
         """Close what is still open at the end of the file."""
+        if self.waiting:
+            self._release_waiting(None)
         self._close_fold()
         self._flush_dequeues()
         self._release_removed()

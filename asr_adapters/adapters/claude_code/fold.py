@@ -59,8 +59,9 @@ class Fold:
         self.request_id = request_id
         self.first = first
         self.parts: list[dict[str, Any]] = []
-        #: Per line: (uuid, parentUuid, contributed parts?, its tool_use blocks)
-        self.lines: list[tuple[Any, Any, bool, list[dict[str, Any]]]] = []
+        #: Per line: (uuid, parentUuid, contributed parts?, its tool_use blocks, timestamp,
+        #: line number)
+        self.lines: list[tuple[Any, Any, bool, list[dict[str, Any]], Any, int]] = []
         self.usage: Any = None
         self.best_tokens = -1
         self.stop_reason: Any = None
@@ -139,7 +140,7 @@ class FoldMixin:
             else:
                 parts.append(data_part(block, f"block/{kind or 'unknown'}"))
             added = True
-        fold.lines.append((obj.get("uuid"), obj.get("parentUuid"), added, calls))
+        fold.lines.append((obj.get("uuid"), obj.get("parentUuid"), added, calls, obj.get("timestamp"), self.line))
         usage = message.get("usage")
         if isinstance(usage, dict):
             tokens = usage.get("output_tokens")
@@ -176,10 +177,15 @@ class FoldMixin:
             message_line = lines.index(content_lines[0]) if content_lines else 0
         first_call = True
         acc = out.acc
-        for index, (uuid, parent_uuid, added, calls) in enumerate(lines):
+        held = fold.held
+        for index, (uuid, parent_uuid, added, calls, ts, line_number) in enumerate(lines):
+            if held and held[0][0] < line_number:
+                # lines written between the response's lines come before the calls after them:
+                # a call whose native parent is such a line (hook progress) finds its record
+                held = self._handle_held(held, line_number)
             line_rid = message_rid if added else None
             for number, block in enumerate(calls):
-                call = self._tool_call(block, fold, first, uuid if added else parent_uuid, uuid, number)
+                call = self._tool_call(block, fold, ts, uuid if added else parent_uuid, uuid, number)
                 if message_rid is None and first_call and fold.continues is None and self.extras_for != fold.message_id:
                     self._extras(call, fold, first, synthetic)
                     self.extras_for = fold.message_id
@@ -194,16 +200,26 @@ class FoldMixin:
                 acc.folded += 1
         if synthetic or (first_call and fold.stop_reason != "tool_use"):
             self.busy = False  # a response without tool calls ends the turn
-        if fold.held:
-            current = self.line
-            for number, obj in fold.held:
-                self._line(number, obj, obj.get("type"))
-            self.line = current
+        if held:
+            self._handle_held(held, None)
+
+    def _handle_held(self, held: list[tuple[int, Any]], before: int | None) -> list[tuple[int, Any]]:
+        """Handle the held lines written before line ``before`` (None: all); returns the rest."""
+        current = self.line
+        index = 0
+        for number, obj in held:
+            if before is not None and number >= before:
+                break
+            self._line(number, obj, obj.get("type"))
+            index += 1
+        self.line = current
+        return held[index:]
 
     def _fold_message(self, fold: Fold, content_lines: list[Any], synthetic: bool) -> str:
         """The response's message record (its text and reasoning parts); returns its id."""
         first = fold.first
-        record = opened("message", first.get("timestamp"))
+        # the message's time is its first content line's (a call-only line before it has its own)
+        record = opened("message", (content_lines or fold.lines)[0][4])
         if fold.request_id:
             record["inferenceId"] = fold.request_id
         uuid = first.get("uuid")
@@ -234,9 +250,10 @@ class FoldMixin:
         return self.out.put(record)
 
     def _tool_call(
-        self, block: dict[str, Any], fold: Fold, first: dict[str, Any], parent: Any, line_uuid: Any, index: int
+        self, block: dict[str, Any], fold: Fold, ts: Any, parent: Any, line_uuid: Any, index: int
     ) -> dict[str, Any]:
-        call = opened("tool_call", first.get("timestamp"))
+        """One ``tool_use`` block's record, with the time of its own line (``ts``)."""
+        call = opened("tool_call", ts)
         if fold.request_id:
             call["inferenceId"] = fold.request_id
         native_id: Any = block.get("id")
@@ -259,7 +276,7 @@ class FoldMixin:
             if key not in _CALL_FIELDS:
                 call[key] = value
         if isinstance(name, str) and name in PLAN_TOOLS:
-            self._remember_call(call, first)
+            self._remember_call(call, {"timestamp": ts})
         return call
 
     def _extras(self, record: dict[str, Any], fold: Fold, first: dict[str, Any], synthetic: bool) -> None:
@@ -303,5 +320,5 @@ class FoldMixin:
         def _line(self, line: int, obj: dict[str, Any], kind: Any) -> None: ...
 
 
-def _has_calls(lines: list[tuple[Any, Any, bool, list[dict[str, Any]]]]) -> bool:
+def _has_calls(lines: list[tuple[Any, Any, bool, list[dict[str, Any]], Any, int]]) -> bool:
     return any(map(_CALLS, lines))
