@@ -947,7 +947,8 @@ def test_a_line_written_before_its_parent_waits_for_it() -> None:
 def test_a_line_whose_parent_never_comes_waits_only_a_few_lines() -> None:
     from asr_adapters.adapters.claude_code.builder import WAIT_LINES
 
-    notes = [line("attachment", 10 + i, 9 + i if i else 1, attachment={"type": "date_change"}) for i in range(WAIT_LINES + 2)]
+    date = {"type": "date_change"}
+    notes = [line("attachment", 10 + i, 9 + i if i else 1, attachment=date) for i in range(WAIT_LINES + 2)]
     records = main(jsonl(user(1, "go"), line("attachment", 2, 99, attachment={"type": "date_change"}), *notes))
     ids = [r["messageId"] for r in of(records, "message")]
     assert "parent" not in of(records, "message")[WAIT_LINES + 1]
