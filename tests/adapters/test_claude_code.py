@@ -972,3 +972,55 @@ def test_each_call_and_spawn_has_its_own_lines_time() -> None:
     assert message["ts"] == line("x", 2)["timestamp"]
     assert [c["ts"] for c in calls] == [line("x", 3)["timestamp"], line("x", 4)["timestamp"]]
     assert [s["ts"] for s in spawns] == [c["ts"] for c in calls]
+
+
+def test_usage_of_a_response_split_by_a_tool_result_is_its_last_lines() -> None:
+    """A tool result arriving mid-response splits its lines; the later line's count (the most
+    output tokens) is the response's usage, still on its message and once."""
+    records = main(
+        jsonl(
+            user(1, "go"),
+            asst(2, "msg_U", {"type": "text", "text": "Reading."}, 1, usage={"output_tokens": 1}),
+            asst(
+                3,
+                "msg_U",
+                {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {}},
+                2,
+                usage={"output_tokens": 1},
+            ),
+            result(4, "toolu_1", "a", 3),
+            asst(
+                5,
+                "msg_U",
+                {"type": "tool_use", "id": "toolu_2", "name": "Read", "input": {}},
+                3,
+                usage={"output_tokens": 253},
+            ),
+            result(6, "toolu_2", "b", 5),
+        )
+    )
+    (message,) = [m for m in of(records, "message") if m["role"] == "assistant"]
+    assert message["usage"] == {"outputTokens": 253} and message["nativeUsage"] == {"output_tokens": 253}
+    assert sum(1 for r in records if "usage" in r) == 1
+
+
+def test_a_held_usage_record_waits_a_bounded_number_of_lines() -> None:
+    from asr_adapters.adapters.claude_code.fold import USAGE_WAIT
+
+    builder = Builder(StreamInfo(SID, SID), Accounting())
+    builder.header()
+    lines = [
+        user(1, "go"),
+        asst(
+            2,
+            "msg_U",
+            {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {}},
+            1,
+            usage={"output_tokens": 1},
+        ),
+        result(3, "toolu_1", "a", 2),
+        *[line("progress", 10 + i, 3, data={"type": "bash_progress"}) for i in range(USAGE_WAIT + 1)],
+    ]
+    handed = [len(builder.feed(number, obj)) for number, obj in enumerate(lines, 1)]
+    assert handed[2] == 0 and sum(handed[: 3 + USAGE_WAIT]) == 1  # the prompt only
+    assert handed[3 + USAGE_WAIT] == 2 + USAGE_WAIT + 1  # call, result, the held progress lines, this one

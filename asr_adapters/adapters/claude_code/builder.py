@@ -18,7 +18,7 @@ from ...core.adapter import header
 from ...core.spill import SpillMap, SpillSet
 from ...core.timestamps import from_iso, stamp
 from ...model.order import canonical_order
-from .fold import HELD_LIMIT, Fold, FoldMixin
+from .fold import HELD_LIMIT, Fold, FoldMixin, UsageHold
 from .info import AGENT, Out, StreamInfo, opened, vendor
 from .parts import HARNESS, INTERRUPT, move_writer, user_parts
 from .plans import TaskList
@@ -75,6 +75,7 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
         self.last_message: tuple[str | None, str | None] = (None, None)
         self.extras_for: str | None = None
         self.usage_for: str | None = None
+        self.usage_hold: UsageHold | None = None
         self.line = 0
         #: The tracked envelope members' last values (``_UNSEEN`` before the first).
         self.seen_env: dict[str, Any] = dict.fromkeys(TRACKED, _UNSEEN)
@@ -123,6 +124,9 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
 
     def feed(self, line: int, obj: Any) -> list[dict[str, Any]]:
         """The records completed by one parsed line (each line gets one accounting outcome)."""
+        hold = self.usage_hold
+        if hold is not None and line > hold.until:
+            self.release_usage()
         waiting = self.waiting
         if waiting and isinstance(obj, dict) and obj.get("type") == "assistant":
             self._release_waiting(None)  # never inside a response: they came before it
@@ -222,6 +226,7 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
             self._vendor_item(item)
         self.queue.pending.clear()
         self._finish_tools(list(children))
+        self.release_usage()
         return self.out.drain()
 
     def _bookkeeping(self, obj: dict[str, Any], kind: Any) -> None:

@@ -15,6 +15,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ...core.spill import SpillMap
+from ...model.order import canonical_order
 from .info import opened
 from .parts import data_part, reasoning_part
 from .tools import PLAN_TOOLS
@@ -34,6 +35,23 @@ _USAGE_KEYS = (
 )
 #: Lines held while a response is open, at most: past this the response is closed early.
 HELD_LIMIT = 32
+#: Lines after a response closed unfinished during which its usage may still rise (a later
+#: line of it, after a tool result, has the final count): its records wait that long at most.
+USAGE_WAIT = 16
+
+
+class UsageHold:
+    """The record carrying a response's usage, not yet handed out: a later line of the same
+    response (after a tool result) may carry a higher count."""
+
+    __slots__ = ("best", "index", "message_id", "synthetic", "until")
+
+    def __init__(self, message_id: str, index: int, best: int, until: int, synthetic: bool) -> None:
+        self.message_id = message_id
+        self.index = index  # its position in the records not yet handed out
+        self.best = best
+        self.until = until  # the last line number it waits for
+        self.synthetic = synthetic
 
 
 class Fold:
@@ -103,6 +121,7 @@ class FoldMixin:
     extras_for: str | None  # the response whose model/usage a tool call already carries
     last_message: tuple[str | None, str | None]  # (message.id, record id of its message)
     usage_for: str | None  # the response whose usage a record already carries
+    usage_hold: UsageHold | None
     busy: bool  # whether a turn is running
 
     def _assistant(self, obj: dict[str, Any]) -> None:
@@ -112,6 +131,10 @@ class FoldMixin:
         mid = message.get("id")
         if type(mid) is not str:
             mid = None
+        hold = self.usage_hold
+        if hold is not None and hold.message_id != mid:
+            self.release_usage()  # another response: the held one is over
+            hold = None
         fold = self.fold
         if fold is None or mid is None or fold.message_id != mid:
             if fold is not None:
@@ -147,6 +170,8 @@ class FoldMixin:
             tokens = tokens if isinstance(tokens, int) else 0
             if tokens >= fold.best_tokens:
                 fold.best_tokens, fold.usage = tokens, usage
+            if hold is not None and tokens > hold.best:
+                self._raise_usage(hold, usage, tokens)
         stop_reason = message.get("stop_reason")
         if stop_reason is not None:
             fold.stop_reason = stop_reason
@@ -186,11 +211,14 @@ class FoldMixin:
             line_rid = message_rid if added else None
             for number, block in enumerate(calls):
                 call = self._tool_call(block, fold, ts, uuid if added else parent_uuid, uuid, number)
+                carries = False
                 if message_rid is None and first_call and fold.continues is None and self.extras_for != fold.message_id:
-                    self._extras(call, fold, first, synthetic)
+                    carries = self._extras(call, fold, first, synthetic)
                     self.extras_for = fold.message_id
                 first_call = False
                 rid = out.put(call)
+                if carries:
+                    self._hold_usage(fold, synthetic)
                 line_rid = line_rid or rid
             if type(uuid) is str and not (added and message_rid is not None):  # else mapped above
                 uuid_rec[uuid] = line_rid or message_rid or ""
@@ -246,8 +274,40 @@ class FoldMixin:
             source_ids = [line[0] for line in content_lines if isinstance(line[0], str)]
             if source_ids:
                 record["assembly"] = {"mode": "folded", "sourceIds": source_ids}
-        self._extras(record, fold, first, synthetic)
-        return self.out.put(record)
+        carries = self._extras(record, fold, first, synthetic)
+        rid = self.out.put(record)
+        if carries:
+            self._hold_usage(fold, synthetic)
+        return rid
+
+    def _hold_usage(self, fold: Fold, synthetic: bool) -> None:
+        """The record just written carries the usage of a response that may go on after a tool
+        result (no stop reason yet; 2.0 and some 2.1 builds never write one): hold it a few
+        lines, so that a later line of the response can raise its count."""
+        if fold.stop_reason is not None or fold.message_id is None:
+            return
+        out = self.out
+        self.usage_hold = UsageHold(
+            fold.message_id, len(out.records) - 1, fold.best_tokens, self.line + USAGE_WAIT, synthetic
+        )
+        out.holding = True
+
+    def _raise_usage(self, hold: UsageHold, native: dict[str, Any], tokens: int) -> None:
+        """A later line of the held response counts more: its usage replaces the held one."""
+        records = self.out.records
+        record = records[hold.index]
+        if not hold.synthetic:
+            usage = normalized_usage(native)
+            if usage is not None:
+                record["usage"] = usage
+        record["nativeUsage"] = native
+        records[hold.index] = canonical_order(record)
+        hold.best = tokens
+
+    def release_usage(self) -> None:
+        """The held response is over (another began, it waited long enough, the file ended)."""
+        self.usage_hold = None
+        self.out.holding = False
 
     def _tool_call(
         self, block: dict[str, Any], fold: Fold, ts: Any, parent: Any, line_uuid: Any, index: int
@@ -279,11 +339,14 @@ class FoldMixin:
             self._remember_call(call, {"timestamp": ts})
         return call
 
-    def _extras(self, record: dict[str, Any], fold: Fold, first: dict[str, Any], synthetic: bool) -> None:
-        """Profile members: model, usage, stopReason, error; the response's own extras."""
+    def _extras(self, record: dict[str, Any], fold: Fold, first: dict[str, Any], synthetic: bool) -> bool:
+        """Profile members: model, usage, stopReason, error; the response's own extras.
+        Returns whether the record carries the response's usage."""
+        carries = False
         if fold.model is not None:
             record["model"] = fold.model
         if fold.usage is not None and (fold.message_id is None or fold.message_id != self.usage_for):
+            carries = True
             self.usage_for = fold.message_id  # one response's usage on one record (HELPERS)
             if not synthetic:  # a harness-written error is no model response: nothing to add up
                 usage = normalized_usage(fold.usage)
@@ -302,6 +365,7 @@ class FoldMixin:
             rest = {k: v for k, v in body.items() if k not in _BODY and v is not None}
             if rest:
                 record.setdefault("native", {})["message"] = rest
+        return carries
 
     if TYPE_CHECKING:  # provided by the builder and the tool mixin
         out: Any
