@@ -423,6 +423,46 @@ def test_task_tools_give_entry_ids_owners_and_blockers() -> None:
     ]
 
 
+def _task_call(n: int, name: str, args: dict[str, Any], text: str, tur: Any = None) -> list[dict[str, Any]]:
+    res = result(n + 1, f"c{n}", text, n)
+    if tur is not None:
+        res["toolUseResult"] = tur
+    return [asst(n, f"m{n}", {"type": "tool_use", "id": f"c{n}", "name": name, "input": args}), res]
+
+
+def test_update_of_a_task_this_stream_only_read_takes_what_task_get_told() -> None:
+    """A teammate (subagent) reads another agent's task with TaskGet, then completes it (2.1.114):
+    the entry's content is the subject TaskGet gave, never an empty string."""
+    got = "Task #2: Research teammates (bob)\nStatus: in_progress\nDescription: Bob writes notes.md."
+    records = main(
+        jsonl(
+            *_task_call(1, "TaskGet", {"taskId": "2"}, got),
+            *_task_call(3, "TaskUpdate", {"taskId": "2", "status": "completed"}, "Updated task #2 status"),
+            *_task_call(
+                5, "TaskGet", {"taskId": "7"}, "x", {"task": {"id": "7", "subject": "Merge", "status": "pending"}}
+            ),
+            *_task_call(7, "TaskUpdate", {"taskId": "7", "owner": "bob"}, "Updated task #7 owner"),
+        )
+    )
+    first, second = of(records, "plan")
+    assert first["entries"] == [
+        {
+            "entryId": "2",
+            "content": "Research teammates (bob)",
+            "status": "completed",
+            "description": "Bob writes notes.md.",
+        }
+    ]
+    assert second["entries"][1] == {"entryId": "7", "content": "Merge", "status": "pending", "owner": "bob"}
+
+
+def test_update_of_a_task_whose_subject_the_stream_never_saw_writes_no_plan() -> None:
+    records = main(
+        jsonl(*_task_call(1, "TaskUpdate", {"taskId": "4", "status": "completed"}, "Updated task #4 status"))
+    )
+    assert of(records, "plan") == [] and len(of(records, "tool_result")) == 1
+
+
 def test_exit_plan_mode_without_plan_file_never_fails() -> None:
     res = result(2, "p1", "approved", 1)
     res["toolUseResult"] = {"plan": None, "filePath": "/nowhere/.claude/plans/lost-slug.md"}
