@@ -1064,3 +1064,43 @@ def test_a_held_usage_record_waits_a_bounded_number_of_lines() -> None:
     handed = [len(builder.feed(number, obj)) for number, obj in enumerate(lines, 1)]
     assert handed[2] == 0 and sum(handed[: 3 + USAGE_WAIT]) == 1  # the prompt only
     assert handed[3 + USAGE_WAIT] == 2 + USAGE_WAIT + 1  # call, result, the held progress lines, this one
+
+
+def _queue_vendor_position(records: list[dict[str, Any]]) -> int:
+    (index,) = [i for i, r in enumerate(records) if r.get("schema", "").endswith("/queue-operation")]
+    return index
+
+
+def test_an_input_left_in_the_queue_of_an_idle_agent_is_written_within_a_few_lines() -> None:
+    """An enqueue no operation resolves (cleared on cancel, a trimmed file) is not held to the
+    end of the file: once the agent is idle it waits IDLE_WAIT lines at most."""
+    from asr_adapters.adapters.claude_code.queue import IDLE_WAIT
+
+    titles = [{"type": "ai-title", "sessionId": SID, "aiTitle": f"t{i}"} for i in range(IDLE_WAIT + 10)]
+    records = main(
+        jsonl(
+            user(1, "hi"),
+            asst(2, "msg_Q", {"type": "text", "text": "hello"}, 1, stop_reason="end_turn"),
+            line("system", 3, 2, subtype="turn_duration", durationMs=5),
+            queue_op("enqueue", "later"),
+            *titles,
+        )
+    )
+    # header, prompt, answer, turn_duration; the enqueue (line 4) waits from line 5, idle,
+    # through line 5 + IDLE_WAIT: those titles' records come first, then its own
+    assert _queue_vendor_position(records) == 4 + IDLE_WAIT + 1 < len(records) - 5
+
+
+def test_an_input_queued_during_a_long_turn_waits_at_most_queue_wait_lines() -> None:
+    from asr_adapters.adapters.claude_code.queue import QUEUE_WAIT
+
+    progress = [line("progress", 10 + i, 2, data={"type": "bash_progress"}) for i in range(QUEUE_WAIT + 10)]
+    records = main(
+        jsonl(
+            user(1, "go"),
+            asst(2, "msg_L", {"type": "tool_use", "id": "toolu_L", "name": "Bash", "input": {}}, 1),
+            queue_op("enqueue", "also this"),
+            *progress,
+        )
+    )
+    assert _queue_vendor_position(records) < 4 + QUEUE_WAIT + 2 < len(records) - 5

@@ -158,6 +158,8 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
 
     def _feed(self, line: int, obj: Any) -> None:
         self.line = line
+        if self.queue.pending:
+            self._flush_expired(line)
         acc = self.out.acc
         if not isinstance(obj, dict):
             self._close_fold()
