@@ -243,7 +243,8 @@ def test_attachments_are_data_parts_and_hooks_author_hook() -> None:
 
 def test_old_hook_system_line_is_hook_output_for_the_user() -> None:
     (message,) = of(
-        main(jsonl(line("system", 1, content="PostToolUse:Edit completed", toolUseID="t", level="info"))), "message"
+        main(jsonl(line("system", 1, content="PostToolUse:Edit [fmt] failed with status code 1: x", toolUseID="t"))),
+        "message",
     )
     assert message["author"] == "hook" and message["audience"] == "user" and "origin" not in message
 
@@ -1104,3 +1105,28 @@ def test_an_input_queued_during_a_long_turn_waits_at_most_queue_wait_lines() -> 
         )
     )
     assert _queue_vendor_position(records) < 4 + QUEUE_WAIT + 2 < len(records) - 5
+
+
+def test_hook_status_is_the_harnesss_and_hook_results_are_the_hooks() -> None:
+    """1.0.x system lines: "Running <Event>…" is the harness's status; "<Event> [cmd] completed
+    successfully: …" is the hook's output. /compact's output holds a PreCompact hook's result
+    line (2.0.76): that line is the hook's, the rest the command's output."""
+    running = "Running \x1b[1mPostToolUse:MultiEdit\x1b[22m..."
+    done = "\x1b[1mPostToolUse:MultiEdit\x1b[22m [ruff format] completed successfully: 3 files left unchanged"
+    hook_line = '\x1b[2mPreCompact ["$DIR"/hooks/run_hook.sh] completed successfully\x1b[22m'
+    stdout = f"<local-command-stdout>\x1b[2mCompacted\x1b[22m\n{hook_line}</local-command-stdout>"
+    records = main(
+        jsonl(
+            user(1, "go"),
+            line("system", 2, 1, content=running, toolUseID="toolu_1", level="info"),
+            line("system", 3, 2, content=done, toolUseID="toolu_1", level="info"),
+            user(4, stdout, 3),
+        )
+    )
+    _, status, output, compact = of(records, "message")
+    assert status["author"] == "harness" and output["author"] == "hook"
+    assert [(p.get("author"), p["text"]) for p in compact["content"]] == [
+        ("harness", "<local-command-stdout>\x1b[2mCompacted\x1b[22m\n"),
+        ("hook", hook_line),
+        ("harness", "</local-command-stdout>"),
+    ]
