@@ -1087,9 +1087,9 @@ def test_an_input_left_in_the_queue_of_an_idle_agent_is_written_within_a_few_lin
             *titles,
         )
     )
-    # header, prompt, answer, turn_duration; the enqueue (line 4) waits from line 5, idle,
-    # through line 5 + IDLE_WAIT: those titles' records come first, then its own
-    assert _queue_vendor_position(records) == 4 + IDLE_WAIT + 1 < len(records) - 5
+    # header, prompt, answer, turn_duration; the enqueue (line 4, the agent idle) waits through
+    # line 4 + IDLE_WAIT: those titles' records come first, then its own
+    assert _queue_vendor_position(records) == 4 + IDLE_WAIT < len(records) - 5
 
 
 def test_an_input_queued_during_a_long_turn_waits_at_most_queue_wait_lines() -> None:

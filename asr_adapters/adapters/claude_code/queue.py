@@ -77,7 +77,7 @@ class Queue:
 
     def enqueue(self, line: int, obj: dict[str, Any], busy: bool) -> Item | None:
         """Queue an input; returns the oldest one when the queue is over its limit."""
-        self.pending.append(Item(line, obj, busy))
+        self.pending.append(Item(line, obj, busy, idle_since=None if busy else line))
         return self.pending.pop(0) if len(self.pending) > PENDING_LIMIT else None
 
     def mark_busy(self) -> None:
