@@ -1,11 +1,14 @@
 """One stream's records from Claude Code transcript lines, in file order.
 
 The builder takes parsed lines one at a time (``feed``) and returns the records each line
-completes. It holds: the open assistant fold (one message at most), the input-queue items
-still undecided, the plan/spawn calls waiting for their results, and a uuid -> record id
-map so that each record's ``parent`` names the record holding its native ``parentUuid``
-(the file is a tree; a consumer rebuilds the active path from these links). That map also
-detects lines repeated across resumes (same uuid), which are counted as duplicates.
+completes. It holds: the open assistant fold (one message at most), a few lines waiting for a
+parent written after them, the records of a response whose usage may still rise (a bounded
+number of lines), the input-queue items still undecided, the plan/spawn calls waiting for
+their results, and a uuid -> record id map so that each record's ``parent`` names the record
+holding its native ``parentUuid`` (the file is a tree; a consumer rebuilds the active path
+from these links). That map also detects lines repeated across resumes (same uuid), which
+are counted as duplicates. User lines are handled in ``user.py``, attachment and system
+lines in ``side.py``.
 """
 
 from __future__ import annotations
@@ -20,14 +23,13 @@ from ...core.timestamps import from_iso, stamp
 from ...model.order import canonical_order
 from .fold import HELD_LIMIT, Fold, FoldMixin, UsageHold
 from .info import AGENT, Out, StreamInfo, opened, vendor
-from .parts import HARNESS, INTERRUPT, move_writer, user_parts
+from .parts import move_writer
 from .plans import TaskList
-from .queue import QUEUED, Item, Queue, QueueMixin, queue_line_ids
-from .side import ORIGIN_KINDS, SideLinesMixin, origin_kind
+from .queue import Item, Queue, QueueMixin, queue_line_ids
+from .side import SideLinesMixin
 from .tools import ToolMixin
+from .user import UserLinesMixin
 
-_HUMAN = ("human", "prompt")
-_QUEUED = QUEUED
 #: Line members every line repeats, or that a record carries in its own fields.
 ENVELOPE = frozenset(
     {
@@ -64,7 +66,7 @@ WAIT_LINES = 4
 WAIT_LIMIT = 8
 
 
-class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
+class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
     def __init__(self, info: StreamInfo, accounting: Accounting) -> None:
         self.info = info
         self.out = Out(accounting)
@@ -382,92 +384,3 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
         if type(uuid) is str:
             self.uuid_rec[uuid] = rid
         return rid
-
-    # -- user lines ---------------------------------------------------------------------
-
-    def _user(self, obj: dict[str, Any]) -> None:
-        message = obj.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        acc = self.out.acc
-        if type(content) is list:
-            results = 0
-            for block in content:
-                if type(block) is dict and block.get("type") == "tool_result":
-                    results += 1
-            if results:
-                queue = self.queue
-                if queue.dequeues:
-                    self._flush_dequeues()
-                self.busy = True  # the model will answer the results
-                if queue.pending:
-                    queue.mark_busy()
-                self._tool_results(obj, content)
-                if results < len(content):
-                    rest = [b for b in content if not (type(b) is dict and b.get("type") == "tool_result")]
-                    who = HARNESS if obj.get("isMeta") else _HUMAN
-                    self._message(obj, user_parts(rest, who), message_id=f"{obj.get('uuid')}")
-                acc.records += 1
-                return
-        capture = None
-        sender = None
-        queued = None
-        if self.queue.removed:
-            self._release_removed()
-        if content is None:  # a truncated line: the record says the content was not kept
-            parts: list[dict[str, Any]] = []
-            capture = {"content": {"state": "absent", "reason": "the line holds no message content"}}
-        elif obj.get("isCompactSummary") or obj.get("isMeta"):
-            parts = user_parts(content, HARNESS, split=False)
-        elif not self.first_prompt_seen and not self._is_copy(obj):
-            self.first_prompt_seen = True
-            if content == "Warmup" or (self.info.agent_id or "").startswith("acompact"):
-                parts = user_parts(content, HARNESS)  # the harness's own agents: cache warm-up, compaction
-            else:
-                parts = user_parts(content, ("agent", "inter_session"))
-                if self.info.parent_key:
-                    sender = {"session": self.info.parent_key}
-        else:
-            default = _HUMAN
-            origin = obj.get("origin")
-            if isinstance(origin, dict) and origin_kind(origin) in ORIGIN_KINDS:
-                default = ORIGIN_KINDS[origin["kind"]]
-            queue = self.queue
-            if queue.pending or queue.dequeues:
-                queued = queue.take_for_line(content)
-            if queued is not None:
-                if default == _HUMAN and queued.busy:
-                    default = _QUEUED  # typed while the agent worked; idle input is a prompt
-                acc.folded += 1 + len(queued.moves)
-            parts = user_parts(content, default)
-            if default == _HUMAN and not _is_notice_only(parts):
-                if queued is None and queue.pending:
-                    self._flush_orphans()  # typed past them: the queue was cleared
-                self.busy = _starts_turn(parts, self.busy)
-            elif _is_interrupt(content):
-                self.busy = False
-        if self.queue.dequeues:
-            self._flush_dequeues()
-        self._message(obj, parts, sender=sender, capture=capture, queued=queued)
-        acc.records += 1
-
-
-def _starts_turn(parts: list[dict[str, Any]], busy: bool) -> bool:
-    """Whether a user line holding the person's text starts a turn: a prompt does; a local
-    slash command (only command markup) leaves the agent as it was."""
-    for part in parts:
-        if part.get("author", "human") == "human" and part.get("origin", "prompt") != "command":
-            return True
-    return busy
-
-
-def _is_interrupt(content: Any) -> bool:
-    if isinstance(content, str):
-        return content.startswith(INTERRUPT)
-    if isinstance(content, list) and content:
-        block = content[0]
-        return isinstance(block, dict) and isinstance(block.get("text"), str) and block["text"].startswith(INTERRUPT)
-    return False
-
-
-def _is_notice_only(parts: list[dict[str, Any]]) -> bool:
-    return all(p.get("author", "human") != "human" for p in parts)

@@ -6,7 +6,8 @@ Text and thinking blocks make the message; each ``tool_use`` block becomes a ``t
 record after it. A response that was only tool calls is not a message (profile): its calls
 carry ``inferenceId`` (the request id), and the first one keeps the response's model, usage
 and stop reason. A block of the same response arriving after an interleaved line (a lagging
-tool result, a hook line) continues it: tool calls name the earlier message.
+tool result, a hook line) continues it: tool calls name the earlier message, and a higher
+usage count on it replaces the one already written while that record is still held.
 """
 
 from __future__ import annotations
