@@ -243,7 +243,8 @@ def test_attachments_are_data_parts_and_hooks_author_hook() -> None:
 
 def test_old_hook_system_line_is_hook_output_for_the_user() -> None:
     (message,) = of(
-        main(jsonl(line("system", 1, content="PostToolUse:Edit completed", toolUseID="t", level="info"))), "message"
+        main(jsonl(line("system", 1, content="PostToolUse:Edit [fmt] failed with status code 1: x", toolUseID="t"))),
+        "message",
     )
     assert message["author"] == "hook" and message["audience"] == "user" and "origin" not in message
 
@@ -421,6 +422,46 @@ def test_task_tools_give_entry_ids_owners_and_blockers() -> None:
         {"entryId": "1", "content": "Fix", "status": "pending"},
         {"entryId": "2", "content": "Check", "status": "pending", "owner": "explorer", "blockedBy": ["1"]},
     ]
+
+
+def _task_call(n: int, name: str, args: dict[str, Any], text: str, tur: Any = None) -> list[dict[str, Any]]:
+    res = result(n + 1, f"c{n}", text, n)
+    if tur is not None:
+        res["toolUseResult"] = tur
+    return [asst(n, f"m{n}", {"type": "tool_use", "id": f"c{n}", "name": name, "input": args}), res]
+
+
+def test_update_of_a_task_this_stream_only_read_takes_what_task_get_told() -> None:
+    """A teammate (subagent) reads another agent's task with TaskGet, then completes it (2.1.114):
+    the entry's content is the subject TaskGet gave, never an empty string."""
+    got = "Task #2: Research teammates (bob)\nStatus: in_progress\nDescription: Bob writes notes.md."
+    records = main(
+        jsonl(
+            *_task_call(1, "TaskGet", {"taskId": "2"}, got),
+            *_task_call(3, "TaskUpdate", {"taskId": "2", "status": "completed"}, "Updated task #2 status"),
+            *_task_call(
+                5, "TaskGet", {"taskId": "7"}, "x", {"task": {"id": "7", "subject": "Merge", "status": "pending"}}
+            ),
+            *_task_call(7, "TaskUpdate", {"taskId": "7", "owner": "bob"}, "Updated task #7 owner"),
+        )
+    )
+    first, second = of(records, "plan")
+    assert first["entries"] == [
+        {
+            "entryId": "2",
+            "content": "Research teammates (bob)",
+            "status": "completed",
+            "description": "Bob writes notes.md.",
+        }
+    ]
+    assert second["entries"][1] == {"entryId": "7", "content": "Merge", "status": "pending", "owner": "bob"}
+
+
+def test_update_of_a_task_whose_subject_the_stream_never_saw_writes_no_plan() -> None:
+    records = main(
+        jsonl(*_task_call(1, "TaskUpdate", {"taskId": "4", "status": "completed"}, "Updated task #4 status"))
+    )
+    assert of(records, "plan") == [] and len(of(records, "tool_result")) == 1
 
 
 def test_exit_plan_mode_without_plan_file_never_fails() -> None:
@@ -747,7 +788,8 @@ def test_lines_outside_the_chain_do_not_split_one_response() -> None:
     assert [p["type"] for p in message["content"]] == ["reasoning", "text"]
     assert sum(1 for r in records if "usage" in r) == 1 and message["usage"] == {"outputTokens": 7}
     kinds = [r["type"] for r in records[1:]]
-    assert kinds == ["message", "message", "tool_call", "vendor", "vendor", "vendor", "tool_result"]
+    # the held lines came before line 5: their records precede the call it holds
+    assert kinds == ["message", "message", "vendor", "vendor", "vendor", "tool_call", "tool_result"]
     progress = of(records, "vendor")[1]
     assert progress["parent"] == message["id"]  # its parent line was written first
     assert acc.balanced()
@@ -901,3 +943,190 @@ def test_a_remove_without_text_takes_a_queued_prompt_before_a_task_notification(
     assert steer["content"] == [{"type": "text", "text": "skip the slow tests"}]
     delivered = of(records, "message")[-1]
     assert delivered["author"] == "harness" and delivered["assembly"]["sourceIds"][0] == f"{SID}:L3"
+
+
+# -- review of issue 15: parent links, own times ------------------------------------------
+
+
+def test_a_call_whose_parent_is_a_hook_line_inside_its_response_links_to_it() -> None:
+    """A hook_progress line between two tool_use lines of one response is the second's parent
+    (cc 2.1.38): its record is written before the call, so the call names it."""
+    hook = {"type": "hook_progress", "hookEvent": "PreToolUse"}
+    records = main(
+        jsonl(
+            user(1, "go"),
+            asst(2, "msg_H", {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {}}, 1),
+            line("progress", 3, 2, data=hook),
+            asst(4, "msg_H", {"type": "tool_use", "id": "toolu_2", "name": "Read", "input": {}}, 3),
+            result(5, "toolu_1", "a", 2),
+            result(6, "toolu_2", "b", 4),
+        )
+    )
+    first, second = of(records, "tool_call")
+    (progress,) = of(records, "vendor")
+    assert progress["parent"] == first["id"] and second["parent"] == progress["id"]
+    assert [r["type"] for r in records[1:]] == ["message", "tool_call", "vendor", "tool_call", *["tool_result"] * 2]
+
+
+def test_a_line_written_before_its_parent_waits_for_it() -> None:
+    """Upstream writes an attachment before the attachment that is its parent now and then
+    (cc 2.1.114): the later line's record comes first, and the earlier one names it."""
+    records = main(
+        jsonl(
+            user(1, "go"),
+            line("attachment", 3, 4, attachment={"type": "todo_reminder", "content": []}),
+            line("attachment", 4, 1, attachment={"type": "date_change", "newDate": "2026-03-03"}),
+            asst(5, "msg_W", {"type": "text", "text": "ok"}, 3),
+        )
+    )
+    prompt, later, earlier, answer = of(records, "message")
+    assert later["messageId"] == _uuid(4) and later["parent"] == prompt["id"]
+    assert earlier["messageId"] == _uuid(3) and earlier["parent"] == later["id"]
+    assert answer["parent"] == earlier["id"]
+
+
+def test_a_line_whose_parent_never_comes_waits_only_a_few_lines() -> None:
+    from asr_adapters.adapters.claude_code.builder import WAIT_LINES
+
+    date = {"type": "date_change"}
+    notes = [line("attachment", 10 + i, 9 + i if i else 1, attachment=date) for i in range(WAIT_LINES + 2)]
+    records = main(jsonl(user(1, "go"), line("attachment", 2, 99, attachment={"type": "date_change"}), *notes))
+    ids = [r["messageId"] for r in of(records, "message")]
+    assert "parent" not in of(records, "message")[WAIT_LINES + 1]
+    assert ids.index(_uuid(2)) == WAIT_LINES + 1  # written once it waited WAIT_LINES lines
+
+
+def test_each_call_and_spawn_has_its_own_lines_time() -> None:
+    records = main(
+        jsonl(
+            user(1, "go"),
+            asst(2, "msg_T", {"type": "text", "text": "two agents"}, 1),
+            asst(3, "msg_T", {"type": "tool_use", "id": "toolu_a", "name": "Task", "input": {"prompt": "a"}}, 2),
+            asst(4, "msg_T", {"type": "tool_use", "id": "toolu_b", "name": "Task", "input": {"prompt": "b"}}, 3),
+            result(5, "toolu_a", "done", 3),
+            result(6, "toolu_b", "done", 4),
+        )
+    )
+    (message,) = [m for m in of(records, "message") if m["role"] == "assistant"]
+    calls = of(records, "tool_call")
+    spawns = of(records, "subagent")
+    assert message["ts"] == line("x", 2)["timestamp"]
+    assert [c["ts"] for c in calls] == [line("x", 3)["timestamp"], line("x", 4)["timestamp"]]
+    assert [s["ts"] for s in spawns] == [c["ts"] for c in calls]
+
+
+def test_usage_of_a_response_split_by_a_tool_result_is_its_last_lines() -> None:
+    """A tool result arriving mid-response splits its lines; the later line's count (the most
+    output tokens) is the response's usage, still on its message and once."""
+    records = main(
+        jsonl(
+            user(1, "go"),
+            asst(2, "msg_U", {"type": "text", "text": "Reading."}, 1, usage={"output_tokens": 1}),
+            asst(
+                3,
+                "msg_U",
+                {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {}},
+                2,
+                usage={"output_tokens": 1},
+            ),
+            result(4, "toolu_1", "a", 3),
+            asst(
+                5,
+                "msg_U",
+                {"type": "tool_use", "id": "toolu_2", "name": "Read", "input": {}},
+                3,
+                usage={"output_tokens": 253},
+            ),
+            result(6, "toolu_2", "b", 5),
+        )
+    )
+    (message,) = [m for m in of(records, "message") if m["role"] == "assistant"]
+    assert message["usage"] == {"outputTokens": 253} and message["nativeUsage"] == {"output_tokens": 253}
+    assert sum(1 for r in records if "usage" in r) == 1
+
+
+def test_a_held_usage_record_waits_a_bounded_number_of_lines() -> None:
+    from asr_adapters.adapters.claude_code.fold import USAGE_WAIT
+
+    builder = Builder(StreamInfo(SID, SID), Accounting())
+    builder.header()
+    lines = [
+        user(1, "go"),
+        asst(
+            2,
+            "msg_U",
+            {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {}},
+            1,
+            usage={"output_tokens": 1},
+        ),
+        result(3, "toolu_1", "a", 2),
+        *[line("progress", 10 + i, 3, data={"type": "bash_progress"}) for i in range(USAGE_WAIT + 1)],
+    ]
+    handed = [len(builder.feed(number, obj)) for number, obj in enumerate(lines, 1)]
+    assert handed[2] == 0 and sum(handed[: 3 + USAGE_WAIT]) == 1  # the prompt only
+    assert handed[3 + USAGE_WAIT] == 2 + USAGE_WAIT + 1  # call, result, the held progress lines, this one
+
+
+def _queue_vendor_position(records: list[dict[str, Any]]) -> int:
+    (index,) = [i for i, r in enumerate(records) if r.get("schema", "").endswith("/queue-operation")]
+    return index
+
+
+def test_an_input_left_in_the_queue_of_an_idle_agent_is_written_within_a_few_lines() -> None:
+    """An enqueue no operation resolves (cleared on cancel, a trimmed file) is not held to the
+    end of the file: once the agent is idle it waits IDLE_WAIT lines at most."""
+    from asr_adapters.adapters.claude_code.queue import IDLE_WAIT
+
+    titles = [{"type": "ai-title", "sessionId": SID, "aiTitle": f"t{i}"} for i in range(IDLE_WAIT + 10)]
+    records = main(
+        jsonl(
+            user(1, "hi"),
+            asst(2, "msg_Q", {"type": "text", "text": "hello"}, 1, stop_reason="end_turn"),
+            line("system", 3, 2, subtype="turn_duration", durationMs=5),
+            queue_op("enqueue", "later"),
+            *titles,
+        )
+    )
+    # header, prompt, answer, turn_duration; the enqueue (line 4, the agent idle) waits through
+    # line 4 + IDLE_WAIT: those titles' records come first, then its own
+    assert _queue_vendor_position(records) == 4 + IDLE_WAIT < len(records) - 5
+
+
+def test_an_input_queued_during_a_long_turn_waits_at_most_queue_wait_lines() -> None:
+    from asr_adapters.adapters.claude_code.queue import QUEUE_WAIT
+
+    progress = [line("progress", 10 + i, 2, data={"type": "bash_progress"}) for i in range(QUEUE_WAIT + 10)]
+    records = main(
+        jsonl(
+            user(1, "go"),
+            asst(2, "msg_L", {"type": "tool_use", "id": "toolu_L", "name": "Bash", "input": {}}, 1),
+            queue_op("enqueue", "also this"),
+            *progress,
+        )
+    )
+    assert _queue_vendor_position(records) < 4 + QUEUE_WAIT + 2 < len(records) - 5
+
+
+def test_hook_status_is_the_harnesss_and_hook_results_are_the_hooks() -> None:
+    """1.0.x system lines: "Running <Event>…" is the harness's status; "<Event> [cmd] completed
+    successfully: …" is the hook's output. /compact's output holds a PreCompact hook's result
+    line (2.0.76): that line is the hook's, the rest the command's output."""
+    running = "Running \x1b[1mPostToolUse:MultiEdit\x1b[22m..."
+    done = "\x1b[1mPostToolUse:MultiEdit\x1b[22m [ruff format] completed successfully: 3 files left unchanged"
+    hook_line = '\x1b[2mPreCompact ["$DIR"/hooks/run_hook.sh] completed successfully\x1b[22m'
+    stdout = f"<local-command-stdout>\x1b[2mCompacted\x1b[22m\n{hook_line}</local-command-stdout>"
+    records = main(
+        jsonl(
+            user(1, "go"),
+            line("system", 2, 1, content=running, toolUseID="toolu_1", level="info"),
+            line("system", 3, 2, content=done, toolUseID="toolu_1", level="info"),
+            user(4, stdout, 3),
+        )
+    )
+    _, status, output, compact = of(records, "message")
+    assert status["author"] == "harness" and output["author"] == "hook"
+    assert [(p.get("author"), p["text"]) for p in compact["content"]] == [
+        ("harness", "<local-command-stdout>\x1b[2mCompacted\x1b[22m\n"),
+        ("hook", hook_line),
+        ("harness", "</local-command-stdout>"),
+    ]

@@ -1,11 +1,14 @@
 """One stream's records from Claude Code transcript lines, in file order.
 
 The builder takes parsed lines one at a time (``feed``) and returns the records each line
-completes. It holds: the open assistant fold (one message at most), the input-queue items
-still undecided, the plan/spawn calls waiting for their results, and a uuid -> record id
-map so that each record's ``parent`` names the record holding its native ``parentUuid``
-(the file is a tree; a consumer rebuilds the active path from these links). That map also
-detects lines repeated across resumes (same uuid), which are counted as duplicates.
+completes. It holds: the open assistant fold (one message at most), a few lines waiting for a
+parent written after them, the records of a response whose usage may still rise (a bounded
+number of lines), the input-queue items still undecided, the plan/spawn calls waiting for
+their results, and a uuid -> record id map so that each record's ``parent`` names the record
+holding its native ``parentUuid`` (the file is a tree; a consumer rebuilds the active path
+from these links). That map also detects lines repeated across resumes (same uuid), which
+are counted as duplicates. User lines are handled in ``user.py``, attachment and system
+lines in ``side.py``.
 """
 
 from __future__ import annotations
@@ -18,16 +21,15 @@ from ...core.adapter import header
 from ...core.spill import SpillMap, SpillSet
 from ...core.timestamps import from_iso, stamp
 from ...model.order import canonical_order
-from .fold import HELD_LIMIT, Fold, FoldMixin
+from .fold import HELD_LIMIT, Fold, FoldMixin, UsageHold
 from .info import AGENT, Out, StreamInfo, opened, vendor
-from .parts import HARNESS, INTERRUPT, move_writer, user_parts
+from .parts import move_writer
 from .plans import TaskList
-from .queue import QUEUED, Item, Queue, QueueMixin, queue_line_ids
-from .side import ORIGIN_KINDS, SideLinesMixin, origin_kind
+from .queue import Item, Queue, QueueMixin, queue_line_ids
+from .side import SideLinesMixin
 from .tools import ToolMixin
+from .user import UserLinesMixin
 
-_HUMAN = ("human", "prompt")
-_QUEUED = QUEUED
 #: Line members every line repeats, or that a record carries in its own fields.
 ENVELOPE = frozenset(
     {
@@ -57,9 +59,14 @@ _NATIVE_LIMIT = 4096
 _UNSEEN = object()
 #: Line types of the conversation chain: any of them closes an open response.
 _CHAIN = frozenset({"user", "attachment", "system"})
+#: Line types that wait for a parent written after them (upstream writes an attachment
+#: before its parent now and then), and how many lines and how many of them wait at most.
+_MAY_WAIT = frozenset({"attachment", "system", "progress"})
+WAIT_LINES = 4
+WAIT_LIMIT = 8
 
 
-class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
+class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
     def __init__(self, info: StreamInfo, accounting: Accounting) -> None:
         self.info = info
         self.out = Out(accounting)
@@ -70,6 +77,7 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
         self.last_message: tuple[str | None, str | None] = (None, None)
         self.extras_for: str | None = None
         self.usage_for: str | None = None
+        self.usage_hold: UsageHold | None = None
         self.line = 0
         #: The tracked envelope members' last values (``_UNSEEN`` before the first).
         self.seen_env: dict[str, Any] = dict.fromkeys(TRACKED, _UNSEEN)
@@ -84,6 +92,9 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
         #: input queued then is ``queued``; input queued while idle is an ordinary prompt.
         self.busy = False
         self.first_prompt_seen = info.kind == "main"
+        #: (last line to wait for, parent uuid, line, parsed line): lines whose native parent
+        #: is not written yet, held a few lines so that the parent's record comes first.
+        self.waiting: list[tuple[int, str, int, dict[str, Any]]] = []
 
     # -- header -------------------------------------------------------------------------
 
@@ -115,17 +126,52 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
 
     def feed(self, line: int, obj: Any) -> list[dict[str, Any]]:
         """The records completed by one parsed line (each line gets one accounting outcome)."""
+        hold = self.usage_hold
+        if hold is not None and line > hold.until:
+            self.release_usage()
+        waiting = self.waiting
+        if waiting and isinstance(obj, dict) and obj.get("type") == "assistant":
+            self._release_waiting(None)  # never inside a response: they came before it
+        if isinstance(obj, dict) and obj.get("type") in _MAY_WAIT and len(waiting) < WAIT_LIMIT:
+            parent = obj.get("parentUuid")
+            if type(parent) is str and parent not in self.uuid_rec and obj.get("uuid") not in self.uuid_rec:
+                waiting.append((line + WAIT_LINES, parent, line, obj))
+                return self.out.drain()
+        self._feed(line, obj)
+        if waiting:
+            self._release_waiting(line)
+        return self.out.drain()
+
+    def _release_waiting(self, line: int | None) -> None:
+        """Handle the waiting lines whose parent now has its record, or that waited long
+        enough (``line`` None: all of them)."""
+        waiting = self.waiting
+        current = self.line
+        progress = True
+        while waiting and progress:
+            progress = False
+            for entry in list(waiting):
+                until, parent, number, obj = entry
+                if line is None or until <= line or self.uuid_rec.get(parent):
+                    waiting.remove(entry)
+                    self._feed(number, obj)
+                    progress = True
+        self.line = current
+
+    def _feed(self, line: int, obj: Any) -> None:
         self.line = line
+        if self.queue.pending:
+            self._flush_expired(line)
         acc = self.out.acc
         if not isinstance(obj, dict):
             self._close_fold()
             self.out.put(vendor("unknown", obj))
             acc.vendor += 1
-            return self.out.drain()
+            return
         uuid = obj.get("uuid")
         if isinstance(uuid, str) and uuid in self.uuid_rec:
             acc.duplicates += 1
-            return self.out.drain()
+            return
         # every handler maps the line's uuid to its record when it writes one; lines that may
         # be held (a response being folded, queue operations) are marked seen now
         kind = obj.get("type")
@@ -141,7 +187,7 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
             if queue.pending:
                 queue.mark_busy()
             self._assistant(obj)
-            return self.out.drain()
+            return
         fold = self.fold
         if fold is not None:
             if kind not in _CHAIN and len(fold.held) < HELD_LIMIT:
@@ -149,10 +195,10 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
                 if isinstance(uuid, str):
                     self.uuid_rec[uuid] = ""
                 fold.held.append((line, obj))
-                return self.out.drain()
+                return
             self._close_fold()
         self._line(line, obj, kind)
-        return self.out.drain()
+        return
 
     def _line(self, line: int, obj: dict[str, Any], kind: Any) -> None:
         """One line other than an assistant line (also a line held while a response was open)."""
@@ -175,6 +221,8 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
 
     def finish(self, children: list[tuple[str, str | None, dict[str, Any] | None]] = ()) -> list[dict[str, Any]]:  # type: ignore[assignment]
         """Close what is still open at the end of the file."""
+        if self.waiting:
+            self._release_waiting(None)
         self._close_fold()
         self._flush_dequeues()
         self._release_removed()
@@ -182,6 +230,7 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
             self._vendor_item(item)
         self.queue.pending.clear()
         self._finish_tools(list(children))
+        self.release_usage()
         return self.out.drain()
 
     def _bookkeeping(self, obj: dict[str, Any], kind: Any) -> None:
@@ -335,92 +384,3 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin):
         if type(uuid) is str:
             self.uuid_rec[uuid] = rid
         return rid
-
-    # -- user lines ---------------------------------------------------------------------
-
-    def _user(self, obj: dict[str, Any]) -> None:
-        message = obj.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        acc = self.out.acc
-        if type(content) is list:
-            results = 0
-            for block in content:
-                if type(block) is dict and block.get("type") == "tool_result":
-                    results += 1
-            if results:
-                queue = self.queue
-                if queue.dequeues:
-                    self._flush_dequeues()
-                self.busy = True  # the model will answer the results
-                if queue.pending:
-                    queue.mark_busy()
-                self._tool_results(obj, content)
-                if results < len(content):
-                    rest = [b for b in content if not (type(b) is dict and b.get("type") == "tool_result")]
-                    who = HARNESS if obj.get("isMeta") else _HUMAN
-                    self._message(obj, user_parts(rest, who), message_id=f"{obj.get('uuid')}")
-                acc.records += 1
-                return
-        capture = None
-        sender = None
-        queued = None
-        if self.queue.removed:
-            self._release_removed()
-        if content is None:  # a truncated line: the record says the content was not kept
-            parts: list[dict[str, Any]] = []
-            capture = {"content": {"state": "absent", "reason": "the line holds no message content"}}
-        elif obj.get("isCompactSummary") or obj.get("isMeta"):
-            parts = user_parts(content, HARNESS, split=False)
-        elif not self.first_prompt_seen and not self._is_copy(obj):
-            self.first_prompt_seen = True
-            if content == "Warmup" or (self.info.agent_id or "").startswith("acompact"):
-                parts = user_parts(content, HARNESS)  # the harness's own agents: cache warm-up, compaction
-            else:
-                parts = user_parts(content, ("agent", "inter_session"))
-                if self.info.parent_key:
-                    sender = {"session": self.info.parent_key}
-        else:
-            default = _HUMAN
-            origin = obj.get("origin")
-            if isinstance(origin, dict) and origin_kind(origin) in ORIGIN_KINDS:
-                default = ORIGIN_KINDS[origin["kind"]]
-            queue = self.queue
-            if queue.pending or queue.dequeues:
-                queued = queue.take_for_line(content)
-            if queued is not None:
-                if default == _HUMAN and queued.busy:
-                    default = _QUEUED  # typed while the agent worked; idle input is a prompt
-                acc.folded += 1 + len(queued.moves)
-            parts = user_parts(content, default)
-            if default == _HUMAN and not _is_notice_only(parts):
-                if queued is None and queue.pending:
-                    self._flush_orphans()  # typed past them: the queue was cleared
-                self.busy = _starts_turn(parts, self.busy)
-            elif _is_interrupt(content):
-                self.busy = False
-        if self.queue.dequeues:
-            self._flush_dequeues()
-        self._message(obj, parts, sender=sender, capture=capture, queued=queued)
-        acc.records += 1
-
-
-def _starts_turn(parts: list[dict[str, Any]], busy: bool) -> bool:
-    """Whether a user line holding the person's text starts a turn: a prompt does; a local
-    slash command (only command markup) leaves the agent as it was."""
-    for part in parts:
-        if part.get("author", "human") == "human" and part.get("origin", "prompt") != "command":
-            return True
-    return busy
-
-
-def _is_interrupt(content: Any) -> bool:
-    if isinstance(content, str):
-        return content.startswith(INTERRUPT)
-    if isinstance(content, list) and content:
-        block = content[0]
-        return isinstance(block, dict) and isinstance(block.get("text"), str) and block["text"].startswith(INTERRUPT)
-    return False
-
-
-def _is_notice_only(parts: list[dict[str, Any]]) -> bool:
-    return all(p.get("author", "human") != "human" for p in parts)

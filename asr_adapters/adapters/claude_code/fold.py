@@ -6,7 +6,8 @@ Text and thinking blocks make the message; each ``tool_use`` block becomes a ``t
 record after it. A response that was only tool calls is not a message (profile): its calls
 carry ``inferenceId`` (the request id), and the first one keeps the response's model, usage
 and stop reason. A block of the same response arriving after an interleaved line (a lagging
-tool result, a hook line) continues it: tool calls name the earlier message.
+tool result, a hook line) continues it: tool calls name the earlier message, and a higher
+usage count on it replaces the one already written while that record is still held.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ...core.spill import SpillMap
+from ...model.order import canonical_order
 from .info import opened
 from .parts import data_part, reasoning_part
 from .tools import PLAN_TOOLS
@@ -34,6 +36,23 @@ _USAGE_KEYS = (
 )
 #: Lines held while a response is open, at most: past this the response is closed early.
 HELD_LIMIT = 32
+#: Lines after a response closed unfinished during which its usage may still rise (a later
+#: line of it, after a tool result, has the final count): its records wait that long at most.
+USAGE_WAIT = 16
+
+
+class UsageHold:
+    """The record carrying a response's usage, not yet handed out: a later line of the same
+    response (after a tool result) may carry a higher count."""
+
+    __slots__ = ("best", "index", "message_id", "synthetic", "until")
+
+    def __init__(self, message_id: str, index: int, best: int, until: int, synthetic: bool) -> None:
+        self.message_id = message_id
+        self.index = index  # its position in the records not yet handed out
+        self.best = best
+        self.until = until  # the last line number it waits for
+        self.synthetic = synthetic
 
 
 class Fold:
@@ -59,8 +78,9 @@ class Fold:
         self.request_id = request_id
         self.first = first
         self.parts: list[dict[str, Any]] = []
-        #: Per line: (uuid, parentUuid, contributed parts?, its tool_use blocks)
-        self.lines: list[tuple[Any, Any, bool, list[dict[str, Any]]]] = []
+        #: Per line: (uuid, parentUuid, contributed parts?, its tool_use blocks, timestamp,
+        #: line number)
+        self.lines: list[tuple[Any, Any, bool, list[dict[str, Any]], Any, int]] = []
         self.usage: Any = None
         self.best_tokens = -1
         self.stop_reason: Any = None
@@ -102,6 +122,7 @@ class FoldMixin:
     extras_for: str | None  # the response whose model/usage a tool call already carries
     last_message: tuple[str | None, str | None]  # (message.id, record id of its message)
     usage_for: str | None  # the response whose usage a record already carries
+    usage_hold: UsageHold | None
     busy: bool  # whether a turn is running
 
     def _assistant(self, obj: dict[str, Any]) -> None:
@@ -111,6 +132,10 @@ class FoldMixin:
         mid = message.get("id")
         if type(mid) is not str:
             mid = None
+        hold = self.usage_hold
+        if hold is not None and hold.message_id != mid:
+            self.release_usage()  # another response: the held one is over
+            hold = None
         fold = self.fold
         if fold is None or mid is None or fold.message_id != mid:
             if fold is not None:
@@ -139,13 +164,15 @@ class FoldMixin:
             else:
                 parts.append(data_part(block, f"block/{kind or 'unknown'}"))
             added = True
-        fold.lines.append((obj.get("uuid"), obj.get("parentUuid"), added, calls))
+        fold.lines.append((obj.get("uuid"), obj.get("parentUuid"), added, calls, obj.get("timestamp"), self.line))
         usage = message.get("usage")
         if isinstance(usage, dict):
             tokens = usage.get("output_tokens")
             tokens = tokens if isinstance(tokens, int) else 0
             if tokens >= fold.best_tokens:
                 fold.best_tokens, fold.usage = tokens, usage
+            if hold is not None and tokens > hold.best:
+                self._raise_usage(hold, usage, tokens)
         stop_reason = message.get("stop_reason")
         if stop_reason is not None:
             fold.stop_reason = stop_reason
@@ -176,15 +203,23 @@ class FoldMixin:
             message_line = lines.index(content_lines[0]) if content_lines else 0
         first_call = True
         acc = out.acc
-        for index, (uuid, parent_uuid, added, calls) in enumerate(lines):
+        held = fold.held
+        for index, (uuid, parent_uuid, added, calls, ts, line_number) in enumerate(lines):
+            if held and held[0][0] < line_number:
+                # lines written between the response's lines come before the calls after them:
+                # a call whose native parent is such a line (hook progress) finds its record
+                held = self._handle_held(held, line_number)
             line_rid = message_rid if added else None
             for number, block in enumerate(calls):
-                call = self._tool_call(block, fold, first, uuid if added else parent_uuid, uuid, number)
+                call = self._tool_call(block, fold, ts, uuid if added else parent_uuid, uuid, number)
+                carries = False
                 if message_rid is None and first_call and fold.continues is None and self.extras_for != fold.message_id:
-                    self._extras(call, fold, first, synthetic)
+                    carries = self._extras(call, fold, first, synthetic)
                     self.extras_for = fold.message_id
                 first_call = False
                 rid = out.put(call)
+                if carries:
+                    self._hold_usage(fold, synthetic)
                 line_rid = line_rid or rid
             if type(uuid) is str and not (added and message_rid is not None):  # else mapped above
                 uuid_rec[uuid] = line_rid or message_rid or ""
@@ -194,16 +229,26 @@ class FoldMixin:
                 acc.folded += 1
         if synthetic or (first_call and fold.stop_reason != "tool_use"):
             self.busy = False  # a response without tool calls ends the turn
-        if fold.held:
-            current = self.line
-            for number, obj in fold.held:
-                self._line(number, obj, obj.get("type"))
-            self.line = current
+        if held:
+            self._handle_held(held, None)
+
+    def _handle_held(self, held: list[tuple[int, Any]], before: int | None) -> list[tuple[int, Any]]:
+        """Handle the held lines written before line ``before`` (None: all); returns the rest."""
+        current = self.line
+        index = 0
+        for number, obj in held:
+            if before is not None and number >= before:
+                break
+            self._line(number, obj, obj.get("type"))
+            index += 1
+        self.line = current
+        return held[index:]
 
     def _fold_message(self, fold: Fold, content_lines: list[Any], synthetic: bool) -> str:
         """The response's message record (its text and reasoning parts); returns its id."""
         first = fold.first
-        record = opened("message", first.get("timestamp"))
+        # the message's time is its first content line's (a call-only line before it has its own)
+        record = opened("message", (content_lines or fold.lines)[0][4])
         if fold.request_id:
             record["inferenceId"] = fold.request_id
         uuid = first.get("uuid")
@@ -230,13 +275,46 @@ class FoldMixin:
             source_ids = [line[0] for line in content_lines if isinstance(line[0], str)]
             if source_ids:
                 record["assembly"] = {"mode": "folded", "sourceIds": source_ids}
-        self._extras(record, fold, first, synthetic)
-        return self.out.put(record)
+        carries = self._extras(record, fold, first, synthetic)
+        rid = self.out.put(record)
+        if carries:
+            self._hold_usage(fold, synthetic)
+        return rid
+
+    def _hold_usage(self, fold: Fold, synthetic: bool) -> None:
+        """The record just written carries the usage of a response that may go on after a tool
+        result (no stop reason yet; 2.0 and some 2.1 builds never write one): hold it a few
+        lines, so that a later line of the response can raise its count."""
+        if fold.stop_reason is not None or fold.message_id is None:
+            return
+        out = self.out
+        self.usage_hold = UsageHold(
+            fold.message_id, len(out.records) - 1, fold.best_tokens, self.line + USAGE_WAIT, synthetic
+        )
+        out.holding = True
+
+    def _raise_usage(self, hold: UsageHold, native: dict[str, Any], tokens: int) -> None:
+        """A later line of the held response counts more: its usage replaces the held one."""
+        records = self.out.records
+        record = records[hold.index]
+        if not hold.synthetic:
+            usage = normalized_usage(native)
+            if usage is not None:
+                record["usage"] = usage
+        record["nativeUsage"] = native
+        records[hold.index] = canonical_order(record)
+        hold.best = tokens
+
+    def release_usage(self) -> None:
+        """The held response is over (another began, it waited long enough, the file ended)."""
+        self.usage_hold = None
+        self.out.holding = False
 
     def _tool_call(
-        self, block: dict[str, Any], fold: Fold, first: dict[str, Any], parent: Any, line_uuid: Any, index: int
+        self, block: dict[str, Any], fold: Fold, ts: Any, parent: Any, line_uuid: Any, index: int
     ) -> dict[str, Any]:
-        call = opened("tool_call", first.get("timestamp"))
+        """One ``tool_use`` block's record, with the time of its own line (``ts``)."""
+        call = opened("tool_call", ts)
         if fold.request_id:
             call["inferenceId"] = fold.request_id
         native_id: Any = block.get("id")
@@ -259,14 +337,17 @@ class FoldMixin:
             if key not in _CALL_FIELDS:
                 call[key] = value
         if isinstance(name, str) and name in PLAN_TOOLS:
-            self._remember_call(call, first)
+            self._remember_call(call, {"timestamp": ts})
         return call
 
-    def _extras(self, record: dict[str, Any], fold: Fold, first: dict[str, Any], synthetic: bool) -> None:
-        """Profile members: model, usage, stopReason, error; the response's own extras."""
+    def _extras(self, record: dict[str, Any], fold: Fold, first: dict[str, Any], synthetic: bool) -> bool:
+        """Profile members: model, usage, stopReason, error; the response's own extras.
+        Returns whether the record carries the response's usage."""
+        carries = False
         if fold.model is not None:
             record["model"] = fold.model
         if fold.usage is not None and (fold.message_id is None or fold.message_id != self.usage_for):
+            carries = True
             self.usage_for = fold.message_id  # one response's usage on one record (HELPERS)
             if not synthetic:  # a harness-written error is no model response: nothing to add up
                 usage = normalized_usage(fold.usage)
@@ -285,6 +366,7 @@ class FoldMixin:
             rest = {k: v for k, v in body.items() if k not in _BODY and v is not None}
             if rest:
                 record.setdefault("native", {})["message"] = rest
+        return carries
 
     if TYPE_CHECKING:  # provided by the builder and the tool mixin
         out: Any
@@ -303,5 +385,5 @@ class FoldMixin:
         def _line(self, line: int, obj: dict[str, Any], kind: Any) -> None: ...
 
 
-def _has_calls(lines: list[tuple[Any, Any, bool, list[dict[str, Any]]]]) -> bool:
+def _has_calls(lines: list[tuple[Any, Any, bool, list[dict[str, Any]], Any, int]]) -> bool:
     return any(map(_CALLS, lines))

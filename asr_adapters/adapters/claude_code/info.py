@@ -68,6 +68,9 @@ class Out:
         self.emit = Emitter(accounting)
         self._number = self.emit.__call__  # a bound method call is cheaper than an instance call
         self.records: list[dict[str, Any]] = []
+        #: While set, ``drain`` gives nothing: a written record may still change (the usage of
+        #: a response whose later lines may come, held a bounded number of lines).
+        self.holding = False
 
     def stamp(self, record: dict[str, Any], value: Any) -> None:
         """``ts`` / ``tsPrecision`` of a record from the native timestamp ``value``."""
@@ -80,6 +83,8 @@ class Out:
         return record["id"]
 
     def drain(self) -> list[dict[str, Any]]:
+        if self.holding:
+            return []
         records, self.records = self.records, []
         return records
 

@@ -13,6 +13,12 @@ from pathlib import Path
 from typing import Any
 
 _TASK_CREATED = re.compile(r"Task #(\S+) created")
+#: TaskGet's text result: ``Task #<id>: <subject>``, ``Status: …``, ``Description: …`` lines.
+_TASK_GOT = re.compile(
+    r"\ATask #(\S+): ([^\n]*)(?:\nStatus: ([^\n]*))?(?:\nDescription: (.*?))?(?:\n(?:Blocked by|Blocks):|\Z)", re.S
+)
+#: Tasks learned from TaskGet but not (yet) in the list, at most.
+KNOWN_LIMIT = 1024
 _TASK_FIELDS = frozenset({"subject", "status", "owner", "blockedBy", "blocks"})  # a task's own entry fields
 STATUSES = frozenset({"pending", "in_progress", "completed"})
 REGISTRY = "com.anthropic.claude-code"
@@ -68,6 +74,34 @@ class TaskList:
         self.tasks: dict[str, dict[str, Any]] = {}
         self._entries: dict[str, dict[str, Any]] = {}  # task id -> its entry, while valid
         self._blocked: set[str] = set()  # ids of tasks holding a blockedBy member
+        #: What TaskGet told of tasks this stream did not create (another agent's, in a team):
+        #: an update of such a task starts from it instead of an unknown subject.
+        self.known: dict[str, dict[str, Any]] = {}
+
+    def learn(self, result: Any, text: str) -> None:
+        """A TaskGet result: the task's subject, status and description, as recorded."""
+        task = result.get("task") if isinstance(result, dict) else None
+        facts: dict[str, Any] = {}
+        if isinstance(task, dict) and isinstance(task.get("id"), str | int):
+            task_id = str(task["id"])
+            facts = {k: task[k] for k in ("subject", "status", "description", "owner") if k in task}
+        else:
+            match = _TASK_GOT.match(text)
+            if match is None:
+                return
+            task_id = match.group(1)
+            facts["subject"] = match.group(2)
+            if match.group(3) is not None:
+                facts["status"] = match.group(3)
+            if match.group(4) is not None:
+                facts["description"] = match.group(4)
+        if task_id in self.known or len(self.known) < KNOWN_LIMIT:
+            self.known[task_id] = facts
+
+    def complete(self) -> bool:
+        """Whether every listed task's subject is known: a plan snapshot is written only then
+        (an update of a task the stream never saw created or read gives no invented entry)."""
+        return all(isinstance(task.get("subject"), str) for task in self.tasks.values())
 
     def _changed(self, task_id: str) -> None:
         self._entries.pop(task_id, None)
@@ -117,7 +151,9 @@ class TaskList:
             self._listed(task_id)
             return True
         new = task_id not in self.tasks
-        task = self.tasks.setdefault(task_id, {"subject": "", "status": "pending"})
+        task = self.tasks.get(task_id)
+        if task is None:  # another agent's task: what TaskGet told of it, else nothing known
+            task = self.tasks[task_id] = dict(self.known.get(task_id, {}))
         for key in ("status", "owner", "subject", "description", "activeForm", "metadata"):
             if key in call_input:
                 task[key] = call_input[key]

@@ -31,6 +31,10 @@ QUEUED = ("human", "queued")
 STEER = ("human", "steer")
 #: Inputs held in the queue at most; older ones are written as the vendor lines they are.
 PENDING_LIMIT = 64
+#: Lines an input waits in the queue at most before it is written as the vendor lines it is,
+#: and lines it waits once the agent is idle (a turn that ended hands the queue out at once).
+QUEUE_WAIT = 1000
+IDLE_WAIT = 16
 
 
 @dataclass
@@ -44,6 +48,9 @@ class Item:
     moves: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     #: Prompts typed past this item that were not delivered from the queue.
     age: int = 0
+    #: The first line at which the agent was idle while this item waited (None: not yet).
+    #: Once idle the clock runs: an idle agent hands the queue out at once.
+    idle_since: int | None = None
 
     @property
     def content(self) -> Any:
@@ -70,13 +77,28 @@ class Queue:
 
     def enqueue(self, line: int, obj: dict[str, Any], busy: bool) -> Item | None:
         """Queue an input; returns the oldest one when the queue is over its limit."""
-        self.pending.append(Item(line, obj, busy))
+        self.pending.append(Item(line, obj, busy, idle_since=None if busy else line))
         return self.pending.pop(0) if len(self.pending) > PENDING_LIMIT else None
 
     def mark_busy(self) -> None:
         """The agent worked (a response, a tool result): everything queued waited for it."""
         for item in self.pending:
             item.busy = True
+
+    def expired(self, line: int, busy: bool) -> list[Item]:
+        """Inputs no queue operation or user line resolved in time (cleared on cancel, or a
+        trimmed file): ``QUEUE_WAIT`` lines after the enqueue, or ``IDLE_WAIT`` lines after
+        the agent went idle. Bounds how far their records land from their lines."""
+        kept: list[Item] = []
+        dropped: list[Item] = []
+        for item in self.pending:
+            if not busy and item.idle_since is None:
+                item.idle_since = line
+            late = line > item.line + QUEUE_WAIT
+            idle = item.idle_since is not None and line > item.idle_since + IDLE_WAIT
+            (dropped if late or idle else kept).append(item)
+        self.pending = kept
+        return dropped
 
     def _find(self, content: Any) -> int | None:
         for i, item in enumerate(self.pending):
@@ -229,6 +251,10 @@ class QueueMixin:
 
     def _flush_orphans(self) -> None:
         for item in self.queue.orphans():
+            self._vendor_item(item)
+
+    def _flush_expired(self, line: int) -> None:
+        for item in self.queue.expired(line, self.busy):
             self._vendor_item(item)
 
     def _vendor_item(self, item: Item) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .info import schema_of
-from .parts import HARNESS, text_part, user_parts
+from .parts import HARNESS, is_hook_run, is_hook_text, text_part, user_parts
 from .queue import STEER, Item, Queue
 
 _HOOK = ("hook", "injected")
@@ -102,7 +102,8 @@ class SideLinesMixin:
             self._vendor(obj, f"system/{subtype}" if subtype else "system")
             return
         if subtype is None:
-            parts = [text_part(content, _HOOK if obj.get("toolUseID") else HARNESS)]
+            # a hook's result line is the hook's; "Running <Event>…" is the harness's status
+            parts = [text_part(content, _HOOK if is_hook_run(content) or is_hook_text(content) else HARNESS)]
             parts[0].pop("origin")
         elif subtype == "local_command":
             parts = user_parts(content, ("harness", "command"))

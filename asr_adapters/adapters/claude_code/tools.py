@@ -18,7 +18,7 @@ from .parts import result_parts
 from .plans import TaskList, read_plan_file, todo_entries
 
 PLAN_TOOLS = frozenset(
-    {"TodoWrite", "TaskCreate", "TaskUpdate", "TaskList", "ExitPlanMode", "Task", "Agent", "AskUserQuestion"}
+    {"TodoWrite", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet", "ExitPlanMode", "Task", "Agent", "AskUserQuestion"}
 )
 _SPAWN_FACTS = (
     ("address", "name"),
@@ -129,6 +129,8 @@ class ToolMixin:
             entries = todo_entries(call_input.get("todos"))
             if entries is not None:
                 self._plan(obj, block, f"todos:{self.info.session_id}", {"planType": "items", "entries": entries})
+        elif name == "TaskGet":
+            self.tasks.learn(result, _text(block.get("content")))
         elif name in ("TaskCreate", "TaskUpdate", "TaskList"):
             entries = None
             if name == "TaskCreate":
@@ -142,7 +144,7 @@ class ToolMixin:
                 self.tasks.replace(result.get("tasks") if isinstance(result, dict) else None)
                 entries = self.tasks.entries()
                 changed = entries != before
-            if changed:
+            if changed and self.tasks.complete():
                 plan = {"planType": "items", "entries": entries if entries is not None else self.tasks.entries()}
                 self._plan(obj, block, f"tasks:{self.info.session_id}", plan)
         elif name == "ExitPlanMode":

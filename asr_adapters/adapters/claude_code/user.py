@@ -1,0 +1,139 @@
+"""User lines: the person's prompts (queued, steering, commands), tool results, and the first
+prompt of a subagent; which of them start a turn (for Queued input)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .parts import HARNESS, INTERRUPT, user_parts
+from .queue import QUEUED, Item, Queue
+from .side import ORIGIN_KINDS, origin_kind
+
+_HUMAN = ("human", "prompt")
+_QUEUED = QUEUED
+
+
+class UserLinesMixin:
+    """Needs the builder's ``out``, ``info``, ``queue``, ``busy``, ``first_prompt_seen`` and the
+    handlers below."""
+
+    out: Any
+    info: Any
+    queue: Queue
+    busy: bool
+    first_prompt_seen: bool
+
+    if TYPE_CHECKING:
+
+        def _flush_dequeues(self) -> None: ...
+
+        def _release_removed(self) -> None: ...
+
+        def _flush_orphans(self) -> None: ...
+
+        def _tool_results(self, obj: dict[str, Any], blocks: list[Any]) -> None: ...
+
+        def _is_copy(self, obj: dict[str, Any]) -> bool: ...
+
+        def _message(
+            self,
+            obj: dict[str, Any],
+            parts: list[dict[str, Any]],
+            *,
+            message_id: str | None = None,
+            role: str | None = "user",
+            who: tuple[str, str] | None = None,
+            sender: dict[str, Any] | None = None,
+            audience: str | None = None,
+            capture: dict[str, Any] | None = None,
+            native: dict[str, Any] | None = None,
+            skip: tuple[str, ...] = (),
+            queued: Item | None = None,
+        ) -> str: ...
+
+    def _user(self, obj: dict[str, Any]) -> None:
+        message = obj.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        acc = self.out.acc
+        if type(content) is list:
+            results = 0
+            for block in content:
+                if type(block) is dict and block.get("type") == "tool_result":
+                    results += 1
+            if results:
+                queue = self.queue
+                if queue.dequeues:
+                    self._flush_dequeues()
+                self.busy = True  # the model will answer the results
+                if queue.pending:
+                    queue.mark_busy()
+                self._tool_results(obj, content)
+                if results < len(content):
+                    rest = [b for b in content if not (type(b) is dict and b.get("type") == "tool_result")]
+                    who = HARNESS if obj.get("isMeta") else _HUMAN
+                    self._message(obj, user_parts(rest, who), message_id=f"{obj.get('uuid')}")
+                acc.records += 1
+                return
+        capture = None
+        sender = None
+        queued = None
+        if self.queue.removed:
+            self._release_removed()
+        if content is None:  # a truncated line: the record says the content was not kept
+            parts: list[dict[str, Any]] = []
+            capture = {"content": {"state": "absent", "reason": "the line holds no message content"}}
+        elif obj.get("isCompactSummary") or obj.get("isMeta"):
+            parts = user_parts(content, HARNESS, split=False)
+        elif not self.first_prompt_seen and not self._is_copy(obj):
+            self.first_prompt_seen = True
+            if content == "Warmup" or (self.info.agent_id or "").startswith("acompact"):
+                parts = user_parts(content, HARNESS)  # the harness's own agents: cache warm-up, compaction
+            else:
+                parts = user_parts(content, ("agent", "inter_session"))
+                if self.info.parent_key:
+                    sender = {"session": self.info.parent_key}
+        else:
+            default = _HUMAN
+            origin = obj.get("origin")
+            if isinstance(origin, dict) and origin_kind(origin) in ORIGIN_KINDS:
+                default = ORIGIN_KINDS[origin["kind"]]
+            queue = self.queue
+            if queue.pending or queue.dequeues:
+                queued = queue.take_for_line(content)
+            if queued is not None:
+                if default == _HUMAN and queued.busy:
+                    default = _QUEUED  # typed while the agent worked; idle input is a prompt
+                acc.folded += 1 + len(queued.moves)
+            parts = user_parts(content, default)
+            if default == _HUMAN and not _is_notice_only(parts):
+                if queued is None and queue.pending:
+                    self._flush_orphans()  # typed past them: the queue was cleared
+                self.busy = _starts_turn(parts, self.busy)
+            elif _is_interrupt(content):
+                self.busy = False
+        if self.queue.dequeues:
+            self._flush_dequeues()
+        self._message(obj, parts, sender=sender, capture=capture, queued=queued)
+        acc.records += 1
+
+
+def _starts_turn(parts: list[dict[str, Any]], busy: bool) -> bool:
+    """Whether a user line holding the person's text starts a turn: a prompt does; a local
+    slash command (only command markup) leaves the agent as it was."""
+    for part in parts:
+        if part.get("author", "human") == "human" and part.get("origin", "prompt") != "command":
+            return True
+    return busy
+
+
+def _is_interrupt(content: Any) -> bool:
+    if isinstance(content, str):
+        return content.startswith(INTERRUPT)
+    if isinstance(content, list) and content:
+        block = content[0]
+        return isinstance(block, dict) and isinstance(block.get("text"), str) and block["text"].startswith(INTERRUPT)
+    return False
+
+
+def _is_notice_only(parts: list[dict[str, Any]]) -> bool:
+    return all(p.get("author", "human") != "human" for p in parts)
