@@ -60,6 +60,9 @@ def environment() -> Environment:
         text_size=reading.text_size,
         opaque_size=reading.opaque_size,
         split_long=reading.split_long,
+        preview=reading.preview,
+        split_input=reading.split_input,
+        error_text=reading.error_text,
         capture=reading.capture_notes,
         usage=reading.usage_summary,
         failed_result=reading.is_failed_result,
@@ -120,12 +123,15 @@ class PageWriter:
         h = header or {}
         title = h.get("title") if isinstance(h.get("title"), str) else None
         title = title or (h.get("session") if isinstance(h.get("session"), str) else None) or "ASR session"
+        for declaration in h.get("participants") or ():
+            self.tracker.declare(declaration)
         self.dest.write(
             environment()
             .get_template("head.html")
             .render(
                 h=h,
                 title=title,
+                untitled=not isinstance(h.get("title"), str),
                 css=Markup(static_text("page.css")),
                 script_hash=script_hash(),
                 link=self.links,
@@ -149,6 +155,7 @@ class PageWriter:
             new_turn=new_turn,
             revision=revision,
             call_name=self.tracker.call_name,
+            sender=self.tracker.sender,
             link=self.links,
         )
         if self._written < self.inline_chars:

@@ -100,6 +100,12 @@ def _record(r: dict[str, Any], tracker: reading.Tracker) -> str:
             note = reading.capture_notes(r, field)
             if note:
                 head += f"> {field}: {inline(note)}\n\n"
+        error = reading.error_text(r)
+        if error:
+            head += "error:\n\n" + fence(error) + "\n"
+        sender = tracker.sender(r)
+        if sender:
+            head += f"from {inline(sender)}\n\n"
         if r.get("status") == "withdrawn":
             head += "> Withdrawn: removed from the queue before the model received it.\n\n"
         if isinstance(r.get("displayContent"), list):
@@ -117,7 +123,12 @@ def _record(r: dict[str, Any], tracker: reading.Tracker) -> str:
         text = f"### {inline(rid)} · tool call {inline(r.get('name'))}{_ts(r)}\n\n"
         if command is not None:
             return text + fence("$ " + command, "sh")
-        return text + fence(reading.reading_json(r.get("input", r.get("arguments"))), "json")
+        rest, blocks = reading.split_input(r.get("input", r.get("arguments")))
+        if rest != {}:
+            text += fence(reading.reading_json(rest), "json")
+        for member, body in blocks:
+            text += f"\n{inline(member)}:\n\n" + fence(body)
+        return text
     if kind == "tool_result":
         failed = " · **failed**" if reading.is_failed_result(r) else ""
         name = tracker.call_name(r.get("callId"))
@@ -159,6 +170,8 @@ def render_markdown(records: Iterable[dict[str, Any]], dest: IO[str]) -> reading
             continue
         facts.observe(record)
         if record.get("type") == "session":
+            for declaration in record.get("participants") or ():
+                tracker.declare(declaration)
             dest.write(_header(record))
             continue
         if tracker.see(record):

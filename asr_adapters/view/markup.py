@@ -37,7 +37,9 @@ def _image(renderer: RendererHTML, tokens: list[Token], idx: int, options: Optio
 
 
 def _build() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable(
+        ["table", "strikethrough"]
+    )
     md.validateLink = _validate_link  # type: ignore[method-assign]
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("image", _image)

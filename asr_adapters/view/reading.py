@@ -218,7 +218,28 @@ class Tracker:
 
     call_names: dict[str, str] = field(default_factory=dict)
     plan_revisions: dict[str, int] = field(default_factory=dict)
+    participants: dict[str, str] = field(default_factory=dict)
     turn: str | None = None
+
+    def declare(self, declaration: Any) -> None:
+        """Remember a participant's name (header list or a late ``participant`` record)."""
+        if isinstance(declaration, dict) and isinstance(declaration.get("participantId"), str):
+            label = declaration.get("name") or declaration.get("label") or declaration.get("kind")
+            self.participants[declaration["participantId"]] = str(label or declaration["participantId"])
+
+    def sender(self, record: dict[str, Any]) -> str | None:
+        """Who sent a message (``from``), named as the stream declares the participant."""
+        actor = record.get("from")
+        if not isinstance(actor, dict):
+            return None
+        participant = actor.get("participant")
+        if isinstance(participant, str):
+            return self.participants.get(participant, participant)
+        session = actor.get("session")
+        if isinstance(session, str):
+            address = actor.get("address")
+            return f"{session} {address}" if isinstance(address, str) else session
+        return None
 
     def call_name(self, call_id: Any) -> str | None:
         return self.call_names.get(call_id) if isinstance(call_id, str) else None
@@ -232,6 +253,8 @@ class Tracker:
 
     def see(self, record: dict[str, Any]) -> bool:
         """Remember what later records refer to; True when a new turn starts here."""
+        if record.get("type") == "participant":
+            self.declare(record)
         if record.get("type") == "tool_call" and isinstance(record.get("callId"), str):
             name = record.get("name")
             self.call_names[record["callId"]] = name if isinstance(name, str) else "?"
@@ -240,6 +263,26 @@ class Tracker:
             self.turn = turn
             return True
         return False
+
+
+def preview(text: str, limit: int = 90) -> str:
+    """The first non-blank line of a collapsed part, shortened: says what the part holds."""
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            return line if len(line) <= limit else line[: limit - 1] + "…"
+    return ""
+
+
+def error_text(record: dict[str, Any]) -> str | None:
+    """The source's error for a failed message (the ``error`` member), as text."""
+    error = record.get("error")
+    if isinstance(error, str):
+        return error
+    if isinstance(error, dict):
+        message = error.get("message")
+        return message if isinstance(message, str) else reading_json(error)
+    return None
 
 
 def split_long(text: str, lines: int = 40, chars: int = 4000) -> tuple[str, str]:
@@ -259,6 +302,18 @@ def split_long(text: str, lines: int = 40, chars: int = 4000) -> tuple[str, str]
     if limit >= len(text):
         return text, ""
     return text[:limit], text[limit:]
+
+
+def split_input(value: Any) -> tuple[Any, list[tuple[str, str]]]:
+    """A tool input as (what reads well as JSON, [(member, multi-line text)]): file bodies and
+    prompts are shown as text blocks, not as JSON strings full of ``\\n``."""
+    if not isinstance(value, dict):
+        return value, []
+    blocks = [(k, v) for k, v in value.items() if isinstance(v, str) and "\n" in v]
+    if not blocks:
+        return value, []
+    names = {k for k, _ in blocks}
+    return {k: v for k, v in value.items() if k not in names}, blocks
 
 
 def shell_command(record: dict[str, Any]) -> str | None:

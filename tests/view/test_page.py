@@ -111,6 +111,16 @@ def test_every_record_kind_is_labelled(page: PageWatch, tmp_path: Path) -> None:
     # plan revision history
     assert "revision 2" in p.locator("#r7 header").inner_text()
     assert p.locator('#r7 a.supersedes[href="#r6"]').count() == 1
+    # a failed request shows its error; a call nothing answered says so; tables render
+    # (text_content: content-visibility lets a browser skip laying out what is off screen)
+    assert "403 Key limit exceeded" in (p.locator("#r18 pre.error-text").text_content() or "")
+    assert p.locator("#r19 .badge.no-result").count() == 1
+    assert p.locator("#r4 .badge.no-result").count() == 0
+    assert p.locator("#r20 .md table td").count() == 2
+    assert "| Fri | 11:00 |" in (p.locator("#r19 .arg pre").text_content() or ""), "multi-line members as text"
+    # the sender is named as the header declares the participant; collapsed context says what it holds
+    assert "from Ana" in p.locator("#r2 header").inner_text()
+    assert "<context>calendar: 3 events</context>" in p.locator("#r2 details.injected summary").inner_text()
     # vendor records are hidden until asked for
     assert not p.locator("#r17").is_visible()
     p.check("#show-vendor")

@@ -43,6 +43,7 @@
     holder.innerHTML = JSON.parse(chunk.textContent);
     wire(holder.content);
     chunk.parentNode.replaceChild(holder.content, chunk);
+    if (!pending.length) { markUnanswered(); }
     if (!pending.length && more) { more.hidden = true; }
     else if (more) { more.querySelector("button").textContent = "show the rest of the session (" + pending.length + " more part(s))"; }
     return true;
@@ -52,7 +53,24 @@
     var target = id && document.getElementById(id);
     if (target) { target.scrollIntoView(); }
   }
+  // Once every record is on the page, calls that no result answers say so.
+  function markUnanswered() {
+    document.querySelectorAll(".tool-call:not(.answered):not(.marked)").forEach(function (call) {
+      call.classList.add("marked");
+      var badge = document.createElement("span");
+      badge.className = "badge no-result"; badge.textContent = "no result recorded";
+      call.querySelector("header").insertBefore(badge, call.querySelector("header .meta"));
+    });
+  }
   wire(document);
+  if (!pending.length) { markUnanswered(); }
+  // A session without a title is named by its first prompt.
+  var heading = document.querySelector("header.session h1");
+  var first = document.querySelector("article.message .part.author-human pre, article.message .part.author-human .md");
+  if (heading && heading.getAttribute("data-untitled") === "1" && first) {
+    var line = first.textContent.trim().split("\n")[0].slice(0, 100);
+    if (line) { heading.textContent = line; document.title = line; }
+  }
   // The models the session used, as its messages record them, in the header.
   var models = [];
   document.querySelectorAll("article.message .badge.model").forEach(function (badge) {
