@@ -111,22 +111,32 @@ def _convert_to_dir(conversion: Conversion, folder: Path) -> int:
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def validate(paths: tuple[str, ...], fmt: str) -> None:
-    """Check ASR streams against the spec's rules; exit 1 when any rule is broken."""
+@click.option("--strict", is_flag=True, help="Warnings fail too (exit 1), not only errors.")
+def validate(paths: tuple[str, ...], fmt: str, strict: bool) -> None:
+    """Check ASR streams against the spec's rules; exit 1 when any rule is broken.
+
+    Warnings (references to records the stream does not hold) are printed but fail only
+    with --strict."""
     findings = []
     for path in paths:  # an unreadable file comes back as a finding, not an exception
         findings.extend(validate_file(sys.stdin.buffer if path == "-" else path))
+    errors = sum(1 for f in findings if f.is_error)
+    failed = bool(findings) if strict else errors > 0
     if fmt == "json":
-        payload = {"files": len(paths), "findings": [f.as_dict() for f in findings], "ok": not findings}
+        payload = {"files": len(paths), "findings": [f.as_dict() for f in findings], "ok": not failed}
         click.echo(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode())
     else:
         for finding in findings:
             click.echo(finding.describe())
         if findings:
-            click.echo(f"{len(findings)} finding(s) in {len(paths)} stream(s)", err=True)
+            warnings = len(findings) - errors
+            click.echo(
+                f"{len(findings)} finding(s) in {len(paths)} stream(s): {errors} error(s), {warnings} warning(s)",
+                err=True,
+            )
         else:
             click.echo(f"ok: {len(paths)} stream(s), no findings", err=True)
-    sys.exit(1 if findings else 0)
+    sys.exit(1 if failed else 0)
 
 
 @main.command()
