@@ -265,10 +265,12 @@ class StreamValidator:
         if not isinstance(usage, dict):
             self.report("PROFILE-usage", f"usage must be an object of token counts, not {show(usage)}")
             return
+        unknown = [key for key in usage if key not in USAGE_KEYS]
+        if unknown:  # one finding a record (a verbatim native object has many such keys)
+            names = ", ".join(map(repr, unknown[:4])) + (" …" if len(unknown) > 4 else "")
+            self.report("PROFILE-usage", f"usage has {names}: its members are {', '.join(USAGE_KEYS)}")
         for key, value in usage.items():
-            if key not in USAGE_KEYS:
-                self.report("PROFILE-usage", f"usage.{key} is not one of {', '.join(USAGE_KEYS)}")
-            elif value.__class__ is not int or value < 0:
+            if key in USAGE_KEYS and (value.__class__ is not int or value < 0):
                 self.report("PROFILE-usage", f"usage.{key} must be a non-negative integer, not {show(value)}")
 
     def _capture(self, record: dict, kind: str) -> None:
