@@ -1274,3 +1274,15 @@ def test_a_native_id_may_be_revised_through_a_chain_and_copied() -> None:
     # a second record that skips the latest revision is a finding
     skip = stream(msg(messageId="x"), msg(messageId="x", supersedes="r2"), msg(messageId="x", supersedes="r2"))
     assert _levels(skip) == [("PROFILE-native-id", 4, "error")]
+
+
+def test_native_ids_of_records_with_odd_ids_never_raise() -> None:
+    odd = [
+        *stream(msg(messageId="x")),
+        Raw(type="message", seq=3, id="q", messageId="x", role="user", content=[OK], supersedes="r2"),
+        Raw(type="message", seq=4, id="r4", messageId="x", role="user", content=[OK], supersedes="q"),
+        Raw(type="message", seq=5, id="z", messageId="y", role="user", content=[OK]),
+        Raw(type="message", seq=6, id="r6", messageId="y", role="user", content=[OK], supersedes="r5"),
+    ]
+    rules = {f.rule for f in validate_records(odd)}
+    assert "PROFILE-id" in rules and "PROFILE-native-id" in rules

@@ -143,7 +143,9 @@ class StreamValidator:
         # OWN_ID field -> value -> position of the latest record of that native id, and the
         # reverse (position -> the ids whose latest record it is): a revision moves them on
         self._owner: dict[str, dict[str, int]] = {field: {} for field in OWN_ID.values()}
-        self._tips: dict[int, list[tuple[str, str]]] = {}
+        # position -> the id(s) it is the latest record of: the value alone for the id its own
+        # type owns (nearly always), else a list of (field, value)
+        self._tips: dict[int, str | list[tuple[str, str]]] = {}
         # references resolved at the end: (seq, line, rule, ref, wanted type, level)
         self._pending: list[tuple[int | None, int | None, str, str, str, str]] = []
         # tool results whose call was not seen before them: (seq, line, callId)
@@ -155,9 +157,6 @@ class StreamValidator:
 
     def report(self, rule: str, message: str) -> None:
         self.findings.append(Finding(rule, self._seq, self._line, message, self.file))
-
-    def warn(self, rule: str, message: str) -> None:
-        self.findings.append(Finding(rule, self._seq, self._line, message, self.file, WARNING))
 
     # -- one record -------------------------------------------------------------------------
 
@@ -196,7 +195,8 @@ class StreamValidator:
             kind = ""
             shape = _shape(kind, record)
         rid = record.get("id")
-        if rid == f"r{count}":
+        numbered = rid == f"r{count}"
+        if numbered:
             self._kinds.append(kind)
         else:
             self._kinds.append(None)
@@ -227,10 +227,20 @@ class StreamValidator:
                 table = self._fields[field]
                 if kind == "message" or value not in table:
                     table[value] = kind
-        if shape.own is not None:
-            self._own_id(record, shape.own)
-        for field in shape.lists:
-            self._ref_list(record, field)
+        own = shape.own
+        if own is not None:
+            value = record[own]
+            table = self._owner[own]
+            tips = self._tips
+            # the common case inline: a new id on a well-numbered record no revision moved ids to
+            if value.__class__ is str and value not in table and numbered and count not in tips:
+                table[value] = count
+                tips[count] = value
+            else:
+                self._own_id(record, own)
+        if shape.lists:
+            for field in shape.lists:
+                self._ref_list(record, field)
         if shape.cross is not None:
             shape.cross(self, record)
 
@@ -307,12 +317,12 @@ class StreamValidator:
                     "PROFILE-supersedes",
                     f"supersedes {target!r} names a {named} record; a revision keeps its type {kind}",
                 )
-            tips = self._tips.pop(position, None)
-            if tips is not None:  # the native ids whose latest record was the target now end here
+            tips = self._tip_pairs(position, self._tips.pop(position, None))
+            if tips:  # the native ids whose latest record was the target now end here
                 owner = self._owner
                 for field, value in tips:
                     owner[field][value] = self.count
-                self._tips.setdefault(self.count, []).extend(tips)
+                self._tips[self.count] = tips
 
     def _parent(self, record: dict, kind: str) -> None:
         target = record["parent"]
@@ -434,22 +444,35 @@ class StreamValidator:
         table = self._owner[field]
         count = self.count
         latest = table.get(value)
+        if latest is None:  # the common case: a new id
+            table[value] = count
+            if count in self._tips or self._kinds[count - 1] is None:  # other ids here, or no kind to name the field
+                self._tips[count] = [*self._tip_pairs(count, self._tips.get(count)), (field, value)]
+            else:
+                self._tips[count] = value
+            return
         if latest == count:  # this record's supersedes already moved the id here
             return
-        if latest is not None:
-            if "copiedFrom" not in record:
-                self.report(
-                    "PROFILE-native-id",
-                    f"{field} {value!r} was written by r{latest}: a second record with it must name"
-                    " that record (or a revision of it) in supersedes, or carry copiedFrom",
-                )
-            tips = self._tips.get(latest)
-            if tips is not None:
-                tips.remove((field, value))
-                if not tips:
-                    del self._tips[latest]
+        if "copiedFrom" not in record:
+            self.report(
+                "PROFILE-native-id",
+                f"{field} {value!r} was written by r{latest}: a second record with it must name"
+                " that record (or a revision of it) in supersedes, or carry copiedFrom",
+            )
+        rest = [pair for pair in self._tip_pairs(latest, self._tips.pop(latest, None)) if pair != (field, value)]
+        if rest:
+            self._tips[latest] = rest
         table[value] = count
-        self._tips.setdefault(count, []).append((field, value))
+        here = self._tip_pairs(count, self._tips.get(count))
+        self._tips[count] = [*here, (field, value)] if here or self._kinds[count - 1] is None else value
+
+    def _tip_pairs(self, position: int, tips: str | list[tuple[str, str]] | None) -> list[tuple[str, str]]:
+        """The (field, value) ids a ``_tips`` entry holds; a bare value is of the field its record owns."""
+        if tips is None:
+            return []
+        if isinstance(tips, str):
+            return [(OWN_ID[self._kinds[position - 1] or ""], tips)]
+        return tips
 
     def _tool_result_refs(self, record: dict) -> None:
         call_id = record.get("callId")
