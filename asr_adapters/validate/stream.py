@@ -230,11 +230,11 @@ class StreamValidator:
         own = shape.own
         if own is not None:
             value = record[own]
-            table = self._owner[own]
+            owned = self._owner[own]
             tips = self._tips
             # the common case inline: a new id on a well-numbered record no revision moved ids to
-            if value.__class__ is str and value not in table and numbered and count not in tips:
-                table[value] = count
+            if value.__class__ is str and value not in owned and numbered and count not in tips:
+                owned[value] = count
                 tips[count] = value
             else:
                 self._own_id(record, own)
