@@ -1004,3 +1004,11 @@ def test_conversation_platform_and_kind_come_from_the_block(info: dict[str, Any]
     (declared,) = _by_type(records, "conversation")
     assert declared.get("platform") == platform
     assert declared.get("kind") == kind
+
+
+def test_a_repeated_entry_id_is_kept_as_vendor_not_a_second_message() -> None:
+    reply = _assistant("a1", [{"type": "text", "text": "hi"}])
+    records, conversion = _convert(_lines(reply, reply))
+    assert [r["type"] for r in records] == ["session", "message", "vendor"]
+    assert records[2]["schema"] == "ai.openclaw/repeated-entry" and records[2]["data"] == reply
+    assert conversion.accounting.balanced() and not validate_records(records)

@@ -87,7 +87,12 @@ class Mapper:
         self._derived = derived
         self._parent = parent
         records: list[dict[str, Any]]
-        if kind == "message" and isinstance(item.get("message"), dict):
+        if not derived and eid in self.records_of:
+            # OpenClaw never writes one entry id twice: a repeat is a copied or replayed line.
+            # Kept verbatim as vendor, so no native id is written twice (PROFILE-native-id)
+            records = []
+            kind = "repeated-entry"
+        elif kind == "message" and isinstance(item.get("message"), dict):
             records = self._message(eid, derived, base, item)
         elif kind == "custom_message":
             records = [self._custom_message(eid, derived, base, item, item)]
@@ -97,7 +102,7 @@ class Mapper:
             records = []
         if not records:
             schema = kind
-            if kind == "message" and isinstance(item.get("message"), dict):
+            if kind == "message" and isinstance(item.get("message"), dict) and item.get("type") == "message":
                 schema = f"message.{item['message'].get('role')}"
             record = {"type": "vendor", **base, "schema": schema_name(self.adapter.registry_name, schema), "data": item}
             self._tail(record)
@@ -110,7 +115,8 @@ class Mapper:
         if routing.pending:  # declarations come before the first record that names them
             for decl in routing.take_pending():
                 yield emit(decl)
-        self.records_of[eid] = emit.seq + 1
+        if kind != "repeated-entry":
+            self.records_of[eid] = emit.seq + 1
         for record in records:
             yield emit(record)
 
