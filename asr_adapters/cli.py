@@ -153,28 +153,37 @@ def stats_of(conversion: Conversion, report: Report) -> dict[str, Any]:
 @main.command(epilog=VALIDATE_EXITS)
 @click.argument("paths", nargs=-1, required=True, type=InputPath(dir_okay=True))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def validate(paths: tuple[str, ...], fmt: str) -> None:
+@click.option("--strict", is_flag=True, help="Warnings fail too (exit 1), not only errors.")
+def validate(paths: tuple[str, ...], fmt: str, strict: bool) -> None:
     """Check ASR streams against the spec's rules; exit 1 when any rule is broken.
 
     PATHS are stream files, folders (every *.asr.jsonl under them, as asr batch writes them,
     .zst and .gz too) or - for stdin. A native session log gets one finding saying so.
+    Warnings (references to records the stream does not hold) are printed but fail only
+    with --strict.
     """
     try:
         files, findings = validate_paths(paths)
     except UsageProblem as exc:
         _fail(str(exc), EXIT_USAGE)
         return
+    errors = sum(1 for f in findings if f.is_error)
+    failed = bool(findings) if strict else errors > 0
     if fmt == "json":
-        payload = {"files": len(files), "findings": [f.as_dict() for f in findings], "ok": not findings}
+        payload = {"files": len(files), "findings": [f.as_dict() for f in findings], "ok": not failed}
         click.echo(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode())
     else:
         for finding in findings:
             click.echo(finding.describe())
         if findings:
-            click.echo(f"{len(findings)} finding(s) in {len(files)} stream(s)", err=True)
+            warnings = len(findings) - errors
+            click.echo(
+                f"{len(findings)} finding(s) in {len(files)} stream(s): {errors} error(s), {warnings} warning(s)",
+                err=True,
+            )
         else:
             click.echo(f"ok: {len(files)} stream(s), no findings", err=True)
-    sys.exit(1 if findings else 0)
+    sys.exit(1 if failed else 0)
 
 
 @main.command(epilog=SIMPLE_EXITS)

@@ -79,6 +79,7 @@ def test_json_format(good: Path, bad: Path) -> None:
             "file": str(bad),
             "line": 2,
             "seq": 2,
+            "level": "error",
             "rule": "ASR-204",
             "message": "audience must be model, user, both or unknown, not 'everyone'",
         }
@@ -178,3 +179,25 @@ def test_stdin(good: Path, bad: Path) -> None:
     code, out, _, _ = run("-", stdin=bad.read_bytes())
     assert code == 1
     assert "seq 2 ASR-204" in out
+
+
+def test_warnings_print_but_fail_only_with_strict(tmp_path: Path) -> None:
+    orphan = {"type": "tool_result", "seq": 3, "id": "r3", "callId": "gone", "content": []}
+    path = _write(tmp_path / "orphan.asr.jsonl", [*GOOD, orphan])
+    code, out, err, exc = run(path)
+    assert (code, exc) == (0, None)
+    assert "PROFILE-ref (warning)" in out and "'gone'" in out
+    assert "0 error(s), 1 warning(s)" in err
+    code, out, _, _ = run("--strict", path)
+    assert code == 1 and "PROFILE-ref (warning)" in out
+    code, out, _, _ = run("--format", "json", path)
+    payload = orjson.loads(out)
+    assert code == 0 and payload["ok"] is True
+    assert [(f["rule"], f["level"], f["seq"]) for f in payload["findings"]] == [("PROFILE-ref", "warning", 3)]
+    code, out, _, _ = run("--format", "json", "--strict", path)
+    assert code == 1 and orjson.loads(out)["ok"] is False
+
+
+def test_an_error_fails_with_or_without_strict(bad: Path) -> None:
+    assert run(bad)[0] == 1
+    assert run("--strict", bad)[0] == 1

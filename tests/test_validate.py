@@ -37,13 +37,21 @@ class Raw(dict):
 
 
 def stream(*records: dict, header: dict | None = HEADER) -> list[dict]:
+    """Records numbered in order. A later message with ``msg()``'s default id ``m1`` (and no
+    ``supersedes`` or ``copiedFrom``) becomes ``m1.<seq>``, so that streams which only need
+    several messages do not also repeat a native id (PROFILE-native-id has its own cases)."""
     out: list[dict] = []
+    first_m1 = True
     for record in (header, *records) if header is not None else records:
         if isinstance(record, Raw):
             out.append(dict(record))
             continue
         n = len(out) + 1
         body = {k: v for k, v in record.items() if v is not DROP}
+        if body.get("type") == "message" and body.get("messageId") == "m1":
+            if not first_m1 and "supersedes" not in body and "copiedFrom" not in body:
+                body["messageId"] = f"m1.{n}"
+            first_m1 = False
         out.append(canonical_order({"type": body.pop("type"), "seq": n, "id": f"r{n}", **body}))
     return out
 
@@ -55,6 +63,9 @@ def _with(base: dict, changes: dict) -> dict:
 def msg(**changes: Any) -> dict:
     base = {"type": "message", "messageId": "m1", "role": "user", "content": [{"type": "text", "text": "hi"}]}
     return _with(base, changes)
+
+
+OK = {"type": "text", "text": "ok"}
 
 
 def parts(*items: dict, **changes: Any) -> dict:
@@ -574,7 +585,12 @@ CASES: list[tuple[str, int, list[dict], list[dict]]] = [
         stream(msg(), msg(messageId="m2", supersedes="r9")),
         stream(msg(), msg(supersedes="r2")),
     ),
-    ("PROFILE-supersedes", 3, stream(msg(), msg(supersedes="messageId=m1")), stream(msg(), msg(supersedes="r2"))),
+    (
+        "PROFILE-supersedes",
+        3,
+        stream(msg(), msg(messageId="m2", supersedes="messageId=m1")),
+        stream(msg(), msg(supersedes="r2")),
+    ),
     ("PROFILE-supersedes", 2, stream(msg(supersedes="r2")), stream(msg())),
     (
         "PROFILE-supersedes",
@@ -583,8 +599,18 @@ CASES: list[tuple[str, int, list[dict], list[dict]]] = [
         stream(msg(), delivery(status="queued"), delivery(supersedes="r3")),
     ),
     ("PROFILE-supersedes", 2, stream(msg(supersedes=2)), stream(msg())),
-    ("PROFILE-ref", 3, stream(msg(), msg(parent="x y")), stream(msg(), msg(parent="r2"))),
-    ("PROFILE-ref", 2, stream(msg(parent="r3"), msg()), stream(msg(), msg(parent="messageId=m1"))),
+    (
+        "PROFILE-ref",
+        3,
+        stream(msg(), msg(messageId="m2", parent="x y")),
+        stream(msg(), msg(messageId="m2", parent="r2")),
+    ),
+    (
+        "PROFILE-ref",
+        2,
+        stream(msg(parent="r3"), msg(messageId="m2")),
+        stream(msg(), msg(messageId="m2", parent="messageId=m1")),
+    ),
     (
         "PROFILE-ref",
         2,
@@ -713,11 +739,19 @@ CASES: list[tuple[str, int, list[dict], list[dict]]] = [
     ),
     (
         "PROFILE-tool",
-        2,
-        stream({"type": "tool_result", "callId": "c1", "isError": "yes"}),
-        stream({"type": "tool_result", "callId": "c1", "isError": True, "content": []}),
+        3,
+        stream({"type": "tool_call", "callId": "c1"}, {"type": "tool_result", "callId": "c1", "isError": "yes"}),
+        stream(
+            {"type": "tool_call", "callId": "c1"},
+            {"type": "tool_result", "callId": "c1", "isError": True, "content": []},
+        ),
     ),
-    ("PROFILE-tool", 2, stream({"type": "tool_result", "content": []}), stream({"type": "tool_result", "callId": "c"})),
+    (
+        "PROFILE-tool",
+        2,
+        stream({"type": "tool_result", "content": []}),
+        stream({"type": "tool_call", "callId": "c"}, {"type": "tool_result", "callId": "c"}),
+    ),
     ("PROFILE-subagent", 2, stream({"type": "subagent", "description": 5}), stream({"type": "subagent"})),
     (
         "PROFILE-usage",
@@ -749,6 +783,44 @@ CASES: list[tuple[str, int, list[dict], list[dict]]] = [
         stream({"type": "vendor", "schema": "a.b/c"}),
         stream({"type": "vendor", "schema": "a.b/c", "data": None}),
     ),
+    # issue 14.14: a native id written twice must be a revision (supersedes) or a copy (copiedFrom)
+    (
+        "PROFILE-native-id",
+        3,
+        stream(msg(messageId="x"), msg(messageId="x")),
+        stream(msg(messageId="x"), msg(messageId="x", supersedes="r2")),
+    ),
+    (
+        "PROFILE-native-id",
+        4,
+        stream(msg(messageId="x"), msg(messageId="x", supersedes="r2"), msg(messageId="x", supersedes="r2")),
+        stream(msg(messageId="x"), msg(messageId="y", supersedes="r2"), msg(messageId="x", supersedes="r3")),
+    ),
+    (
+        "PROFILE-native-id",
+        3,
+        stream({"type": "tool_call", "callId": "c"}, {"type": "tool_call", "callId": "c"}),
+        stream({"type": "tool_call", "callId": "c"}, {"type": "tool_call", "callId": "c", "copiedFrom": "codex:a#r2"}),
+    ),
+    (
+        "PROFILE-native-id",
+        3,
+        stream({"type": "input_request", "requestId": "q"}, {"type": "input_request", "requestId": "q"}),
+        stream(
+            {"type": "input_request", "requestId": "q"}, {"type": "input_request", "requestId": "q", "supersedes": "r2"}
+        ),
+    ),
+    # normalized usage (issue 14.13)
+    (
+        "PROFILE-usage",
+        2,
+        stream(parts(OK, usage={"inputTokens": 3, "input": 3})),
+        stream(parts(OK, usage={"inputTokens": 3, "outputTokens": 0, "totalTokens": 3})),
+    ),
+    ("PROFILE-usage", 2, stream(parts(OK, usage={"outputTokens": -1})), stream(parts(OK, usage={"outputTokens": 1}))),
+    ("PROFILE-usage", 2, stream(parts(OK, usage={"outputTokens": 1.0})), stream(parts(OK, usage={}))),
+    ("PROFILE-usage", 2, stream(parts(OK, usage={"outputTokens": True})), stream(parts(OK, nativeUsage={"x": True}))),
+    ("PROFILE-usage", 2, stream(parts(OK, usage=[1])), stream(parts(OK, usage={"reasoningTokens": 0}))),
     ("PROFILE-type", 2, [*stream(), Raw(seq=2, id="r2")], [*stream(), Raw(type="some_future_type", seq=2, id="r2")]),
     ("PROFILE-record", 2, [*stream(), ["type", "message"]], stream()),
 ]
@@ -924,6 +996,7 @@ def test_a_finding_names_rule_seq_line_and_file(tmp_path) -> None:
         "file": str(path),
         "line": 3,
         "seq": 3,
+        "level": "error",
         "rule": "ASR-204",
         "message": finding.message,
     }
@@ -1148,3 +1221,80 @@ def test_deeply_nested_values_give_findings_not_recursion_errors(depth: int) -> 
 def test_a_bad_value_in_a_seen_shape_is_flagged(shape: dict, change: dict, rule: str) -> None:
     records = stream(shape, _with(shape, change))
     assert found(records) == [(rule, 3)]
+
+
+# -- warnings: references the stream cannot resolve (issue 14.15) ---------------------------------
+
+
+def _levels(records: list) -> list[tuple[str, int | None, str]]:
+    return [(f.rule, f.seq, f.level) for f in validate_records(records)]
+
+
+def test_a_tool_result_without_its_call_is_a_warning() -> None:
+    records = stream({"type": "tool_result", "callId": "gone", "content": []})
+    assert _levels(records) == [("PROFILE-ref", 2, "warning")]
+    (finding,) = validate_records(records)
+    assert "gone" in finding.message and "(warning)" in finding.describe()
+    # the call may come after its result; a call elsewhere (a subagent's callId) does not count
+    assert _levels(stream({"type": "tool_result", "callId": "c"}, {"type": "tool_call", "callId": "c"})) == []
+    assert _levels(stream({"type": "subagent", "callId": "c"}, {"type": "tool_result", "callId": "c"})) == [
+        ("PROFILE-ref", 3, "warning")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("records", "expected"),
+    [
+        (stream(msg(parent="messageId=nope")), [("PROFILE-ref", 2, "warning")]),
+        (stream(msg(parent="r9")), [("PROFILE-ref", 2, "warning")]),
+        (stream(msg(parent="r3"), msg(messageId="m2")), [("PROFILE-ref", 2, "error")]),  # a later record
+        (stream(msg(parent="r2")), [("PROFILE-ref", 2, "error")]),  # itself
+        (stream(msg(supersedes="r7")), [("PROFILE-supersedes", 2, "warning")]),
+        (
+            stream(msg(), msg(messageId="m2", supersedes="r4"), msg(messageId="m3")),
+            [("PROFILE-supersedes", 3, "error")],
+        ),
+        # a delivery's message must be a message record (ASR-235): the spec's MUST stays an error
+        (stream({"type": "delivery", "message": "messageId=nope", "status": "sent"}), [("ASR-235", 2, "error")]),
+    ],
+)
+def test_dangling_references_are_warnings_misplaced_ones_errors(records: list, expected: list) -> None:
+    assert _levels(records) == expected
+
+
+def test_removal_and_revert_lists_name_records() -> None:
+    vendor = {"type": "vendor", "schema": "com.google.gemini-cli/rewind", "data": {}}
+    good = stream(msg(messageId="u1"), {**vendor, "removedMessageIds": ["u1"]}, {**vendor, "reverted": ["r2", "r3"]})
+    assert _levels(good) == []
+    bad = stream(msg(messageId="u1"), {**vendor, "removedMessageIds": ["u1", "u9"]}, {**vendor, "reverted": ["r8"]})
+    assert _levels(bad) == [("PROFILE-ref", 3, "warning"), ("PROFILE-ref", 4, "warning")]
+    assert _levels(stream({**vendor, "reverted": "r2"})) == [("PROFILE-ref", 2, "error")]
+    assert _levels(stream({**vendor, "reverted": ["not a ref"]})) == [("PROFILE-ref", 2, "error")]
+
+
+def test_a_native_id_may_be_revised_through_a_chain_and_copied() -> None:
+    chain = stream(
+        msg(messageId="x"),
+        msg(messageId="x", supersedes="r2"),
+        msg(messageId="x", supersedes="r3"),
+        msg(messageId="x", copiedFrom="codex:a#messageId=x"),
+    )
+    assert _levels(chain) == []
+    # a tool call and its message share no id space; a tool_call's messageId names its message
+    shared = stream(msg(messageId="x"), {"type": "tool_call", "callId": "x", "messageId": "x"})
+    assert _levels(shared) == []
+    # a second record that skips the latest revision is a finding
+    skip = stream(msg(messageId="x"), msg(messageId="x", supersedes="r2"), msg(messageId="x", supersedes="r2"))
+    assert _levels(skip) == [("PROFILE-native-id", 4, "error")]
+
+
+def test_native_ids_of_records_with_odd_ids_never_raise() -> None:
+    odd = [
+        *stream(msg(messageId="x")),
+        Raw(type="message", seq=3, id="q", messageId="x", role="user", content=[OK], supersedes="r2"),
+        Raw(type="message", seq=4, id="r4", messageId="x", role="user", content=[OK], supersedes="q"),
+        Raw(type="message", seq=5, id="z", messageId="y", role="user", content=[OK]),
+        Raw(type="message", seq=6, id="r6", messageId="y", role="user", content=[OK], supersedes="r5"),
+    ]
+    rules = {f.rule for f in validate_records(odd)}
+    assert "PROFILE-id" in rules and "PROFILE-native-id" in rules

@@ -36,7 +36,6 @@ _ROUTING = frozenset(
 )
 _MESSAGE_RARE = _ROUTING | {"status", "displayContent", "displayCorrespondence", "usage", "nativeUsage"}
 #: The keys of normalized usage (docs/format.md): non-negative integers, each optional.
-USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens", "totalTokens")
 #: capture states under which a message's content may be empty while displayContent holds it (ASR-207).
 _DISPLAY_ONLY_STATES = ("absent", "redacted")
 
@@ -129,23 +128,6 @@ def _check_message_rare(record: dict, content: Any, report: Report) -> None:
             report("ASR-208", "displayCorrespondence asserts a link between content and displayContent; one is empty")
     if not _ROUTING.isdisjoint(record):
         _check_routing(record, report)
-    _check_usage(record, report)
-
-
-def _check_usage(record: dict, report: Report) -> None:
-    """``usage`` holds only non-negative integer counts; ``nativeUsage`` is an object."""
-    if "nativeUsage" in record and not isinstance(record["nativeUsage"], dict):
-        report("PROFILE-usage", f"nativeUsage must be an object, not {show(record['nativeUsage'])}")
-    if "usage" not in record:
-        return
-    usage = record["usage"]
-    if not isinstance(usage, dict):
-        report("PROFILE-usage", f"usage must be an object, not {show(usage)}")
-        return
-    for key in USAGE_KEYS:
-        value = usage.get(key, 0)
-        if value.__class__ is not int or value < 0:
-            report("PROFILE-usage", f"usage.{key} must be a non-negative integer, not {show(value)}")
 
 
 def _check_empty_content(display: Any, capture: dict, report: Report) -> None:
@@ -311,8 +293,6 @@ def check_tool_call(record: dict, report: Report) -> None:
     _strings(record, ("name", "messageId", "arguments"), "PROFILE-tool", report)
     if "input" in record and "arguments" in record:
         report("PROFILE-tool", "a tool_call has input (parsed) or arguments (raw), not both")
-    if "usage" in record or "nativeUsage" in record:
-        _check_usage(record, report)
 
 
 def check_tool_result(record: dict, report: Report) -> None:

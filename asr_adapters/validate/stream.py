@@ -22,6 +22,17 @@ from .records import RECORD_CHECKS
 
 #: Fields whose values ``field=value`` refs are resolved against; refs by other fields are not checked.
 INDEXED = ("messageId", "callId", "planId", "requestId")
+#: The native id each record type owns: a second record with the same value must revise the
+#: first (``supersedes``, directly or through a chain) or say it is a copy (``copiedFrom``).
+#: Plans are left to ASR-222, which asks the same of a plan's ``planId``, and more.
+OWN_ID = {"message": "messageId", "tool_call": "callId", "input_request": "requestId"}
+#: Lists of references that name records which left a history (removals, reverts): the field
+#: their values are resolved against (None: record refs, ``rN`` or ``field=value``).
+REF_LISTS: dict[str, str | None] = {"removedMessageIds": "messageId", "reverted": None}
+#: The members of a normalized ``usage`` (issue 14.13), each present only where the source records it.
+USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens", "totalTokens")
+ERROR = "error"
+WARNING = "warning"
 _BOM = b"\xef\xbb\xbf"
 _KINDS = {kind: kind for kind in (*RECORD_CHECKS, "session")}
 
@@ -40,6 +51,8 @@ class _Shape(NamedTuple):
     derived: bool  # holds idSource
     envelope: tuple[_Check, ...]  # checks of the other optional envelope members it holds
     indexed: tuple[str, ...]  # the INDEXED fields it holds
+    own: str | None  # the native id field the record type owns (OWN_ID), when it holds it
+    lists: tuple[str, ...]  # the REF_LISTS members it holds
     check: Callable[[dict, Callable[[str, str], None]], None] | None  # the record type's own check
     cross: Callable[[StreamValidator, dict], None] | None  # what it declares or names across records
 
@@ -65,6 +78,8 @@ def _shape(kind: str, keys: Iterable[str]) -> _Shape:
         "idSource" in present,
         envelope,
         tuple(f for f in INDEXED if f in present),
+        OWN_ID[kind] if kind in OWN_ID and OWN_ID[kind] in present else None,
+        tuple(f for f in REF_LISTS if f in present),
         RECORD_CHECKS.get(kind),
         _CROSS.get(kind),
     )
@@ -75,7 +90,9 @@ class Finding:
     """One broken rule: which rule, which record (seq) and line, and what is wrong.
 
     ``seq`` is the record's own seq, or its position in the stream when its seq is not a
-    usable integer; it is None for findings about the file as a whole.
+    usable integer; it is None for findings about the file as a whole. ``level`` is
+    ``error`` (a rule is broken) or ``warning`` (something a reader should know that real
+    logs do produce, such as a reference to a record the source never wrote).
     """
 
     rule: str
@@ -83,17 +100,24 @@ class Finding:
     line: int | None
     message: str
     file: str | None = None
+    level: str = ERROR
+
+    @property
+    def is_error(self) -> bool:
+        return self.level == ERROR
 
     def describe(self) -> str:
         where = f"{self.file or '<stream>'}:{self.line}" if self.line is not None else self.file or "<stream>"
         at = f" seq {self.seq}" if self.seq is not None else ""
-        return f"{where}:{at} {self.rule}: {self.message}"
+        level = "" if self.level == ERROR else f" ({self.level})"
+        return f"{where}:{at} {self.rule}{level}: {self.message}"
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "file": self.file,
             "line": self.line,
             "seq": self.seq,
+            "level": self.level,
             "rule": self.rule,
             "message": self.message,
         }
@@ -116,7 +140,16 @@ class StreamValidator:
         self._conversations: set[str] = set()
         self._participants: set[str] = set()
         self._latest_plan: dict[str, int] = {}  # planId -> position of its latest revision
-        self._pending: list[tuple[int | None, int | None, str, str, str]] = []
+        # OWN_ID field -> value -> position of the latest record of that native id, and the
+        # reverse (position -> the ids whose latest record it is): a revision moves them on
+        self._owner: dict[str, dict[str, int]] = {field: {} for field in OWN_ID.values()}
+        # position -> the id(s) it is the latest record of: the value alone for the id its own
+        # type owns (nearly always), else a list of (field, value)
+        self._tips: dict[int, str | list[tuple[str, str]]] = {}
+        # references resolved at the end: (seq, line, rule, ref, wanted type, level)
+        self._pending: list[tuple[int | None, int | None, str, str, str, str]] = []
+        # tool results whose call was not seen before them: (seq, line, callId)
+        self._results: list[tuple[int | None, int | None, str]] = []
         self._line: int | None = None
         self._seq: int | None = None
         self._shapes: dict[str, dict[tuple[str, ...], _Shape]] = {}  # type -> key sequence -> shape
@@ -162,7 +195,8 @@ class StreamValidator:
             kind = ""
             shape = _shape(kind, record)
         rid = record.get("id")
-        if rid == f"r{count}":
+        numbered = rid == f"r{count}"
+        if numbered:
             self._kinds.append(kind)
         else:
             self._kinds.append(None)
@@ -193,6 +227,20 @@ class StreamValidator:
                 table = self._fields[field]
                 if kind == "message" or value not in table:
                     table[value] = kind
+        own = shape.own
+        if own is not None:
+            value = record[own]
+            owned = self._owner[own]
+            tips = self._tips
+            # the common case inline: a new id on a well-numbered record no revision moved ids to
+            if value.__class__ is str and value not in owned and numbered and count not in tips:
+                owned[value] = count
+                tips[count] = value
+            else:
+                self._own_id(record, own)
+        if shape.lists:
+            for field in shape.lists:
+                self._ref_list(record, field)
         if shape.cross is not None:
             shape.cross(self, record)
 
@@ -221,6 +269,25 @@ class StreamValidator:
                 "PROFILE-ref", f"copiedFrom must be a session reference with a # part, not {show(record['copiedFrom'])}"
             )
 
+    def _usage(self, record: dict, kind: str) -> None:
+        """Normalized token usage: only the six counts, each a non-negative integer."""
+        usage = record["usage"]
+        if not isinstance(usage, dict):
+            self.report("PROFILE-usage", f"usage must be an object of token counts, not {show(usage)}")
+            return
+        unknown = [key for key in usage if key not in USAGE_KEYS]
+        if unknown:  # one finding a record (a verbatim native object has many such keys)
+            names = ", ".join(map(repr, unknown[:4])) + (" …" if len(unknown) > 4 else "")
+            self.report("PROFILE-usage", f"usage has {names}: its members are {', '.join(USAGE_KEYS)}")
+        for key, value in usage.items():
+            if key in USAGE_KEYS and (value.__class__ is not int or value < 0):
+                self.report("PROFILE-usage", f"usage.{key} must be a non-negative integer, not {show(value)}")
+
+    def _native_usage(self, record: dict, kind: str) -> None:
+        """The agent's own usage object, kept verbatim beside ``usage``: an object."""
+        if not isinstance(record["nativeUsage"], dict):
+            self.report("PROFILE-usage", f"nativeUsage must be an object, not {show(record['nativeUsage'])}")
+
     def _capture(self, record: dict, kind: str) -> None:
         capture = record["capture"]
         if not isinstance(capture, dict):
@@ -244,13 +311,23 @@ class StreamValidator:
         index = int(target[1:])  # _position, without matching RECORD_ID again
         kinds = self._kinds
         position = index if index <= len(kinds) and kinds[index - 1] is not None else self._odd_ids.get(target)
-        if position is None or position >= self.count:
+        if position is None and index > self.count:  # a later record, or none at all
+            self._pending.append((self._seq, self._line, "PROFILE-supersedes", target, "<earlier>", ERROR))
+        elif position is None or position >= self.count:
             self.report("PROFILE-supersedes", f"supersedes {target!r} does not name an earlier record")
-        elif kind != "plan" and self._kinds[position - 1] != kind:  # plans: ASR-222
-            self.report(
-                "PROFILE-supersedes",
-                f"supersedes {target!r} names a {self._kinds[position - 1]} record; a revision keeps its type {kind}",
-            )
+        else:
+            if kind != "plan" and self._kinds[position - 1] != kind:  # plans: ASR-222
+                named = self._kinds[position - 1]
+                self.report(
+                    "PROFILE-supersedes",
+                    f"supersedes {target!r} names a {named} record; a revision keeps its type {kind}",
+                )
+            tips = self._tip_pairs(position, self._tips.pop(position, None))
+            if tips:  # the native ids whose latest record was the target now end here
+                owner = self._owner
+                for field, value in tips:
+                    owner[field][value] = self.count
+                self._tips[self.count] = tips
 
     def _parent(self, record: dict, kind: str) -> None:
         target = record["parent"]
@@ -258,10 +335,12 @@ class StreamValidator:
             self.report("PROFILE-ref", f"parent must be a record ref, not {show(target)}")
         elif RECORD_ID.match(target) is not None:
             position = self._position(target)
-            if position is None or position >= self.count:
+            if position is None and int(target[1:]) > self.count:  # a later record, or none at all
+                self._pending.append((self._seq, self._line, "PROFILE-ref", target, "<earlier>", ERROR))
+            elif position is None or position >= self.count:
                 self.report("PROFILE-ref", f"parent {target!r} does not name an earlier record")
         else:
-            self._pending.append((self._seq, self._line, "PROFILE-ref", target, ""))
+            self._pending.append((self._seq, self._line, "PROFILE-ref", target, "", WARNING))
 
     def _header(self, record: dict, kind: str) -> None:
         report = self.report
@@ -319,7 +398,7 @@ class StreamValidator:
             self.report("ASR-235", f"conversation {conversation!r} is not declared at a lower seq")
         message = record.get("message")
         if isinstance(message, str) and is_record_ref(message):
-            self._pending.append((self._seq, self._line, "ASR-235", message, "message"))
+            self._pending.append((self._seq, self._line, "ASR-235", message, "message", ERROR))
 
     def _plan_refs(self, record: dict) -> None:
         plan_id = record.get("planId")
@@ -360,7 +439,67 @@ class StreamValidator:
                     if target == record.get("id"):
                         self.report("ASR-228", f"derivedFrom names the message itself ({target!r})")
                     else:
-                        self._pending.append((self._seq, self._line, "ASR-228", target, ""))
+                        self._pending.append((self._seq, self._line, "ASR-228", target, "", ERROR))
+
+    def _own_id(self, record: dict, field: str) -> None:
+        """Issue 14.14: a native id written again must revise its latest record or be a copy."""
+        value = record[field]
+        if value.__class__ is not str:
+            return
+        table = self._owner[field]
+        count = self.count
+        latest = table.get(value)
+        if latest is None:  # the common case: a new id
+            table[value] = count
+            if count in self._tips or self._kinds[count - 1] is None:  # other ids here, or no kind to name the field
+                self._tips[count] = [*self._tip_pairs(count, self._tips.get(count)), (field, value)]
+            else:
+                self._tips[count] = value
+            return
+        if latest == count:  # this record's supersedes already moved the id here
+            return
+        if "copiedFrom" not in record:
+            self.report(
+                "PROFILE-native-id",
+                f"{field} {value!r} was written by r{latest}: a second record with it must name"
+                " that record (or a revision of it) in supersedes, or carry copiedFrom",
+            )
+        rest = [pair for pair in self._tip_pairs(latest, self._tips.pop(latest, None)) if pair != (field, value)]
+        if rest:
+            self._tips[latest] = rest
+        table[value] = count
+        here = self._tip_pairs(count, self._tips.get(count))
+        self._tips[count] = [*here, (field, value)] if here or self._kinds[count - 1] is None else value
+
+    def _tip_pairs(self, position: int, tips: str | list[tuple[str, str]] | None) -> list[tuple[str, str]]:
+        """The (field, value) ids a ``_tips`` entry holds; a bare value is of the field its record owns."""
+        if tips is None:
+            return []
+        if isinstance(tips, str):
+            return [(OWN_ID[self._kinds[position - 1] or ""], tips)]
+        return tips
+
+    def _tool_result_refs(self, record: dict) -> None:
+        call_id = record.get("callId")
+        if call_id.__class__ is str and call_id and call_id not in self._owner["callId"]:
+            self._results.append((self._seq, self._line, call_id))
+
+    def _ref_list(self, record: dict, field: str) -> None:
+        """A removal or revert list: every entry should name a record of the stream (a warning)."""
+        values = record[field]
+        if not isinstance(values, list):
+            self.report("PROFILE-ref", f"{field} must be an array of references")
+            return
+        target = REF_LISTS[field]
+        for value in values:
+            if not isinstance(value, str) or not value:
+                self.report("PROFILE-ref", f"{field} holds {show(value)}, not a reference")
+                continue
+            ref = value if target is None else f"{target}={value}"
+            if target is None and not is_record_ref(value):
+                self.report("PROFILE-ref", f"{field} holds {value!r}, not a record ref")
+            elif self._resolve(ref) is None:
+                self._pending.append((self._seq, self._line, "PROFILE-ref", ref, "", WARNING))
 
     def _plan_revision(self, record: dict, plan_id: str) -> None:
         previous = self._latest_plan.get(plan_id)
@@ -401,15 +540,29 @@ class StreamValidator:
     def finish(self) -> list[Finding]:
         if self.count == 0 and not self.unreadable:
             self.findings.append(Finding("PROFILE-header", None, None, "an empty stream has no header", self.file))
-        for seq, line, rule, ref, want in self._pending:
+        for seq, line, rule, ref, want, level in self._pending:
             kind = self._resolve(ref)
-            if kind is None:
-                self.findings.append(Finding(rule, seq, line, f"{ref!r} names no record of this stream", self.file))
+            if want == "<earlier>":  # an rN beyond the record that named it
+                if kind is None:
+                    message = f"{ref!r} names no record of this stream"
+                    self.findings.append(Finding(rule, seq, line, message, self.file, WARNING))
+                else:
+                    message = f"{ref!r} names a later record, not an earlier one"
+                    self.findings.append(Finding(rule, seq, line, message, self.file))
+            elif kind is None:
+                message = f"{ref!r} names no record of this stream"
+                self.findings.append(Finding(rule, seq, line, message, self.file, level))
             elif want and kind not in (want, "?"):
                 self.findings.append(
                     Finding(rule, seq, line, f"{ref!r} names a {kind} record, not a {want}", self.file)
                 )
         self._pending.clear()
+        calls = self._owner["callId"]
+        for seq, line, call_id in self._results:
+            if call_id not in calls:
+                message = f"tool_result callId {call_id!r} names no tool_call of this stream"
+                self.findings.append(Finding("PROFILE-ref", seq, line, message, self.file, WARNING))
+        self._results.clear()
         return self.findings
 
 
@@ -420,6 +573,8 @@ _ENVELOPE: dict[str, _Check] = {
     "parent": StreamValidator._parent,
     "copiedFrom": StreamValidator._copied_from,
     "assembly": StreamValidator._assembly,
+    "usage": StreamValidator._usage,
+    "nativeUsage": StreamValidator._native_usage,
 }
 _CROSS: dict[str, Callable[[StreamValidator, dict], None]] = {
     "message": StreamValidator._message_refs,
@@ -427,6 +582,7 @@ _CROSS: dict[str, Callable[[StreamValidator, dict], None]] = {
     "plan": StreamValidator._plan_refs,
     "conversation": StreamValidator._declare_conversation,
     "participant": StreamValidator._declare_participant,
+    "tool_result": StreamValidator._tool_result_refs,
 }
 
 

@@ -860,3 +860,155 @@ def test_parent_ids_that_read_as_the_same_hex_number_stay_distinct() -> None:
         )
     )
     assert [r.get("parent") for r in records[1:]] == [None, None, None, "r2"]
+
+
+# -- issue 15.8: OpenClaw's own placeholder in a failed turn is not model output -----------------
+
+PLACEHOLDER = "[assistant turn failed before producing content]"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [[{"type": "text", "text": PLACEHOLDER}], PLACEHOLDER, [{"type": "text", "text": f" {PLACEHOLDER}\n"}]],
+)
+def test_failed_turn_placeholder_is_harness_text(content: Any) -> None:
+    entry = _assistant("a1", [], stopReason="error", errorMessage="401", usage={"input": 0, "output": 0})
+    entry["message"]["content"] = content
+    records, _ = _convert(_lines(entry))
+    message = records[1]
+    assert (message["author"], message["origin"], message["status"]) == ("harness", "injected", "error")
+    text = content if isinstance(content, str) else content[0]["text"]
+    assert message["content"] == [{"type": "text", "text": text}]  # kept exactly
+    assert "usage" not in message and message["nativeUsage"] == {"input": 0, "output": 0}
+    assert not _by_type(records, "delivery")
+
+
+def test_placeholder_beside_model_text_is_a_harness_part() -> None:
+    content = [{"type": "text", "text": "Partial answer."}, {"type": "text", "text": PLACEHOLDER}]
+    records, _ = _convert(_lines(_assistant("a1", content, stopReason="error")))
+    message = records[1]
+    assert message["author"] == "model" and "origin" not in message
+    assert message["content"][0] == {"type": "text", "text": "Partial answer."}
+    assert message["content"][1] == {"type": "text", "text": PLACEHOLDER, "author": "harness", "origin": "injected"}
+
+
+def test_the_placeholder_inside_other_text_is_model_text() -> None:
+    content = [{"type": "text", "text": f"I saw {PLACEHOLDER} in the log."}]
+    records, _ = _convert(_lines(_assistant("a1", content)))
+    assert records[1]["author"] == "model" and "author" not in records[1]["content"][0]
+
+
+# -- issue 14.13: normalized usage beside pi's own object ---------------------------------------
+
+
+def test_usage_is_normalized_and_the_native_object_kept() -> None:
+    native = {
+        "input": 3,
+        "output": 40,
+        "cacheRead": 12000,
+        "cacheWrite": 300,
+        "totalTokens": 12343,
+        "cost": {"total": 1},
+    }
+    records, _ = _convert(_lines(_assistant("a1", [{"type": "text", "text": "hi"}], usage=native)))
+    message = records[1]
+    assert message["usage"] == {
+        "inputTokens": 3,
+        "outputTokens": 40,
+        "cacheReadTokens": 12000,
+        "cacheWriteTokens": 300,
+        "totalTokens": 12343,
+    }
+    assert message["nativeUsage"] == native
+    assert not validate_records(records)
+
+
+def test_usage_of_a_tool_call_only_response_is_on_its_first_call_once() -> None:
+    calls = [
+        {"type": "toolCall", "id": "t1", "name": "exec", "arguments": {}},
+        {"type": "toolCall", "id": "t2", "name": "exec", "arguments": {}},
+    ]
+    records, _ = _convert(_lines(_assistant("a1", calls, stopReason="toolUse", usage={"input": 5, "output": 1})))
+    first, second = _by_type(records, "tool_call")
+    assert first["usage"] == {"inputTokens": 5, "outputTokens": 1}
+    assert "usage" not in second and "nativeUsage" not in second
+    assert sum(r.get("usage", {}).get("inputTokens", 0) for r in records) == 5
+
+
+@pytest.mark.parametrize(
+    ("usage", "expected"),
+    [
+        ({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}, None),  # reported none
+        ({"input": 7, "output": 0}, {"inputTokens": 7, "outputTokens": 0}),  # only what pi records
+        ({"input": 7, "output": "3", "totalTokens": -1, "reasoning": 2}, {"inputTokens": 7}),  # no bad counts
+        ({"input": True, "output": 2.0}, None),
+        ("12", None),
+    ],
+)
+def test_usage_takes_only_the_counts_the_source_records(usage: Any, expected: Any) -> None:
+    records, _ = _convert(_lines(_assistant("a1", [{"type": "text", "text": "hi"}], usage=usage)))
+    assert records[1].get("usage") == expected
+    assert records[1]["nativeUsage"] == usage
+
+
+def test_synthetic_assistants_carry_no_usage() -> None:
+    usage = {"input": 10, "output": 5, "totalTokens": 15}
+    mirror = _assistant(
+        "m1", [{"type": "text", "text": "x"}], provider="openclaw", model="delivery-mirror", usage=usage
+    )
+    records, _ = _convert(_lines(mirror))
+    assert "usage" not in records[1] and records[1]["nativeUsage"] == usage
+
+
+# -- issue 15.9: conversations carry platform and kind; deliveries name them --------------------
+
+
+def test_system_dm_line_declares_a_direct_conversation_for_the_notice_and_the_sender() -> None:
+    notice = _user(
+        "u1",
+        "System: [2026-02-26 22:09:12 GMT+8] Feishu[main] DM from ou_1: hi\n\n"
+        + _meta("Conversation info", {"message_id": "om_1:permission-error", "sender": "system"})
+        + "[System: permission error]",
+    )
+    person = _user("u2", _meta("Conversation info", {"message_id": "om_1", "sender": "ou_1"}) + "hi", "u1")
+    other = _user("u3", _meta("Conversation info", {"message_id": "om_2", "sender": "ou_2"}) + "yo", "u2")
+    mirror = _assistant("m1", [{"type": "text", "text": "ok"}], "u3", provider="openclaw", model="delivery-mirror")
+    records, _ = _convert(_lines(notice, person, other, mirror))
+    (declared,) = _by_type(records, "conversation")
+    assert {k: declared[k] for k in ("conversationId", "platform", "kind")} == {
+        "conversationId": "c1",
+        "platform": "feishu",
+        "kind": "direct",
+    }
+    assert "platformId" not in declared  # the line names the sender, not the chat's id
+    by_id = {r.get("messageId"): r for r in records if r["type"] == "message"}
+    assert by_id["u1"]["conversation"] == "c1" and by_id["u1"]["author"] == "harness"
+    assert by_id["u2"]["conversation"] == "c1"
+    assert "conversation" not in by_id["u3"]  # another sender: no chat recorded for it
+    assert _by_type(records, "delivery")[0]["conversation"] == "c1"
+    assert not validate_records(records)
+
+
+@pytest.mark.parametrize(
+    ("info", "platform", "kind"),
+    [
+        ({"chat_id": "telegram:-100", "is_group_chat": True}, "telegram", "group"),
+        ({"chat_id": "x:1", "provider": "discord", "chat_type": "channel", "is_group_chat": True}, "x", "channel"),
+        ({"conversation_label": "Fam", "surface": "WhatsApp", "is_group_chat": False}, "whatsapp", "direct"),
+        ({"conversation_label": "Fam", "provider": "slack"}, "slack", None),
+    ],
+)
+def test_conversation_platform_and_kind_come_from_the_block(info: dict[str, Any], platform: str, kind: Any) -> None:
+    text = _meta("Conversation info", {"message_id": "1", "sender_id": "5", **info}) + "hello"
+    records, _ = _convert(_lines(_user("u1", text)))
+    (declared,) = _by_type(records, "conversation")
+    assert declared.get("platform") == platform
+    assert declared.get("kind") == kind
+
+
+def test_a_repeated_entry_id_is_kept_as_vendor_not_a_second_message() -> None:
+    reply = _assistant("a1", [{"type": "text", "text": "hi"}])
+    records, conversion = _convert(_lines(reply, reply))
+    assert [r["type"] for r in records] == ["session", "message", "vendor"]
+    assert records[2]["schema"] == "ai.openclaw/repeated-entry" and records[2]["data"] == reply
+    assert conversion.accounting.balanced() and not validate_records(records)

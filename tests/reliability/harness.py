@@ -89,7 +89,8 @@ def convert(path: Path, out: Path, *extra: str, timeout: float = 60) -> Outcome:
     files = sorted(out.rglob("*.asr.jsonl"))
     assert len(files) == stats["streams"] >= 1
     for file in files:
-        findings = validate(file)
+        # warnings (a reference the damaged input no longer resolves) are not broken rules
+        findings = [f for f in validate(file) if f.is_error]
         assert not findings, "\n".join(f.describe() for f in findings[:10])
         outcome.streams[file.relative_to(out).as_posix()] = list(read_records(file))
     return outcome

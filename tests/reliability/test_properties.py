@@ -241,7 +241,8 @@ def check(case: GoldenCase, path: Path, lines: int | None = None) -> None:
     except InputError:
         return
     for key, records in streams:
-        findings = validate_records(records)
+        # a mutated input may leave references dangling: warnings, not broken rules
+        findings = [f for f in validate_records(records) if f.is_error]
         assert not findings, f"{key}: " + "\n".join(f.describe() for f in findings[:5])
     assert conversion.accounting.balanced(), conversion.accounting.as_dict()
     if lines is not None:

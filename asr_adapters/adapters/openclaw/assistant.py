@@ -17,6 +17,18 @@ from ...model.order import canonical_part_order
 #: Synthetic assistant messages written by OpenClaw itself, never by a model.
 SYNTHETIC_PROVIDERS = frozenset({"openclaw", "clawdbot", "moltbot", "clawdis"})
 SYNTHETIC_MODELS = frozenset({"delivery-mirror", "gateway-injected"})
+#: Text OpenClaw itself writes into a model's assistant entry when the call failed before any
+#: content came (upstream ``STREAM_ERROR_FALLBACK_TEXT``, with ``stopReason: "error"``, zero usage
+#: and the provider's ``errorMessage``). OpenClaw compares it trimmed; so do we.
+HARNESS_PLACEHOLDERS = frozenset({"[assistant turn failed before producing content]"})
+#: pi's token counts (``Usage``) and the normalized members they are (issue 14.13).
+_USAGE_KEYS = (
+    ("input", "inputTokens"),
+    ("output", "outputTokens"),
+    ("cacheRead", "cacheReadTokens"),
+    ("cacheWrite", "cacheWriteTokens"),
+    ("totalTokens", "totalTokens"),
+)
 #: Whole-payload reply tokens that OpenClaw holds back instead of sending.
 SILENT_TOKENS = ("NO_REPLY", "HEARTBEAT_OK", "ANNOUNCE_SKIP", "REPLY_SKIP")
 #: Field names that OpenAI-compatible providers leave where a signature would be.
@@ -27,6 +39,29 @@ _PHASES = {"final_answer": "final", "final": "final", "commentary": "commentary"
 
 def is_synthetic(message: dict[str, Any]) -> bool:
     return message.get("provider") in SYNTHETIC_PROVIDERS or message.get("model") in SYNTHETIC_MODELS
+
+
+def is_placeholder(part: dict[str, Any]) -> bool:
+    """A text part that OpenClaw wrote in place of model output (a failed turn's placeholder)."""
+    text = part.get("text")
+    return part.get("type") == "text" and isinstance(text, str) and text.strip() in HARNESS_PLACEHOLDERS
+
+
+def normalized_usage(usage: Any) -> dict[str, int] | None:
+    """pi's ``usage`` as the normalized counts it records; None when it records none.
+
+    Only the counts pi stores are written (never computed); pi has no reasoning count. An
+    all-zero object is what pi holds when the provider reported nothing (OpenAI-compatible
+    gateways, failed calls), not a response that used no tokens, so it gives no ``usage``.
+    """
+    if not isinstance(usage, dict):
+        return None
+    out: dict[str, int] = {}
+    for native, key in _USAGE_KEYS:
+        value = usage.get(native)
+        if value.__class__ is int and value >= 0:
+            out[key] = value
+    return out if any(out.values()) else None
 
 
 def status_of(stop_reason: Any) -> str | None:

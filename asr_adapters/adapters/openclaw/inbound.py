@@ -26,6 +26,10 @@ import orjson
 HARNESS = ("harness", "injected")
 
 _SYSTEM_LINE = re.compile(r"System(?: \(untrusted\))?: ")
+#: A queued channel event naming a direct message: ``Feishu[main] DM from ou_1: …``.
+_SYSTEM_DM = re.compile(r"\] ([A-Za-z][A-Za-z0-9]{1,20})\[[^\]\n]{0,64}\] DM from ([^\s:]{1,128}): ")
+#: Conversation-block members naming the channel (platform), checked in this order.
+_CHANNEL_FIELDS = ("provider", "surface", "channel")
 _BLOCK_LABEL = re.compile(r"[A-Z][^\n]{0,100}? \(untrusted[^\n]{0,80}\):\n")
 _TIME_PREFIX = re.compile(
     r"\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{4}-\d\d-\d\d \d\d:\d\d(?::\d\d)?(?: [^\]\n]{1,40})?\] "
@@ -68,7 +72,17 @@ _HARNESS_PREFIXES: tuple[tuple[str, str | None], ...] = (
 class Inbound:
     """The parts and the chat facts read from one user text."""
 
-    __slots__ = ("channel", "conversation", "mentioned", "message_ids", "parts", "reply_to", "sender", "trigger")
+    __slots__ = (
+        "channel",
+        "conversation",
+        "mentioned",
+        "message_ids",
+        "parts",
+        "reply_to",
+        "sender",
+        "system_dm",
+        "trigger",
+    )
 
     def __init__(self) -> None:
         self.parts: list[dict[str, Any]] = []
@@ -79,6 +93,8 @@ class Inbound:
         self.mentioned: bool | None = None
         self.channel: str | None = None
         self.trigger: dict[str, Any] | None = None
+        #: (channel, sender id) of a direct message a ``System:`` event line names
+        self.system_dm: tuple[str, str] | None = None
 
     def add(self, text: str, who: tuple[str | None, str | None]) -> None:
         if not text:
@@ -139,6 +155,9 @@ def parse_user_text(text: str, who_body: tuple[str | None, str | None], group: b
         while end < n and text[end] == "\n":
             end += 1
         out.add(text[:end], HARNESS)
+        dm = _SYSTEM_DM.search(text, 0, end)
+        if dm is not None:
+            out.system_dm = (dm.group(1).lower(), dm.group(2))
         pos = end
     # envelope-era group history: everything up to "[Current message - respond to this]\n"
     if text.startswith(_HISTORY_HEAD, pos):
@@ -253,6 +272,10 @@ def _conversation_facts(out: Inbound) -> None:
     chat_id = info.get("chat_id")
     if isinstance(chat_id, str) and ":" in chat_id and out.channel is None:
         out.channel = chat_id.split(":", 1)[0]
+    for field in _CHANNEL_FIELDS:
+        value = info.get(field)
+        if isinstance(value, str) and value and out.channel is None:
+            out.channel = value.lower()
 
 
 def _body(out: Inbound, body: str, who: tuple[str | None, str | None]) -> None:

@@ -87,7 +87,12 @@ class Mapper:
         self._derived = derived
         self._parent = parent
         records: list[dict[str, Any]]
-        if kind == "message" and isinstance(item.get("message"), dict):
+        if not derived and eid in self.records_of:
+            # OpenClaw never writes one entry id twice: a repeat is a copied or replayed line.
+            # Kept verbatim as vendor, so no native id is written twice (PROFILE-native-id)
+            records = []
+            kind = "repeated-entry"
+        elif kind == "message" and isinstance(item.get("message"), dict):
             records = self._message(eid, derived, base, item)
         elif kind == "custom_message":
             records = [self._custom_message(eid, derived, base, item, item)]
@@ -97,7 +102,7 @@ class Mapper:
             records = []
         if not records:
             schema = kind
-            if kind == "message" and isinstance(item.get("message"), dict):
+            if kind == "message" and isinstance(item.get("message"), dict) and item.get("type") == "message":
                 schema = f"message.{item['message'].get('role')}"
             record = {"type": "vendor", **base, "schema": schema_name(self.adapter.registry_name, schema), "data": item}
             self._tail(record)
@@ -110,7 +115,8 @@ class Mapper:
         if routing.pending:  # declarations come before the first record that names them
             for decl in routing.take_pending():
                 yield emit(decl)
-        self.records_of[eid] = emit.seq + 1
+        if kind != "repeated-entry":
+            self.records_of[eid] = emit.seq + 1
         for record in records:
             yield emit(record)
 
@@ -215,6 +221,8 @@ class Mapper:
                 record["conversation"] = cid
         elif via == "web" and self.routing.session_conversation and self.channel == "webchat":
             record["conversation"] = self.routing.session_conversation
+        elif is_system and facts.system_dm is not None:  # a channel notice about a DM the System line names
+            record["conversation"] = self.routing.direct_chat(*facts.system_dm)
         platform: dict[str, Any] = {}
         if facts.message_ids:
             platform["messageIds"] = facts.message_ids
@@ -241,7 +249,8 @@ class Mapper:
         stop = message.get("stopReason")
         parts: list[dict[str, Any]] = []
         calls: list[dict[str, Any]] = []
-        blocks = message.get("content") or ()
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or ()
         last = len(blocks) - 1
         for position, block in enumerate(blocks):
             kind = block.get("type") if isinstance(block, dict) else None
@@ -253,10 +262,23 @@ class Mapper:
                 calls.append(am.tool_call(block, stop_reason=stop, last=position == last))
             else:
                 parts.append(_media_part(block, (None, None)))
+        placeholders = [part for part in parts if am.is_placeholder(part)] if not synthetic else []
+        harness = synthetic or (bool(placeholders) and len(placeholders) == len(parts))
+        if placeholders and not harness:  # beside model output: the placeholder part is the harness's
+            for index, part in enumerate(parts):
+                if am.is_placeholder(part):
+                    parts[index] = canonical_part_order({**part, "author": HARNESS[0], "origin": HARNESS[1]})
         facts: dict[str, Any] = {}
-        for key in ("model", "usage", "stopReason"):
-            if key in message:
-                facts[key] = message[key]
+        if "model" in message:
+            facts["model"] = message["model"]
+        if "usage" in message:
+            # a model response's token counts, normalized; not for text OpenClaw wrote itself
+            usage = None if harness else am.normalized_usage(message["usage"])
+            if usage is not None:
+                facts["usage"] = usage
+            facts["nativeUsage"] = message["usage"]
+        if "stopReason" in message:
+            facts["stopReason"] = message["stopReason"]
         if "errorMessage" in message:
             facts["error"] = message["errorMessage"]
         for key, value in message.items():
@@ -271,8 +293,8 @@ class Mapper:
             record = self._ids(dict(head), eid, derived)
             message_id = eid
             record["role"] = "assistant"
-            record["author"] = "harness" if synthetic else "model"
-            if synthetic:
+            record["author"] = "harness" if harness else "model"
+            if harness:
                 record["origin"] = "injected"
             status = am.status_of(stop)
             if status is not None:

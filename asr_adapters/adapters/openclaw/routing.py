@@ -14,6 +14,18 @@ from .inbound import Inbound
 from .index import SessionInfo
 
 CONTROL_UI = "openclaw-control-ui"
+_CHAT_TYPES = frozenset({"direct", "group", "channel", "room"})
+
+
+def chat_kind(info: dict[str, Any]) -> str | None:
+    """The kind of chat a conversation block records: its chat type, else ``is_group_chat``."""
+    chat_type = info.get("chat_type")
+    if isinstance(chat_type, str) and chat_type in _CHAT_TYPES:
+        return chat_type
+    group = info.get("is_group_chat")
+    if group is True:
+        return "group"
+    return "direct" if group is False else None
 
 
 def _bare(platform_id: str) -> str:
@@ -32,6 +44,7 @@ class Routing:
         self.header_conversations: list[dict[str, Any]] = []
         self.session_conversation: str | None = None
         self.last_conversation: str | None = None
+        self.direct_chats: dict[str, str] = {}  # "<channel>:<sender id>" of a DM a System line named -> cid
         self.info = info
         if info is None:
             return
@@ -113,17 +126,59 @@ class Routing:
                 break
         web = self.info is not None and self.info.channel == "webchat"
         by_label = "chat_id" not in info  # a label or a group name, not an id
-        if key is None or (by_label and self.session_conversation is not None and not web):
+        known = self._known_direct(inbound, channel) if key is None else None
+        cid: str | None
+        if key is None and inbound.system_dm is not None:
+            cid = self.direct_chat(*inbound.system_dm)
+        elif known is not None:
+            cid = known
+        elif key is None or (by_label and self.session_conversation is not None and not web):
             # the session's own conversation, unless that is the web UI's (a main session
             # also collects direct messages from channels)
             cid = None if web else self.session_conversation
         else:
-            kind = "group" if info.get("is_group_chat") is True else None
+            kind = chat_kind(info)
             name = info.get("conversation_label") or info.get("group_subject")
             cid = self._conversation(key, channel, kind, name if isinstance(name, str) else None, None)
         if cid is not None:
             self.last_conversation = cid
         return cid
+
+    def direct_chat(self, channel: str, sender: str) -> str:
+        """The direct chat with ``sender`` on ``channel`` that a ``System:`` event line names.
+
+        The line records the channel and that it was a DM, not the chat's own id: the
+        conversation has platform and kind, and no ``platformId``. When the index says this
+        session is that direct chat, it is the session's own conversation."""
+        info = self.info
+        if (
+            self.session_conversation is not None
+            and info is not None
+            and info.chat_type == "direct"
+            and info.channel == channel
+            and (info.peer is None or _bare(info.peer) == _bare(sender))
+        ):
+            self.last_conversation = self.session_conversation
+            return self.session_conversation
+        key = f"{channel}:{_bare(sender)}"
+        cid = self.direct_chats.get(key)
+        if cid is None:
+            cid = self.direct_chats[key] = self._conversation(f"dm:{key}", channel, "direct", None, None)
+        self.last_conversation = cid
+        return cid
+
+    def _known_direct(self, inbound: Inbound, channel: str | None) -> str | None:
+        """The direct chat a System line declared for this sender, when the message names no chat."""
+        if not self.direct_chats:
+            return None
+        sender = inbound.sender_id or inbound.conversation.get("sender")
+        if not isinstance(sender, str) or not sender:
+            return None
+        for key, cid in self.direct_chats.items():
+            dm_channel, _, dm_sender = key.partition(":")
+            if dm_sender == _bare(sender) and channel in (None, dm_channel):
+                return cid
+        return None
 
     def target_conversation(self, channel: Any, target: Any) -> str | None:
         """The conversation an outbound send went to (the ``message`` tool's channel and target)."""
@@ -150,7 +205,7 @@ class Routing:
             decl["kind"] = kind
         if name:
             decl["name"] = name
-        if key.startswith(("label:", "group:")):
+        if key.startswith(("label:", "group:", "dm:")):
             pass
         else:
             decl["platformId"] = platform_id or key
