@@ -35,7 +35,6 @@ _ROUTING = frozenset(
     {"from", "recipients", "derivedFrom", "triggersTurn", "addressed", "conversation", "platform", "via"}
 )
 _MESSAGE_RARE = _ROUTING | {"status", "displayContent", "displayCorrespondence", "usage", "nativeUsage"}
-#: The keys of normalized usage (docs/format.md): non-negative integers, each optional.
 #: capture states under which a message's content may be empty while displayContent holds it (ASR-207).
 _DISPLAY_ONLY_STATES = ("absent", "redacted")
 
