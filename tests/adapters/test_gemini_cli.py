@@ -414,6 +414,48 @@ def test_rewind_and_reset_keep_records_and_name_what_left_the_history() -> None:
     assert accounting.native_items == 7 and accounting.vendor == 3
 
 
+def test_each_call_keeps_only_its_own_response_after_the_masking_sync() -> None:
+    """updateMessagesFromHistory sets every toolCalls[] entry's result to all the responses of
+    the function-response turn: each tool_result keeps the one matching its id (or, without
+    ids, its name and position), so nothing is revised and isError does not flip."""
+    ok = {"functionResponse": {"id": "c1", "name": "read_file", "response": {"output": "AAA"}}}
+    bad = {"functionResponse": {"id": "c2", "name": "run_shell_command", "response": {"error": "denied"}}}
+    first = [call("c1", output="AAA"), call("c2", name="run_shell_command", status="error")]
+    first[1]["result"] = [bad]
+    reply = gemini("g1", "Two calls.", toolCalls=first)
+    synced = {**reply, "toolCalls": [{**c, "result": [ok, bad]} for c in first]}
+    records, accounting = run(jsonl(HEADER, reply, synced))
+    results = of_type(records, "tool_result")
+    assert [(r["callId"], r["isError"], r["content"]) for r in results] == [
+        ("c1", False, [{"type": "text", "text": "AAA"}]),
+        ("c2", True, [{"type": "text", "text": "denied"}]),
+    ]
+    assert accounting.duplicates == 1
+    # responses without ids: the one at the call's position, when its name is the call's
+    anonymous = [
+        {"functionResponse": {"name": p["functionResponse"]["name"], "response": p["functionResponse"]["response"]}}
+        for p in (ok, bad)
+    ]
+    records, _ = run(jsonl(HEADER, {**reply, "toolCalls": [{**c, "result": anonymous} for c in first]}))
+    assert [r["content"][0]["text"] for r in of_type(records, "tool_result")] == ["AAA", "denied"]
+
+
+def test_a_function_response_revision_keeps_what_the_call_entry_recorded() -> None:
+    masked = "<tool_output_masked>\np\nOutput too large. Full output available at: /t/x</tool_output_masked>"
+    reply = gemini("g1", "Reading.", toolCalls=[call("c1", resultDisplay="Read 1 line")])
+    response = {
+        "id": "u2",
+        "timestamp": "2026-03-18T10:03:00Z",
+        "type": "user",
+        "content": [{"functionResponse": {"id": "c1", "name": "read_file", "response": {"output": masked}}}],
+    }
+    records, _ = run(jsonl(HEADER, reply, response))
+    first, revision = of_type(records, "tool_result")
+    assert revision["supersedes"] == first["id"] and revision["capture"]["content"]["state"] == "masked"
+    for key in ("status", "isError", "displayContent"):
+        assert revision[key] == first[key], key
+
+
 def test_masking_rewrite_revises_the_tool_result() -> None:
     masked = "<tool_output_masked>\np\nOutput too large. Full output available at: /t/x</tool_output_masked>"
     reply = gemini("g1", "Reading.", toolCalls=[call("c1")])

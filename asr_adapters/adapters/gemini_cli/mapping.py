@@ -14,6 +14,8 @@ from ...core.refs import session_ref
 from .identities import (
     CALL,
     CONTENT,
+    KEPT,
+    KEPT_KEYS,
     NATIVE,
     RESULT,
     SUBAGENT,
@@ -191,10 +193,12 @@ class Mapper(Identities):
             known.add(call_id)
             response = msg if first else None
             if repeats:
-                self._repeated_call(call, call_id, call_derived, ts, link, response, out, force, message_id, epoch)
+                self._repeated_call(
+                    call, call_id, call_derived, ts, link, response, out, force, message_id, epoch, index
+                )
             else:
                 state = self.call_state(call_id, message_id)[0]
-                self._tool_call(call, call_id, call_derived, ts, link, response, out, force, state)
+                self._tool_call(call, call_id, call_derived, ts, link, response, out, force, state, index)
                 self.calls[call_id] = state
             first = False
         for index, part in enumerate(calls):
@@ -237,12 +241,13 @@ class Mapper(Identities):
         force: bool,
         message_id: str,
         epoch: int,
+        position: int,
     ) -> None:
         """A toolCalls[] entry of the JSONL era: skipped when it and what it is mapped with
         (the reply's time, link, model and usage) are as when last mapped, and no identity
         of its call id changed since (``epoch`` as the message started)."""
         tail = None if response is None else (response.get("model"), response.get("tokens"))
-        native = native_digest((call, call_id, derived, ts, link, tail))
+        native = native_digest((call, call_id, derived, ts, link, tail, position))
         state: CallState | None = self.calls.get(call_id)
         if state is None:
             state, shared = new_call_state(message_id), False
@@ -252,7 +257,7 @@ class Mapper(Identities):
         else:
             shared = share(state, message_id)
         before = len(out)
-        self._tool_call(call, call_id, derived, ts, link, response, out, force, state)
+        self._tool_call(call, call_id, derived, ts, link, response, out, force, state, position)
         if shared and len(out) > before:
             self.epoch += 1
         state[NATIVE] = None if native is None else hash((native, self.epoch))
@@ -269,8 +274,10 @@ class Mapper(Identities):
         out: list,
         force: bool,
         state: CallState,
+        position: int,
     ) -> None:
-        """The records of one toolCalls[] entry, compared with (and noted in) ``state``."""
+        """The records of one toolCalls[] entry (the ``position``-th of its reply), compared
+        with (and noted in) ``state``."""
         body = call_body(call, call_id, derived, ts, link)
         if response is not None:  # a response with no text of its own: its model and usage ride here
             self._tail(body, {k: v for k, v in response.items() if k in ("model", "tokens")})
@@ -282,12 +289,14 @@ class Mapper(Identities):
             entry = self.revise(subagent, state[SUBAGENT], out, force)
             if entry is not None:
                 state[SUBAGENT] = entry
-        result = result_body(call, call_id)
+        result = result_body(call, call_id, position)
         entry = self.revise(result, state[RESULT], out, force)
         if entry is not None:
             state[RESULT] = entry
             # a function-response user turn (v0.44+) repeats this output: recognised by it
             state[CONTENT] = content_digest(result["content"])
+            kept = {key: result[key] for key in KEPT_KEYS if key in result}
+            state[KEPT] = kept or None
         args = call.get("args")
         if isinstance(args, dict) and ("todos" in args or "plan_path" in args):
             for plan in (todo_plan(call, call_id), plan_document(call, call_id)):
@@ -380,12 +389,19 @@ class Mapper(Identities):
         name = response.get("name")
         if isinstance(name, str):
             body["name"] = name
-        if failed:
-            body["isError"] = True
+        kept = state[KEPT] or {}  # what the call's toolCalls[] entry recorded beside the output
+        if "status" in kept:
+            body["status"] = kept["status"]
+        if failed or "isError" in kept:
+            body["isError"] = failed or kept["isError"]
         body["content"] = content
         capture = output_capture(content)
         if capture is not None:
             body["capture"] = {"content": capture}
+        if "displayContent" in kept:
+            body["displayContent"] = kept["displayContent"]
+        if "nativeStatus" in kept:
+            body["nativeStatus"] = kept["nativeStatus"]
         if derived:
             body["idSource"] = "derived"
         state[RESULT] = self.revise(body, state[RESULT], out, True)

@@ -128,15 +128,47 @@ def _extra_keys(call: dict[str, Any]) -> tuple[str, ...]:
     return extra
 
 
-def result_body(call: dict[str, Any], call_id: str) -> dict[str, Any]:
-    """The ``tool_result`` of one ``toolCalls[]`` entry, with what the UI showed as displayContent."""
+def own_result(result: Any, call_id: str, name: Any, position: int) -> Any:
+    """The part of a ``result`` that answers this call: the functionResponse part (and the
+    parts after it, up to the next response) whose id is the call's, else the one at the
+    call's position among the responses when it has the call's name.
+
+    Gemini CLI's masking sync (chatRecordingService ``updateMessagesFromHistory``, upstream
+    5411f113) sets every ``toolCalls[]`` entry's ``result`` to *all* the parts of the
+    function-response turn, so with several calls in one reply each call's result holds its
+    siblings' outputs too. A result with one response (or none) is the call's own, as is.
+    """
+    if type(result) is not list:
+        return result
+    starts = [
+        i for i, part in enumerate(result) if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict)
+    ]
+    if len(starts) < 2:
+        return result
+    chosen = next((i for i in starts if result[i]["functionResponse"].get("id") == call_id), None)
+    if chosen is None and position < len(starts):
+        candidate = starts[position]
+        response = result[candidate]["functionResponse"]
+        if response.get("name") == name and not isinstance(response.get("id"), str):
+            chosen = candidate
+    if chosen is None:
+        return result
+    end = next((i for i in starts if i > chosen), len(result))
+    begin = 0 if chosen == starts[0] else chosen  # parts before the first response go with it
+    return result[begin:end]
+
+
+def result_body(call: dict[str, Any], call_id: str, position: int = 0) -> dict[str, Any]:
+    """The ``tool_result`` of one ``toolCalls[]`` entry (the ``position``-th of its reply),
+    with what the UI showed as displayContent."""
     body = stamped("tool_result", call.get("timestamp"))
     body["callId"] = call_id
     if isinstance(call.get("name"), str):
         body["name"] = call["name"]
     native_status = call.get("status")
     status = (_STATUS.get(native_status) or f"{REGISTRY}/{native_status}") if isinstance(native_status, str) else None
-    content, failed = response_parts(call.get("result"), call_id, call.get("name"))
+    name = call.get("name")
+    content, failed = response_parts(own_result(call.get("result"), call_id, name, position), call_id, name)
     if status is not None:
         body["status"] = status
     if status is not None or failed:
