@@ -731,6 +731,10 @@ def test_shared_sample_converts_validates_and_balances(path: Path) -> None:
     replies = [m["tokens"] for m in messages if m.get("type") == "gemini" and isinstance(m.get("tokens"), dict)]
     assert len([r for r in records if "usage" in r]) == len(replies)  # each reply's usage exactly once
     assert total_usage(records).get("totalTokens", 0) == sum(t.get("total", 0) for t in replies)
+    agents = [
+        c["id"] for m in messages for c in m.get("toolCalls") or [] if c.get("name") in ("cli_help", "invoke_agent")
+    ]
+    assert {r["callId"] for r in records if r["type"] == "subagent"} >= set(agents)  # every delegation
 
 
 def test_samples_folder_is_where_the_harness_looks() -> None:
@@ -799,6 +803,11 @@ def test_an_empty_notice_is_still_a_harness_notice(content: Any, kind: str, era_
     assert of_type(records, "vendor") == [] and accounting.vendor == 0
 
 
+def subagent_output(name: str) -> list[dict[str, Any]]:
+    text = f"Subagent '{name}' finished.\nTermination Reason: GOAL\nResult:\nok"
+    return [{"functionResponse": {"id": "x", "name": name, "response": {"output": text}}}]
+
+
 def agent_call(cid: str, name: str, args: dict[str, Any], **more: Any) -> dict[str, Any]:
     return {**call(cid, name=name), "args": args, **more}
 
@@ -811,6 +820,9 @@ def test_subagent_type_is_the_agents_name_and_description_the_prompt() -> None:
         agent_call("c3", "invoke_agent", {"prompt": "No name anywhere."}),
         agent_call("c4", "codebase_investigator", {"objective": "find tests"}, agentId="kid-4"),
         agent_call("c5", "read_file", {"file_path": "a"}),
+        agent_call("c6", "cli_help", {"question": "Where are hooks?"}, resultDisplay="\nSubagent cli_help Finished\n"),
+        {**agent_call("c7", "docs_reviewer", {"prompt": "check"}), "result": subagent_output("docs_reviewer")},
+        {**agent_call("c8", "run_shell_command", {"command": "x"}), "result": subagent_output("docs_reviewer")},
     ]
     records, _ = run(jsonl(HEADER, gemini("g1", "Delegating.", toolCalls=calls)))
     subagents = {s["callId"]: s for s in of_type(records, "subagent")}
@@ -825,9 +837,14 @@ def test_subagent_type_is_the_agents_name_and_description_the_prompt() -> None:
     }
     assert subagents["c2"]["agentType"] == "investigator" and "session" not in subagents["c2"]
     assert "agentType" not in subagents["c3"] and subagents["c3"]["description"] == "No name anywhere."
-    # an older per-agent tool is named after its agent; it has no prompt argument
-    assert subagents["c4"]["agentType"] == "codebase_investigator" and "description" not in subagents["c4"]
+    # an older per-agent tool is named after its agent; its task argument is ``objective``
+    assert subagents["c4"]["agentType"] == "codebase_investigator" and subagents["c4"]["description"] == "find tests"
     assert "c5" not in subagents
+    # per-agent tools without agentId or progress display: cli_help, and any tool whose output is
+    # its own subagent's "Subagent '<name>' finished."; another tool quoting it is no delegation
+    assert (subagents["c6"]["agentType"], subagents["c6"]["description"]) == ("cli_help", "Where are hooks?")
+    assert (subagents["c7"]["agentType"], subagents["c7"]["description"]) == ("docs_reviewer", "check")
+    assert "c8" not in subagents
 
 
 def test_title_from_the_header_then_each_later_summary_revises_it() -> None:

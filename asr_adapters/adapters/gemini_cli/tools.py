@@ -21,6 +21,10 @@ _TODO_STATUS = ("pending", "in_progress", "completed")
 TODO_PLAN_ID = "write_todos"
 #: tools that delegate to a subagent named in their arguments (``args.agent_name``)
 AGENT_TOOLS = ("invoke_agent",)
+#: the per-agent tools of the CLI's built-in agents (each agent its own tool, named as the agent)
+AGENT_NAMED_TOOLS = ("codebase_investigator", "cli_help")
+#: the arguments that hold an agent's task, in the order they are looked for
+TASK_ARGUMENTS = ("prompt", "question", "objective")
 
 
 def stamped(kind: str, value: Any) -> dict[str, Any]:
@@ -245,22 +249,45 @@ def plan_document(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
     return body
 
 
+def delegates(call: dict[str, Any], display: Any) -> bool:
+    """Whether a call of a per-agent tool of older versions (each agent its own tool, named
+    as the agent: ``codebase_investigator``, ``cli_help``) ran a subagent, told by its name
+    or by the words the CLI's subagent invocation writes: the output ``Subagent '<name>'
+    finished.`` (or ``failed``), the display ``Subagent <name> Finished``."""
+    name = call.get("name")
+    if not isinstance(name, str) or not name:
+        return False
+    if name in AGENT_NAMED_TOOLS:
+        return True
+    texts = [display] if isinstance(display, str) else []
+    result = call.get("result")
+    for part in result if type(result) is list else ():
+        response = part.get("functionResponse") if isinstance(part, dict) else None
+        body = response.get("response") if isinstance(response, dict) else None
+        if isinstance(body, dict):
+            texts.extend(v for v in (body.get("output"), body.get("error")) if isinstance(v, str))
+    quoted, plain = f"Subagent '{name}' ", f"Subagent {name} "
+    return any(text.lstrip().startswith((quoted, plain)) for text in texts)
+
+
 def subagent_body(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
     """A call that started a subagent -> a subagent record; None for other calls.
 
     A delegation is a call with ``agentId`` (v0.39+: the child's session), a call of the
-    agent tool ``invoke_agent``, or a call whose ``resultDisplay`` is a SubagentProgress.
-    ``agentType`` names the agent, never the tool: ``args.agent_name``, else the progress
-    display's ``agentName``, else the tool's name for the per-agent tools of older versions
-    (``codebase_investigator``, ``cli_help``), whose name is the agent's. ``description``
-    is the ``prompt`` argument (the task given to the agent).
+    agent tool ``invoke_agent``, a call whose ``resultDisplay`` is a SubagentProgress, or a
+    call of a per-agent tool of older versions (``delegates``). ``agentType`` names the
+    agent, never the tool: ``args.agent_name``, else the progress display's ``agentName``,
+    else the tool's name for the per-agent tools, whose name is the agent's.
+    ``description`` is the task given to the agent: the ``prompt`` argument, or the name the
+    agent's own parameters give it (upstream agent-tool ``mapParams`` maps the prompt onto
+    ``question`` for ``cli_help``, ``objective`` for ``codebase_investigator``).
     """
     agent_id = call.get("agentId")
     session = agent_id if isinstance(agent_id, str) and agent_id else None
     display = call.get("resultDisplay")
     progress = display if type(display) is dict and display.get("isSubagentProgress") is True else None
     name = call.get("name")
-    if session is None and progress is None and name not in AGENT_TOOLS:
+    if session is None and progress is None and name not in AGENT_TOOLS and not delegates(call, display):
         return None
     body = stamped("subagent", None)
     body["callId"] = call_id
@@ -275,7 +302,9 @@ def subagent_body(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
         agent = name
     if isinstance(agent, str) and agent:
         body["agentType"] = agent
-    prompt = args.get("prompt")
-    if isinstance(prompt, str):
-        body["description"] = prompt
+    for key in TASK_ARGUMENTS:
+        task = args.get(key)
+        if isinstance(task, str):
+            body["description"] = task
+            break
     return body
