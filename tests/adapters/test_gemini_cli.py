@@ -728,7 +728,11 @@ def test_shared_sample_converts_validates_and_balances(path: Path) -> None:
     calls = sum(len(m.get("toolCalls") or []) for m in messages)
     assert len([r for r in records if r["type"] == "tool_call"]) == calls
     assert len([r for r in records if r["type"] == "tool_result"]) == calls
-    replies = [m["tokens"] for m in messages if m.get("type") == "gemini" and isinstance(m.get("tokens"), dict)]
+    replies = [
+        m["tokens"]
+        for m in messages
+        if m.get("type") == "gemini" and isinstance(m.get("tokens"), dict) and any(m["tokens"].values())
+    ]  # all zeros on a reply with output: not measured, no usage
     assert len([r for r in records if "usage" in r]) == len(replies)  # each reply's usage exactly once
     assert total_usage(records).get("totalTokens", 0) == sum(t.get("total", 0) for t in replies)
     agents = [
@@ -788,6 +792,32 @@ def test_usage_keys_only_where_the_source_has_the_number() -> None:
     (reply,) = of_type(records, "message")
     assert reply["usage"] == {"inputTokens": 3, "totalTokens": 3}
     assert reply["nativeUsage"] == {"input": 3, "total": 3, "cached": None}
+
+
+def test_all_zero_tokens_on_a_reply_with_output_are_no_usage() -> None:
+    """Upstream fills absent counts with ``?? 0``: zeros on a reply that produced output were
+    never measured, so no normalized usage (the object stays as nativeUsage)."""
+    zeros = {"input": 0, "output": 0, "cached": 0, "thoughts": 0, "tool": 0, "total": 0}
+    records, _ = run(
+        document(
+            [
+                gemini("g1", "Hi.", tokens=zeros),
+                gemini("g2", "", tokens=zeros, toolCalls=[call("c1")]),
+                gemini("g3", "Hi.", tokens={**zeros, "input": 5, "total": 5}),
+            ]
+        )
+    )
+    reply, measured = of_type(records, "message")
+    (rider,) = of_type(records, "tool_call")
+    assert "usage" not in reply and reply["nativeUsage"] == zeros
+    assert "usage" not in rider and rider["nativeUsage"] == zeros
+    assert measured["usage"] == {
+        "inputTokens": 5,
+        "outputTokens": 0,
+        "cacheReadTokens": 0,
+        "reasoningTokens": 0,
+        "totalTokens": 5,
+    }
 
 
 @pytest.mark.parametrize("content", ["", [], None])

@@ -120,13 +120,14 @@ class Mapper(Identities):
             body["copiedFrom"] = self.copied_from
         return body
 
-    def _tail(self, body: dict[str, Any], msg: dict[str, Any]) -> dict[str, Any]:
+    def _tail(self, body: dict[str, Any], msg: dict[str, Any], produced: bool = False) -> dict[str, Any]:
+        """``produced``: ``msg`` is a model reply with output (text, thoughts or tool calls)."""
         model = msg.get("model")
         if isinstance(model, str):
             body["model"] = model
         tokens = msg.get("tokens")
         if tokens is not None:
-            put_usage(body, tokens)
+            put_usage(body, tokens, produced)
         extra = {k: v for k, v in msg.items() if k not in _MESSAGE_KEYS}
         if extra:
             body["gemini"] = extra
@@ -172,12 +173,12 @@ class Mapper(Identities):
             shown = bool(content or body.get("displayContent"))
         else:
             shown = False
+        tool_calls = msg.get("toolCalls")
         if shown:
-            self._tail(body, msg)
+            self._tail(body, msg, produced=bool(content or tool_calls or calls))
             self.put_message(message_id, body, out, force)
         link = {"messageId": message_id} if self.written(message_id) else {"inferenceId": message_id}
         first = not content
-        tool_calls = msg.get("toolCalls")
         known: set[str] = set()
         epoch = self.epoch
         repeats = self.repeats
@@ -220,7 +221,7 @@ class Mapper(Identities):
                 shared = share(state, message_id)
             call_record = function_call_body(part, call_id, call_derived, ts, link)
             if first:
-                self._tail(call_record, {k: v for k, v in msg.items() if k in ("model", "tokens")})
+                self._tail(call_record, {k: v for k, v in msg.items() if k in ("model", "tokens")}, produced=True)
                 first = False
             if shared:
                 self.epoch += 1  # the record below is always written: the call id had no tool_call
@@ -280,7 +281,7 @@ class Mapper(Identities):
         with (and noted in) ``state``."""
         body = call_body(call, call_id, derived, ts, link)
         if response is not None:  # a response with no text of its own: its model and usage ride here
-            self._tail(body, {k: v for k, v in response.items() if k in ("model", "tokens")})
+            self._tail(body, {k: v for k, v in response.items() if k in ("model", "tokens")}, produced=True)
         entry = self.revise(body, state[CALL], out, force)
         if entry is not None:
             state[CALL] = entry
