@@ -764,7 +764,8 @@ def test_usage_is_normalized_and_counted_once_across_rewrites() -> None:
     first = gemini("g1", "", thoughts=[{"subject": "S", "description": "D"}], tokens=None, model="m")
     with_tokens = {**first, "tokens": tokens}
     with_calls = {**with_tokens, "toolCalls": [call("c1")]}
-    raw = {**with_calls, "content": [{"text": "**S**\n\nD", "thought": True}, {"functionCall": {"id": "c1"}}]}
+    thought = {"text": "**S**\n\nD", "thought": True, "thoughtSignature": "c2ln"}
+    raw = {**with_calls, "content": [thought, {"functionCall": {"id": "c1"}}]}
     second = gemini("g2", "", toolCalls=[call("c2")], tokens={"input": 10, "output": 1, "total": 11}, model="m")
     second_raw = {**second, "content": [{"text": "thinking", "thought": True}]}
     records, _ = run(jsonl(HEADER, first, with_tokens, with_calls, {"$set": {"messages": [raw]}}, second, second_raw))
@@ -779,12 +780,38 @@ def test_usage_is_normalized_and_counted_once_across_rewrites() -> None:
     }  # ``tool`` has no normalized key; no cache writes recorded
     assert g1[1]["nativeUsage"] == tokens and len(g1) == 3
     assert "usage" not in g1[2] and g1[2]["nativeUsage"] == tokens  # a revision: counted once
+    # the rebuilt history's raw thought part renders the thoughts[] entry: one reasoning part,
+    # with the signature it adds (the revision's only change)
+    assert [p for p in g1[2]["content"] if p["type"] == "reasoning"] == [
+        {"type": "reasoning", "visibility": "summary", "summary": ["S", "D"], "signature": "c2ln"}
+    ]
     # g2 has no text: its usage rides on its first tool_call; the later message does not repeat it
     g2_call = next(c for c in of_type(records, "tool_call") if c["callId"] == "c2")
     assert g2_call["usage"] == {"inputTokens": 10, "outputTokens": 1, "totalTokens": 11}
     g2 = next(m for m in of_type(records, "message") if m["messageId"] == "g2")
     assert "usage" not in g2 and g2["nativeUsage"] == second["tokens"]
     assert total_usage(records)["totalTokens"] == 985 + 11
+
+
+def test_a_revision_with_other_tokens_does_not_count_the_reply_again() -> None:
+    reply = gemini("g1", "Hi.", tokens={"input": 5, "total": 5}, model="m")
+    records, _ = run(jsonl(HEADER, reply, {**reply, "content": "Hi!", "tokens": {"input": 7, "total": 7}}))
+    first, revision = of_type(records, "message")
+    assert revision["supersedes"] == first["id"] and revision["nativeUsage"] == {"input": 7, "total": 7}
+    assert "usage" not in revision and total_usage(records)["totalTokens"] == 5
+
+
+def test_a_rebuilt_reply_repeats_no_reasoning() -> None:
+    """sessionUtils convertSessionToClientHistory renders each thoughts[] entry as a raw
+    thought part ``**subject** description``: the reply rebuilt on resume adds nothing."""
+    thoughts = [{"subject": "Reviewing", "description": "the mandate.", "timestamp": "2026-03-18T10:00:59Z"}]
+    reply = gemini("g1", "Back.", thoughts=thoughts, tokens={"input": 5, "total": 5}, model="m")
+    rebuilt = {**reply, "content": [{"text": "**Reviewing** the mandate.", "thought": True}, {"text": "Back."}]}
+    other = {**rebuilt, "content": [{"text": "an unrelated thought", "thought": True}, {"text": "Back."}]}
+    records, accounting = run(jsonl(HEADER, reply, {"$set": {"messages": [rebuilt]}}))
+    assert len(of_type(records, "message")) == 1
+    records, _ = run(jsonl(HEADER, reply, {"$set": {"messages": [other]}}))  # not a rendering: kept
+    assert [len(m["content"]) for m in of_type(records, "message")] == [2, 3]
 
 
 def test_usage_keys_only_where_the_source_has_the_number() -> None:

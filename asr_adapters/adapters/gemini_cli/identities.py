@@ -130,17 +130,18 @@ class Identities:
         """Keep ``usage`` only on the first record written with these tokens for its response.
 
         A response's usage rides on its message, or on its first tool_call when it has no
-        message (``inferenceId``); revisions and rewrites keep ``nativeUsage`` only.
+        message (``inferenceId``); revisions and rewrites keep ``nativeUsage`` only, even
+        should the tokens change, so that summing ``usage`` over all records counts each
+        response once (the superseded record keeps the count).
         """
         response = body.get("messageId") if body["type"] == "message" else body.get("inferenceId")
         if not isinstance(response, str):
             return
-        digest = native_digest(body.get("nativeUsage"))
         entries = self.messages.get(response, _NO_ENTRIES)
-        if digest is not None and entries[2] == digest:
+        if entries[2] is not None:  # already counted: a consumer sums usage over all records
             del body["usage"]
         else:
-            self.messages[response] = (entries[0], entries[1], digest)
+            self.messages[response] = (entries[0], entries[1], native_digest(body.get("nativeUsage")) or 1)
 
     def vendor(self, kind: str, data: Any) -> dict[str, Any]:
         """A ``vendor`` record body keeping a native item verbatim."""

@@ -31,11 +31,13 @@ from .parts import (
     STATE_SNAPSHOT,
     attribute_prompt,
     first_text,
+    fold_thought,
     is_synthetic_reply,
     map_part,
     native_parts,
     output_capture,
     thought_part,
+    thought_text_matches,
 )
 from .tools import (
     call_body,
@@ -153,13 +155,31 @@ class Mapper(Identities):
     def _gemini(self, msg: dict[str, Any], message_id: str, derived: bool, out: list, force: bool) -> None:
         ts = msg.get("timestamp")
         thoughts = msg.get("thoughts")
-        content: list[dict[str, Any]] = [thought_part(t) for t in thoughts] if isinstance(thoughts, list) else []
+        thoughts = thoughts if isinstance(thoughts, list) else []
+        content: list[dict[str, Any]] = [thought_part(t) for t in thoughts]
+        folded = [False] * len(thoughts)
         calls: list[dict[str, Any]] = []
         for part in native_parts(msg.get("content")):
             if isinstance(part, dict) and isinstance(part.get("functionCall"), dict):
                 calls.append(part)
-            else:
-                content.append(map_part(part))
+                continue
+            if (
+                thoughts
+                and isinstance(part, dict)
+                and part.get("thought") is True
+                and isinstance(part.get("text"), str)
+            ):
+                # a raw thought part that renders a thoughts[] entry (history rebuilt on resume
+                # or after compression): the same reasoning, folded into that entry's part
+                at = next(
+                    (i for i, t in enumerate(thoughts) if not folded[i] and thought_text_matches(part["text"], t)),
+                    None,
+                )
+                if at is not None and content[at].get("type") == "reasoning":
+                    folded[at] = True
+                    content[at] = fold_thought(content[at], part)
+                    continue
+            content.append(map_part(part))
         if content or msg.get("displayContent") is not None:
             body = self._head(msg, message_id, derived)
             body["role"] = "assistant"
