@@ -352,6 +352,20 @@ def test_write_todos_revisions_and_plan_document() -> None:
     assert plans[2]["capture"]["content"]["state"] == "absent"
 
 
+def test_plan_document_text_is_the_last_the_session_recorded() -> None:
+    path = "/h/.gemini/tmp/p/s/plans/fix.md"
+    write = {**call("w1", name="write_file"), "args": {"file_path": path, "content": "# v1"}}
+    failed = {**call("w2", name="write_file", status="error"), "args": {"file_path": path, "content": "# no"}}
+    other = {**call("w3", name="write_file"), "args": {"file_path": "/h/notes.md", "content": "# notes"}}
+    exit_call = {**call("e1", name="exit_plan_mode"), "args": {"plan_path": "plans/fix.md"}}
+    records, _ = run(document([gemini("g1", "Plan.", toolCalls=[write, failed, other, exit_call])]))
+    (plan,) = of_type(records, "plan")
+    assert plan["content"] == [{"type": "text", "text": "# v1"}] and "capture" not in plan
+    records, _ = run(document([gemini("g1", "Plan.", toolCalls=[other, exit_call])]))
+    (plan,) = of_type(records, "plan")
+    assert "content" not in plan and plan["capture"]["content"]["state"] == "absent"
+
+
 def test_agent_id_links_the_subagent_session() -> None:
     records, _ = run(
         jsonl(HEADER, gemini("g1", "Delegating.", toolCalls=[call("c1", "codebase_investigator", agentId="kid-1")]))
@@ -735,6 +749,12 @@ def test_shared_sample_converts_validates_and_balances(path: Path) -> None:
     ]  # all zeros on a reply with output: not measured, no usage
     assert len([r for r in records if "usage" in r]) == len(replies)  # each reply's usage exactly once
     assert total_usage(records).get("totalTokens", 0) == sum(t.get("total", 0) for t in replies)
+    # a plan file the session wrote (write_file/replace) gives its plan document a text
+    written = {
+        c["args"].get("file_path") for m in messages for c in m.get("toolCalls") or [] if c.get("name") == "write_file"
+    }
+    for plan in (r for r in records if r["type"] == "plan" and r["planType"] == "document"):
+        assert ("content" in plan) == (plan["source"]["path"] in written), plan["planId"]
     agents = [
         c["id"] for m in messages for c in m.get("toolCalls") or [] if c.get("name") in ("cli_help", "invoke_agent")
     ]

@@ -45,9 +45,11 @@ from .tools import (
     plan_document,
     response_parts,
     result_body,
+    same_file,
     stamped,
     subagent_body,
     todo_plan,
+    written_markdown,
 )
 from .usage import put_usage
 
@@ -55,6 +57,9 @@ _MESSAGE_KEYS = frozenset(
     {"id", "timestamp", "type", "content", "displayContent", "thoughts", "tokens", "model", "toolCalls"}
 )
 NOTICE_TYPES = ("info", "warning", "error")
+#: how many Markdown files' last recorded text is kept (a plan document's text, see
+#: ``plan_document``): the most recently written ones
+PLAN_TEXTS = 16
 
 
 class Mapper(Identities):
@@ -75,6 +80,8 @@ class Mapper(Identities):
         # id, or SHARED; a write to a shared call id's identities (or by a message with a
         # derived id) moves ``epoch`` on, which voids every recorded native digest.
         self.epoch = 0
+        #: path -> the last whole text of a Markdown file a call wrote, newest last (bounded)
+        self.markdown: dict[str, str] = {}
 
     # -- messages ---------------------------------------------------------------------
 
@@ -318,14 +325,33 @@ class Mapper(Identities):
             state[CONTENT] = content_digest(result["content"])
             kept = {key: result[key] for key in KEPT_KEYS if key in result}
             state[KEPT] = kept or None
+        written = written_markdown(call)
+        if written is not None:
+            markdown = self.markdown
+            markdown.pop(written[0], None)
+            markdown[written[0]] = written[1]
+            if len(markdown) > PLAN_TEXTS:
+                del markdown[next(iter(markdown))]
         args = call.get("args")
         if isinstance(args, dict) and ("todos" in args or "plan_path" in args):
-            for plan in (todo_plan(call, call_id), plan_document(call, call_id)):
+            for plan in (todo_plan(call, call_id), plan_document(call, call_id, self._plan_text(args))):
                 if plan is not None:
                     key = f"{plan['planId']}@{call_id}"
                     entry = self.revise(plan, self.plans.get(key), out, force, chain=plan["planId"])
                     if entry is not None:
                         self.plans[key] = entry
+
+    def _plan_text(self, args: dict[str, Any]) -> str | None:
+        """The last text the session recorded for the plan file ``args.plan_path`` names."""
+        path = args.get("plan_path")
+        if not isinstance(path, str) or not path:
+            return None
+        text = self.markdown.get(path)
+        if text is None:
+            for recorded in reversed(self.markdown):
+                if same_file(recorded, path):
+                    return self.markdown[recorded]
+        return text
 
     def _user(self, msg: dict[str, Any], message_id: str, derived: bool, out: list, force: bool) -> None:
         parts = native_parts(msg.get("content"))

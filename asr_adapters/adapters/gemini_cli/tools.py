@@ -224,8 +224,38 @@ def todo_plan(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
     return body
 
 
-def plan_document(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
-    """An approved ``exit_plan_mode`` call -> the plan document, named by its file (text not in the session)."""
+def written_markdown(call: dict[str, Any]) -> tuple[str, str] | None:
+    """(path, whole text) of a Markdown file a successful call wrote, as the session records
+    it: the diff display's ``filePath`` and ``newContent`` (write_file, replace: the file
+    after the edit), else ``write_file``'s own ``file_path`` and ``content`` arguments."""
+    if call.get("status") != "success":
+        return None
+    display = call.get("resultDisplay")
+    if (
+        type(display) is dict
+        and isinstance(display.get("filePath"), str)
+        and isinstance(display.get("newContent"), str)
+    ):
+        path, text = display["filePath"], display["newContent"]
+    else:
+        args = call.get("args")
+        if call.get("name") != "write_file" or type(args) is not dict:
+            return None
+        path, text = args.get("file_path"), args.get("content")
+        if not isinstance(path, str) or not isinstance(text, str):
+            return None
+    return (path, text) if path.endswith(".md") else None
+
+
+def same_file(recorded: str, named: str) -> bool:
+    """Whether two spellings of a path name one file: equal, or one the other's tail."""
+    a, b = recorded.replace("\\", "/"), named.replace("\\", "/")
+    return a == b or a.endswith("/" + b.lstrip("./")) or b.endswith("/" + a.lstrip("./"))
+
+
+def plan_document(call: dict[str, Any], call_id: str, text: str | None = None) -> dict[str, Any] | None:
+    """An approved ``exit_plan_mode`` call -> the plan document, named by its file; its text
+    is ``text``, the file's last version the session recorded (None: no copy in the session)."""
     args = call.get("args")
     path = args.get("plan_path") if isinstance(args, dict) else None
     if call.get("status") != "success" or not isinstance(path, str) or not path:
@@ -233,19 +263,18 @@ def plan_document(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     plan_id = name[:-3] if name.endswith(".md") else name
     body = stamped("plan", call.get("timestamp"))
-    body.update(
-        planId=plan_id or path,
-        planType="document",
-        callId=call_id,
-        source={"root": None, "path": path},
-        capture={
+    body.update(planId=plan_id or path, planType="document", callId=call_id)
+    if text is not None:
+        body["content"] = [{"type": "text", "text": text}]
+    body["source"] = {"root": None, "path": path}
+    if text is None:
+        body["capture"] = {
             "content": {
                 "state": "absent",
-                "reason": "the plan is a separate Markdown file; the session file holds only its path",
+                "reason": "the plan is a separate Markdown file, and the session holds no copy of its text",
             }
-        },
-        idSource="derived",
-    )
+        }
+    body["idSource"] = "derived"
     return body
 
 
