@@ -290,6 +290,12 @@ def test_tool_statuses_displays_and_capture_states() -> None:
     assert results["c2"]["status"] == "error" and results["c2"]["isError"] is True
     assert results["c2"]["content"] == [{"type": "text", "text": "nope"}]
     assert results["c3"]["status"] == "com.google.gemini-cli/cancelled" and results["c3"]["content"] == []
+    # cancelled with no output: the source states no error either way, and says nothing came back
+    assert "isError" not in results["c3"]
+    assert results["c3"]["capture"]["content"] == {
+        "state": "absent",
+        "reason": "Gemini CLI recorded no output for this call",
+    }
     assert results["c4"]["capture"]["content"]["state"] == "masked"
     assert results["c5"]["capture"]["content"]["state"] == "truncated"
     assert results["c5"]["displayContent"] == [{"type": "text", "text": "shown"}]

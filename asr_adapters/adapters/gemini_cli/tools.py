@@ -17,6 +17,8 @@ RESULT_SCHEMA = f"{REGISTRY}/functionResponse"
 DISPLAY_SCHEMA = f"{REGISTRY}/resultDisplay"
 _CALL_KEYS = frozenset(("id", "name", "args", "result", "status", "timestamp", "resultDisplay", "agentId"))
 _STATUS = {"success": "complete", "error": "error"}
+#: the capture state of a tool_result whose entry recorded no output (``result`` null or empty)
+NO_OUTPUT = {"state": "absent", "reason": "Gemini CLI recorded no output for this call"}
 _TODO_STATUS = ("pending", "in_progress", "completed")
 TODO_PLAN_ID = "write_todos"
 #: tools that delegate to a subagent named in their arguments (``args.agent_name``)
@@ -175,10 +177,14 @@ def result_body(call: dict[str, Any], call_id: str, position: int = 0) -> dict[s
     content, failed = response_parts(own_result(call.get("result"), call_id, name, position), call_id, name)
     if status is not None:
         body["status"] = status
-    if status is not None or failed:
+    # isError only where the source states it: an error status or output, or success; a
+    # cancelled (or otherwise ended) call with no error output says nothing either way
+    if failed or native_status in ("error", "success"):
         body["isError"] = native_status == "error" or failed
     body["content"] = content
     capture = output_capture(content)
+    if capture is None and not content:
+        capture = NO_OUTPUT
     if capture is not None:
         body["capture"] = {"content": capture}
     if "resultDisplay" in call:
