@@ -413,6 +413,27 @@ def test_function_response_user_turn_duplicates_the_recorded_result() -> None:
     assert all(m.get("origin") != "prompt" for m in of_type(records, "message"))
 
 
+def test_a_replys_empty_first_versions_fold_into_its_first_record() -> None:
+    placeholder = gemini("g1", "", thoughts=[], tokens=None, model="m")
+    with_tokens = {**placeholder, "tokens": {"input": 5, "total": 5}}
+    reply = {**with_tokens, "content": "Done."}
+    records, accounting = run(jsonl(HEADER, placeholder, with_tokens, reply, {"$rewindTo": "g1"}))
+    assert not of_type(records, "vendor")[:-1]  # only the rewind: no vendor record for the reply
+    (message,) = of_type(records, "message")
+    assert message["assembly"] == {"mode": "folded", "sourceIds": ["g1"]} and message["usage"]["totalTokens"] == 5
+    assert of_type(records, "vendor")[-1]["reverted"] == [message["id"]]
+    assert accounting.folded == 2 and accounting.records == 2
+    # never filled (the file ends, or another message comes first): written as before
+    records, accounting = run(jsonl(HEADER, placeholder))
+    assert [v["data"] for v in of_type(records, "vendor")] == [placeholder] and accounting.vendor == 1
+    notice = {"id": "n1", "timestamp": "2026-03-18T10:01:01Z", "type": "info", "content": "Request cancelled."}
+    records, _ = run(jsonl(HEADER, placeholder, notice))
+    assert [r["type"] for r in records[1:]] == ["vendor", "message"]
+    # a later version that does not keep what the empty one held (another model): not folded
+    records, accounting = run(jsonl(HEADER, placeholder, {**reply, "model": "other"}))
+    assert [r["type"] for r in records[1:]] == ["vendor", "message"] and accounting.folded == 0
+
+
 def test_rewind_and_reset_keep_records_and_name_what_left_the_history() -> None:
     u1 = {"id": "u1", "timestamp": "2026-03-18T10:00:00Z", "type": "user", "content": "one"}
     u2 = {**u1, "id": "u2", "content": "two"}
