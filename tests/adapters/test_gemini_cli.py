@@ -1094,6 +1094,21 @@ def test_five_prompts_stay_five_after_any_number_of_compressions(compressions: i
         assert session == f"gemini-cli:{SID}" and target in originals
 
 
+def test_a_copy_of_a_thought_only_reply_is_a_copy() -> None:
+    thoughts = [{"subject": "Hmm", "description": "thinking only", "timestamp": "2026-03-18T10:00:59Z"}]
+    prompt = {"id": "p1", "timestamp": "2026-03-18T10:00:00Z", "type": "user", "content": [{"text": "hi"}]}
+    reply = gemini("g1", "", thoughts=thoughts, tokens={"input": 1, "total": 1}, model="m")
+    summary = {"id": "s1", "timestamp": "2026-03-18T10:02:00Z", "type": "user", "content": "<state_snapshot>x"}
+    kept = [
+        summary,
+        {**prompt, "id": "p1c"},
+        {**reply, "id": "g1c", "thoughts": [], "content": [{"text": "**Hmm**\n\nthinking only", "thought": True}]},
+    ]
+    records, _ = run(jsonl(HEADER, prompt, reply, {"$set": {"messages": kept}}))
+    copy = next(m for m in of_type(records, "message") if m["messageId"] == "g1c")
+    assert copy["copiedFrom"] == f"gemini-cli:{SID}#messageId=g1"
+
+
 @pytest.mark.parametrize("case", golden_cases("gemini-cli"), ids=lambda case: case.id)
 def test_golden_streams_satisfy_the_coming_validator_rules(case: Any) -> None:
     """Every reviewed Gemini CLI golden stream, against the rules of issue 14.14/15."""
