@@ -426,6 +426,8 @@ def test_a_replys_empty_first_versions_fold_into_its_first_record() -> None:
     # never filled (the file ends, or another message comes first): written as before
     records, accounting = run(jsonl(HEADER, placeholder))
     assert [v["data"] for v in of_type(records, "vendor")] == [placeholder] and accounting.vendor == 1
+    records, accounting = run(jsonl(placeholder, HEADER))  # held as the first line, no header before it
+    assert accounting.vendor == 2 and accounting.duplicates == 0
     notice = {"id": "n1", "timestamp": "2026-03-18T10:01:01Z", "type": "info", "content": "Request cancelled."}
     records, _ = run(jsonl(HEADER, placeholder, notice))
     assert [r["type"] for r in records[1:]] == ["vendor", "message"]

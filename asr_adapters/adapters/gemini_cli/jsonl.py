@@ -317,7 +317,8 @@ def _records(
         yield from out
     elif first is not None:
         out = replay.line(*first)  # no header line: the session id comes from the file name
-        outcome(accounting, out)
+        if not replay.holding:  # a held line's outcome is counted when it is folded or written
+            outcome(accounting, out)
         yield from out
     line = replay.line
     for number, value, raw in lines:
