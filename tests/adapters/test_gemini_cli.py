@@ -857,7 +857,7 @@ def test_a_rebuilt_reply_repeats_no_reasoning() -> None:
     reply = gemini("g1", "Back.", thoughts=thoughts, tokens={"input": 5, "total": 5}, model="m")
     rebuilt = {**reply, "content": [{"text": "**Reviewing** the mandate.", "thought": True}, {"text": "Back."}]}
     other = {**rebuilt, "content": [{"text": "an unrelated thought", "thought": True}, {"text": "Back."}]}
-    records, accounting = run(jsonl(HEADER, reply, {"$set": {"messages": [rebuilt]}}))
+    records, _ = run(jsonl(HEADER, reply, {"$set": {"messages": [rebuilt]}}))
     assert len(of_type(records, "message")) == 1
     records, _ = run(jsonl(HEADER, reply, {"$set": {"messages": [other]}}))  # not a rendering: kept
     assert [len(m["content"]) for m in of_type(records, "message")] == [2, 3]
