@@ -512,12 +512,12 @@ def test_masking_rewrite_revises_the_tool_result() -> None:
 def unskipped(monkeypatch: pytest.MonkeyPatch, data: bytes) -> tuple[list[dict[str, Any]], Any]:
     """``run`` with no native digests: every message and toolCalls[] entry mapped again."""
     from asr_adapters.adapters.gemini_cli import jsonl as reader
-    from asr_adapters.adapters.gemini_cli import mapping
+    from asr_adapters.adapters.gemini_cli import calls
     from asr_adapters.core.adapter import Context
 
     lines = Context.parsed_lines
     with monkeypatch.context() as patch:
-        patch.setattr(mapping, "native_digest", lambda value: None)
+        patch.setattr(calls, "native_digest", lambda value: None)
         patch.setattr(reader, "native_digest", lambda value: None)
         patch.setattr(Context, "parsed_lines", lambda context: ((n, v, b"") for n, v, _ in lines(context)))
         return run(data)

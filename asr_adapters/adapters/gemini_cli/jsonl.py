@@ -26,7 +26,8 @@ from ...core.source import Source
 from ...core.spill import SpillMap
 from . import discover
 from .copies import align_from_end, copy_key, is_harness_turn, starts_burst
-from .mapping import Mapper, native_digest
+from .identities import native_digest
+from .mapping import Mapper
 from .placeholders import fold, is_placeholder, repeats
 
 #: positions in a ``Replay.known`` entry (after the fingerprint and the place)
