@@ -511,8 +511,8 @@ def test_masking_rewrite_revises_the_tool_result() -> None:
 
 def unskipped(monkeypatch: pytest.MonkeyPatch, data: bytes) -> tuple[list[dict[str, Any]], Any]:
     """``run`` with no native digests: every message and toolCalls[] entry mapped again."""
-    from asr_adapters.adapters.gemini_cli import jsonl as reader
     from asr_adapters.adapters.gemini_cli import calls
+    from asr_adapters.adapters.gemini_cli import jsonl as reader
     from asr_adapters.core.adapter import Context
 
     lines = Context.parsed_lines
