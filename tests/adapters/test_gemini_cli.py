@@ -290,6 +290,12 @@ def test_tool_statuses_displays_and_capture_states() -> None:
     assert results["c2"]["status"] == "error" and results["c2"]["isError"] is True
     assert results["c2"]["content"] == [{"type": "text", "text": "nope"}]
     assert results["c3"]["status"] == "com.google.gemini-cli/cancelled" and results["c3"]["content"] == []
+    # cancelled with no output: the source states no error either way, and says nothing came back
+    assert "isError" not in results["c3"]
+    assert results["c3"]["capture"]["content"] == {
+        "state": "absent",
+        "reason": "Gemini CLI recorded no output for this call",
+    }
     assert results["c4"]["capture"]["content"]["state"] == "masked"
     assert results["c5"]["capture"]["content"]["state"] == "truncated"
     assert results["c5"]["displayContent"] == [{"type": "text", "text": "shown"}]
@@ -352,6 +358,20 @@ def test_write_todos_revisions_and_plan_document() -> None:
     assert plans[2]["capture"]["content"]["state"] == "absent"
 
 
+def test_plan_document_text_is_the_last_the_session_recorded() -> None:
+    path = "/h/.gemini/tmp/p/s/plans/fix.md"
+    write = {**call("w1", name="write_file"), "args": {"file_path": path, "content": "# v1"}}
+    failed = {**call("w2", name="write_file", status="error"), "args": {"file_path": path, "content": "# no"}}
+    other = {**call("w3", name="write_file"), "args": {"file_path": "/h/notes.md", "content": "# notes"}}
+    exit_call = {**call("e1", name="exit_plan_mode"), "args": {"plan_path": "plans/fix.md"}}
+    records, _ = run(document([gemini("g1", "Plan.", toolCalls=[write, failed, other, exit_call])]))
+    (plan,) = of_type(records, "plan")
+    assert plan["content"] == [{"type": "text", "text": "# v1"}] and "capture" not in plan
+    records, _ = run(document([gemini("g1", "Plan.", toolCalls=[other, exit_call])]))
+    (plan,) = of_type(records, "plan")
+    assert "content" not in plan and plan["capture"]["content"]["state"] == "absent"
+
+
 def test_agent_id_links_the_subagent_session() -> None:
     records, _ = run(
         jsonl(HEADER, gemini("g1", "Delegating.", toolCalls=[call("c1", "codebase_investigator", agentId="kid-1")]))
@@ -393,6 +413,29 @@ def test_function_response_user_turn_duplicates_the_recorded_result() -> None:
     assert all(m.get("origin") != "prompt" for m in of_type(records, "message"))
 
 
+def test_a_replys_empty_first_versions_fold_into_its_first_record() -> None:
+    placeholder = gemini("g1", "", thoughts=[], tokens=None, model="m")
+    with_tokens = {**placeholder, "tokens": {"input": 5, "total": 5}}
+    reply = {**with_tokens, "content": "Done."}
+    records, accounting = run(jsonl(HEADER, placeholder, with_tokens, reply, {"$rewindTo": "g1"}))
+    assert not of_type(records, "vendor")[:-1]  # only the rewind: no vendor record for the reply
+    (message,) = of_type(records, "message")
+    assert message["assembly"] == {"mode": "folded", "sourceIds": ["g1"]} and message["usage"]["totalTokens"] == 5
+    assert of_type(records, "vendor")[-1]["reverted"] == [message["id"]]
+    assert accounting.folded == 2 and accounting.records == 2
+    # never filled (the file ends, or another message comes first): written as before
+    records, accounting = run(jsonl(HEADER, placeholder))
+    assert [v["data"] for v in of_type(records, "vendor")] == [placeholder] and accounting.vendor == 1
+    records, accounting = run(jsonl(placeholder, HEADER))  # held as the first line, no header before it
+    assert accounting.vendor == 2 and accounting.duplicates == 0
+    notice = {"id": "n1", "timestamp": "2026-03-18T10:01:01Z", "type": "info", "content": "Request cancelled."}
+    records, _ = run(jsonl(HEADER, placeholder, notice))
+    assert [r["type"] for r in records[1:]] == ["vendor", "message"]
+    # a later version that does not keep what the empty one held (another model): not folded
+    records, accounting = run(jsonl(HEADER, placeholder, {**reply, "model": "other"}))
+    assert [r["type"] for r in records[1:]] == ["vendor", "message"] and accounting.folded == 0
+
+
 def test_rewind_and_reset_keep_records_and_name_what_left_the_history() -> None:
     u1 = {"id": "u1", "timestamp": "2026-03-18T10:00:00Z", "type": "user", "content": "one"}
     u2 = {**u1, "id": "u2", "content": "two"}
@@ -414,6 +457,48 @@ def test_rewind_and_reset_keep_records_and_name_what_left_the_history() -> None:
     assert accounting.native_items == 7 and accounting.vendor == 3
 
 
+def test_each_call_keeps_only_its_own_response_after_the_masking_sync() -> None:
+    """updateMessagesFromHistory sets every toolCalls[] entry's result to all the responses of
+    the function-response turn: each tool_result keeps the one matching its id (or, without
+    ids, its name and position), so nothing is revised and isError does not flip."""
+    ok = {"functionResponse": {"id": "c1", "name": "read_file", "response": {"output": "AAA"}}}
+    bad = {"functionResponse": {"id": "c2", "name": "run_shell_command", "response": {"error": "denied"}}}
+    first = [call("c1", output="AAA"), call("c2", name="run_shell_command", status="error")]
+    first[1]["result"] = [bad]
+    reply = gemini("g1", "Two calls.", toolCalls=first)
+    synced = {**reply, "toolCalls": [{**c, "result": [ok, bad]} for c in first]}
+    records, accounting = run(jsonl(HEADER, reply, synced))
+    results = of_type(records, "tool_result")
+    assert [(r["callId"], r["isError"], r["content"]) for r in results] == [
+        ("c1", False, [{"type": "text", "text": "AAA"}]),
+        ("c2", True, [{"type": "text", "text": "denied"}]),
+    ]
+    assert accounting.duplicates == 1
+    # responses without ids: the one at the call's position, when its name is the call's
+    anonymous = [
+        {"functionResponse": {"name": p["functionResponse"]["name"], "response": p["functionResponse"]["response"]}}
+        for p in (ok, bad)
+    ]
+    records, _ = run(jsonl(HEADER, {**reply, "toolCalls": [{**c, "result": anonymous} for c in first]}))
+    assert [r["content"][0]["text"] for r in of_type(records, "tool_result")] == ["AAA", "denied"]
+
+
+def test_a_function_response_revision_keeps_what_the_call_entry_recorded() -> None:
+    masked = "<tool_output_masked>\np\nOutput too large. Full output available at: /t/x</tool_output_masked>"
+    reply = gemini("g1", "Reading.", toolCalls=[call("c1", resultDisplay="Read 1 line")])
+    response = {
+        "id": "u2",
+        "timestamp": "2026-03-18T10:03:00Z",
+        "type": "user",
+        "content": [{"functionResponse": {"id": "c1", "name": "read_file", "response": {"output": masked}}}],
+    }
+    records, _ = run(jsonl(HEADER, reply, response))
+    first, revision = of_type(records, "tool_result")
+    assert revision["supersedes"] == first["id"] and revision["capture"]["content"]["state"] == "masked"
+    for key in ("status", "isError", "displayContent"):
+        assert revision[key] == first[key], key
+
+
 def test_masking_rewrite_revises_the_tool_result() -> None:
     masked = "<tool_output_masked>\np\nOutput too large. Full output available at: /t/x</tool_output_masked>"
     reply = gemini("g1", "Reading.", toolCalls=[call("c1")])
@@ -426,13 +511,13 @@ def test_masking_rewrite_revises_the_tool_result() -> None:
 
 def unskipped(monkeypatch: pytest.MonkeyPatch, data: bytes) -> tuple[list[dict[str, Any]], Any]:
     """``run`` with no native digests: every message and toolCalls[] entry mapped again."""
+    from asr_adapters.adapters.gemini_cli import calls
     from asr_adapters.adapters.gemini_cli import jsonl as reader
-    from asr_adapters.adapters.gemini_cli import mapping
     from asr_adapters.core.adapter import Context
 
     lines = Context.parsed_lines
     with monkeypatch.context() as patch:
-        patch.setattr(mapping, "native_digest", lambda value: None)
+        patch.setattr(calls, "native_digest", lambda value: None)
         patch.setattr(reader, "native_digest", lambda value: None)
         patch.setattr(Context, "parsed_lines", lambda context: ((n, v, b"") for n, v, _ in lines(context)))
         return run(data)
@@ -686,9 +771,23 @@ def test_shared_sample_converts_validates_and_balances(path: Path) -> None:
     calls = sum(len(m.get("toolCalls") or []) for m in messages)
     assert len([r for r in records if r["type"] == "tool_call"]) == calls
     assert len([r for r in records if r["type"] == "tool_result"]) == calls
-    replies = [m["tokens"] for m in messages if m.get("type") == "gemini" and isinstance(m.get("tokens"), dict)]
+    replies = [
+        m["tokens"]
+        for m in messages
+        if m.get("type") == "gemini" and isinstance(m.get("tokens"), dict) and any(m["tokens"].values())
+    ]  # all zeros on a reply with output: not measured, no usage
     assert len([r for r in records if "usage" in r]) == len(replies)  # each reply's usage exactly once
     assert total_usage(records).get("totalTokens", 0) == sum(t.get("total", 0) for t in replies)
+    # a plan file the session wrote (write_file/replace) gives its plan document a text
+    written = {
+        c["args"].get("file_path") for m in messages for c in m.get("toolCalls") or [] if c.get("name") == "write_file"
+    }
+    for plan in (r for r in records if r["type"] == "plan" and r["planType"] == "document"):
+        assert ("content" in plan) == (plan["source"]["path"] in written), plan["planId"]
+    agents = [
+        c["id"] for m in messages for c in m.get("toolCalls") or [] if c.get("name") in ("cli_help", "invoke_agent")
+    ]
+    assert {r["callId"] for r in records if r["type"] == "subagent"} >= set(agents)  # every delegation
 
 
 def test_samples_folder_is_where_the_harness_looks() -> None:
@@ -714,7 +813,8 @@ def test_usage_is_normalized_and_counted_once_across_rewrites() -> None:
     first = gemini("g1", "", thoughts=[{"subject": "S", "description": "D"}], tokens=None, model="m")
     with_tokens = {**first, "tokens": tokens}
     with_calls = {**with_tokens, "toolCalls": [call("c1")]}
-    raw = {**with_calls, "content": [{"text": "**S**\n\nD", "thought": True}, {"functionCall": {"id": "c1"}}]}
+    thought = {"text": "**S**\n\nD", "thought": True, "thoughtSignature": "c2ln"}
+    raw = {**with_calls, "content": [thought, {"functionCall": {"id": "c1"}}]}
     second = gemini("g2", "", toolCalls=[call("c2")], tokens={"input": 10, "output": 1, "total": 11}, model="m")
     second_raw = {**second, "content": [{"text": "thinking", "thought": True}]}
     records, _ = run(jsonl(HEADER, first, with_tokens, with_calls, {"$set": {"messages": [raw]}}, second, second_raw))
@@ -729,6 +829,11 @@ def test_usage_is_normalized_and_counted_once_across_rewrites() -> None:
     }  # ``tool`` has no normalized key; no cache writes recorded
     assert g1[1]["nativeUsage"] == tokens and len(g1) == 3
     assert "usage" not in g1[2] and g1[2]["nativeUsage"] == tokens  # a revision: counted once
+    # the rebuilt history's raw thought part renders the thoughts[] entry: one reasoning part,
+    # with the signature it adds (the revision's only change)
+    assert [p for p in g1[2]["content"] if p["type"] == "reasoning"] == [
+        {"type": "reasoning", "visibility": "summary", "summary": ["S", "D"], "signature": "c2ln"}
+    ]
     # g2 has no text: its usage rides on its first tool_call; the later message does not repeat it
     g2_call = next(c for c in of_type(records, "tool_call") if c["callId"] == "c2")
     assert g2_call["usage"] == {"inputTokens": 10, "outputTokens": 1, "totalTokens": 11}
@@ -737,11 +842,58 @@ def test_usage_is_normalized_and_counted_once_across_rewrites() -> None:
     assert total_usage(records)["totalTokens"] == 985 + 11
 
 
+def test_a_revision_with_other_tokens_does_not_count_the_reply_again() -> None:
+    reply = gemini("g1", "Hi.", tokens={"input": 5, "total": 5}, model="m")
+    records, _ = run(jsonl(HEADER, reply, {**reply, "content": "Hi!", "tokens": {"input": 7, "total": 7}}))
+    first, revision = of_type(records, "message")
+    assert revision["supersedes"] == first["id"] and revision["nativeUsage"] == {"input": 7, "total": 7}
+    assert "usage" not in revision and total_usage(records)["totalTokens"] == 5
+
+
+def test_a_rebuilt_reply_repeats_no_reasoning() -> None:
+    """sessionUtils convertSessionToClientHistory renders each thoughts[] entry as a raw
+    thought part ``**subject** description``: the reply rebuilt on resume adds nothing."""
+    thoughts = [{"subject": "Reviewing", "description": "the mandate.", "timestamp": "2026-03-18T10:00:59Z"}]
+    reply = gemini("g1", "Back.", thoughts=thoughts, tokens={"input": 5, "total": 5}, model="m")
+    rebuilt = {**reply, "content": [{"text": "**Reviewing** the mandate.", "thought": True}, {"text": "Back."}]}
+    other = {**rebuilt, "content": [{"text": "an unrelated thought", "thought": True}, {"text": "Back."}]}
+    records, _ = run(jsonl(HEADER, reply, {"$set": {"messages": [rebuilt]}}))
+    assert len(of_type(records, "message")) == 1
+    records, _ = run(jsonl(HEADER, reply, {"$set": {"messages": [other]}}))  # not a rendering: kept
+    assert [len(m["content"]) for m in of_type(records, "message")] == [2, 3]
+
+
 def test_usage_keys_only_where_the_source_has_the_number() -> None:
     records, _ = run(document([gemini("g1", "Hi.", tokens={"input": 3, "total": 3, "cached": None})]))
     (reply,) = of_type(records, "message")
     assert reply["usage"] == {"inputTokens": 3, "totalTokens": 3}
     assert reply["nativeUsage"] == {"input": 3, "total": 3, "cached": None}
+
+
+def test_all_zero_tokens_on_a_reply_with_output_are_no_usage() -> None:
+    """Upstream fills absent counts with ``?? 0``: zeros on a reply that produced output were
+    never measured, so no normalized usage (the object stays as nativeUsage)."""
+    zeros = {"input": 0, "output": 0, "cached": 0, "thoughts": 0, "tool": 0, "total": 0}
+    records, _ = run(
+        document(
+            [
+                gemini("g1", "Hi.", tokens=zeros),
+                gemini("g2", "", tokens=zeros, toolCalls=[call("c1")]),
+                gemini("g3", "Hi.", tokens={**zeros, "input": 5, "total": 5}),
+            ]
+        )
+    )
+    reply, measured = of_type(records, "message")
+    (rider,) = of_type(records, "tool_call")
+    assert "usage" not in reply and reply["nativeUsage"] == zeros
+    assert "usage" not in rider and rider["nativeUsage"] == zeros
+    assert measured["usage"] == {
+        "inputTokens": 5,
+        "outputTokens": 0,
+        "cacheReadTokens": 0,
+        "reasoningTokens": 0,
+        "totalTokens": 5,
+    }
 
 
 @pytest.mark.parametrize("content", ["", [], None])
@@ -757,6 +909,11 @@ def test_an_empty_notice_is_still_a_harness_notice(content: Any, kind: str, era_
     assert of_type(records, "vendor") == [] and accounting.vendor == 0
 
 
+def subagent_output(name: str) -> list[dict[str, Any]]:
+    text = f"Subagent '{name}' finished.\nTermination Reason: GOAL\nResult:\nok"
+    return [{"functionResponse": {"id": "x", "name": name, "response": {"output": text}}}]
+
+
 def agent_call(cid: str, name: str, args: dict[str, Any], **more: Any) -> dict[str, Any]:
     return {**call(cid, name=name), "args": args, **more}
 
@@ -769,6 +926,9 @@ def test_subagent_type_is_the_agents_name_and_description_the_prompt() -> None:
         agent_call("c3", "invoke_agent", {"prompt": "No name anywhere."}),
         agent_call("c4", "codebase_investigator", {"objective": "find tests"}, agentId="kid-4"),
         agent_call("c5", "read_file", {"file_path": "a"}),
+        agent_call("c6", "cli_help", {"question": "Where are hooks?"}, resultDisplay="\nSubagent cli_help Finished\n"),
+        {**agent_call("c7", "docs_reviewer", {"prompt": "check"}), "result": subagent_output("docs_reviewer")},
+        {**agent_call("c8", "run_shell_command", {"command": "x"}), "result": subagent_output("docs_reviewer")},
     ]
     records, _ = run(jsonl(HEADER, gemini("g1", "Delegating.", toolCalls=calls)))
     subagents = {s["callId"]: s for s in of_type(records, "subagent")}
@@ -783,9 +943,14 @@ def test_subagent_type_is_the_agents_name_and_description_the_prompt() -> None:
     }
     assert subagents["c2"]["agentType"] == "investigator" and "session" not in subagents["c2"]
     assert "agentType" not in subagents["c3"] and subagents["c3"]["description"] == "No name anywhere."
-    # an older per-agent tool is named after its agent; it has no prompt argument
-    assert subagents["c4"]["agentType"] == "codebase_investigator" and "description" not in subagents["c4"]
+    # an older per-agent tool is named after its agent; its task argument is ``objective``
+    assert subagents["c4"]["agentType"] == "codebase_investigator" and subagents["c4"]["description"] == "find tests"
     assert "c5" not in subagents
+    # per-agent tools without agentId or progress display: cli_help, and any tool whose output is
+    # its own subagent's "Subagent '<name>' finished."; another tool quoting it is no delegation
+    assert (subagents["c6"]["agentType"], subagents["c6"]["description"]) == ("cli_help", "Where are hooks?")
+    assert (subagents["c7"]["agentType"], subagents["c7"]["description"]) == ("docs_reviewer", "check")
+    assert "c8" not in subagents
 
 
 def test_title_from_the_header_then_each_later_summary_revises_it() -> None:
@@ -929,6 +1094,21 @@ def test_five_prompts_stay_five_after_any_number_of_compressions(compressions: i
     for copy in copies:  # each copy names an original message, never another copy
         session, _, target = copy["copiedFrom"].partition("#messageId=")
         assert session == f"gemini-cli:{SID}" and target in originals
+
+
+def test_a_copy_of_a_thought_only_reply_is_a_copy() -> None:
+    thoughts = [{"subject": "Hmm", "description": "thinking only", "timestamp": "2026-03-18T10:00:59Z"}]
+    prompt = {"id": "p1", "timestamp": "2026-03-18T10:00:00Z", "type": "user", "content": [{"text": "hi"}]}
+    reply = gemini("g1", "", thoughts=thoughts, tokens={"input": 1, "total": 1}, model="m")
+    summary = {"id": "s1", "timestamp": "2026-03-18T10:02:00Z", "type": "user", "content": "<state_snapshot>x"}
+    kept = [
+        summary,
+        {**prompt, "id": "p1c"},
+        {**reply, "id": "g1c", "thoughts": [], "content": [{"text": "**Hmm**\n\nthinking only", "thought": True}]},
+    ]
+    records, _ = run(jsonl(HEADER, prompt, reply, {"$set": {"messages": kept}}))
+    copy = next(m for m in of_type(records, "message") if m["messageId"] == "g1c")
+    assert copy["copiedFrom"] == f"gemini-cli:{SID}#messageId=g1"
 
 
 @pytest.mark.parametrize("case", golden_cases("gemini-cli"), ids=lambda case: case.id)

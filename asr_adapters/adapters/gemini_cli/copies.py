@@ -45,8 +45,31 @@ def copy_key(msg: dict[str, Any]) -> int | None:
             ids.append(entry["id"])
     text = "".join(texts)
     if not text and not ids:
-        return None
+        # a thought-only reply: its copy holds the thoughts as raw thought parts
+        # (``**subject** description``), the original as thoughts[] entries
+        thoughts = _thought_texts(msg) if kind == "gemini" else ()
+        return hash((kind, "", (), thoughts)) if thoughts else None
     return hash((kind, text, tuple(ids)))
+
+
+def _thought_texts(msg: dict[str, Any]) -> tuple[str, ...]:
+    """The reply's thoughts as their rendering, whitespace collapsed: from thoughts[] when
+    it has them, else from its raw thought parts."""
+    entries = msg.get("thoughts")
+    rendered: list[str] = []
+    if isinstance(entries, list) and entries:
+        for thought in entries:
+            if not isinstance(thought, dict):
+                return ()
+            subject, description = thought.get("subject", ""), thought.get("description", "")
+            if not isinstance(subject, str) or not isinstance(description, str):
+                return ()
+            rendered.append(f"**{subject}** {description}" if subject else description)
+    else:
+        for part in native_parts(msg.get("content")):
+            if isinstance(part, dict) and part.get("thought") is True and isinstance(part.get("text"), str):
+                rendered.append(part["text"])
+    return tuple(" ".join(text.split()) for text in rendered)
 
 
 def is_harness_turn(msg: dict[str, Any]) -> bool:

@@ -46,14 +46,19 @@ def content_digest(content: list[dict[str, Any]]) -> int:
 #: A call id's state is a plain list (``SpillMap`` values are plain data): the packed entry
 #: of each of its record identities (tool_call, subagent, tool_result), the content digest
 #: of its tool_result, the fingerprint of the ``toolCalls[]`` entry last mapped
-#: (``Mapper._repeated_call``) and the message that maps it (or SHARED). Who changes one
-#: stores it again: a state read back from disk is a copy.
-CALL, SUBAGENT, RESULT, CONTENT, NATIVE, OWNER = range(6)
+#: (``Mapper._repeated_call``), the message that maps it (or SHARED) and what its
+#: ``toolCalls[]`` entry recorded beside the output (``status``, ``isError``,
+#: ``displayContent``, ``nativeStatus`` of its tool_result), which a revision written from a
+#: function-response turn keeps. Who changes one stores it again: a state read back from
+#: disk is a copy.
+CALL, SUBAGENT, RESULT, CONTENT, NATIVE, OWNER, KEPT = range(7)
+#: the tool_result members a function-response turn does not restate
+KEPT_KEYS = ("status", "isError", "displayContent", "nativeStatus")
 CallState = list[Any]
 
 
 def new_call_state(owner: str) -> CallState:
-    return [None, None, None, None, None, owner]
+    return [None, None, None, None, None, owner, None]
 
 
 def share(state: CallState, message_id: str) -> bool:
@@ -125,17 +130,18 @@ class Identities:
         """Keep ``usage`` only on the first record written with these tokens for its response.
 
         A response's usage rides on its message, or on its first tool_call when it has no
-        message (``inferenceId``); revisions and rewrites keep ``nativeUsage`` only.
+        message (``inferenceId``); revisions and rewrites keep ``nativeUsage`` only, even
+        should the tokens change, so that summing ``usage`` over all records counts each
+        response once (the superseded record keeps the count).
         """
         response = body.get("messageId") if body["type"] == "message" else body.get("inferenceId")
         if not isinstance(response, str):
             return
-        digest = native_digest(body.get("nativeUsage"))
         entries = self.messages.get(response, _NO_ENTRIES)
-        if digest is not None and entries[2] == digest:
+        if entries[2] is not None:  # already counted: a consumer sums usage over all records
             del body["usage"]
         else:
-            self.messages[response] = (entries[0], entries[1], digest)
+            self.messages[response] = (entries[0], entries[1], native_digest(body.get("nativeUsage")) or 1)
 
     def vendor(self, kind: str, data: Any) -> dict[str, Any]:
         """A ``vendor`` record body keeping a native item verbatim."""

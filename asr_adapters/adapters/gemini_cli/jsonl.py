@@ -26,7 +26,9 @@ from ...core.source import Source
 from ...core.spill import SpillMap
 from . import discover
 from .copies import align_from_end, copy_key, is_harness_turn, starts_burst
-from .mapping import Mapper, native_digest
+from .identities import native_digest
+from .mapping import Mapper
+from .placeholders import fold, is_placeholder, repeats
 
 #: positions in a ``Replay.known`` entry (after the fingerprint and the place)
 KEY, ROOT, BECAME = 2, 3, 4
@@ -84,14 +86,44 @@ class Replay:
         #: where the history ended when the run began
         self.run: int | None = None
         self.run_end = 0
+        #: a reply's empty versions not yet written (``placeholders``): (native message, its
+        #: line's digest), all of one message id; how many lines ended folded or vendor
+        self.held: list[tuple[dict[str, Any], int | None]] = []
+        self.folded = 0
+        self.flushed_vendor = 0
+        self.flushed_duplicates = 0
+        #: whether the line just read was held (its outcome comes later), and how many of the
+        #: records it returned are held versions written first (their outcomes counted apart)
+        self.holding = False
+        self.prefix = 0
 
     def line(self, number: int, value: Any, raw: bytes = b"") -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
+        self.holding = False
+        self.prefix = 0
         if type(value) is dict and isinstance(value.get("id"), str) and not isinstance(value.get("$rewindTo"), str):
             where = "" if value["id"] else f"line{number}"
-            return self.message(value, where, native=hash(raw) if raw else None, copied=self._burst(value))
+            native = hash(raw) if raw else None
+            copied = self._burst(value)
+            held = self.held
+            if held and held[0][0]["id"] != value["id"]:
+                self.flush(out)
+            if copied is None and is_placeholder(value) and value["id"] not in self.known:
+                held.append((value, native))
+                self.holding = True
+                return out
+            if held and not all(repeats(h, value) for h, _ in held):
+                self.flush(out)
+            records = self.message(value, where, native=native, copied=copied)
+            if held:
+                fold(records, value["id"])
+                self.folded += len(held)
+                held.clear()
+            out.extend(records)
+            return out
         if not (type(value) is dict and isinstance(value.get("$set"), dict) and "messages" not in value["$set"]):
             self.run = None  # a metadata line (lastUpdated after each message) does not end a run
+            self.flush(out)  # a rewind, reset or other line: a held reply is written first
         if type(value) is not dict:
             self.mapper.put_vendor("line", value, out)
         elif isinstance(value.get("$rewindTo"), str):
@@ -104,6 +136,18 @@ class Replay:
         else:
             self.mapper.put_vendor("line", value, out)
         return out
+
+    def flush(self, out: list[dict[str, Any]]) -> None:
+        """Write the held empty versions of a reply as they would have been written."""
+        for msg, native in self.held:
+            records = self.message(msg, "", native=native)
+            if records:
+                self.flushed_vendor += 1
+            else:
+                self.flushed_duplicates += 1
+            out.extend(records)
+        self.held.clear()
+        self.prefix = len(out)
 
     def _burst(self, msg: dict[str, Any]) -> str | None:
         """The message a new-id line copies when it continues (or opens) a run of history
@@ -274,18 +318,29 @@ def _records(
         yield from out
     elif first is not None:
         out = replay.line(*first)  # no header line: the session id comes from the file name
-        outcome(accounting, out)
+        if not replay.holding:  # a held line's outcome is counted when it is folded or written
+            outcome(accounting, out)
         yield from out
     line = replay.line
     for number, value, raw in lines:
         out = line(number, value, raw)
-        if not out:
-            accounting.duplicates += 1  # ``outcome``, inlined: this loop runs once per line
+        own = out[replay.prefix :] if replay.prefix else out  # without held versions written first
+        if not own:
+            if not replay.holding:
+                accounting.duplicates += 1  # ``outcome``, inlined: this loop runs once per line
+            yield from out
             continue
-        for record in out:
+        for record in own:
             if record["type"] != "vendor":
                 accounting.records += 1
                 break
         else:
             accounting.vendor += 1
         yield from out
+    out = []
+    replay.flush(out)  # an aborted reply's empty versions, at the end of the file
+    yield from out
+    # the held lines' outcomes: folded into a later version's record, or written as vendor
+    accounting.folded += replay.folded
+    accounting.vendor += replay.flushed_vendor
+    accounting.duplicates += replay.flushed_duplicates

@@ -11,16 +11,9 @@ from typing import Any
 
 from ...core.adapter import Emitter
 from ...core.refs import session_ref
+from .calls import CallMapper
 from .identities import (
     CALL,
-    CONTENT,
-    NATIVE,
-    RESULT,
-    SUBAGENT,
-    CallState,
-    Identities,
-    content_digest,
-    native_digest,
     new_call_state,
     share,
 )
@@ -29,31 +22,22 @@ from .parts import (
     STATE_SNAPSHOT,
     attribute_prompt,
     first_text,
+    fold_thought,
     is_synthetic_reply,
     map_part,
     native_parts,
-    output_capture,
     thought_part,
+    thought_text_matches,
 )
 from .tools import (
-    call_body,
     function_call_body,
-    plan_document,
-    response_parts,
-    result_body,
     stamped,
-    subagent_body,
-    todo_plan,
 )
-from .usage import put_usage
 
-_MESSAGE_KEYS = frozenset(
-    {"id", "timestamp", "type", "content", "displayContent", "thoughts", "tokens", "model", "toolCalls"}
-)
 NOTICE_TYPES = ("info", "warning", "error")
 
 
-class Mapper(Identities):
+class Mapper(CallMapper):
     """Builds and emits the records of native messages for one stream."""
 
     def __init__(self, emit: Emitter, registry_name: str, session_id: str, subagent: bool, repeats: bool = True):
@@ -62,15 +46,6 @@ class Mapper(Identities):
         self.subagent = subagent
         self.task_id: str | None = None  # a subagent's first prompt: its parent's task
         self.copied_from: str | None = None  # copiedFrom of the message being mapped
-        # Skipping unchanged native items (JSONL era). A native message or toolCalls[] entry
-        # mapped before is skipped when its native digest is the one recorded for it *and no
-        # record identity it reads changed since*. Identities are keyed by message id or call
-        # id; a message id is mapped only by its message, but a call id can be read by
-        # several messages (a reply's toolCalls[], a later function-response turn, raw
-        # functionCall parts). ``CallState.owner`` names the one message that mapped a call
-        # id, or SHARED; a write to a shared call id's identities (or by a message with a
-        # derived id) moves ``epoch`` on, which voids every recorded native digest.
-        self.epoch = 0
 
     # -- messages ---------------------------------------------------------------------
 
@@ -118,20 +93,6 @@ class Mapper(Identities):
             body["copiedFrom"] = self.copied_from
         return body
 
-    def _tail(self, body: dict[str, Any], msg: dict[str, Any]) -> dict[str, Any]:
-        model = msg.get("model")
-        if isinstance(model, str):
-            body["model"] = model
-        tokens = msg.get("tokens")
-        if tokens is not None:
-            put_usage(body, tokens)
-        extra = {k: v for k, v in msg.items() if k not in _MESSAGE_KEYS}
-        if extra:
-            body["gemini"] = extra
-        if "timestamp" in msg and "ts" not in body:
-            body.setdefault("gemini", {})["timestamp"] = msg["timestamp"]
-        return body
-
     def _display(self, body: dict[str, Any], msg: dict[str, Any], author: str | None) -> None:
         """``displayContent``: what the CLI showed, linked by the source itself (ASR-207, ASR-208)."""
         display = msg.get("displayContent")
@@ -150,13 +111,31 @@ class Mapper(Identities):
     def _gemini(self, msg: dict[str, Any], message_id: str, derived: bool, out: list, force: bool) -> None:
         ts = msg.get("timestamp")
         thoughts = msg.get("thoughts")
-        content: list[dict[str, Any]] = [thought_part(t) for t in thoughts] if isinstance(thoughts, list) else []
+        thoughts = thoughts if isinstance(thoughts, list) else []
+        content: list[dict[str, Any]] = [thought_part(t) for t in thoughts]
+        folded = [False] * len(thoughts)
         calls: list[dict[str, Any]] = []
         for part in native_parts(msg.get("content")):
             if isinstance(part, dict) and isinstance(part.get("functionCall"), dict):
                 calls.append(part)
-            else:
-                content.append(map_part(part))
+                continue
+            if (
+                thoughts
+                and isinstance(part, dict)
+                and part.get("thought") is True
+                and isinstance(part.get("text"), str)
+            ):
+                # a raw thought part that renders a thoughts[] entry (history rebuilt on resume
+                # or after compression): the same reasoning, folded into that entry's part
+                at = next(
+                    (i for i, t in enumerate(thoughts) if not folded[i] and thought_text_matches(part["text"], t)),
+                    None,
+                )
+                if at is not None and content[at].get("type") == "reasoning":
+                    folded[at] = True
+                    content[at] = fold_thought(content[at], part)
+                    continue
+            content.append(map_part(part))
         if content or msg.get("displayContent") is not None:
             body = self._head(msg, message_id, derived)
             body["role"] = "assistant"
@@ -170,12 +149,12 @@ class Mapper(Identities):
             shown = bool(content or body.get("displayContent"))
         else:
             shown = False
+        tool_calls = msg.get("toolCalls")
         if shown:
-            self._tail(body, msg)
+            self._tail(body, msg, produced=bool(content or tool_calls or calls))
             self.put_message(message_id, body, out, force)
         link = {"messageId": message_id} if self.written(message_id) else {"inferenceId": message_id}
         first = not content
-        tool_calls = msg.get("toolCalls")
         known: set[str] = set()
         epoch = self.epoch
         repeats = self.repeats
@@ -191,10 +170,12 @@ class Mapper(Identities):
             known.add(call_id)
             response = msg if first else None
             if repeats:
-                self._repeated_call(call, call_id, call_derived, ts, link, response, out, force, message_id, epoch)
+                self._repeated_call(
+                    call, call_id, call_derived, ts, link, response, out, force, message_id, epoch, index
+                )
             else:
                 state = self.call_state(call_id, message_id)[0]
-                self._tool_call(call, call_id, call_derived, ts, link, response, out, force, state)
+                self._tool_call(call, call_id, call_derived, ts, link, response, out, force, state, index)
                 self.calls[call_id] = state
             first = False
         for index, part in enumerate(calls):
@@ -216,7 +197,7 @@ class Mapper(Identities):
                 shared = share(state, message_id)
             call_record = function_call_body(part, call_id, call_derived, ts, link)
             if first:
-                self._tail(call_record, {k: v for k, v in msg.items() if k in ("model", "tokens")})
+                self._tail(call_record, {k: v for k, v in msg.items() if k in ("model", "tokens")}, produced=True)
                 first = False
             if shared:
                 self.epoch += 1  # the record below is always written: the call id had no tool_call
@@ -224,78 +205,6 @@ class Mapper(Identities):
             self.calls[call_id] = state
         if not shown and not tool_calls and not calls:
             self.put_native(message_id, msg, out, force)
-
-    def _repeated_call(
-        self,
-        call: dict[str, Any],
-        call_id: str,
-        derived: bool,
-        ts: Any,
-        link: dict[str, str],
-        response: dict[str, Any] | None,
-        out: list,
-        force: bool,
-        message_id: str,
-        epoch: int,
-    ) -> None:
-        """A toolCalls[] entry of the JSONL era: skipped when it and what it is mapped with
-        (the reply's time, link, model and usage) are as when last mapped, and no identity
-        of its call id changed since (``epoch`` as the message started)."""
-        tail = None if response is None else (response.get("model"), response.get("tokens"))
-        native = native_digest((call, call_id, derived, ts, link, tail))
-        state: CallState | None = self.calls.get(call_id)
-        if state is None:
-            state, shared = new_call_state(message_id), False
-        elif native is not None and not force and state[NATIVE] == hash((native, epoch)):
-            self.touch(state)
-            return
-        else:
-            shared = share(state, message_id)
-        before = len(out)
-        self._tool_call(call, call_id, derived, ts, link, response, out, force, state)
-        if shared and len(out) > before:
-            self.epoch += 1
-        state[NATIVE] = None if native is None else hash((native, self.epoch))
-        self.calls[call_id] = state
-
-    def _tool_call(
-        self,
-        call: dict[str, Any],
-        call_id: str,
-        derived: bool,
-        ts: Any,
-        link: dict[str, str],
-        response: dict[str, Any] | None,
-        out: list,
-        force: bool,
-        state: CallState,
-    ) -> None:
-        """The records of one toolCalls[] entry, compared with (and noted in) ``state``."""
-        body = call_body(call, call_id, derived, ts, link)
-        if response is not None:  # a response with no text of its own: its model and usage ride here
-            self._tail(body, {k: v for k, v in response.items() if k in ("model", "tokens")})
-        entry = self.revise(body, state[CALL], out, force)
-        if entry is not None:
-            state[CALL] = entry
-        subagent = subagent_body(call, call_id)
-        if subagent is not None:
-            entry = self.revise(subagent, state[SUBAGENT], out, force)
-            if entry is not None:
-                state[SUBAGENT] = entry
-        result = result_body(call, call_id)
-        entry = self.revise(result, state[RESULT], out, force)
-        if entry is not None:
-            state[RESULT] = entry
-            # a function-response user turn (v0.44+) repeats this output: recognised by it
-            state[CONTENT] = content_digest(result["content"])
-        args = call.get("args")
-        if isinstance(args, dict) and ("todos" in args or "plan_path" in args):
-            for plan in (todo_plan(call, call_id), plan_document(call, call_id)):
-                if plan is not None:
-                    key = f"{plan['planId']}@{call_id}"
-                    entry = self.revise(plan, self.plans.get(key), out, force, chain=plan["planId"])
-                    if entry is not None:
-                        self.plans[key] = entry
 
     def _user(self, msg: dict[str, Any], message_id: str, derived: bool, out: list, force: bool) -> None:
         parts = native_parts(msg.get("content"))
@@ -357,40 +266,6 @@ class Mapper(Identities):
             self.put_message(message_id, body, out, force)
         elif not responses:
             self.put_native(message_id, msg, out, force)
-
-    def _response(
-        self, msg: dict[str, Any], group: list[Any], response: dict[str, Any], message_id: str, out: list, force: bool
-    ) -> None:
-        """A function response sent back as a user turn (v0.44+) -> its tool_result, unless already written."""
-        native_id = response.get("id")
-        if isinstance(native_id, str) and native_id:
-            call_id, derived = native_id, False
-        else:
-            call_id, derived = f"{message_id}:functionResponse", True
-        content, failed = response_parts(group, call_id, response.get("name"))
-        digest = content_digest(content)
-        state, shared = self.call_state(call_id, message_id)
-        if state[CONTENT] == digest and not force:
-            self.calls[call_id] = state  # its owner may have changed
-            return
-        if shared:
-            self.epoch += 1
-        body = stamped("tool_result", msg.get("timestamp"))
-        body["callId"] = call_id
-        name = response.get("name")
-        if isinstance(name, str):
-            body["name"] = name
-        if failed:
-            body["isError"] = True
-        body["content"] = content
-        capture = output_capture(content)
-        if capture is not None:
-            body["capture"] = {"content": capture}
-        if derived:
-            body["idSource"] = "derived"
-        state[RESULT] = self.revise(body, state[RESULT], out, True)
-        state[CONTENT] = digest
-        self.calls[call_id] = state
 
     def _notice(self, msg: dict[str, Any], message_id: str, derived: bool, out: list, force: bool) -> None:
         body = self._head(msg, message_id, derived)

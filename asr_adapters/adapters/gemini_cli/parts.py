@@ -109,6 +109,44 @@ def thought_part(thought: Any) -> dict[str, Any]:
     return part
 
 
+def thought_text_matches(text: str, thought: Any) -> bool:
+    """Whether a raw thought part's text is the rendering of a ``thoughts[]`` entry:
+    ``**<subject>**`` then whitespace then the description (sessionUtils
+    ``convertSessionToClientHistory`` and the stream both write it so), or the description
+    alone for a thought without a subject."""
+    if not isinstance(thought, dict):
+        return False
+    subject = thought.get("subject", "")
+    description = thought.get("description", "")
+    if not isinstance(subject, str) or not isinstance(description, str):
+        return False
+    rest = text.strip()
+    if subject:
+        head = f"**{subject}**"
+        if not rest.startswith(head):
+            return False
+        rest = rest[len(head) :].strip()
+    return rest == description.strip()
+
+
+def fold_thought(reasoning: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
+    """The reasoning part of a ``thoughts[]`` entry, with what the raw thought part that
+    repeats it adds (its signature, other members under ``_meta``): one part, not two."""
+    folded = {k: v for k, v in reasoning.items() if k != "_meta"}
+    signature = raw.get("thoughtSignature")
+    if isinstance(signature, str):
+        folded["signature"] = signature
+    rest = {k: v for k, v in raw.items() if k not in ("text", "thought", "thoughtSignature")}
+    if not isinstance(signature, str) and "thoughtSignature" in raw:
+        rest["thoughtSignature"] = raw["thoughtSignature"]
+    meta = dict(reasoning.get("_meta", {}))
+    if rest:
+        meta[PART_META] = rest
+    if meta:
+        folded["_meta"] = meta
+    return folded
+
+
 def split_reference(text: str) -> tuple[str, str] | None:
     """Split a prompt at the ``@path`` reference block the CLI appended, keeping every character."""
     index = text.find(REFERENCE_START)

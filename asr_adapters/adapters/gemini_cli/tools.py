@@ -17,10 +17,16 @@ RESULT_SCHEMA = f"{REGISTRY}/functionResponse"
 DISPLAY_SCHEMA = f"{REGISTRY}/resultDisplay"
 _CALL_KEYS = frozenset(("id", "name", "args", "result", "status", "timestamp", "resultDisplay", "agentId"))
 _STATUS = {"success": "complete", "error": "error"}
+#: the capture state of a tool_result whose entry recorded no output (``result`` null or empty)
+NO_OUTPUT = {"state": "absent", "reason": "Gemini CLI recorded no output for this call"}
 _TODO_STATUS = ("pending", "in_progress", "completed")
 TODO_PLAN_ID = "write_todos"
 #: tools that delegate to a subagent named in their arguments (``args.agent_name``)
 AGENT_TOOLS = ("invoke_agent",)
+#: the per-agent tools of the CLI's built-in agents (each agent its own tool, named as the agent)
+AGENT_NAMED_TOOLS = ("codebase_investigator", "cli_help")
+#: the arguments that hold an agent's task, in the order they are looked for
+TASK_ARGUMENTS = ("prompt", "question", "objective")
 
 
 def stamped(kind: str, value: Any) -> dict[str, Any]:
@@ -128,21 +134,57 @@ def _extra_keys(call: dict[str, Any]) -> tuple[str, ...]:
     return extra
 
 
-def result_body(call: dict[str, Any], call_id: str) -> dict[str, Any]:
-    """The ``tool_result`` of one ``toolCalls[]`` entry, with what the UI showed as displayContent."""
+def own_result(result: Any, call_id: str, name: Any, position: int) -> Any:
+    """The part of a ``result`` that answers this call: the functionResponse part (and the
+    parts after it, up to the next response) whose id is the call's, else the one at the
+    call's position among the responses when it has the call's name.
+
+    Gemini CLI's masking sync (chatRecordingService ``updateMessagesFromHistory``, upstream
+    5411f113) sets every ``toolCalls[]`` entry's ``result`` to *all* the parts of the
+    function-response turn, so with several calls in one reply each call's result holds its
+    siblings' outputs too. A result with one response (or none) is the call's own, as is.
+    """
+    if type(result) is not list:
+        return result
+    starts = [
+        i for i, part in enumerate(result) if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict)
+    ]
+    if len(starts) < 2:
+        return result
+    chosen = next((i for i in starts if result[i]["functionResponse"].get("id") == call_id), None)
+    if chosen is None and position < len(starts):
+        candidate = starts[position]
+        response = result[candidate]["functionResponse"]
+        if response.get("name") == name and not isinstance(response.get("id"), str):
+            chosen = candidate
+    if chosen is None:
+        return result
+    end = next((i for i in starts if i > chosen), len(result))
+    begin = 0 if chosen == starts[0] else chosen  # parts before the first response go with it
+    return result[begin:end]
+
+
+def result_body(call: dict[str, Any], call_id: str, position: int = 0) -> dict[str, Any]:
+    """The ``tool_result`` of one ``toolCalls[]`` entry (the ``position``-th of its reply),
+    with what the UI showed as displayContent."""
     body = stamped("tool_result", call.get("timestamp"))
     body["callId"] = call_id
     if isinstance(call.get("name"), str):
         body["name"] = call["name"]
     native_status = call.get("status")
     status = (_STATUS.get(native_status) or f"{REGISTRY}/{native_status}") if isinstance(native_status, str) else None
-    content, failed = response_parts(call.get("result"), call_id, call.get("name"))
+    name = call.get("name")
+    content, failed = response_parts(own_result(call.get("result"), call_id, name, position), call_id, name)
     if status is not None:
         body["status"] = status
-    if status is not None or failed:
+    # isError only where the source states it: an error status or output, or success; a
+    # cancelled (or otherwise ended) call with no error output says nothing either way
+    if failed or native_status in ("error", "success"):
         body["isError"] = native_status == "error" or failed
     body["content"] = content
     capture = output_capture(content)
+    if capture is None and not content:
+        capture = NO_OUTPUT
     if capture is not None:
         body["capture"] = {"content": capture}
     if "resultDisplay" in call:
@@ -188,8 +230,38 @@ def todo_plan(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
     return body
 
 
-def plan_document(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
-    """An approved ``exit_plan_mode`` call -> the plan document, named by its file (text not in the session)."""
+def written_markdown(call: dict[str, Any]) -> tuple[str, str] | None:
+    """(path, whole text) of a Markdown file a successful call wrote, as the session records
+    it: the diff display's ``filePath`` and ``newContent`` (write_file, replace: the file
+    after the edit), else ``write_file``'s own ``file_path`` and ``content`` arguments."""
+    if call.get("status") != "success":
+        return None
+    display = call.get("resultDisplay")
+    if (
+        type(display) is dict
+        and isinstance(display.get("filePath"), str)
+        and isinstance(display.get("newContent"), str)
+    ):
+        path, text = display["filePath"], display["newContent"]
+    else:
+        args = call.get("args")
+        if call.get("name") != "write_file" or type(args) is not dict:
+            return None
+        path, text = args.get("file_path"), args.get("content")
+        if not isinstance(path, str) or not isinstance(text, str):
+            return None
+    return (path, text) if path.endswith(".md") else None
+
+
+def same_file(recorded: str, named: str) -> bool:
+    """Whether two spellings of a path name one file: equal, or one the other's tail."""
+    a, b = recorded.replace("\\", "/"), named.replace("\\", "/")
+    return a == b or a.endswith("/" + b.lstrip("./")) or b.endswith("/" + a.lstrip("./"))
+
+
+def plan_document(call: dict[str, Any], call_id: str, text: str | None = None) -> dict[str, Any] | None:
+    """An approved ``exit_plan_mode`` call -> the plan document, named by its file; its text
+    is ``text``, the file's last version the session recorded (None: no copy in the session)."""
     args = call.get("args")
     path = args.get("plan_path") if isinstance(args, dict) else None
     if call.get("status") != "success" or not isinstance(path, str) or not path:
@@ -197,38 +269,60 @@ def plan_document(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     plan_id = name[:-3] if name.endswith(".md") else name
     body = stamped("plan", call.get("timestamp"))
-    body.update(
-        planId=plan_id or path,
-        planType="document",
-        callId=call_id,
-        source={"root": None, "path": path},
-        capture={
+    body.update(planId=plan_id or path, planType="document", callId=call_id)
+    if text is not None:
+        body["content"] = [{"type": "text", "text": text}]
+    body["source"] = {"root": None, "path": path}
+    if text is None:
+        body["capture"] = {
             "content": {
                 "state": "absent",
-                "reason": "the plan is a separate Markdown file; the session file holds only its path",
+                "reason": "the plan is a separate Markdown file, and the session holds no copy of its text",
             }
-        },
-        idSource="derived",
-    )
+        }
+    body["idSource"] = "derived"
     return body
+
+
+def delegates(call: dict[str, Any], display: Any) -> bool:
+    """Whether a call of a per-agent tool of older versions (each agent its own tool, named
+    as the agent: ``codebase_investigator``, ``cli_help``) ran a subagent, told by its name
+    or by the words the CLI's subagent invocation writes: the output ``Subagent '<name>'
+    finished.`` (or ``failed``), the display ``Subagent <name> Finished``."""
+    name = call.get("name")
+    if not isinstance(name, str) or not name:
+        return False
+    if name in AGENT_NAMED_TOOLS:
+        return True
+    texts = [display] if isinstance(display, str) else []
+    result = call.get("result")
+    for part in result if type(result) is list else ():
+        response = part.get("functionResponse") if isinstance(part, dict) else None
+        body = response.get("response") if isinstance(response, dict) else None
+        if isinstance(body, dict):
+            texts.extend(v for v in (body.get("output"), body.get("error")) if isinstance(v, str))
+    quoted, plain = f"Subagent '{name}' ", f"Subagent {name} "
+    return any(text.lstrip().startswith((quoted, plain)) for text in texts)
 
 
 def subagent_body(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
     """A call that started a subagent -> a subagent record; None for other calls.
 
     A delegation is a call with ``agentId`` (v0.39+: the child's session), a call of the
-    agent tool ``invoke_agent``, or a call whose ``resultDisplay`` is a SubagentProgress.
-    ``agentType`` names the agent, never the tool: ``args.agent_name``, else the progress
-    display's ``agentName``, else the tool's name for the per-agent tools of older versions
-    (``codebase_investigator``, ``cli_help``), whose name is the agent's. ``description``
-    is the ``prompt`` argument (the task given to the agent).
+    agent tool ``invoke_agent``, a call whose ``resultDisplay`` is a SubagentProgress, or a
+    call of a per-agent tool of older versions (``delegates``). ``agentType`` names the
+    agent, never the tool: ``args.agent_name``, else the progress display's ``agentName``,
+    else the tool's name for the per-agent tools, whose name is the agent's.
+    ``description`` is the task given to the agent: the ``prompt`` argument, or the name the
+    agent's own parameters give it (upstream agent-tool ``mapParams`` maps the prompt onto
+    ``question`` for ``cli_help``, ``objective`` for ``codebase_investigator``).
     """
     agent_id = call.get("agentId")
     session = agent_id if isinstance(agent_id, str) and agent_id else None
     display = call.get("resultDisplay")
     progress = display if type(display) is dict and display.get("isSubagentProgress") is True else None
     name = call.get("name")
-    if session is None and progress is None and name not in AGENT_TOOLS:
+    if session is None and progress is None and name not in AGENT_TOOLS and not delegates(call, display):
         return None
     body = stamped("subagent", None)
     body["callId"] = call_id
@@ -243,7 +337,9 @@ def subagent_body(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
         agent = name
     if isinstance(agent, str) and agent:
         body["agentType"] = agent
-    prompt = args.get("prompt")
-    if isinstance(prompt, str):
-        body["description"] = prompt
+    for key in TASK_ARGUMENTS:
+        task = args.get(key)
+        if isinstance(task, str):
+            body["description"] = task
+            break
     return body

@@ -6,6 +6,10 @@ Gemini CLI's ``tokens`` are the API's usage metadata, renamed (``recordMessageTo
 toolUsePromptTokenCount, ``total`` = totalTokenCount. Each normalized key is written only
 where the object holds that number; ``tool`` has no normalized key (it stays in
 ``nativeUsage``), and Gemini records no cache writes.
+
+Upstream fills every count the API left out with ``?? 0`` (``recordMessageTokens``), so a
+``tokens`` object of zeros only on a reply that produced output (text, thoughts or tool
+calls) is no measurement: it gets no ``usage``, only ``nativeUsage``.
 """
 
 from __future__ import annotations
@@ -21,9 +25,12 @@ _NORMALIZED = (
 )
 
 
-def normalized_usage(tokens: Any) -> dict[str, int] | None:
-    """The normalized usage of a ``tokens`` object, or None when it holds no count."""
+def normalized_usage(tokens: Any, produced: bool = False) -> dict[str, int] | None:
+    """The normalized usage of a ``tokens`` object, or None when it holds no count, or
+    only zeros for a reply that ``produced`` output (counts the API did not report)."""
     if not isinstance(tokens, dict):
+        return None
+    if produced and not any(type(v) is int and v for v in tokens.values()):
         return None
     usage = {}
     for native, name in _NORMALIZED:
@@ -33,9 +40,10 @@ def normalized_usage(tokens: Any) -> dict[str, int] | None:
     return usage or None
 
 
-def put_usage(body: dict[str, Any], tokens: Any) -> None:
-    """``usage`` (normalized) and ``nativeUsage`` (verbatim) on the body of a model response."""
-    usage = normalized_usage(tokens)
+def put_usage(body: dict[str, Any], tokens: Any, produced: bool = False) -> None:
+    """``usage`` (normalized) and ``nativeUsage`` (verbatim) on the body of a model response
+    (``produced``: the response has output, so all-zero counts are no measurement)."""
+    usage = normalized_usage(tokens, produced)
     if usage is not None:
         body["usage"] = usage
     body["nativeUsage"] = tokens
