@@ -72,6 +72,7 @@ class T3CodeAdapter(Adapter):
                 context.accounting.folded += others
                 folder = path.parent / "attachments" if source.path is not None else None
                 attachments = folder if folder is not None and folder.is_dir() else None
+                v1.check_attachments(attachments, context.accounting)
                 for thread_id in db.thread_ids():
                     yield Stream(
                         f"t3code:{thread_id}",
