@@ -25,8 +25,15 @@ MAX_LINE_BYTES = 256 << 20
 LINE_BLOCK = 1 << 18
 #: A single-document input (Gemini CLI ``.json``, Codex TS-era ``.json``) longer than this is refused.
 MAX_DOCUMENT_BYTES = 256 << 20
-#: Compressed bytes fed to zstd at a time: bounds what one step can expand to.
-_ZSTD_CHUNK = 8192
+#: Compressed bytes fed to zstd at a time: bounds what one step can expand to (an RLE block
+#: turns 4 bytes into 128 KiB, so 1 KiB of input gives at most 32 MiB).
+_ZSTD_CHUNK = 1024
+#: A zstd input expanding more than this many times is refused as a decompression bomb, checked
+#: once ``_RATIO_FLOOR`` bytes have come out (session logs compress about 5 to 50 times).
+MAX_ZSTD_RATIO = 1000
+_RATIO_FLOOR = 64 << 20
+#: No zstd input is decompressed past this many bytes, whatever its ratio.
+MAX_DECOMPRESSED_BYTES = 64 << 30
 #: Compressed bytes of a once-readable stream kept for sniffing (more than a zstd block).
 _STREAM_HEAD = 256 << 10
 
@@ -44,14 +51,23 @@ class BadLine(bytes):
         return line
 
 
+class ZstdBomb(InputError):
+    """zstd data that expands past the ratio or size cap: refused, never decompressed further."""
+
+
 class _ZstdRaw(io.RawIOBase):
     """zstd frames decompressed a small step at a time. Where the data breaks off mid-frame (a
     file cut while written) or is corrupt, reading ends there and ``problem`` says why, instead of
-    the silent end (cut) or the exception (corrupt) of ``zstandard``'s own stream reader."""
+    the silent end (cut) or the exception (corrupt) of ``zstandard``'s own stream reader. Data
+    expanding past ``MAX_ZSTD_RATIO`` or ``limit`` raises ``ZstdBomb`` (one error for the input)."""
 
-    def __init__(self, raw: IO[bytes]) -> None:
+    def __init__(self, raw: IO[bytes], name: str | None = None, limit: int = MAX_DECOMPRESSED_BYTES) -> None:
         import zstandard
 
+        self._name = name
+        self._limit = limit
+        self._consumed = 0
+        self._produced = 0
         self._raw = raw
         self._new: Any = zstandard.ZstdDecompressor().decompressobj
         self._error: type[Exception] = zstandard.ZstdError
@@ -79,6 +95,9 @@ class _ZstdRaw(io.RawIOBase):
             except self._error as exc:
                 self.problem = f"corrupt zstd data: {exc}"
                 return 0
+            self._consumed += len(chunk)
+            self._produced += len(out)
+            self._check_expansion()
             self._in_frame = True
             if self._frame.eof:
                 self._leftover = self._frame.unused_data
@@ -90,9 +109,40 @@ class _ZstdRaw(io.RawIOBase):
         self._pending = self._pending[n:]
         return n
 
+    def _check_expansion(self) -> None:
+        produced, consumed = self._produced, self._consumed
+        if produced > self._limit:
+            reason = f"zstd data expands past the {self._limit}-byte limit"
+        elif produced > _RATIO_FLOOR and produced > MAX_ZSTD_RATIO * consumed:
+            reason = f"zstd data expands more than {MAX_ZSTD_RATIO} times ({consumed} bytes gave {produced})"
+        else:
+            return
+        self.problem = reason
+        raise ZstdBomb(self._name, f"{reason}: a decompression bomb, refused")
+
     def close(self) -> None:
         self._raw.close()
         super().close()
+
+
+def zstd_stream(raw: IO[bytes], name: str | None) -> BinaryIO:
+    """A buffered stream decompressing ``raw`` under the ratio and size caps (``ZstdBomb``)."""
+    return io.BufferedReader(_ZstdRaw(raw, name), 1 << 16)
+
+
+def decompress_zstd(data: bytes, limit: int) -> bytes:
+    """One zstd blob (an OpenClaw ``event_zstd``), decompressed under the same caps as a file and
+    ``limit`` bytes: raises ``ValueError`` with the reason when it is corrupt, cut or a bomb."""
+    reader = _ZstdRaw(io.BytesIO(data), limit=limit)
+    pieces = []
+    try:
+        while piece := reader.read(1 << 20):
+            pieces.append(piece)
+    except ZstdBomb as exc:
+        raise ValueError(exc.reason) from exc
+    if reader.problem is not None:
+        raise ValueError(reader.problem)
+    return b"".join(pieces)
 
 
 class _Prefixed(io.RawIOBase):
@@ -178,7 +228,7 @@ class Source:
             # A stream can be read once: decompress the first bytes kept for ``open`` to replay
             # (enough for zstd's largest block), leaving the stream itself unread.
             raw = self.raw_head(_STREAM_HEAD)
-            reader = _ZstdRaw(io.BytesIO(raw))
+            reader = _ZstdRaw(io.BytesIO(raw), self.display)
             with io.BufferedReader(reader) as stream:
                 head = stream.read(size)
             self._zstd = reader if len(raw) < _STREAM_HEAD else None  # a problem only if it ended there
@@ -200,7 +250,7 @@ class Source:
             self._file = None  # a file object can be read once
         self._zstd = None
         if self.compressed_stream_check(raw):
-            self._zstd = _ZstdRaw(raw)
+            self._zstd = _ZstdRaw(raw, self.display)
             return io.BufferedReader(self._zstd, 1 << 16)
         return raw
 

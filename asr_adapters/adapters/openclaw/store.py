@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from ...core.source import MAX_LINE_BYTES, BadLine, decompress_zstd
 from .index import SessionInfo, agent_from_key, from_entry
 
 BATCH = 256
@@ -76,17 +77,17 @@ def _payload(text: Any, packed: Any) -> bytes | str | None:
     if isinstance(text, str | bytes) and text:
         return text
     if isinstance(packed, bytes) and packed:
-        import zstandard
-
-        try:
-            return zstandard.ZstdDecompressor().decompress(packed)
-        except zstandard.ZstdError:
-            return None
+        try:  # under the core's ratio and size caps: a bomb is this row's reason, not a crash
+            return decompress_zstd(packed, MAX_LINE_BYTES)
+        except ValueError as exc:
+            return BadLine(f"event_zstd unreadable: {exc}")
     return None
 
 
 def parse(raw: bytes | str | None) -> Any:
     """One event as JSON, or raise ``ValueError`` when it cannot be read."""
+    if isinstance(raw, BadLine):
+        raise ValueError(raw.reason)
     if raw is None:
         raise ValueError("no event_json and no readable event_zstd")
     try:
