@@ -68,8 +68,15 @@ def convert(path: str, output: str | None, agent: str | None, thread: str | None
     except Exception as exc:  # never a traceback for bad input (docs/reliability.md)
         _fail(f"{path}: conversion stopped: {type(exc).__name__}: {exc}")
         return
-    for diagnostic in conversion.accounting.diagnostics:
+    diagnostics = conversion.accounting.diagnostics
+    for diagnostic in diagnostics:
         click.echo(f"asr: warning: {diagnostic.describe()}", err=True)
+    if diagnostics.omitted:  # capped (core.accounting.MAX_DIAGNOSTICS): the rest only counted
+        click.echo(
+            f"asr: warning: {conversion.source.display}: {diagnostics.omitted} more warnings not shown"
+            f" ({diagnostics.total} in all)",
+            err=True,
+        )
     if stats:
         counts = conversion.accounting.as_dict()
         counts["streams"] = written
