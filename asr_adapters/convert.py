@@ -41,6 +41,8 @@ class Conversion:
             self.adapter: Adapter = registry.get(agent) if agent else registry.detect(self.source)
         except ASRError as exc:
             raise self._explain(exc) from exc
+        except OSError as exc:  # bad input is an InputError, never a bare OSError (docs/reliability.md)
+            raise InputError(self.source.display, f"cannot read: {exc.strerror or exc}") from exc
         self.context = Context(self.source)
         self.as_dicts = as_dicts
         self._started = False

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO
@@ -167,6 +168,24 @@ class _Prefixed(io.RawIOBase):
         return n
 
 
+def _regular(path: Path) -> bool:
+    """Whether ``path`` is a regular file (read by path, as often as needed); False for a FIFO or
+    a device (read once as a stream). A missing path or a folder is an ``InputError``."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        raise InputError(str(path), "no such file") from exc
+    except OSError as exc:
+        raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from exc
+    if stat.S_ISDIR(mode):
+        raise InputError(str(path), "is a folder, not a session file (asr batch converts folders)")
+    return stat.S_ISREG(mode)
+
+
+def _name_of(obj: Any) -> str:
+    return os.path.basename(str(getattr(obj, "name", "") or ""))
+
+
 class Source:
     """One native input. ``name`` is a base name only (never a full path, profile §4)."""
 
@@ -178,25 +197,36 @@ class Source:
         self._zstd: _ZstdRaw | None = None
         #: Line numbers of the ``BadLine`` items handed out, with their reasons.
         self.bad_lines: dict[int, str] = {}
+        self._named: str | None = None  # the path of a FIFO or device read as a stream
         if isinstance(obj, bytes | bytearray):
             self._bytes = bytes(obj)
         elif isinstance(obj, str | os.PathLike):
-            self.path = Path(obj)
+            path = Path(obj)
+            if _regular(path):
+                self.path = path
+            else:  # a FIFO, ``<(…)``, a device: readable once, like stdin
+                self._named = str(path)
+                try:
+                    self._file = open(path, "rb")  # noqa: SIM115 - read to the end by ``open``
+                except OSError as exc:
+                    raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from exc
+                name = name or path.name
         elif hasattr(obj, "read"):
+            if getattr(obj, "closed", False):
+                raise InputError(_name_of(obj) or None, "the file object is closed")
             self._file = obj
         else:
             raise TypeError(f"cannot read a session from {type(obj).__name__}")
         if name is None:
-            if self.path is not None:
-                name = self.path.name
-            else:
-                name = os.path.basename(str(getattr(obj, "name", "") or "")) or "<input>"
+            name = self.path.name if self.path is not None else _name_of(obj) or "<input>"
         self.name = name
 
     @property
     def display(self) -> str:
         """How errors name this input."""
-        return str(self.path) if self.path is not None else self.name
+        if self.path is not None:
+            return str(self.path)
+        return self._named or self.name
 
     def raw_head(self, size: int = HEAD_SIZE) -> bytes:
         """The first bytes as stored (compressed or not)."""

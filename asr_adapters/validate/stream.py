@@ -447,7 +447,10 @@ def validate(src: str | os.PathLike[str] | IO[bytes] | bytes) -> list[Finding]:
 
     A file that is not JSON Lines, or cannot be read, gives one finding, never an exception.
     """
-    source = Source(src)
+    try:
+        source = Source(src)
+    except InputError as exc:  # a missing path, a folder, a closed file: one finding
+        return [Finding("PROFILE-jsonl", None, None, f"cannot read: {exc.reason}", exc.file)]
     validator = StreamValidator(source.display)
     _read(source, validator)
     return summarized(validator.finish(), source.display)
