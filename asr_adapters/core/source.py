@@ -19,6 +19,8 @@ from .errors import InputError
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 SQLITE_MAGIC = b"SQLite format 3\x00"
+#: A UTF-8 byte order mark: ignored at the start of any text input (editors on Windows write it).
+UTF8_BOM = b"\xef\xbb\xbf"
 HEAD_SIZE = 8192
 #: A line longer than this is skipped (counted unreadable, reported), never held in memory.
 MAX_LINE_BYTES = 256 << 20
@@ -251,7 +253,11 @@ class Source:
         return self.raw_head(16) == SQLITE_MAGIC
 
     def head(self, size: int = HEAD_SIZE) -> bytes:
-        """The first ``size`` bytes of the content (decompressed), for sniffing."""
+        """The first ``size`` bytes of the content (decompressed, a UTF-8 BOM left out), for sniffing."""
+        head = self._head_with_bom(size + len(UTF8_BOM))
+        return (head[len(UTF8_BOM) :] if head.startswith(UTF8_BOM) else head)[:size]
+
+    def _head_with_bom(self, size: int) -> bytes:
         if not self.compressed:
             return self.raw_head(size)
         if self.path is None and self._bytes is None:
@@ -304,7 +310,12 @@ class Source:
             pending: list[bytes] = []  # the start of a line that runs past the block
             pending_size = 0
             skipping = False  # inside a line already known to be over-long
+            first = True
             while block := read(LINE_BLOCK):
+                if first:
+                    first = False
+                    if block.startswith(UTF8_BOM):
+                        block = block[len(UTF8_BOM) :]
                 pieces = block.split(b"\n")
                 tail = pieces.pop()
                 if pieces and (pending_size or skipping):  # the first piece ends a line begun earlier
@@ -378,4 +389,4 @@ class Source:
             raise InputError(self.display, f"longer than the {limit}-byte limit for a single JSON document")
         if zstd is not None and zstd.problem is not None:
             raise InputError(self.display, zstd.problem)
-        return data
+        return data[len(UTF8_BOM) :] if data.startswith(UTF8_BOM) else data
