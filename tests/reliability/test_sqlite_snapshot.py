@@ -88,3 +88,19 @@ def test_rows_committed_during_a_conversion_do_not_change_it(name: str, tmp_path
             got.append([first, *records])
     writer.close()
     assert got == clean
+
+
+@pytest.mark.parametrize("name", ["t3code-v1", "t3code-v2"])
+def test_a_blob_in_a_text_column_is_one_unreadable_row(name: str, tmp_path: Path) -> None:
+    """(issue 21.13) OpenClaw's tables are STRICT (SQLite refuses the BLOB); T3 Code's are not."""
+    agent, path = _database(name, tmp_path, wal=False)
+    table, column = EVENTS[name]
+    clean = convert(path, tmp_path / "a", "--agent", agent).stats
+    with sqlite3.connect(path) as writer:
+        writer.execute(f"UPDATE {table} SET {column} = X'00FF7B' WHERE rowid = (SELECT max(rowid) FROM {table})")
+    writer.close()
+    outcome = convert(path, tmp_path / "b", "--agent", agent)
+    assert outcome.converted and outcome.stats is not None and clean is not None
+    assert outcome.stats["unreadable"] == clean["unreadable"] + 1
+    assert outcome.stats["native_items"] == clean["native_items"]
+    assert [w for w in outcome.warnings if w.endswith("a BLOB in a text column; skipped")], outcome.warnings

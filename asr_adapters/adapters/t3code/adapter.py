@@ -127,7 +127,8 @@ class T3CodeAdapter(Adapter):
         accounting.native_items += 1
         if event.get("unreadable"):
             accounting.unreadable += 1
-            context.warn(None, f"event {event.get('sequence')} ({event.get('eventId')}): text is not UTF-8; skipped")
+            reason = event.get("reason", "text is not UTF-8")
+            context.warn(None, f"event {event.get('sequence')} ({event.get('eventId')}): {reason}; skipped")
             return
         try:
             outcome = handler(st, event, attachments)

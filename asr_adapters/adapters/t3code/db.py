@@ -275,10 +275,14 @@ def _decode(raw: bytes) -> str:
 
 
 def _unreadable(row: tuple[Any, ...]) -> dict[str, Any] | None:
-    """A marker for a row holding text that is not UTF-8 (``adapter`` counts it unreadable)."""
-    if UndecodableText not in map(type, row):  # one C loop, no generator per row
-        return None
-    return {"unreadable": True, "sequence": row[0], "eventId": row[1]}
+    """A marker for a row holding text that is not UTF-8, or a BLOB where T3 Code writes text
+    (``adapter`` counts it unreadable, with the reason)."""
+    types = set(map(type, row))  # one C loop, no generator per row
+    if UndecodableText in types:
+        return {"unreadable": True, "sequence": row[0], "eventId": row[1], "reason": "text is not UTF-8"}
+    if bytes in types:
+        return {"unreadable": True, "sequence": row[0], "eventId": row[1], "reason": "a BLOB in a text column"}
+    return None
 
 
 def verbatim(event: dict[str, Any]) -> dict[str, Any]:
