@@ -20,7 +20,7 @@ from ...core.adapter import Adapter, Context, Stream
 from ...core.companion import CompanionSkipped, open_companion
 from ...core.errors import InputError
 from ...core.refs import session_ref
-from ...core.source import Source
+from ...core.source import BadLine, Source
 from ...core.spill import SpillSet
 from ...registry import register
 from . import discover
@@ -206,16 +206,15 @@ def _file_lines(path: Path, context: Context) -> Iterator[tuple[int, Any]]:
     if handle is None:
         accounting.diagnostics.append(Diagnostic(str(path), None, "cannot read subagent file: it no longer exists"))
         return
-    with handle:
-        for number, raw in enumerate(handle, 1):
-            if not raw.strip():
-                continue
+    with handle:  # read by the core: lines bounded by MAX_LINE_BYTES, a BOM ignored
+        for number, raw in Source(handle, name=path.name).lines():
             accounting.native_items += 1
             try:
                 value = loads(raw)
             except orjson.JSONDecodeError as exc:
+                reason = raw.reason if isinstance(raw, BadLine) else str(exc)
                 accounting.unreadable += 1
-                accounting.diagnostics.append(Diagnostic(str(path), number, f"unreadable line skipped: {exc}"))
+                accounting.diagnostics.append(Diagnostic(str(path), number, f"unreadable line skipped: {reason}"))
                 continue
             yield number, value
 
