@@ -116,8 +116,15 @@ def convert(path: str, output: str | None, agent: str | None, thread: str | None
     except Exception as exc:  # never a traceback for bad input (docs/reliability.md)
         _fail(f"{path}: conversion stopped: {type(exc).__name__}: {exc}")
     assert conversion is not None
-    for diagnostic in conversion.accounting.diagnostics:
+    diagnostics = conversion.accounting.diagnostics
+    for diagnostic in diagnostics:
         click.echo(f"asr: warning: {diagnostic.describe()}", err=True)
+    if diagnostics.omitted:  # capped (core.accounting.MAX_DIAGNOSTICS): the rest only counted
+        click.echo(
+            f"asr: warning: {conversion.source.display}: {diagnostics.omitted} more warnings not shown"
+            f" ({diagnostics.total} in all)",
+            err=True,
+        )
     note = copy_note(report, conversion.source.display)
     if note is not None:
         click.echo(f"asr: note: {note}", err=True)
@@ -146,7 +153,7 @@ def stats_of(conversion: Conversion, report: Report) -> dict[str, Any]:
             "unreadable": counts.unreadable,
         },
         "records_by_type": dict(sorted(report.types.items())),
-        "warnings": len(counts.diagnostics),
+        "warnings": counts.diagnostics.total,
     }
 
 

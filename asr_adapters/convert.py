@@ -47,6 +47,8 @@ class Conversion:
                 raise InputError(self.source.display, registry.ASR_STREAM)
         except ASRError as exc:
             raise self._explain(exc) from exc
+        except OSError as exc:  # bad input is an InputError, never a bare OSError (docs/reliability.md)
+            raise InputError(self.source.display, f"cannot read: {exc.strerror or exc}") from exc
         self.context = Context(self.source)
         self.as_dicts = as_dicts
         self._started = False

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import IO, Any, BinaryIO
 
 from .convert import Conversion
-from .core.source import HEAD_SIZE, SQLITE_MAGIC, ZSTD_MAGIC, Source
+from .core.source import HEAD_SIZE, SQLITE_MAGIC, ZSTD_MAGIC, Source, zstd_stream
 from .stream.writer import StreamWriter
 from .version import __version__
 
@@ -336,11 +336,8 @@ class _BoundedSource(Source):
         assert self.path is not None
         limit = self.limit if limit is None else limit
         raw = io.BufferedReader(_Limited(open(self.path, "rb"), limit), 1 << 16)  # noqa: SIM115
-        if self.compressed:
-            import zstandard
-
-            reader = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
-            return io.BufferedReader(reader, 1 << 16)
+        if self.compressed:  # under the core's ratio and size caps (a bomb is one error)
+            return zstd_stream(raw, str(self.path))
         return raw
 
     def open(self) -> BinaryIO:

@@ -848,7 +848,8 @@ def test_every_rule_the_code_reports_is_documented_and_tested() -> None:
     docs = (Path(__file__).resolve().parent.parent / "docs" / "validation.md").read_text(encoding="utf-8")
     checked = docs.split("## What a stream alone cannot show")[0]
     documented = set(re.findall(r"^\| `((?:ASR|PROFILE)-[A-Za-z0-9-]+)` \|", checked, re.M))
-    tested = {case[0] for case in CASES} | {"PROFILE-jsonl"}
+    # the framing and the findings cap are tested in tests/reliability/test_validate_limits.py
+    tested = {case[0] for case in CASES} | {"PROFILE-jsonl", "PROFILE-findings"}
     assert documented == tested
     code = Path(__file__).resolve().parent.parent / "asr_adapters" / "validate"
     emitted = {m for f in code.glob("*.py") for m in re.findall(r'"((?:ASR|PROFILE)-[A-Za-z0-9-]+)"', f.read_text())}

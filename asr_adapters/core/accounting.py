@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +29,40 @@ class Diagnostic:
         return {"file": self.file, "line": self.line, "reason": self.reason, "severity": self.severity}
 
 
+#: Diagnostics kept whole (file, line, reason); past this many per input they are only counted,
+#: so four million bad lines cost a counter, not a gigabyte (docs/reliability.md).
+MAX_DIAGNOSTICS = 1000
+
+
+class Diagnostics(list[Diagnostic]):
+    """The first ``MAX_DIAGNOSTICS`` diagnostics of an input; ``omitted`` counts the rest."""
+
+    def __init__(self, items: Iterable[Diagnostic] = ()) -> None:
+        super().__init__()
+        self.omitted = 0
+        self.extend(items)
+
+    def append(self, item: Diagnostic) -> None:
+        if len(self) < MAX_DIAGNOSTICS:
+            super().append(item)
+        else:
+            self.omitted += 1
+
+    def extend(self, items: Iterable[Diagnostic]) -> None:
+        for item in items:
+            self.append(item)
+        self.omitted += getattr(items, "omitted", 0)
+
+    def __iadd__(self, items: Iterable[Diagnostic]) -> Diagnostics:  # type: ignore[override,misc]
+        self.extend(items)
+        return self
+
+    @property
+    def total(self) -> int:
+        """Every diagnostic, kept or only counted."""
+        return len(self) + self.omitted
+
+
 @dataclass
 class Accounting:
     """Counts of native items by outcome; the outcomes always sum to ``native_items``.
@@ -47,7 +82,7 @@ class Accounting:
     #: Streams the input produced (the main one, subagents, threads), written or not.
     streams: int = 0
     record_types: Counter[str] = field(default_factory=Counter)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    diagnostics: Diagnostics = field(default_factory=Diagnostics)
 
     def outcome_total(self) -> int:
         return self.records + self.vendor + self.folded + self.duplicates + self.unreadable
@@ -60,7 +95,7 @@ class Accounting:
             "native_items": self.native_items,
             **{name: getattr(self, name) for name in OUTCOMES},
             "record_types": dict(sorted(self.record_types.items())),
-            "diagnostics": len(self.diagnostics),
+            "diagnostics": self.diagnostics.total,
             "streams": self.streams,
         }
 

@@ -13,6 +13,7 @@ import orjson
 from ..model.order import canonical_order
 from ..version import PRODUCER_NAME, __version__
 from .accounting import Accounting, Diagnostic
+from .lenient import REPLACED, loads_with_lone_surrogates, surrogate_problem
 from .refs import schema_name, session_ref
 from .source import Source
 
@@ -81,9 +82,15 @@ class Context:
             try:
                 value = loads(raw)
             except orjson.JSONDecodeError as exc:
-                accounting.unreadable += 1
-                self.warn(number, f"unreadable line skipped: {_short(exc)}")
-                continue
+                try:  # JavaScript's lone surrogate escapes: kept as U+FFFD, counted (core.lenient)
+                    if not surrogate_problem(str(exc)):
+                        raise ValueError from exc
+                    value = loads_with_lone_surrogates(raw)
+                except (ValueError, RecursionError):
+                    accounting.unreadable += 1
+                    self.warn(number, f"unreadable line skipped: {_short(exc)}")
+                    continue
+                self.warn(number, REPLACED)
             if type(value) is not dict:  # JSON, but not a line any agent writes: the adapter keeps it
                 self.warn(number, f"line is JSON {_JSON_KINDS.get(type(value), 'value')}, not an object")
             yield number, value, raw

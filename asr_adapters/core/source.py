@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO
@@ -19,6 +20,8 @@ from .errors import InputError
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 GZIP_MAGIC = b"\x1f\x8b"
 SQLITE_MAGIC = b"SQLite format 3\x00"
+#: A UTF-8 byte order mark: ignored at the start of any text input (editors on Windows write it).
+UTF8_BOM = b"\xef\xbb\xbf"
 HEAD_SIZE = 8192
 #: A line longer than this is skipped (counted unreadable, reported), never held in memory.
 MAX_LINE_BYTES = 256 << 20
@@ -26,8 +29,15 @@ MAX_LINE_BYTES = 256 << 20
 LINE_BLOCK = 1 << 18
 #: A single-document input (Gemini CLI ``.json``, Codex TS-era ``.json``) longer than this is refused.
 MAX_DOCUMENT_BYTES = 256 << 20
-#: Compressed bytes fed to zstd at a time: bounds what one step can expand to.
-_ZSTD_CHUNK = 8192
+#: Compressed bytes fed to zstd at a time: bounds what one step can expand to (an RLE block
+#: turns 4 bytes into 128 KiB, so 1 KiB of input gives at most 32 MiB).
+_ZSTD_CHUNK = 1024
+#: A zstd input expanding more than this many times is refused as a decompression bomb, checked
+#: once ``_RATIO_FLOOR`` bytes have come out (session logs compress about 5 to 50 times).
+MAX_ZSTD_RATIO = 1000
+_RATIO_FLOOR = 64 << 20
+#: No zstd input is decompressed past this many bytes, whatever its ratio.
+MAX_DECOMPRESSED_BYTES = 64 << 30
 #: Compressed bytes of a once-readable stream kept for sniffing (more than a zstd block).
 _STREAM_HEAD = 256 << 10
 
@@ -45,14 +55,23 @@ class BadLine(bytes):
         return line
 
 
+class ZstdBomb(InputError):
+    """zstd data that expands past the ratio or size cap: refused, never decompressed further."""
+
+
 class _ZstdRaw(io.RawIOBase):
     """zstd frames decompressed a small step at a time. Where the data breaks off mid-frame (a
     file cut while written) or is corrupt, reading ends there and ``problem`` says why, instead of
-    the silent end (cut) or the exception (corrupt) of ``zstandard``'s own stream reader."""
+    the silent end (cut) or the exception (corrupt) of ``zstandard``'s own stream reader. Data
+    expanding past ``MAX_ZSTD_RATIO`` or ``limit`` raises ``ZstdBomb`` (one error for the input)."""
 
-    def __init__(self, raw: IO[bytes]) -> None:
+    def __init__(self, raw: IO[bytes], name: str | None = None, limit: int = MAX_DECOMPRESSED_BYTES) -> None:
         import zstandard
 
+        self._name = name
+        self._limit = limit
+        self._consumed = 0
+        self._produced = 0
         self._raw = raw
         self._new: Any = zstandard.ZstdDecompressor().decompressobj
         self._error: type[Exception] = zstandard.ZstdError
@@ -80,6 +99,9 @@ class _ZstdRaw(io.RawIOBase):
             except self._error as exc:
                 self.problem = f"corrupt zstd data: {exc}"
                 return 0
+            self._consumed += len(chunk)
+            self._produced += len(out)
+            self._check_expansion()
             self._in_frame = True
             if self._frame.eof:
                 self._leftover = self._frame.unused_data
@@ -91,65 +113,88 @@ class _ZstdRaw(io.RawIOBase):
         self._pending = self._pending[n:]
         return n
 
+    def _check_expansion(self) -> None:
+        produced, consumed = self._produced, self._consumed
+        if produced > self._limit:
+            reason = f"zstd data expands past the {self._limit}-byte limit"
+        elif produced > _RATIO_FLOOR and produced > MAX_ZSTD_RATIO * consumed:
+            reason = f"zstd data expands more than {MAX_ZSTD_RATIO} times ({consumed} bytes gave {produced})"
+        else:
+            return
+        self.problem = reason
+        raise ZstdBomb(self._name, f"{reason}: a decompression bomb, refused")
+
     def close(self) -> None:
         self._raw.close()
         super().close()
 
 
-class _GzipRaw(io.RawIOBase):
-    """gzip members decompressed a small step at a time, like ``_ZstdRaw``: where the data
-    breaks off or is corrupt, reading ends there and ``problem`` says why."""
+class _GzipRaw(_ZstdRaw):
+    """gzip members decompressed a small step at a time under the same caps as zstd (ratio and
+    size, ``ZstdBomb``); where the data breaks off or is corrupt, reading ends and ``problem``
+    says why. Only the decompressor differs, so the loop and the caps are ``_ZstdRaw``'s."""
 
-    def __init__(self, raw: IO[bytes]) -> None:
+    def __init__(self, raw: IO[bytes], name: str | None = None, limit: int = MAX_DECOMPRESSED_BYTES) -> None:
         import zlib
 
-        self._raw = raw
-        self._new = lambda: zlib.decompressobj(wbits=31)
+        super().__init__(raw, name, limit)
+        self._new = lambda: _GzipMember(zlib.decompressobj(wbits=31))
         self._error = zlib.error
-        self._member = self._new()
-        self._in_member = False
-        self._leftover = b""
-        self._pending = memoryview(b"")
-        self.problem: str | None = None
+        self._frame = self._new()
 
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        while not self._pending:
-            if self.problem is not None:
-                return 0
-            chunk = self._leftover or self._raw.read(_ZSTD_CHUNK)
-            self._leftover = b""
-            if not chunk:
-                if self._in_member:
-                    self.problem = "compressed data ends in the middle of a gzip member (the file was cut)"
-                return 0
-            try:
-                out = self._member.decompress(chunk, _ZSTD_CHUNK * 16)
-            except self._error as exc:
-                self.problem = f"corrupt gzip data: {exc}"
-                return 0
-            self._in_member = True
-            if self._member.unconsumed_tail:
-                self._leftover = self._member.unconsumed_tail
-            elif self._member.eof:
-                self._leftover = self._member.unused_data
-                self._member = self._new()
-                self._in_member = False
-            self._pending = memoryview(out)
-        n = min(len(buffer), len(self._pending))
-        buffer[:n] = self._pending[:n]
-        self._pending = self._pending[n:]
-        return n
-
-    def close(self) -> None:
-        self._raw.close()
-        super().close()
+    def _check_expansion(self) -> None:
+        try:
+            super()._check_expansion()
+        except ZstdBomb as exc:
+            self.problem = (self.problem or "").replace("zstd", "gzip")
+            raise ZstdBomb(self._name, exc.reason.replace("zstd", "gzip")) from None
 
 
-def _decompressor(magic: bytes, raw: IO[bytes]) -> _ZstdRaw | _GzipRaw:
-    return _ZstdRaw(raw) if magic.startswith(ZSTD_MAGIC) else _GzipRaw(raw)
+class _GzipMember:
+    """A zlib decompressor with the ``eof``/``unused_data`` surface ``_ZstdRaw`` reads, whose
+    output per call is bounded (``max_length``) so one small chunk cannot expand unchecked."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self._tail = b""
+
+    @property
+    def eof(self) -> bool:
+        return bool(self._inner.eof) and not self._tail
+
+    @property
+    def unused_data(self) -> bytes:
+        return bytes(self._inner.unused_data)
+
+    def decompress(self, chunk: bytes) -> bytes:
+        data = self._tail + chunk if self._tail else chunk
+        out = self._inner.decompress(data, _ZSTD_CHUNK * 16)
+        self._tail = bytes(self._inner.unconsumed_tail)
+        return bytes(out)
+
+
+def _decompressor(magic: bytes, raw: IO[bytes], name: str | None) -> _ZstdRaw:
+    return _GzipRaw(raw, name) if magic.startswith(GZIP_MAGIC) else _ZstdRaw(raw, name)
+
+
+def zstd_stream(raw: IO[bytes], name: str | None) -> BinaryIO:
+    """A buffered stream decompressing ``raw`` under the ratio and size caps (``ZstdBomb``)."""
+    return io.BufferedReader(_ZstdRaw(raw, name), 1 << 16)
+
+
+def decompress_zstd(data: bytes, limit: int) -> bytes:
+    """One zstd blob (an OpenClaw ``event_zstd``), decompressed under the same caps as a file and
+    ``limit`` bytes: raises ``ValueError`` with the reason when it is corrupt, cut or a bomb."""
+    reader = _ZstdRaw(io.BytesIO(data), limit=limit)
+    pieces = []
+    try:
+        while piece := reader.read(1 << 20):
+            pieces.append(piece)
+    except ZstdBomb as exc:
+        raise ValueError(exc.reason) from exc
+    if reader.problem is not None:
+        raise ValueError(reader.problem)
+    return b"".join(pieces)
 
 
 class _Prefixed(io.RawIOBase):
@@ -174,6 +219,24 @@ class _Prefixed(io.RawIOBase):
         return n
 
 
+def _regular(path: Path) -> bool:
+    """Whether ``path`` is a regular file (read by path, as often as needed); False for a FIFO or
+    a device (read once as a stream). A missing path or a folder is an ``InputError``."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        raise InputError(str(path), "no such file") from exc
+    except OSError as exc:
+        raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from exc
+    if stat.S_ISDIR(mode):
+        raise InputError(str(path), "is a folder, not a session file (asr batch converts folders)")
+    return stat.S_ISREG(mode)
+
+
+def _name_of(obj: Any) -> str:
+    return os.path.basename(str(getattr(obj, "name", "") or ""))
+
+
 class Source:
     """One native input. ``name`` is a base name only (never a full path, profile §4)."""
 
@@ -182,28 +245,39 @@ class Source:
         self._bytes: bytes | None = None
         self._file: IO[bytes] | None = None
         self._head: bytes | None = None
-        self._zstd: _ZstdRaw | _GzipRaw | None = None  # the decompressor of the last open (zstd or gzip)
+        self._zstd: _ZstdRaw | None = None
         #: Line numbers of the ``BadLine`` items handed out, with their reasons.
         self.bad_lines: dict[int, str] = {}
+        self._named: str | None = None  # the path of a FIFO or device read as a stream
         if isinstance(obj, bytes | bytearray):
             self._bytes = bytes(obj)
         elif isinstance(obj, str | os.PathLike):
-            self.path = Path(obj)
+            path = Path(obj)
+            if _regular(path):
+                self.path = path
+            else:  # a FIFO, ``<(…)``, a device: readable once, like stdin
+                self._named = str(path)
+                try:
+                    self._file = open(path, "rb")  # noqa: SIM115 - read to the end by ``open``
+                except OSError as exc:
+                    raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from exc
+                name = name or path.name
         elif hasattr(obj, "read"):
+            if getattr(obj, "closed", False):
+                raise InputError(_name_of(obj) or None, "the file object is closed")
             self._file = obj
         else:
             raise TypeError(f"cannot read a session from {type(obj).__name__}")
         if name is None:
-            if self.path is not None:
-                name = self.path.name
-            else:
-                name = os.path.basename(str(getattr(obj, "name", "") or "")) or "<input>"
+            name = self.path.name if self.path is not None else _name_of(obj) or "<input>"
         self.name = name
 
     @property
     def display(self) -> str:
         """How errors name this input."""
-        return str(self.path) if self.path is not None else self.name
+        if self.path is not None:
+            return str(self.path)
+        return self._named or self.name
 
     def raw_head(self, size: int = HEAD_SIZE) -> bytes:
         """The first bytes as stored (compressed or not)."""
@@ -232,14 +306,18 @@ class Source:
         return self.raw_head(16) == SQLITE_MAGIC
 
     def head(self, size: int = HEAD_SIZE) -> bytes:
-        """The first ``size`` bytes of the content (decompressed), for sniffing."""
+        """The first ``size`` bytes of the content (decompressed, a UTF-8 BOM left out), for sniffing."""
+        head = self._head_with_bom(size + len(UTF8_BOM))
+        return (head[len(UTF8_BOM) :] if head.startswith(UTF8_BOM) else head)[:size]
+
+    def _head_with_bom(self, size: int) -> bytes:
         if not self.compressed and not self.gzipped:
             return self.raw_head(size)
         if self.path is None and self._bytes is None:
             # A stream can be read once: decompress the first bytes kept for ``open`` to replay
             # (enough for zstd's largest block), leaving the stream itself unread.
             raw = self.raw_head(_STREAM_HEAD)
-            reader = _decompressor(raw, io.BytesIO(raw))
+            reader = _decompressor(raw, io.BytesIO(raw), self.display)
             with io.BufferedReader(reader) as stream:
                 head = stream.read(size)
             self._zstd = reader if len(raw) < _STREAM_HEAD else None  # a problem only if it ended there
@@ -248,7 +326,7 @@ class Source:
             return stream.read(size)
 
     def open(self) -> BinaryIO:
-        """A buffered binary stream over the content, decompressed when it is zstd."""
+        """A buffered binary stream over the content, decompressed when it is zstd or gzip."""
         raw: IO[bytes]
         if self.path is not None:
             raw = open(self.path, "rb")  # noqa: SIM115 - returned to the caller
@@ -262,7 +340,7 @@ class Source:
         self._zstd = None
         magic = self._magic()
         if magic.startswith((ZSTD_MAGIC, GZIP_MAGIC)):
-            self._zstd = _decompressor(magic, raw)
+            self._zstd = _decompressor(magic, raw, self.display)
             return io.BufferedReader(self._zstd, 1 << 16)
         return raw
 
@@ -287,7 +365,12 @@ class Source:
             pending: list[bytes] = []  # the start of a line that runs past the block
             pending_size = 0
             skipping = False  # inside a line already known to be over-long
+            first = True
             while block := read(LINE_BLOCK):
+                if first:
+                    first = False
+                    if block.startswith(UTF8_BOM):
+                        block = block[len(UTF8_BOM) :]
                 pieces = block.split(b"\n")
                 tail = pieces.pop()
                 if pieces and (pending_size or skipping):  # the first piece ends a line begun earlier
@@ -361,4 +444,4 @@ class Source:
             raise InputError(self.display, f"longer than the {limit}-byte limit for a single JSON document")
         if zstd is not None and zstd.problem is not None:
             raise InputError(self.display, zstd.problem)
-        return data
+        return data[len(UTF8_BOM) :] if data.startswith(UTF8_BOM) else data

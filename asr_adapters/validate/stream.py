@@ -14,10 +14,13 @@ from typing import IO, Any, NamedTuple
 
 import orjson
 
-from ..core.source import Source
+from ..core import source as core_source
+from ..core.errors import InputError
+from ..core.source import BadLine, Source
 from ..model.order import DEFAULT_RANKS, KEY_RANKS, UNRANKED
 from ..model.vocab import ASSEMBLY_MODES, CAPTURE_STATES
 from .formats import RECORD_ID, actor_problem, is_record_ref, is_session_ref, is_str_list, show, valid_ts
+from .limits import Findings, summarized
 from .records import RECORD_CHECKS
 
 #: Fields whose values ``field=value`` refs are resolved against; refs by other fields are not checked.
@@ -128,7 +131,7 @@ class StreamValidator:
 
     def __init__(self, file: str | None = None) -> None:
         self.file = file
-        self.findings: list[Finding] = []
+        self.findings: list[Finding] = Findings()  # capped (validate/limits.py)
         self.count = 0
         #: Set when the input could not be read as JSON Lines at all (one finding says why).
         self.unreadable = False
@@ -592,7 +595,7 @@ def validate_records(records: Iterable[Any], file: str | None = None) -> list[Fi
     add = validator.add
     for record in records:
         add(record)
-    return validator.finish()
+    return summarized(validator.finish(), file)
 
 
 def validate(src: str | os.PathLike[str] | IO[bytes] | bytes) -> list[Finding]:
@@ -600,10 +603,13 @@ def validate(src: str | os.PathLike[str] | IO[bytes] | bytes) -> list[Finding]:
 
     A file that is not JSON Lines, or cannot be read, gives one finding, never an exception.
     """
-    source = Source(src)
+    try:
+        source = Source(src)
+    except InputError as exc:  # a missing path, a folder, a closed file: one finding
+        return [Finding("PROFILE-jsonl", None, None, f"cannot read: {exc.reason}", exc.file)]
     validator = StreamValidator(source.display)
     _read(source, validator)
-    return validator.finish()
+    return summarized(validator.finish(), source.display)
 
 
 _BLOCK = 1 << 17  # bytes per read: small enough to stay in cache
@@ -613,31 +619,49 @@ def _blocks(stream: IO[bytes], validator: StreamValidator, display: str) -> Iter
     """Lines a block at a time, newlines removed; whether they all ended in a newline, and whether any in CRLF.
 
     Only the last block can hold a line without one: the tail of a file that does not end in ``\\n``.
+    A line longer than convert's limit (``MAX_LINE_BYTES``) ends the reading: it comes as a
+    ``BadLine`` (empty bytes with the reason), so ``/dev/zero`` or a sparse file of NULs costs the
+    limit, not its size, and never runs forever.
     """
+    limit = core_source.MAX_LINE_BYTES
     partial: list[bytes] = []
+    size = 0  # bytes of the line begun in earlier blocks
     while True:
         try:
             block = stream.read(_BLOCK)
-        except Exception as exc:  # a read error, a broken zstd frame
-            validator.findings.append(Finding("PROFILE-jsonl", None, None, f"cannot read: {exc}", display))
+        except Exception as exc:  # a read error, a broken zstd frame, a decompression bomb
+            reason = exc.reason if isinstance(exc, InputError) else str(exc) or type(exc).__name__
+            validator.findings.append(Finding("PROFILE-jsonl", None, None, f"cannot read: {reason}", display))
             validator.unreadable = validator.count == 0
             return
         if not block:
             break
         lines = block.split(b"\n")
         if len(lines) == 1:
+            size += len(block)
+            if size > limit:  # reading stops here: /dev/zero or a sparse file never end a line
+                yield [_too_long(limit)], False, False
+                return
             partial.append(block)
             continue
+        if size + len(lines[0]) > limit:
+            yield [_too_long(limit)], False, False
+            return
         if partial:
             partial.append(lines[0])
             lines[0] = b"".join(partial)
-            partial = []
+        partial, size = [], 0
         tail = lines.pop()
         if tail:
             partial.append(tail)
+            size = len(tail)
         yield lines, True, b"\r" in block or lines[0].endswith(b"\r")
     if partial:
         yield [b"".join(partial)], False, False
+
+
+def _too_long(limit: int) -> BadLine:
+    return BadLine(f"a line longer than the {limit}-byte limit; the rest of the stream was not read")
 
 
 def _read(source: Source, validator: StreamValidator) -> None:
@@ -673,6 +697,11 @@ def _read(source: Source, validator: StreamValidator) -> None:
             for raw in lines:
                 number += 1
                 if not raw:
+                    if raw.__class__ is BadLine:  # over-long: never held, the last line read (``_blocks``)
+                        prefix = "not an ASR JSON Lines stream: " if validator.count == 0 else ""
+                        findings.append(Finding("PROFILE-jsonl", None, number, prefix + raw.reason, display))
+                        validator.unreadable = validator.count == 0
+                        return
                     blank = blank or number
                     continue
                 try:

@@ -10,9 +10,11 @@ from pathlib import Path
 import orjson
 import pytest
 import zstandard
+from limited import run_limited
 
 from asr_adapters.convert import Conversion
 from asr_adapters.core import source as source_module
+from asr_adapters.core.accounting import MAX_DIAGNOSTICS, Accounting, Diagnostic, Diagnostics
 from asr_adapters.core.errors import InputError
 from asr_adapters.core.source import BadLine, Source
 from asr_adapters.stream.writer import StreamWriter, dumps
@@ -168,3 +170,32 @@ def test_stream_reader_names_an_over_long_line(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(source_module, "MAX_LINE_BYTES", 10)
     with pytest.raises(StreamFormatError, match="line of 27 bytes is longer than the 10-byte limit"):
         list(read_records(b'{"type":"session","seq":1}\n'))
+
+
+def test_diagnostics_are_capped_and_the_rest_counted() -> None:
+    diagnostics = Diagnostics()
+    for number in range(MAX_DIAGNOSTICS + 5):
+        diagnostics.append(Diagnostic("f", number, "bad"))
+    assert len(diagnostics) == MAX_DIAGNOSTICS and diagnostics.omitted == 5 and diagnostics.total == MAX_DIAGNOSTICS + 5
+    assert [d.line for d in diagnostics[:3]] == [0, 1, 2]  # the first ones, with their line numbers
+    merged = Accounting()
+    merged.merge(Accounting(diagnostics=diagnostics))
+    assert merged.diagnostics.total == MAX_DIAGNOSTICS + 5 and merged.as_dict()["diagnostics"] == MAX_DIAGNOSTICS + 5
+
+
+def test_a_million_bad_lines_cost_a_counter_not_memory(tmp_path: Path) -> None:
+    """Each bad line is a diagnostic; kept whole, a million of them took about 300 MB. Under a
+    256 MiB address-space limit the run completes, listing the first ones and counting the rest."""
+    path = tmp_path / "bad.jsonl"
+    first = {"type": "user", "sessionId": "s", "parentUuid": None, "message": {"role": "user", "content": "hi"}}
+    path.write_bytes(orjson.dumps(first) + b"\n" + b"x\n" * 1_000_000)
+    result = run_limited(
+        "convert", str(path), "--agent", "claude-code", "-o", str(tmp_path / "out"), "--stats", memory=256 << 20
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = result.stderr.decode().splitlines()
+    assert len(lines) == MAX_DIAGNOSTICS + 2
+    assert lines[0].startswith(f"asr: warning: {path}:2: unreadable line skipped: unexpected character")
+    assert lines[-2] == f"asr: warning: {path}: {1_000_000 - MAX_DIAGNOSTICS} more warnings not shown (1000000 in all)"
+    stats = orjson.loads(lines[-1])  # --stats names: docs/library.md
+    assert stats["native_items"]["unreadable"] == stats["warnings"] == 1_000_000

@@ -5,16 +5,22 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import socket
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 
 import orjson
 import pytest
 from click.testing import CliRunner
 from corpus import LINE_INPUTS
-from harness import convert
+from harness import convert, deadline
 
+from asr_adapters import validate_records
 from asr_adapters.cli import main
+from asr_adapters.convert import Conversion
+from asr_adapters.core.companion import CompanionSkipped, read_companion
 
 PACKAGE = Path(__file__).resolve().parents[2] / "asr_adapters"
 MARKER = "/tmp/asr-reliability-executed"
@@ -111,3 +117,244 @@ def test_batch_converts_a_symlink_inside_the_tree_once(tmp_path: Path) -> None:
     code, err = _batch(str(tmp_path / "src"), "-o", str(out))
     assert code == 0, err
     assert len(list(out.rglob("*.asr.jsonl"))) == 1
+
+
+# -- companion files: a session never makes the converter read other files (issue 21.1, 21.10) --
+
+#: Every place the package's adapters open a file, read one whole or connect to a database. A
+#: path an adapter builds from a session's content or location must go through
+#: ``core.companion`` (inside an allowed root by real path, a regular file, under a size cap);
+#: the only other opens are of the input the user named (``source.open()``, the database file)
+#: and the scratch copy of a streamed database. A new open anywhere else fails this test.
+_OPENS = re.compile(
+    r"(?<![\w.])open\(|\.open\(|read_bytes\(|read_text\(|os\.open\(|sqlite3\.connect\(|\.r?glob\(|\.iterdir\("
+)
+_ALLOWED_OPENS = {
+    ("t3code/adapter.py", 'with source.open() as stream, open(target, "wb") as handle:'),
+    ("t3code/db.py", 'connection = sqlite3.connect(_uri(path, mode="ro"'),
+    ("t3code/db.py", "connection = sqlite3.connect(_uri(path, **modes), uri=True"),
+    ("openclaw/store.py", "return sqlite3.connect("),
+    ("t3code/revert.py", 'disk = sqlite3.connect("", '),  # an in-memory scratch table
+    # listing a folder is not reading a file; what is listed is opened through core.companion
+    ("claude_code/discover.py", 'for path in sorted(folder.glob("agent-*.jsonl")):'),
+    ("claude_code/discover.py", 'paths: list[Path] = sorted(folder.rglob("agent-*.jsonl")) if folder.is_dir() else []'),
+    ("t3code/v1.py", "entries = sorted(folder.iterdir())"),
+    ("openclaw/sidefiles.py", 'for file in sorted(folder.glob("*.json")):'),
+    ("t3code/v1.py", 'for path in sorted(folder.glob(f"{glob.escape(attachment_id)}.*")):'),
+    ("gemini_cli/siblings.py", 'for other in path.parent.glob(f"session-*{suffix}.json*"):'),
+    # batch fingerprints (docs/batch.md): the session file the user named is peeked for plan
+    # slugs, and companion folders are listed; nothing listed is read into a stream here
+    ("claude_code/discover.py", 'with open(path, "rb") as handle:'),
+    ("openclaw/discover.py", 'files += sorted(failed.glob("*.json"))'),
+    ("t3code/discover.py", 'files += sorted(p for p in attachments.iterdir() if not p.name.startswith("."))'),
+}
+
+
+def test_adapters_open_derived_paths_only_through_the_companion_helper() -> None:
+    hits = []
+    for path in sorted((PACKAGE / "adapters").rglob("*.py")):
+        relative = path.relative_to(PACKAGE / "adapters").as_posix()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            text = line.strip()
+            if not _OPENS.search(text) or text.startswith("#") or "open_companion(" in text:
+                continue
+            if not any(relative == file and text.startswith(start) for file, start in _ALLOWED_OPENS):
+                hits.append(f"{relative}:{number}: {text}")
+    assert not hits, "\n".join(hits)
+
+
+GOLDEN = Path(__file__).resolve().parents[2] / "golden"
+SECRET = "TOP-SECRET-a8f3c1"
+
+
+def _records(path: Path, agent: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every record of every stream, and the diagnostics, converting ``path`` under a deadline."""
+    with deadline(20):
+        conversion = Conversion(path, agent, as_dicts=True)
+        streams = [list(stream.records) for stream in conversion.streams()]
+    assert conversion.accounting.balanced(), conversion.accounting.as_dict()
+    for records in streams:
+        assert not validate_records(records)
+    records = [record for records in streams for record in records]
+    return records, [d.describe() for d in conversion.accounting.diagnostics]
+
+
+def _plan_session(folder: Path, file_path: str) -> Path:
+    """The exit-plan-mode golden case's first six lines, the second ExitPlanMode (no plan text
+    in the transcript) naming ``file_path``: the converter may look for the file."""
+    lines = (GOLDEN / "claude-code" / "exit-plan-mode" / "input.jsonl").read_bytes().splitlines()[:6]
+    last = orjson.loads(lines[5])
+    last["toolUseResult"]["filePath"] = file_path
+    lines[5] = orjson.dumps(last)
+    folder.mkdir(parents=True, exist_ok=True)
+    session = folder / "5f0c2a7e-91b4-4d6a-8c2e-5a7b3d1e9f04.jsonl"
+    session.write_bytes(b"\n".join(lines) + b"\n")
+    return session
+
+
+def _last_plan(records: list[dict[str, Any]]) -> dict[str, Any]:
+    return [r for r in records if r["type"] == "plan"][-1]
+
+
+def _secret(tmp_path: Path) -> Path:
+    secret = tmp_path / "secret" / "id_ed25519"
+    secret.parent.mkdir()
+    secret.write_text(f"-----BEGIN KEY----- {SECRET}\n")
+    return secret
+
+
+@pytest.mark.parametrize("named", ["/proc/self/environ", "/etc/passwd", "SECRET", "RELATIVE"])
+def test_a_plan_file_named_outside_the_plans_folder_is_not_read(named: str, tmp_path: Path) -> None:
+    secret = _secret(tmp_path)
+    home = tmp_path / "home"
+    named = {"SECRET": str(secret), "RELATIVE": str(home / "projects" / "p" / "plans" / ".." / ".." / ".." / "..")}.get(
+        named, named
+    )
+    if named.endswith(".."):
+        named = f"{named}/secret/id_ed25519"
+        (home / "projects" / "p" / "plans").mkdir(parents=True)
+    session = _plan_session(home / "projects" / "p", named)
+    records, _ = _records(session, "claude-code")
+    plan = _last_plan(records)
+    assert "content" not in plan
+    reason = plan["capture"]["content"]["reason"]
+    assert plan["capture"]["content"]["state"] == "absent"
+    assert "resolves outside the folders" in reason, reason
+    text = orjson.dumps(records).decode()
+    assert SECRET not in text and "PATH=" not in text and "root:x:0" not in text
+
+
+def _plans_file(tmp_path: Path) -> tuple[Path, Path]:
+    """A session in Claude Code's layout and the plan file its transcript names (not yet made)."""
+    home = tmp_path / "home"
+    plan = home / "plans" / "quiet-amber-falcon.md"
+    plan.parent.mkdir(parents=True)
+    return _plan_session(home / "projects" / "p", str(plan)), plan
+
+
+def test_a_plan_file_in_the_agents_plans_folder_is_read(tmp_path: Path) -> None:
+    session, plan = _plans_file(tmp_path)
+    plan.write_text("1. the plan")
+    assert _last_plan(_records(session, "claude-code")[0])["content"] == [{"type": "text", "text": "1. the plan"}]
+    plan.unlink()  # a link to another file of the same folder is still inside it
+    (plan.parent / "real.md").write_text("2. linked")
+    plan.symlink_to(plan.parent / "real.md")
+    assert _last_plan(_records(session, "claude-code")[0])["content"][0]["text"] == "2. linked"
+
+
+@pytest.mark.parametrize("kind", ["symlink out", "fifo", "huge", "folder", "socket"])
+def test_a_hostile_plan_file_in_the_plans_folder_is_not_read(kind: str, tmp_path: Path) -> None:
+    session, plan = _plans_file(tmp_path)
+    expected = {
+        "symlink out": "outside",
+        "fifo": "a FIFO",
+        "huge": "larger than",
+        "folder": "a directory",
+        "socket": "a socket",
+    }[kind]
+    if kind == "symlink out":
+        plan.symlink_to(_secret(tmp_path))
+    elif kind == "fifo":
+        os.mkfifo(plan)  # opening it for reading would wait for a writer forever
+    elif kind == "huge":
+        with open(plan, "wb") as handle:  # sparse: 64 GiB claimed, nothing written
+            handle.truncate(64 << 30)
+    elif kind == "folder":
+        plan.mkdir()
+    else:
+        listener = socket.socket(socket.AF_UNIX)
+        try:
+            listener.bind(str(plan))
+        except OSError as exc:  # a socket path longer than the platform allows
+            pytest.skip(f"cannot bind a socket at {plan}: {exc}")
+    records, _ = _records(session, "claude-code")
+    capture = _last_plan(records)["capture"]["content"]
+    assert capture["state"] == "absent" and expected in capture["reason"], capture
+    assert SECRET not in orjson.dumps(records).decode()
+
+
+def _subagent_case(tmp_path: Path) -> tuple[Path, Path]:
+    case = tmp_path / "case"
+    shutil.copytree(GOLDEN / "claude-code" / "subagent-folder", case)
+    return case / "input.jsonl", case / "input" / "subagents"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink out", "device"])
+def test_a_hostile_subagent_file_is_skipped_with_a_reason(kind: str, tmp_path: Path) -> None:
+    session, subagents = _subagent_case(tmp_path)
+    planted = subagents / "agent-planted.jsonl"
+    if kind == "fifo":
+        os.mkfifo(planted)
+    elif kind == "device":
+        planted.symlink_to("/dev/zero")  # endless: read, it would never end
+    else:
+        secret = _secret(tmp_path)
+        secret.write_text(orjson.dumps({"sessionId": "x", "type": "user", "message": SECRET}).decode() + "\n")
+        planted.symlink_to(secret)
+    records, diagnostics = _records(session, "claude-code")
+    assert SECRET not in orjson.dumps(records).decode()
+    assert not any("agent-planted" in r.get("session", "") for r in records)
+    assert len([d for d in diagnostics if "agent-planted.jsonl: subagent file skipped" in d]) == 1, diagnostics
+    assert any(r.get("session", "").endswith("agent-a1b2c3d4e5f60718") for r in records)  # the real one converts
+
+
+def test_an_openclaw_header_id_cannot_name_a_trajectory_outside_the_folder(tmp_path: Path) -> None:
+    case = GOLDEN / "openclaw" / "header-from-trajectory"
+    folder = tmp_path / "a" / "sessions"
+    folder.mkdir(parents=True)
+    hostile = "../../planted"
+    lines = (case / "input.jsonl").read_bytes().splitlines()
+    header = orjson.loads(lines[0])
+    header["id"] = hostile
+    (folder / "input.jsonl").write_bytes(b"\n".join([orjson.dumps(header), *lines[1:]]) + b"\n")
+    trajectory = (case / "7b8c9d0e-1f2a-4b3c-8d4e-5f6a7b8c9d0e.trajectory.jsonl").read_bytes().splitlines()[0]
+    planted = orjson.loads(trajectory)
+    planted["sessionId"] = hostile
+    (tmp_path / "planted.trajectory.jsonl").write_bytes(orjson.dumps(planted) + b"\n")  # where the id points
+    records, _ = _records(folder / "input.jsonl", "openclaw")
+    assert "telegram" not in orjson.dumps(records[0]).decode()  # the planted key was not read
+    (folder / "input.jsonl").rename(folder / "x.jsonl")
+    (folder / "planted.trajectory.jsonl").symlink_to(tmp_path / "planted.trajectory.jsonl")
+    header["id"] = "planted"  # the same sidecar, linked in from outside: not read either
+    (folder / "x.jsonl").write_bytes(b"\n".join([orjson.dumps(header), *lines[1:]]) + b"\n")
+    assert "telegram" not in orjson.dumps(_records(folder / "x.jsonl", "openclaw")[0][0]).decode()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink out"])
+def test_a_hostile_openclaw_sessions_json_is_skipped_with_a_reason(kind: str, tmp_path: Path) -> None:
+    case = tmp_path / "case"
+    shutil.copytree(GOLDEN / "openclaw" / "header-index-telegram-direct", case)
+    index = case / "sessions.json"
+    if kind == "fifo":
+        index.unlink()
+        os.mkfifo(index)
+    else:
+        outside = tmp_path / "elsewhere.json"
+        index.rename(outside)
+        index.symlink_to(outside)
+    records, diagnostics = _records(case / "input.jsonl", "openclaw")
+    assert [d for d in diagnostics if "sessions.json: session index skipped" in d], diagnostics
+    assert "5550001" not in orjson.dumps(records[0]).decode() or kind == "fifo"
+
+
+def test_the_companion_helper_refuses_what_is_not_a_regular_file_inside_its_root(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "ok").write_bytes(b"fine")
+    (root / "link-in").symlink_to(root / "ok")
+    (root / "link-out").symlink_to(_secret(tmp_path))
+    (root / "zero").symlink_to("/dev/zero")
+    os.mkfifo(root / "fifo")
+    assert read_companion(root / "ok", [root]) == b"fine"
+    assert read_companion(root / "link-in", [root]) == b"fine"
+    assert read_companion(root / "absent", [root]) is None
+    refused = [("link-out", "outside"), ("fifo", "FIFO"), ("zero", "outside"), ("../secret/id_ed25519", "outside")]
+    for name, reason in refused:
+        with pytest.raises(CompanionSkipped, match=reason):
+            read_companion(root / name, [root])
+    with pytest.raises(CompanionSkipped, match="character device"):
+        read_companion(Path("/dev/zero"), [Path("/dev")])
+    with pytest.raises(CompanionSkipped, match="larger than the 3-byte limit"):
+        read_companion(root / "ok", [root], 3)
+    with pytest.raises(CompanionSkipped, match="outside"):
+        read_companion(Path("/proc/self/environ"), [root])

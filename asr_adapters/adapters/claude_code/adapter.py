@@ -17,9 +17,10 @@ import orjson
 
 from ...core.accounting import Diagnostic
 from ...core.adapter import Adapter, Context, Stream
+from ...core.companion import CompanionSkipped, open_companion
 from ...core.errors import InputError
 from ...core.refs import session_ref
-from ...core.source import Source
+from ...core.source import BadLine, Source
 from ...core.spill import SpillSet
 from ...registry import register
 from . import discover
@@ -102,7 +103,10 @@ class ClaudeCodeAdapter(Adapter):
                     sidechains.add(number, obj, builder)
                     continue
                 yield from feed(number, obj)
-            kids = discover.children(source.path, root) if source.path is not None else []
+            skipped: list[tuple[Path, str]] = []
+            kids = discover.children(source.path, root, skipped) if source.path is not None else []
+            for path, reason in skipped:
+                context.accounting.diagnostics.append(Diagnostic(str(path), None, f"subagent file skipped: {reason}"))
             state["kids"] = kids
             # nested agents (sidecar ``parentAgentId``) are linked by their own parent's stream
             linked = [(agent_key(root, k.agent_id), _meta_call(k.meta), k.meta) for k in kids if not _nested(k.meta)]
@@ -196,20 +200,22 @@ def _file_lines(path: Path, context: Context) -> Iterator[tuple[int, Any]]:
     accounting = context.accounting
     loads = orjson.loads
     try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below
-    except OSError as exc:
+        handle = open_companion(path, None, None)  # listed by discover.children (inside its folder)
+    except (OSError, CompanionSkipped) as exc:
         accounting.diagnostics.append(Diagnostic(str(path), None, f"cannot read subagent file: {exc}"))
         return
-    with handle:
-        for number, raw in enumerate(handle, 1):
-            if not raw.strip():
-                continue
+    if handle is None:
+        accounting.diagnostics.append(Diagnostic(str(path), None, "cannot read subagent file: it no longer exists"))
+        return
+    with handle:  # read by the core: lines bounded by MAX_LINE_BYTES, a BOM ignored
+        for number, raw in Source(handle, name=path.name).lines():
             accounting.native_items += 1
             try:
                 value = loads(raw)
             except orjson.JSONDecodeError as exc:
+                reason = raw.reason if isinstance(raw, BadLine) else str(exc)
                 accounting.unreadable += 1
-                accounting.diagnostics.append(Diagnostic(str(path), number, f"unreadable line skipped: {exc}"))
+                accounting.diagnostics.append(Diagnostic(str(path), number, f"unreadable line skipped: {reason}"))
                 continue
             yield number, value
 
@@ -217,7 +223,10 @@ def _file_lines(path: Path, context: Context) -> Iterator[tuple[int, Any]]:
 def _uuids_of(path: Path) -> SpillSet:
     uuids = SpillSet()
     try:
-        with open(path, "rb") as handle:
+        handle = open_companion(path, None, None)  # checked by discover.parent_file
+        if handle is None:
+            return uuids
+        with handle:
             for raw in handle:
                 if b'"uuid"' not in raw:
                     continue
@@ -227,7 +236,7 @@ def _uuids_of(path: Path) -> SpillSet:
                     continue
                 if isinstance(obj, dict) and isinstance(obj.get("uuid"), str):
                     uuids.add(obj["uuid"])
-    except OSError:
+    except (OSError, CompanionSkipped):
         pass
     return uuids
 

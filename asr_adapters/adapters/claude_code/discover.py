@@ -17,6 +17,11 @@ from typing import Any
 
 import orjson
 
+from ...core.companion import CompanionSkipped, check_companion, open_companion, read_companion
+
+#: A subagent's ``.meta.json`` sidecar larger than this is not read.
+MAX_META_BYTES = 1 << 20
+
 
 @dataclass(frozen=True)
 class Child:
@@ -42,7 +47,10 @@ def head_facts(path: Path, limit: int = 64) -> dict[str, Any]:
     """``sessionId`` / ``agentId`` of the first lines that carry them (cheap peek)."""
     facts: dict[str, Any] = {}
     try:
-        with open(path, "rb") as handle:
+        handle = open_companion(path, None, None)  # a FIFO or device is not peeked at
+        if handle is None:
+            return facts
+        with handle:
             for number, raw in enumerate(handle):
                 if number >= limit:
                     break
@@ -59,7 +67,7 @@ def head_facts(path: Path, limit: int = 64) -> dict[str, Any]:
                         break
                     if obj.get("type") in ("user", "assistant"):
                         break
-    except OSError:
+    except (OSError, CompanionSkipped):
         pass
     return facts
 
@@ -82,18 +90,27 @@ def is_session_file(path: Path) -> bool:
     return True
 
 
-def children(session_path: Path, session_id: str) -> list[Child]:
+def children(session_path: Path, session_id: str, skipped: list[tuple[Path, str]] | None = None) -> list[Child]:
     """The subagent transcripts of a session, in a stable order: the session's own
     ``subagents`` folder (recursively), then project-root ``agent-*.jsonl`` files that carry
-    this session's id."""
+    this session's id.
+
+    Only regular files whose real path is inside the session's project folder are listed; the
+    others (a FIFO, a device, a link out of the folder) go to ``skipped`` with the reason."""
     found: list[Child] = []
+    roots = [session_path.parent]
     folder = session_path.parent / session_path.name.removesuffix(".jsonl") / "subagents"
-    if folder.is_dir():
-        for path in sorted(folder.rglob("agent-*.jsonl")):
-            found.append(_child(path))
-    for path in _root_agents(session_path.parent).get(session_id, ()):
-        if path != session_path:
-            found.append(_child(path))
+    paths: list[Path] = sorted(folder.rglob("agent-*.jsonl")) if folder.is_dir() else []
+    paths += [p for p in _root_agents(session_path.parent).get(session_id, ()) if p != session_path]
+    for path in paths:
+        try:
+            if not check_companion(path, roots):
+                continue
+        except CompanionSkipped as exc:
+            if skipped is not None:
+                skipped.append((path, exc.reason))
+            continue
+        found.append(_child(path))
     return found
 
 
@@ -124,26 +141,34 @@ def _root_agents(folder: Path) -> dict[str, list[Path]]:
 def _child(path: Path) -> Child:
     meta_path = path.with_name(path.name.removesuffix(".jsonl") + ".meta.json")
     meta = None
-    if meta_path.is_file():
-        try:
-            value = orjson.loads(meta_path.read_bytes())
-            meta = value if isinstance(value, dict) else {"value": value}
-        except (OSError, orjson.JSONDecodeError):
-            meta = None
-    return Child(path, agent_id_of(path), meta, meta_path if meta_path.is_file() else None)
+    try:
+        data = read_companion(meta_path, [path.parent], MAX_META_BYTES)
+    except (OSError, CompanionSkipped):
+        return Child(path, agent_id_of(path), None, None)
+    if data is None:
+        return Child(path, agent_id_of(path), None, None)
+    try:
+        value = orjson.loads(data)
+        meta = value if isinstance(value, dict) else {"value": value}
+    except orjson.JSONDecodeError:
+        meta = None
+    return Child(path, agent_id_of(path), meta, meta_path)
 
 
 def parent_file(path: Path, session_id: str | None) -> Path | None:
     """The session file a subagent transcript belongs to, when it is where Claude Code puts it."""
     if not session_id:
         return None
-    candidates = [path.parent / f"{session_id}.jsonl"]
+    candidates = [(path.parent / f"{session_id}.jsonl", path.parent)]  # the id is content: kept inside
     if path.parent.name == "subagents":
         session_dir = path.parent.parent
-        candidates.insert(0, session_dir.parent / f"{session_dir.name}.jsonl")
-    for candidate in candidates:
-        if candidate.is_file() and candidate != path:
-            return candidate
+        candidates.insert(0, (session_dir.parent / f"{session_dir.name}.jsonl", session_dir.parent))
+    for candidate, root in candidates:
+        try:
+            if candidate != path and check_companion(candidate, [root]):
+                return candidate
+        except CompanionSkipped:
+            continue
     return None
 
 

@@ -12,6 +12,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ...core.companion import CompanionSkipped, read_companion
+
 _TASK_CREATED = re.compile(r"Task #(\S+) created")
 #: TaskGet's text result: ``Task #<id>: <subject>``, ``Status: …``, ``Description: …`` lines.
 _TASK_GOT = re.compile(
@@ -219,27 +221,57 @@ class TaskList:
         return entry
 
 
-def read_plan_file(named: str | None, slug: str | None, session_path: Path | None) -> tuple[str | None, str | None]:
-    """The plan file's text and the path it was read from, when it can be found: at the
-    path the transcript names, else in a ``plans/`` folder next to the session file or in
-    Claude Code's own layout (``<home>/projects/<project>/<session>.jsonl`` ->
-    ``<home>/plans/``). Never fails: a missing or unreadable file gives ``(None, None)``."""
+#: A plan file larger than this is not read (plans are a few KB of markdown).
+MAX_PLAN_BYTES = 16 << 20
+
+
+def plan_roots(session_path: Path) -> list[Path]:
+    """The folders a session's plan files may be read from: ``plans/`` beside the session file,
+    and Claude Code's own ``<home>/plans/`` for ``<home>/projects/<project>/<session>.jsonl``
+    (or a subagent file under ``<project>/<session>/subagents/``)."""
+    folder = session_path.parent
+    roots = [folder / "plans"]
+    for ancestor in (folder, *folder.parents):
+        if ancestor.name == "subagents":  # <project>/<session>/subagents/**: the session's project
+            folder = ancestor.parent.parent
+            break
+    if len(folder.parents) >= 2:
+        roots.append(folder.parent.parent / "plans")
+    return roots
+
+
+def read_plan_file(
+    named: str | None, slug: str | None, session_path: Path | None
+) -> tuple[str | None, str | None, str]:
+    """The plan file's text, the path it was read from, and why not when it was not.
+
+    Looked for at the path the transcript names, else by name in the plan folders
+    (``plan_roots``). A transcript is untrusted: a file is read only when its real path is
+    inside one of those folders, it is a regular file and no larger than ``MAX_PLAN_BYTES``
+    (core.companion). Never fails: ``(None, None, reason)`` when nothing may be read."""
     candidates: list[Path] = []
     name = None
     if named:
-        candidates.append(Path(named).expanduser())
+        candidates.append(Path(named))
         name = Path(named).name
     elif slug:
         name = f"{slug}.md"
-    if name and session_path is not None:
-        folder = session_path.parent
-        candidates.append(folder / "plans" / name)
-        if len(folder.parents) >= 2:
-            candidates.append(folder.parent.parent / "plans" / name)
+    if session_path is None:
+        return None, None, "plan file not found (the transcript was not read from a file)"
+    roots = plan_roots(session_path)
+    if name and name not in (".", ".."):
+        candidates += [root / name for root in roots]
+    reason = "plan file not found"
     for path in candidates:
         try:
-            if path.is_file():
-                return path.read_text(encoding="utf-8"), str(path)
-        except (OSError, UnicodeDecodeError, ValueError):
+            data = read_companion(path, roots, MAX_PLAN_BYTES)
+        except CompanionSkipped as exc:
+            reason = f"plan file not read: {exc.reason}"
             continue
-    return None, None
+        if data is None:
+            continue
+        try:
+            return data.decode("utf-8"), str(path), ""
+        except UnicodeDecodeError:
+            reason = "plan file not read: not UTF-8 text"
+    return None, None, reason

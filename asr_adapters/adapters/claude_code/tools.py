@@ -213,15 +213,16 @@ class ToolMixin:
         if text is None and isinstance(result, dict) and isinstance(result.get("plan"), str):
             text = result["plan"]
         found = None
+        missing = "plan file not found"
         if text is None:
-            text, found = read_plan_file(named, slug, self.info.path)
+            text, found, missing = read_plan_file(named, slug, self.info.path)
         path = named or found
         plan_id = _stem(path) or slug
         body: dict[str, Any] = {"planType": "document"}
         if text is not None:
             body["content"] = [{"type": "text", "text": text}]
         else:
-            body["capture"] = {"content": {"state": "absent", "reason": "plan file not found"}}
+            body["capture"] = {"content": {"state": "absent", "reason": missing}}
         if path:
             body["source"] = {"root": None, "path": path}
         self._plan(obj, block, plan_id or f"plan:{self.info.session_id}", body, derived=plan_id is None)

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import orjson
 
+from ...core.companion import CompanionSkipped, open_companion
+
 _PEEK = 65536
 _SESSION_ID = re.compile(rb'"sessionId"\s*:\s*"([^"\\]+)"')
 _KIND = re.compile(rb'"kind"\s*:\s*"([^"\\]+)"')
@@ -18,7 +20,13 @@ _REPLY = re.compile(rb'"type"\s*:\s*"gemini"')
 
 
 def _peek(path: Path) -> tuple[bytes, bytes]:
-    with open(path, "rb") as handle:
+    try:
+        handle = open_companion(path, None, None)  # a FIFO or device found by the glob is not read
+    except CompanionSkipped as exc:
+        raise OSError(exc.reason) from exc
+    if handle is None:
+        raise FileNotFoundError(path)
+    with handle:
         head = handle.read(_PEEK)
         size = handle.seek(0, 2)
         if size <= _PEEK:

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 import orjson
 
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
+from ...core.companion import report_skip
 from ...core.errors import InputError
 from ...core.refs import session_ref
 from ...core.source import Source
@@ -88,7 +89,7 @@ class OpenClawAdapter(Adapter):
         self, source: Source, context: Context, first: tuple[int, Any], lines: Iterator[tuple[int, Any]]
     ) -> Iterator[dict[str, Any]]:
         session_id = _session_id(source, first[1])
-        index = load_index(source.path)
+        index = load_index(source.path, lambda exc: report_skip(context.accounting, exc, "session index"))
         info = lookup(index, session_id)
         if info is None and (key := trajectory_key(source.path, session_id)) is not None:
             info = from_key(key)

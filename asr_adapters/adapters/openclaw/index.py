@@ -8,12 +8,19 @@ be megabytes; it is read once per input, never per line.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import orjson
+
+from ...core.companion import CompanionSkipped, open_companion, read_companion
+from ...core.source import MAX_DOCUMENT_BYTES
+
+#: The first line of a trajectory sidecar (its header) is read only up to this size.
+MAX_TRAJECTORY_HEADER = 1 << 20
 
 
 @dataclass
@@ -95,26 +102,33 @@ def _str(value: Any) -> str | None:
     return None
 
 
-def load_index(path: Path | None) -> dict[str, Any]:
+def load_index(path: Path | None, on_skip: Callable[[CompanionSkipped], None] | None = None) -> dict[str, Any]:
     """The parsed ``sessions.json`` beside a transcript, or ``{}`` when absent or unreadable.
 
     Batch conversion reads many transcripts of one folder; the index (often megabytes) is
-    parsed once per version of the file (path, size, mtime), not once per transcript.
+    parsed once per version of the file (path, size, mtime), not once per transcript. Only a
+    regular file inside the transcript's folder is read (core.companion); a FIFO, device or
+    link out of the folder is passed to ``on_skip``.
     """
     if path is None:
         return {}
     index = path.parent / "sessions.json"
     try:
         stat = index.stat()
+        return _parsed_index(str(index), str(path.parent), stat.st_size, stat.st_mtime_ns)
+    except CompanionSkipped as exc:
+        if on_skip is not None:
+            on_skip(exc)
+        return {}
     except OSError:
         return {}
-    return _parsed_index(str(index), stat.st_size, stat.st_mtime_ns)
 
 
 @lru_cache(maxsize=2)
-def _parsed_index(path: str, size: int, mtime_ns: int) -> dict[str, Any]:
+def _parsed_index(path: str, root: str, size: int, mtime_ns: int) -> dict[str, Any]:
     try:
-        data = orjson.loads(Path(path).read_bytes())
+        raw = read_companion(Path(path), [Path(root)], MAX_DOCUMENT_BYTES)
+        data = orjson.loads(raw) if raw is not None else None
     except (OSError, orjson.JSONDecodeError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -170,11 +184,14 @@ def trajectory_key(path: Path | None, session_id: str) -> str | None:
     """The session key the run-trace sidecar ``<sessionId>.trajectory.jsonl`` records (first line)."""
     if path is None:
         return None
-    sidecar = path.parent / f"{session_id}.trajectory.jsonl"
+    sidecar = path.parent / f"{session_id}.trajectory.jsonl"  # the id is content: kept inside the folder
     try:
-        with sidecar.open("rb") as handle:
-            first = orjson.loads(handle.readline())
-    except (OSError, orjson.JSONDecodeError):
+        handle = open_companion(sidecar, [path.parent], None)
+        if handle is None:
+            return None
+        with handle:
+            first = orjson.loads(handle.readline(MAX_TRAJECTORY_HEADER))
+    except (OSError, orjson.JSONDecodeError, CompanionSkipped):
         return None
     key = first.get("sessionKey") if isinstance(first, dict) else None
     return key if isinstance(key, str) and key and first.get("sessionId") == session_id else None

@@ -14,11 +14,14 @@ from typing import Any
 import orjson
 
 from ...core.adapter import Context, Emitter
+from ...core.companion import CompanionSkipped, open_companion, read_companion, report_skip
 from ...core.timestamps import from_epoch_millis, stamp
 from .index import SessionInfo, obj
 from .routing import Routing
 
 _CRON_DELIVERY = {"delivered": "sent", "not-delivered": "failed"}
+#: A delivery-queue entry larger than this is not read.
+MAX_QUEUE_ENTRY_BYTES = 16 << 20
 
 
 def state_dir(path: Path) -> Path:
@@ -74,10 +77,16 @@ def cron_deliveries(
         job_id = info.key.split(":cron:", 1)[1].split(":", 1)[0]
     if not job_id or "/" in job_id or "\\" in job_id:
         return
-    log = state_dir(path) / "cron" / "runs" / f"{job_id}.jsonl"
+    runs = state_dir(path) / "cron" / "runs"
+    log = runs / f"{job_id}.jsonl"
     try:
-        handle = log.open("rb")
+        handle = open_companion(log, [runs], None)
+    except CompanionSkipped as exc:
+        report_skip(context.accounting, exc, "cron run log")
+        return
     except OSError:
+        return
+    if handle is None:
         return
     with handle:
         for line in handle:
@@ -118,7 +127,11 @@ def failed_deliveries(
         return
     for file in sorted(folder.glob("*.json")):
         try:
-            entry = orjson.loads(file.read_bytes())
+            raw = read_companion(file, [folder], MAX_QUEUE_ENTRY_BYTES)
+            entry = orjson.loads(raw) if raw is not None else None
+        except CompanionSkipped as exc:
+            report_skip(context.accounting, exc, "delivery-queue entry")
+            continue
         except (OSError, orjson.JSONDecodeError):
             continue
         if not isinstance(entry, dict):

@@ -5,9 +5,10 @@ JSONL files held, one row per entry, ``event_zstd`` being zstd-compressed UTF-8 
 ``session_windows`` (session id → key, chat type, channel, account) and ``session_nodes``
 (key → ``SessionEntry`` JSON) give the routing facts ``sessions.json`` gave before.
 
-The database is opened read-only (``mode=ro``) and read in short batches: every query is
-its own read transaction that ends before the records are handed on, so OpenClaw is never
-kept from writing for longer than one batch takes to fetch.
+The database is opened read-only in one read transaction for the whole conversion
+(core.sqlite_snapshot): every batch sees the same committed state, never a row a writer rolls
+back. OpenClaw keeps it in WAL mode, where a reader never blocks the writer; an idle database
+(no ``-wal``/``-shm``) is read with ``immutable=1`` so nothing is created beside it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from typing import Any
 
 import orjson
 
+from ...core.source import MAX_LINE_BYTES, BadLine, decompress_zstd
+from ...core.sqlite_snapshot import open_snapshot
 from .index import SessionInfo, agent_from_key, from_entry
 
 BATCH = 256
@@ -26,7 +29,9 @@ TABLE = "transcript_events"
 
 
 def connect(path: Path) -> sqlite3.Connection:
-    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=2.0)
+    """Read-only, in one snapshot for the whole conversion, creating nothing beside an idle
+    database (core.sqlite_snapshot); a write lock waits 2 s, then raises."""
+    return open_snapshot(path, timeout=2.0)
 
 
 def table_names(path: Path) -> set[str]:
@@ -76,17 +81,17 @@ def _payload(text: Any, packed: Any) -> bytes | str | None:
     if isinstance(text, str | bytes) and text:
         return text
     if isinstance(packed, bytes) and packed:
-        import zstandard
-
-        try:
-            return zstandard.ZstdDecompressor().decompress(packed)
-        except zstandard.ZstdError:
-            return None
+        try:  # under the core's ratio and size caps: a bomb is this row's reason, not a crash
+            return decompress_zstd(packed, MAX_LINE_BYTES)
+        except ValueError as exc:
+            return BadLine(f"event_zstd unreadable: {exc}")
     return None
 
 
 def parse(raw: bytes | str | None) -> Any:
     """One event as JSON, or raise ``ValueError`` when it cannot be read."""
+    if isinstance(raw, BadLine):
+        raise ValueError(raw.reason)
     if raw is None:
         raise ValueError("no event_json and no readable event_zstd")
     try:

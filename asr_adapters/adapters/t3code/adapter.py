@@ -72,6 +72,7 @@ class T3CodeAdapter(Adapter):
                 context.accounting.folded += others
                 folder = path.parent / "attachments" if source.path is not None else None
                 attachments = folder if folder is not None and folder.is_dir() else None
+                v1.check_attachments(attachments, context.accounting)
                 for thread_id in db.thread_ids():
                     yield Stream(
                         f"t3code:{thread_id}",
@@ -128,7 +129,8 @@ class T3CodeAdapter(Adapter):
         accounting.native_items += 1
         if event.get("unreadable"):
             accounting.unreadable += 1
-            context.warn(None, f"event {event.get('sequence')} ({event.get('eventId')}): text is not UTF-8; skipped")
+            reason = event.get("reason", "text is not UTF-8")
+            context.warn(None, f"event {event.get('sequence')} ({event.get('eventId')}): {reason}; skipped")
             return
         try:
             outcome = handler(st, event, attachments)

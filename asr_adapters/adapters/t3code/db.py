@@ -1,13 +1,12 @@
 """Read-only access to T3 Code's ``state.sqlite``.
 
-T3 Code keeps the database open in WAL mode while it runs, so we never write, never hold a
-read transaction across our own processing (every query is one page of rows fetched whole, so
-SQLite releases its read mark at once; the few id lists loaded per thread go straight into
-bounded maps, holding the read only while they are copied), and read the committed ``-wal``
-content through an ordinary ``mode=ro`` connection. When that connection cannot be opened (a
-folder we may not write, so SQLite cannot create the ``-shm`` index) we fall back to
-``immutable=1``, which reads the main file only: safe only when there is no ``-wal`` file, and
-reported otherwise.
+T3 Code keeps the database open in WAL mode while it runs. We never write, and read in one
+read transaction for the whole conversion (core.sqlite_snapshot): every query sees the same
+committed state, including committed rows still in the ``-wal`` (a WAL reader never blocks the
+writer); an idle database (no ``-wal``/``-shm``) is read with ``immutable=1``, creating nothing
+beside it. A write lock (a rollback-journal writer) is one error, never a read of the main file
+under it. When the folder cannot be written (SQLite cannot create the ``-shm`` index) we fall
+back to ``immutable=1``, which reads the main file only: reported when a ``-wal`` exists.
 """
 
 from __future__ import annotations
@@ -16,11 +15,11 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import orjson
 
 from ...core.spill import SpillMap, SpillSet
+from ...core.sqlite_snapshot import open_snapshot
 
 PAGE = 1000
 
@@ -33,11 +32,6 @@ V2_COLUMNS = (
     "sequence, event_id, command_id, thread_id, run_id, node_id, provider, raw_event_id, event_type, "
     "occurred_at, payload_json"
 )
-
-
-def _uri(path: Path, **params: str) -> str:
-    query = "&".join(f"{k}={v}" for k, v in params.items())
-    return f"file:{quote(str(path.resolve()))}?{query}"
 
 
 class Database:
@@ -54,19 +48,17 @@ class Database:
         self.has_app_version = "application_event_version" in columns
 
     def _open(self, path: Path) -> sqlite3.Connection:
+        """One read snapshot for the whole conversion (core.sqlite_snapshot). A write lock is
+        an error (reading the main file under it could return rows the writer rolls back)."""
         try:
-            connection = sqlite3.connect(_uri(path, mode="ro"), uri=True, check_same_thread=False)
-            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            return connection
+            return open_snapshot(path, timeout=5.0)
         except sqlite3.OperationalError as exc:
+            if "locked" in str(exc).lower() or "busy" in str(exc).lower():
+                raise
+            # a folder we may not write: SQLite cannot create the -shm index; read the main file
             wal = path.with_name(path.name + "-wal")
-            connection = sqlite3.connect(_uri(path, mode="ro", immutable="1"), uri=True, check_same_thread=False)
-            if "locked" in str(exc).lower():
-                self.warnings.append(
-                    f"the database is locked by a writer ({exc}); read the main file as it stands "
-                    "(immutable=1): a write in progress may be missing or half-read"
-                )
-            elif wal.exists():
+            connection = open_snapshot(path, timeout=5.0, immutable=True)
+            if wal.exists():
                 self.warnings.append(
                     f"read-only open failed ({exc}); read the main file only: "
                     f"committed changes still in {wal.name} are not included"
@@ -318,10 +310,14 @@ def _decode(raw: bytes) -> str:
 
 
 def _unreadable(row: tuple[Any, ...]) -> dict[str, Any] | None:
-    """A marker for a row holding text that is not UTF-8 (``adapter`` counts it unreadable)."""
-    if UndecodableText not in map(type, row):  # one C loop, no generator per row
-        return None
-    return {"unreadable": True, "sequence": row[0], "eventId": row[1]}
+    """A marker for a row holding text that is not UTF-8, or a BLOB where T3 Code writes text
+    (``adapter`` counts it unreadable, with the reason)."""
+    types = set(map(type, row))  # one C loop, no generator per row
+    if UndecodableText in types:
+        return {"unreadable": True, "sequence": row[0], "eventId": row[1], "reason": "text is not UTF-8"}
+    if bytes in types:
+        return {"unreadable": True, "sequence": row[0], "eventId": row[1], "reason": "a BLOB in a text column"}
+    return None
 
 
 def verbatim(event: dict[str, Any]) -> dict[str, Any]:
@@ -379,7 +375,7 @@ def _v2_row(row: tuple[Any, ...]) -> dict[str, Any]:
 def table_names(path: Path) -> set[str]:
     """Table names of a SQLite file, read-only (for detection when the head is not enough)."""
     try:
-        connection = sqlite3.connect(_uri(path, mode="ro"), uri=True)
+        connection = open_snapshot(path, timeout=5.0)
     except sqlite3.Error:
         return set()
     try:

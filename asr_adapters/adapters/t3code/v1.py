@@ -7,10 +7,13 @@ lists the records it reverted), never applied.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 from pathlib import Path
 from typing import Any
 
+from ...core.accounting import Accounting
+from ...core.companion import CompanionSkipped, check_companion, open_companion, report_skip
 from ...core.refs import schema_name
 from . import activities, tools
 from .db import verbatim
@@ -219,17 +222,42 @@ def attachment_parts(atts: Any, folder: Path | None) -> tuple[list[dict[str, Any
 
 
 def _blob(folder: Path | None, attachment_id: Any, mime: str) -> dict[str, Any] | None:
+    """The attachment's digest and size. The id is content: matched literally (no wildcards),
+    and only a regular file inside the attachments folder is read (core.companion; the adapter
+    reports the files it refuses once, ``check_attachments``)."""
     if folder is None or not isinstance(attachment_id, str) or "/" in attachment_id or attachment_id.startswith("."):
         return None
-    for path in sorted(folder.glob(f"{attachment_id}.*")):
+    for path in sorted(folder.glob(f"{glob.escape(attachment_id)}.*")):
+        try:
+            handle = open_companion(path, [folder], None)
+        except (CompanionSkipped, OSError):
+            continue
+        if handle is None:
+            continue
         digest = hashlib.sha256()
         size = 0
-        with open(path, "rb") as handle:
-            for chunk in iter(lambda: handle.read(1 << 16), b""):
+        with handle:
+            while chunk := handle.read(1 << 16):
                 digest.update(chunk)
                 size += len(chunk)
         return {"blob": f"sha256:{digest.hexdigest()}", "size": size, "mimeType": mime}
     return None
+
+
+def check_attachments(folder: Path | None, accounting: Accounting) -> None:
+    """Report, once each, the files of the attachments folder ``_blob`` will not read (a FIFO,
+    a device, a link out of the folder): counted warnings, not silent gaps."""
+    if folder is None:
+        return
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError:
+        return
+    for path in entries:
+        try:
+            check_companion(path, [folder])
+        except CompanionSkipped as exc:
+            report_skip(accounting, exc, "attachment")
 
 
 def _close(

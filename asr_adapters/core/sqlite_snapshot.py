@@ -1,0 +1,59 @@
+"""Opening an agent's SQLite database to read it: read-only, in one snapshot, creating nothing.
+
+- One snapshot: the connection begins a read transaction at once and keeps it until closed, so
+  every query of a conversion sees the same committed state: never a row a writer later rolls
+  back, never half of a write (docs/reliability.md, "SQLite").
+- Creating nothing: a WAL-mode database with neither ``-wal`` nor ``-shm`` beside it has no
+  connection open (a WAL writer keeps its ``-wal`` while connected) and all its data is in the
+  main file; a ``mode=ro`` connection would still create both files, so it is opened with
+  ``immutable=1``, which reads the main file and writes nothing. With a ``-wal`` present (a writer
+  running, or one that crashed) it is an ordinary ``mode=ro`` connection, so committed rows still
+  in the ``-wal`` are read; SQLite then updates the ``-shm`` index, which holds no data.
+- A write lock (``database is locked``) or a malformed page is an ``sqlite3.Error`` from
+  ``open_snapshot`` itself: the caller makes it one error for the source before any output.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from urllib.parse import quote
+
+#: Header bytes 18 and 19 (file format write/read versions) are 2 in a WAL-mode database.
+_WAL_VERSIONS = b"\x02\x02"
+
+
+def uri(path: Path, **params: str) -> str:
+    query = "&".join(f"{k}={v}" for k, v in params.items())
+    return f"file:{quote(str(path.resolve()))}?{query}"
+
+
+def untouched_wal_database(path: Path) -> bool:
+    """A WAL-mode database with no ``-wal`` or ``-shm`` beside it: no writer is connected."""
+    if any(os.path.lexists(f"{path}{suffix}") for suffix in ("-wal", "-shm", "-journal")):
+        return False
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(20)
+    except OSError:
+        return False
+    return len(header) == 20 and header[18:20] == _WAL_VERSIONS
+
+
+def open_snapshot(path: Path, timeout: float, *, immutable: bool | None = None) -> sqlite3.Connection:
+    """A read-only connection to ``path`` inside one read transaction (see the module doc).
+    ``immutable`` forces the main-file-only reading (None: only when nothing is beside it)."""
+    if immutable is None:
+        immutable = untouched_wal_database(path)
+    params = {"mode": "ro", "immutable": "1"} if immutable else {"mode": "ro"}
+    connection = sqlite3.connect(
+        uri(path, **params), uri=True, timeout=timeout, isolation_level=None, check_same_thread=False
+    )
+    try:
+        connection.execute("BEGIN")
+        connection.execute("SELECT count(*) FROM sqlite_master").fetchone()  # takes the snapshot now
+    except BaseException:
+        connection.close()
+        raise
+    return connection
