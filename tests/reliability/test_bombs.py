@@ -82,3 +82,23 @@ def test_an_openclaw_event_zstd_bomb_is_one_unreadable_row(tmp_path: Path) -> No
     outcome = convert(path, tmp_path / "out2", "--agent", "openclaw")
     assert outcome.stats is not None and outcome.stats["unreadable"] == before["unreadable"] + 1
     assert [w for w in outcome.warnings if "event_zstd unreadable" in w and "decompression bomb" in w]
+
+
+def test_a_gzip_bomb_is_refused_like_a_zstd_one() -> None:
+    """gzip inputs (read like .zst) get the same caps: deflate's best ratio (~1030:1 on zeros)
+    passes the 1000:1 cap once past the floor, so 96 MiB of zeros in ~100 KB is refused."""
+    import gzip
+
+    data = gzip.compress(b"\0" * (96 << 20), compresslevel=9)
+    assert len(data) * MAX_ZSTD_RATIO < 96 << 20
+    with pytest.raises(ZstdBomb, match="gzip data expands more than"):
+        for _ in Source(data).lines():
+            pass
+
+
+def test_ordinary_gzip_reads_whole() -> None:
+    import gzip
+
+    lines = [orjson.dumps({"n": i}) for i in range(1000)]
+    data = gzip.compress(b"\n".join(lines) + b"\n") + gzip.compress(b'{"n":"second member"}\n')
+    assert [raw for _, raw in Source(data).lines()] == [*lines, b'{"n":"second member"}']
