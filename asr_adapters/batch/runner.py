@@ -383,7 +383,8 @@ class _Batch:
         summary.record_types.update(accounting.get("record_types", {}))
         summary.duplicates += int(accounting.get("duplicates", 0))
         summary.vendor += int(accounting.get("vendor", 0))
-        summary.warnings += len(result.diagnostics)
+        # the accounting counts every diagnostic; result.diagnostics keeps only the first ones
+        summary.warnings += int(accounting.get("diagnostics", len(result.diagnostics)))
 
     def _write_errors(self) -> None:
         """This run's failures, then the warnings of every source converted now or before."""
