@@ -85,6 +85,18 @@ def _check_agents(agents: tuple[str, ...]) -> list[str]:
     is_flag=True,
     help="Fold the shards' manifests in OUTDIR into its main manifest, then stop (no SOURCES).",
 )
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="Where the tasks run: the local process pool, or a Dask cluster (the dask extra).",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDR",
+    help="--engine dask: the scheduler's address (tcp://host:8786); without it a local cluster of --jobs processes.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary on stdout.")
 def batch(
@@ -100,6 +112,8 @@ def batch(
     follow_symlinks: bool,
     shard: str | None,
     merge: bool,
+    engine: str,
+    scheduler: str | None,
     quiet: bool,
     as_json: bool,
 ) -> None:
@@ -135,6 +149,8 @@ def batch(
         progress=None if quiet else Progress(),
         follow_symlinks=follow_symlinks,
         shard=slice_,
+        engine=engine,
+        scheduler=scheduler,
     )
     try:
         summary = run_batch(options)

@@ -25,6 +25,8 @@ import orjson
 
 from ..version import __version__
 from .atomic import atomic_write_bytes, inside, sweep_temps
+from .engine_dask import MISSING as DASK_MISSING
+from .engine_dask import EngineError, dask_executor, dask_installed
 from .homes import agent_homes
 from .manifest import MAX_WARNINGS, Entry, Manifest
 from .naming import output_path, short_hash
@@ -36,6 +38,7 @@ from .summary import AgentCounts, Summary, errors_name
 from .worker import Item, Result, companions, run_item
 
 LOCK = "_batch.lock"
+ENGINES = ("local", "dask")
 
 
 class BatchUsageError(Exception):
@@ -68,6 +71,8 @@ class BatchOptions:
     follow_symlinks: bool = False
     executor: Executor | None = None  # any concurrent.futures-style executor instead of the local pool
     shard: Shard | None = None  # --shard K/N: this run's slice of the sources
+    engine: str = "local"  # local (the process pool, or this process) | dask
+    scheduler: str | None = None  # --engine dask: the scheduler's address (else a LocalCluster of `jobs`)
 
 
 def run_batch(options: BatchOptions) -> Summary:
@@ -79,6 +84,12 @@ def run_batch(options: BatchOptions) -> Summary:
     for root in roots:
         if not root.exists():
             raise BatchUsageError(f"{root}: no such file or folder")
+    if options.engine not in ENGINES:
+        raise BatchUsageError(f"unknown engine {options.engine!r} (one of {', '.join(ENGINES)})")
+    if options.scheduler and options.engine != "dask":
+        raise BatchUsageError("--scheduler goes with --engine dask")
+    if options.engine == "dask" and not dask_installed():
+        raise BatchUsageError(DASK_MISSING)
     summary = Summary(outdir=str(outdir), shard=options.shard.name if options.shard else "")
     if options.discover:
         summary.homes = agent_homes(options.env, options.filters.agents or None)
@@ -236,6 +247,13 @@ class _Batch:
             if self.options.executor is not None:
                 tasks = pack(items, sizes, jobs, outdir, agents, self.tag)
                 run_on_executor(self.options.executor, tasks, self.receive, window=jobs * 2)
+            elif self.options.engine == "dask" and items:
+                try:
+                    with dask_executor(jobs, self.options.scheduler) as (executor, workers):
+                        tasks = pack(items, sizes, workers, outdir, agents, self.tag)
+                        run_on_executor(executor, tasks, self.receive, window=workers * 2)
+                except EngineError as exc:
+                    raise BatchUsageError(str(exc)) from None
             elif jobs <= 1 or len(items) <= 1:
                 for item in items:
                     self.receive(run_item(item, outdir, agents, self.tag))
