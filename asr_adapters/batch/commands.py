@@ -54,15 +54,15 @@ def _check_agents(agents: tuple[str, ...]) -> list[str]:
 
 
 @click.command()
-@click.argument("sources", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("sources", nargs=-1, type=click.Path())
 @click.option(
     "-o",
     "--output",
     "outdir",
     required=True,
     metavar="OUTDIR",
-    type=click.Path(path_type=Path),
-    help="The output folder.",
+    type=click.Path(),
+    help="The output folder, or an object-store URL (s3://bucket/asr/; the s3, gcs or azure extra).",
 )
 @click.option("--discover", "use_homes", is_flag=True, help="Also walk every agent's default home.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: the CPU count).")
@@ -100,8 +100,8 @@ def _check_agents(agents: tuple[str, ...]) -> list[str]:
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary on stdout.")
 def batch(
-    sources: tuple[Path, ...],
-    outdir: Path,
+    sources: tuple[str, ...],
+    outdir: str,
     use_homes: bool,
     jobs: int | None,
     force: bool,
@@ -117,7 +117,7 @@ def batch(
     quiet: bool,
     as_json: bool,
 ) -> None:
-    """Convert every session under SOURCES (folders or files) into OUTDIR/<agent>/<session>.asr.jsonl.
+    """Convert every session under SOURCES (folders, files, store URLs) into OUTDIR/<agent>/<session>.asr.jsonl.
 
     A re-run converts only new or changed sources (OUTDIR/_manifest.json); see docs/batch.md.
 
@@ -176,7 +176,7 @@ def batch(
     sys.exit(summary.exit_code)
 
 
-def _merge(outdir: Path, sources: tuple[Path, ...], shard: str | None, quiet: bool, as_json: bool) -> None:
+def _merge(outdir: str, sources: tuple[str, ...], shard: str | None, quiet: bool, as_json: bool) -> None:
     if sources or shard:
         raise click.UsageError("--merge-manifests takes only -o OUTDIR")
     try:

@@ -58,6 +58,12 @@ class Summary:
         return self.agents.setdefault(name, AgentCounts())
 
     @property
+    def errors_file(self) -> str:
+        if "://" in self.outdir:  # an object store's URL
+            return f"{self.outdir.rstrip('/')}/{errors_name(self.shard)}"
+        return str(Path(self.outdir) / errors_name(self.shard))
+
+    @property
     def exit_code(self) -> int:
         return 1 if self.failed else 0
 
@@ -84,14 +90,14 @@ class Summary:
             "seconds": round(self.seconds, 3),
             "outdir": self.outdir,
             "roots": self.roots,
-            "errors_file": str(Path(self.outdir) / errors_name(self.shard)),
+            "errors_file": self.errors_file,
         }
 
     def describe(self) -> str:
         parts = [f"converted {self.converted}", f"skipped {self.skipped} unchanged", f"failed {self.failed}"]
         text = ", ".join(parts) + f" ({self.streams} streams, {self.records} records) in {self.seconds:.1f} s"
         if self.failed:
-            text += f"; errors in {Path(self.outdir) / errors_name(self.shard)}"
+            text += f"; errors in {self.errors_file}"
         if self.unclaimed:
             reasons = ", ".join(f"{n} {r}" for r, n in sorted(self.unclaimed_reasons.items()))
             text += f"; {self.unclaimed} files not converted ({reasons})"
