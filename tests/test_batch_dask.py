@@ -7,6 +7,7 @@ convert the golden inputs with the real adapters, not the toy adapter of test_ba
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ from test_batch import _golden_cases, batch, build_sqlite, outputs, tree
 
 from asr_adapters.batch.engine_dask import LOCAL_SCHEDULER
 from asr_adapters.batch.pool import WORKER_DIED
+from asr_adapters.batch.progress import Progress
 from asr_adapters.batch.worker import KILL_HOOK
 from asr_adapters.cli import main
 
@@ -88,10 +90,14 @@ def test_dask_gives_outputs_manifest_and_summary_identical_to_jobs_1(
     corpus: tuple[list[Path], Path], scheduler: str, tmp_path: Path
 ) -> None:
     inputs, _killer = corpus
-    reference = batch(inputs, tmp_path / "reference", jobs=1)
-    through_dask = batch(inputs, tmp_path / "dask", jobs=2, engine="dask", scheduler=scheduler)
+    bars = [Progress(io.StringIO(), tty=False, interval=0.0) for _ in range(2)]
+    reference = batch(inputs, tmp_path / "reference", jobs=1, progress=bars[0])
+    through_dask = batch(inputs, tmp_path / "dask", jobs=2, engine="dask", scheduler=scheduler, progress=bars[1])
     assert reference.converted > 50 and reference.failed == 0
     assert through_dask.as_dict() | VARYING == reference.as_dict() | VARYING
+    for bar in bars:  # the same progress: every source counted once, every byte
+        assert (bar.done, bar.done_bytes) == (bar.total, bar.total_bytes) == (bars[0].total, bars[0].total_bytes)
+        assert bar.stream.getvalue().count("\n") == bar.total
     assert tree(tmp_path / "dask") == tree(tmp_path / "reference")  # outputs, _manifest.json, _errors.jsonl
     again = batch(inputs, tmp_path / "dask", jobs=2, engine="dask", scheduler=scheduler)
     assert (again.converted, again.skipped) == (0, reference.converted)
@@ -103,7 +109,7 @@ def test_a_source_that_kills_its_worker_is_retried_then_fails_alone(
     inputs, killer = corpus
     batch(inputs, tmp_path / "reference", jobs=1)
     killed = batch([killer, *inputs], tmp_path / "dask", jobs=2, engine="dask", scheduler=scheduler)
-    assert killed.failed == 1 and killed.converted == len(inputs)
+    assert killed.failed == 1 and killed.converted == len(inputs) and killed.exit_code == 1
     failures = [(row["path"], row["reason"]) for row in errors(tmp_path / "dask") if row["severity"] == "error"]
     assert failures == [(os.path.realpath(killer), WORKER_DIED)]
     assert outputs(tmp_path / "dask") == outputs(tmp_path / "reference")
