@@ -123,6 +123,9 @@ def test_s3_sources_to_s3_outputs_then_an_incremental_rerun_converts_nothing(
     assert (third.converted, third.gone) == (1, 1)
     assert objects(s3, "one/out")["toy/s1.asr.jsonl"] != stored["toy/s1.asr.jsonl"]
 
+    single = batch([f"{source}/a/two.jsonl"], f"s3://{BUCKET}/one/single", jobs=1)  # one object, named
+    assert single.converted == 1 and "toy/s2.asr.jsonl" in objects(s3, "one/single")
+
 
 def test_a_conversion_that_raises_midway_leaves_no_object(toy: None, s3: Any, tmp_path: Path) -> None:
     src = tmp_path / "src"

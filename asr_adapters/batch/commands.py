@@ -21,6 +21,7 @@ from .homes import agent_homes
 from .merge import merge_manifests
 from .plan import Shard
 from .progress import Progress
+from .remote import is_url
 from .runner import BatchOptions, BatchOutputError, BatchUsageError, run_batch
 from .scan import Filters
 from .summary import print_json
@@ -179,6 +180,8 @@ def batch(
 def _merge(outdir: str, sources: tuple[str, ...], shard: str | None, quiet: bool, as_json: bool) -> None:
     if sources or shard:
         raise click.UsageError("--merge-manifests takes only -o OUTDIR")
+    if is_url(outdir):
+        raise click.UsageError("--merge-manifests works on a local OUTDIR only (for now)")
     try:
         merged = merge_manifests(outdir)
     except BatchUsageError as exc:

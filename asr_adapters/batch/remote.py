@@ -92,6 +92,7 @@ class Listed:
     size: int
     mtime_ns: int
     etag: str
+    explicit: bool = False  # the root URL names this object itself (not a folder)
 
 
 def stamp(info: dict[str, Any]) -> tuple[int, int, str]:
@@ -133,7 +134,7 @@ def listing(root: str, skip: str | None = None) -> Iterator[Listed]:
         if skip_path is not None and (path + "/").startswith(skip_path):
             continue
         size, mtime_ns, etag = stamp(info)
-        yield Listed(prefix + path, relative, size, mtime_ns, etag)
+        yield Listed(prefix + path, relative, size, mtime_ns, etag, path == base)
 
 
 class RemoteOut:

@@ -127,6 +127,7 @@ class _Batch:
         self.out = out  # the output folder on an object store (then ``outdir`` is not used)
         self.target = out.url if out is not None else str(outdir)  # what workers write to
         self.listed: dict[str, list[Listed]] = {}  # remote root -> its objects
+        self.listed_urls: set[str] = set()
         self.summary = summary
         self.shard = options.shard
         name = options.shard.name if options.shard else ""
@@ -152,7 +153,7 @@ class _Batch:
         for listed in self.listed.values():
             for obj in listed:
                 path = Path(*obj.relative.split("/"))  # for the name filters (the object is read by the worker)
-                yield Candidate(path, Path(), obj.relative, obj.size, obj.mtime_ns, False, obj.url, obj.etag)
+                yield Candidate(path, Path(), obj.relative, obj.size, obj.mtime_ns, obj.explicit, obj.url, obj.etag)
 
     def plan(self, roots: list[Path]) -> Iterator[Item]:
         """The sources to sniff and convert, in walk order, as the walk finds them (what is
@@ -225,6 +226,7 @@ class _Batch:
         tasks on the local process pool, or in this process), commit (in walk order, here)."""
         for url in remote_roots:
             self.listed[url] = list(listing(url, skip=self.out.url if self.out is not None else None))
+        self.listed_urls = {obj.url for listed in self.listed.values() for obj in listed}
         for source in [s for s in self.manifest.sources if not self.exists(s)]:
             self.manifest.drop(source)
             self.summary.gone += 1
@@ -272,9 +274,8 @@ class _Batch:
         of its root; one under no root listed now is kept)."""
         if not is_url(source):
             return os.path.exists(source)
-        for root, listed in self.listed.items():
-            if source == root or source.startswith(root + "/"):
-                return any(obj.url == source for obj in listed)
+        if any(source == root or source.startswith(root + "/") for root in self.listed):
+            return source in self.listed_urls
         return True
 
     def receive(self, result: Result) -> None:
