@@ -173,7 +173,7 @@ class RemoteOut:
 
     def place(self, staged: str, relative: str) -> None:
         """A staged upload committed to its final name (a server-side copy), then unstaged."""
-        self.fs.copy(staged, self.key(relative))
+        self.fs.cp_file(staged, self.key(relative))  # one object: no listing to expand a pattern
         self.known.add(relative)
         with contextlib.suppress(OSError):
             self.fs.rm_file(staged)

@@ -36,7 +36,7 @@ from .pool import cpu_count, run_on_executor, run_parallel
 from .progress import Progress
 from .remote import Listed, RemoteOut, StoreError, filesystem, is_url, join, listing, local_path
 from .scan import LINK_LOOP, Candidate, Filters, prefilter, walk
-from .summary import AgentCounts, Summary, errors_name
+from .summary import Summary, errors_name
 from .worker import Item, Result, companions, run_item
 
 ENGINES = ("local", "dask")
@@ -348,7 +348,7 @@ class _Batch:
                     {"path": result.source, "line": None, "reason": reason, "agent": result.agent, "severity": "error"}
                 )
             else:
-                self._count(result, counts)
+                summary.count_converted(result, counts)
         if self.manifest.dirty and time.monotonic() - self._saved >= self.options.save_every:
             with contextlib.suppress(OSError):  # a full disk: tried again later, and at the end
                 self.manifest.save()
@@ -408,22 +408,6 @@ class _Batch:
             return relative
         os.unlink(temp)
         return relative
-
-    def _count(self, result: Result, counts: AgentCounts) -> None:
-        summary = self.summary
-        summary.converted += 1
-        counts.converted += 1
-        streams = len(result.streams)
-        records = sum(o.records for o in result.streams)
-        summary.streams += streams
-        summary.records += records
-        counts.streams += streams
-        counts.records += records
-        accounting = result.accounting
-        summary.record_types.update(accounting.get("record_types", {}))
-        summary.duplicates += int(accounting.get("duplicates", 0))
-        summary.vendor += int(accounting.get("vendor", 0))
-        summary.warnings += len(result.diagnostics)
 
     def _write_errors(self) -> None:
         """This run's failures, then the warnings of every source converted now or before."""

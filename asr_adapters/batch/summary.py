@@ -6,11 +6,14 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
 from .homes import Home
+
+if TYPE_CHECKING:
+    from .worker import Result
 
 ERRORS = "_errors.jsonl"
 
@@ -56,6 +59,22 @@ class Summary:
 
     def agent(self, name: str) -> AgentCounts:
         return self.agents.setdefault(name, AgentCounts())
+
+    def count_converted(self, result: Result, counts: AgentCounts) -> None:
+        """A converted source's streams, records and accounting, here and in its agent's counts."""
+        self.converted += 1
+        counts.converted += 1
+        streams = len(result.streams)
+        records = sum(o.records for o in result.streams)
+        self.streams += streams
+        self.records += records
+        counts.streams += streams
+        counts.records += records
+        accounting = result.accounting
+        self.record_types.update(accounting.get("record_types", {}))
+        self.duplicates += int(accounting.get("duplicates", 0))
+        self.vendor += int(accounting.get("vendor", 0))
+        self.warnings += len(result.diagnostics)
 
     @property
     def errors_file(self) -> str:
