@@ -7,12 +7,14 @@ source by source, a source lost twice fails alone) and commits in walk order, as
 local pool. Without a scheduler address a ``LocalCluster`` of ``jobs`` worker processes, one
 thread each, is started for the run and closed after it.
 
-That local cluster's scheduler is configured so that a dead worker is blamed only on the task
-it was running: ``worker-saturation: 1.0`` keeps at most one task assigned to a one-thread
-worker (a task queued on a worker that dies would be counted as suspicious too), and
-``allowed-failures: 0`` hands the loss to the driver at once (the driver's own retry, source
-by source, is what isolates a source that kills its worker). A remote scheduler keeps its own
-settings (docs/scale-out.md).
+The driver keeps one task in flight per worker thread (``window`` = the cluster's threads):
+Dask assigns a task to a worker when it is submitted (a handful of tasks is never
+"root-ish", so Dask's own queuing does not apply), and with more in flight two large sources
+could wait on one worker while another sat idle (measured: the same corpus took 48 s or
+107 s by luck). That local cluster's scheduler has ``allowed-failures: 0``: a lost task is
+handed to the driver at once, and the driver's own retry (each suspect source alone, with
+nothing else in flight: ``pool.run_on_executor``) is what isolates a source that kills its
+worker. A remote scheduler keeps its own settings (docs/scale-out.md).
 
 ``dask`` and ``distributed`` are an optional extra (``pip install 'asr-adapters[dask]'``).
 """
@@ -27,10 +29,7 @@ from concurrent.futures import Executor
 from typing import Any
 
 MISSING = "--engine dask needs Dask: pip install 'asr-adapters[dask]'"
-LOCAL_SCHEDULER = {
-    "distributed.scheduler.allowed-failures": 0,
-    "distributed.scheduler.worker-saturation": 1.0,
-}
+LOCAL_SCHEDULER = {"distributed.scheduler.allowed-failures": 0}
 
 
 class EngineError(Exception):

@@ -248,7 +248,7 @@ class _Batch:
                 try:
                     with dask_executor(jobs, self.options.scheduler) as (executor, workers):
                         tasks = pack(items, sizes, workers, outdir, agents, self.tag)
-                        run_on_executor(executor, tasks, self.receive, window=workers * 2)
+                        run_on_executor(executor, tasks, self.receive, window=workers)
                 except EngineError as exc:
                     raise BatchUsageError(str(exc)) from None
             elif jobs <= 1 or len(items) <= 1:
