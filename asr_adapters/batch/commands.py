@@ -22,6 +22,7 @@ from .homes import agent_homes
 from .merge import merge_manifests
 from .plan import Shard
 from .progress import Progress
+from .remote import is_url
 from .runner import BatchOptions, BatchOutputError, BatchUsageError, run_batch
 from .scan import Filters
 from .summary import print_json
@@ -55,15 +56,15 @@ def _check_agents(agents: tuple[str, ...]) -> list[str]:
 
 
 @click.command()
-@click.argument("sources", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("sources", nargs=-1, type=click.Path())
 @click.option(
     "-o",
     "--output",
     "outdir",
     required=True,
     metavar="OUTDIR",
-    type=click.Path(path_type=Path),
-    help="The output folder.",
+    type=click.Path(),
+    help="The output folder, or an object-store URL (s3://bucket/asr/; the s3, gcs or azure extra).",
 )
 @click.option("--discover", "use_homes", is_flag=True, help="Also walk every agent's default home.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: the CPU count).")
@@ -86,11 +87,23 @@ def _check_agents(agents: tuple[str, ...]) -> list[str]:
     is_flag=True,
     help="Fold the shards' manifests in OUTDIR into its main manifest, then stop (no SOURCES).",
 )
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="Where the tasks run: the local process pool, or a Dask cluster (the dask extra).",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDR",
+    help="--engine dask: the scheduler's address (tcp://host:8786); without it a local cluster of --jobs processes.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary on stdout.")
 def batch(
-    sources: tuple[Path, ...],
-    outdir: Path,
+    sources: tuple[str, ...],
+    outdir: str,
     use_homes: bool,
     jobs: int | None,
     force: bool,
@@ -101,10 +114,12 @@ def batch(
     follow_symlinks: bool,
     shard: str | None,
     merge: bool,
+    engine: str,
+    scheduler: str | None,
     quiet: bool,
     as_json: bool,
 ) -> None:
-    """Convert every session under SOURCES (folders or files) into OUTDIR/<agent>/<session>.asr.jsonl.
+    """Convert every session under SOURCES (folders, files, store URLs) into OUTDIR/<agent>/<session>.asr.jsonl.
 
     A re-run converts only new or changed sources (OUTDIR/_manifest.json); see docs/batch.md.
 
@@ -136,6 +151,8 @@ def batch(
         progress=None if quiet else Progress(),
         follow_symlinks=follow_symlinks,
         shard=slice_,
+        engine=engine,
+        scheduler=scheduler,
     )
     try:
         summary = run_batch(options)
@@ -161,9 +178,11 @@ def batch(
     sys.exit(summary.exit_code)
 
 
-def _merge(outdir: Path, sources: tuple[Path, ...], shard: str | None, quiet: bool, as_json: bool) -> None:
+def _merge(outdir: str, sources: tuple[str, ...], shard: str | None, quiet: bool, as_json: bool) -> None:
     if sources or shard:
         raise click.UsageError("--merge-manifests takes only -o OUTDIR")
+    if is_url(outdir):
+        raise click.UsageError("--merge-manifests works on a local OUTDIR only (for now)")
     try:
         merged = merge_manifests(outdir)
     except BatchUsageError as exc:

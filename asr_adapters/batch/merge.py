@@ -20,8 +20,8 @@ from typing import Any
 import orjson
 
 from .atomic import atomic_write_bytes
+from .lock import BatchUsageError, locked
 from .manifest import MANIFEST, read_entries, write_entries
-from .runner import BatchUsageError, locked
 from .summary import ERRORS
 
 _SHARD_FILE = re.compile(r"^_(manifest|errors|batch)\.(shard-\d+-of-\d+)\.(json|jsonl|lock)$")

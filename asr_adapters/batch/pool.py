@@ -145,24 +145,34 @@ def run_on_executor(
 ) -> None:
     """Run the tasks on any ``concurrent.futures``-style executor (a thread pool, Dask's
     ``Client.get_executor()``, …), at most ``window`` in flight, each future dropped once its
-    result is read. A task whose future fails (the executor lost its worker) has its sources run
-    again one a task; a source that fails that way twice is a failed source, and the batch goes on."""
-    todo: deque[tuple[Chunk, int]] = deque((task, 0) for task in tasks)
-    in_flight: dict[Future[list[Result]], tuple[Chunk, int]] = {}
-    while todo or in_flight:
-        while todo and len(in_flight) < window:
-            task, attempt = todo.popleft()
-            in_flight[executor.submit(run_chunk, task)] = (task, attempt)
+    result is read, passing every result to ``receive`` as its task finishes.
+
+    A task whose future fails (the executor lost the worker running it, or one it was queued
+    on) makes its sources suspects: no new task starts until those in flight are done, then
+    each suspect runs alone, one source a task, with nothing else in flight, so that a second
+    loss can only be its own. A source lost alone is a failed source, and the batch goes on."""
+    todo: deque[Chunk] = deque(tasks)
+    suspects: deque[Chunk] = deque()
+    in_flight: dict[Future[list[Result]], tuple[Chunk, bool]] = {}  # -> (task, run alone)
+    while todo or suspects or in_flight:
+        if suspects:
+            if not in_flight:
+                task = suspects.popleft()
+                in_flight[executor.submit(run_chunk, task)] = (task, True)
+        else:
+            while todo and len(in_flight) < window:
+                task = todo.popleft()
+                in_flight[executor.submit(run_chunk, task)] = (task, False)
         done, _running = wait(in_flight, return_when=FIRST_COMPLETED)
         for future in done:
-            task, attempt = in_flight.pop(future)
+            task, alone = in_flight.pop(future)
             try:
                 results = future.result()
             except Exception:
-                if attempt == 0:
-                    todo.extend((Chunk(task.outdir, task.agents, (item,), task.tag), 1) for item in task.items)
-                else:
+                if alone:
                     receive(_died(task.items[0]))
+                else:
+                    suspects.extend(Chunk(task.outdir, task.agents, (item,), task.tag) for item in task.items)
                 continue
             for result in results:
                 receive(result)

@@ -15,49 +15,38 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import orjson
 
 from ..version import __version__
 from .atomic import atomic_write_bytes, inside, sweep_temps
+from .engine_dask import MISSING as DASK_MISSING
+from .engine_dask import EngineError, dask_executor, dask_installed
 from .homes import agent_homes
+from .lock import BatchOutputError, BatchUsageError, locked, output_error
 from .manifest import MAX_WARNINGS, Entry, Manifest
 from .naming import output_path, short_hash
 from .plan import Shard, pack
 from .pool import cpu_count, run_on_executor, run_parallel
 from .progress import Progress
-from .scan import LINK_LOOP, Filters, prefilter, walk
-from .summary import AgentCounts, Summary, errors_name
+from .remote import Listed, RemoteOut, StoreError, filesystem, is_url, join, listing, local_path
+from .scan import LINK_LOOP, Candidate, Filters, prefilter, walk
+from .summary import Summary, errors_name
 from .worker import Item, Result, companions, run_item
 
-LOCK = "_batch.lock"
-
-
-class BatchUsageError(Exception):
-    """A batch that cannot start: bad arguments, or another batch writing the same folder."""
-
-
-class BatchOutputError(Exception):
-    """OUTDIR cannot be written (read-only, full disk): the batch cannot record its work."""
-
-
-def shard_lock_name(shard: str) -> str:
-    return f"_batch.{shard}.lock"
-
-
-def _output_error(path: Path, exc: OSError) -> BatchOutputError:
-    return BatchOutputError(f"cannot write {path}: {exc.strerror or exc}")
+ENGINES = ("local", "dask")
+REMOTE_PLACEHOLDER = "/nonexistent-asr-remote-outdir"  # ``outdir`` of a batch writing to a store (unused)
 
 
 @dataclass
 class BatchOptions:
-    sources: list[Path]
-    outdir: Path
+    sources: Sequence[str | os.PathLike[str]]  # folders, files, or object-store URLs (s3://bucket/sessions/)
+    outdir: str | os.PathLike[str]  # a folder, or an object-store URL
     discover: bool = False
     jobs: int | None = None
     force: bool = False
@@ -68,83 +57,83 @@ class BatchOptions:
     follow_symlinks: bool = False
     executor: Executor | None = None  # any concurrent.futures-style executor instead of the local pool
     shard: Shard | None = None  # --shard K/N: this run's slice of the sources
+    engine: str = "local"  # local (the process pool, or this process) | dask
+    scheduler: str | None = None  # --engine dask: the scheduler's address (else a LocalCluster of `jobs`)
 
 
 def run_batch(options: BatchOptions) -> Summary:
     started = time.monotonic()
-    outdir = Path(os.path.abspath(options.outdir))
-    if outdir.exists() and not outdir.is_dir():
+    out_text = local_path(options.outdir)
+    out: RemoteOut | None = None
+    try:
+        if is_url(out_text):
+            out = RemoteOut(out_text)
+        remote_roots = [local_path(p).rstrip("/") for p in options.sources if is_url(local_path(p))]
+        for url in remote_roots:
+            fs, path = filesystem(url)
+            if not fs.exists(path):
+                raise BatchUsageError(f"{url}: no such object or folder")
+    except StoreError as exc:
+        raise BatchUsageError(str(exc)) from None
+    outdir = Path(os.path.abspath(out_text)) if out is None else Path(REMOTE_PLACEHOLDER)
+    if out is None and outdir.exists() and not outdir.is_dir():
         raise BatchUsageError(f"{outdir} is not a folder")
-    roots = [Path(os.path.abspath(p)) for p in options.sources]
+    roots = [Path(os.path.abspath(local_path(p))) for p in options.sources if not is_url(local_path(p))]
     for root in roots:
         if not root.exists():
             raise BatchUsageError(f"{root}: no such file or folder")
-    summary = Summary(outdir=str(outdir), shard=options.shard.name if options.shard else "")
+    if options.engine not in ENGINES:
+        raise BatchUsageError(f"unknown engine {options.engine!r} (one of {', '.join(ENGINES)})")
+    if options.scheduler and options.engine != "dask":
+        raise BatchUsageError("--scheduler goes with --engine dask")
+    if options.engine == "dask" and not dask_installed():
+        raise BatchUsageError(DASK_MISSING)
+    shard = options.shard.name if options.shard else ""
+    summary = Summary(outdir=out.url if out else str(outdir), shard=shard)
     if options.discover:
         summary.homes = agent_homes(options.env, options.filters.agents or None)
         roots += [home.path for home in summary.homes if home.exists]
-    summary.roots = [str(r) for r in roots]
+    summary.roots = [str(r) for r in roots] + remote_roots
+    if out is not None:  # no lock on an object store: one batch per OUT is the user's care (docs/scale-out.md)
+        out.sweep(f"{shard}-" if shard else "")
+        out.list()
+        _Batch(options, outdir, summary, (), out).run(roots, remote_roots)
+        summary.seconds = time.monotonic() - started
+        return summary
     try:
         outdir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise _output_error(outdir, exc) from None
-    shard = options.shard.name if options.shard else ""
+        raise output_error(outdir, exc) from None
     with locked(outdir, shard) as locks:
         # the lock is ours: no live batch (nor its workers; nor, for a shard, that shard) owns these
         sweep_temps(outdir, f"{shard}-" if shard else "")
-        _Batch(options, outdir, summary, locks).run(roots)
+        _Batch(options, outdir, summary, locks).run(roots, remote_roots)
     summary.seconds = time.monotonic() - started
     return summary
 
 
-@contextlib.contextmanager
-def locked(outdir: Path, shard: str = "") -> Iterator[tuple[int, ...]]:
-    """Hold ``OUTDIR/_batch.lock`` (``flock``: the kernel drops it when its holder dies, however
-    it dies): exclusively for a whole run or a merge; shared for a shard, which also holds its
-    own ``_batch.shard-K-of-N.lock`` exclusively (the shards of one corpus run at once, but
-    never beside a whole run or twice). The descriptors, which workers close so that they
-    never hold a lock."""
-    try:
-        import fcntl
-    except ImportError:  # no advisory locks (Windows): one batch per folder is the user's care
-        yield ()
-        return
-    with contextlib.ExitStack() as stack:
-        held: list[int] = []
-        wanted = [(LOCK, fcntl.LOCK_SH if shard else fcntl.LOCK_EX)]
-        if shard:
-            wanted.append((shard_lock_name(shard), fcntl.LOCK_EX))
-        for name, mode in wanted:
-            handle = stack.enter_context(_open_lock(outdir / name))
-            try:
-                fcntl.flock(handle.fileno(), mode | fcntl.LOCK_NB)
-            except OSError:
-                what = f"shard {shard}" if shard and name != LOCK else "asr batch"
-                raise BatchUsageError(f"another {what} is writing to {outdir}") from None
-            held.append(handle.fileno())
-        yield tuple(held)
-
-
-def _open_lock(path: Path) -> IO[bytes]:
-    nofollow = getattr(os, "O_NOFOLLOW", 0)  # a link planted as the lock file is not followed
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | nofollow, 0o644)
-    except OSError as exc:
-        raise _output_error(path, exc) from None
-    return os.fdopen(fd, "r+b")
-
-
 class _Batch:
-    def __init__(self, options: BatchOptions, outdir: Path, summary: Summary, locks: tuple[int, ...] = ()) -> None:
+    def __init__(
+        self,
+        options: BatchOptions,
+        outdir: Path,
+        summary: Summary,
+        locks: tuple[int, ...] = (),
+        out: RemoteOut | None = None,
+    ) -> None:
         self.options = options
         self.locks = locks
         self.outdir = outdir
+        self.out = out  # the output folder on an object store (then ``outdir`` is not used)
+        self.target = out.url if out is not None else str(outdir)  # what workers write to
+        self.listed: dict[str, list[Listed]] = {}  # remote root -> its objects
+        self.listed_urls: set[str] = set()
         self.summary = summary
         self.shard = options.shard
         name = options.shard.name if options.shard else ""
         self.tag = f"{name}-" if name else ""  # on temporary names: a shard sweeps only its own
         self.errors_path = outdir / errors_name(name)
-        self.manifest = Manifest.load(outdir, name)
+        self.manifest = Manifest.load(outdir, name, out)
         self.errors: list[dict[str, Any]] = []
         self.notices: list[dict[str, Any]] = []  # what the walk left out and the user should hear of
         self.sizes: dict[str, int] = {}
@@ -156,13 +145,23 @@ class _Batch:
 
     # -- planning -----------------------------------------------------------------------
 
+    def candidates(self, roots: list[Path]) -> Iterator[Candidate]:
+        """The local walk's files, then the remote roots' objects (listed once, sorted)."""
+        follow = self.options.follow_symlinks
+        skip = [self.outdir] if self.out is None else []
+        yield from walk(roots, skip=skip, follow_symlinks=follow, report=self._left_out)
+        for listed in self.listed.values():
+            for obj in listed:
+                path = Path(*obj.relative.split("/"))  # for the name filters (the object is read by the worker)
+                yield Candidate(path, Path(), obj.relative, obj.size, obj.mtime_ns, obj.explicit, obj.url, obj.etag)
+
     def plan(self, roots: list[Path]) -> Iterator[Item]:
         """The sources to sniff and convert, in walk order, as the walk finds them (what is
         up to date is counted as skipped here; the content sniff is the workers')."""
         filters = self.options.filters
         summary = self.summary
         follow = self.options.follow_symlinks
-        for candidate in walk(roots, skip=[self.outdir], follow_symlinks=follow, report=self._left_out):
+        for candidate in self.candidates(roots):
             if self.shard is not None and not self.shard.takes(candidate.relative):
                 summary.other_shards += 1
                 continue
@@ -178,7 +177,8 @@ class _Batch:
                     continue
                 stamps = companions(entry.agent, key)
                 if [list(s) for s in stamps] == entry.companions:
-                    if entry.size == candidate.size and entry.mtime_ns == candidate.mtime_ns:
+                    same_etag = bool(candidate.etag) and entry.etag == candidate.etag
+                    if entry.size == candidate.size and (entry.mtime_ns == candidate.mtime_ns or same_etag):
                         summary.skipped += 1
                         summary.agent(entry.agent).skipped += 1
                         continue
@@ -189,6 +189,9 @@ class _Batch:
                 summary.unclaimed_reasons[reason] += 1
                 continue
             self.sizes[key] = candidate.size
+            if is_url(key):  # the worker downloads it (at its path relative to the root)
+                yield Item(key, key, candidate.explicit, known, key[: len(key) - len(candidate.relative)], False)
+                continue
             root = os.path.realpath(candidate.root)
             yield Item(key, str(candidate.path), candidate.explicit, known, root, follow)
 
@@ -209,6 +212,8 @@ class _Batch:
     def _reusable(self, entry: Entry) -> bool:
         if self.options.force or entry.producer != __version__:
             return False
+        if self.out is not None:
+            return all(self.out.exists(output) for output in entry.outputs)
         try:
             return all(inside(self.outdir, output).is_file() for output in entry.outputs)
         except OSError:
@@ -216,13 +221,16 @@ class _Batch:
 
     # -- running ------------------------------------------------------------------------
 
-    def run(self, roots: list[Path]) -> None:
+    def run(self, roots: list[Path], remote_roots: Sequence[str] = ()) -> None:
         """Plan (walk, diff against the manifest, pack into tasks biggest first), execute (the
         tasks on the local process pool, or in this process), commit (in walk order, here)."""
-        for source in [s for s in self.manifest.sources if not os.path.exists(s)]:
+        for url in remote_roots:
+            self.listed[url] = list(listing(url, skip=self.out.url if self.out is not None else None))
+        self.listed_urls = {obj.url for listed in self.listed.values() for obj in listed}
+        for source in [s for s in self.manifest.sources if not self.exists(s)]:
             self.manifest.drop(source)
             self.summary.gone += 1
-        self.claims = self.manifest.claims()
+        self.claims = self.manifest.claims(self.exists)
         items = list(self.plan(roots))
         sizes = [self.sizes[item.source] for item in items]
         self.order = {item.source: index for index, item in enumerate(items)}
@@ -230,12 +238,19 @@ class _Batch:
         if progress is not None:
             progress.start(len(items), sum(sizes))
         jobs = self.options.jobs or cpu_count()
-        outdir, agents = str(self.outdir), tuple(self.options.filters.agents)
+        outdir, agents = self.target, tuple(self.options.filters.agents)
         interrupted = True
         try:
             if self.options.executor is not None:
                 tasks = pack(items, sizes, jobs, outdir, agents, self.tag)
                 run_on_executor(self.options.executor, tasks, self.receive, window=jobs * 2)
+            elif self.options.engine == "dask" and items:
+                try:
+                    with dask_executor(jobs, self.options.scheduler) as (executor, workers):
+                        tasks = pack(items, sizes, workers, outdir, agents, self.tag)
+                        run_on_executor(executor, tasks, self.receive, window=workers)
+                except EngineError as exc:
+                    raise BatchUsageError(str(exc)) from None
             elif jobs <= 1 or len(items) <= 1:
                 for item in items:
                     self.receive(run_item(item, outdir, agents, self.tag))
@@ -247,9 +262,21 @@ class _Batch:
             if progress is not None:
                 progress.finish()
             problem = self._record()
-            sweep_temps(self.outdir, self.tag)
+            if self.out is not None:
+                self.out.sweep(self.tag)
+            else:
+                sweep_temps(self.outdir, self.tag)
             if problem is not None and not interrupted:
                 raise problem
+
+    def exists(self, source: str) -> bool:
+        """Whether a source the manifest knows still exists (a remote one: by this run's listing
+        of its root; one under no root listed now is kept)."""
+        if not is_url(source):
+            return os.path.exists(source)
+        if any(source == root or source.startswith(root + "/") for root in self.listed):
+            return source in self.listed_urls
+        return True
 
     def receive(self, result: Result) -> None:
         """A result from any executor, in any order: committed once every source before it in
@@ -265,11 +292,14 @@ class _Batch:
         """Save the manifest, then ``_errors.jsonl``; each is replaced whole or left as it was,
         so on a full disk the previous manifest stays (a re-run converts what it does not list)."""
         problem: BatchOutputError | None = None
-        for path, write in ((self.manifest.path, self.manifest.save), (self.errors_path, self._write_errors)):
+        where: list[Path | str] = [self.manifest.path, self.errors_path]
+        if self.out is not None:
+            where = [join(self.out.url, self.manifest.path.name), join(self.out.url, self.errors_path.name)]
+        for path, write in zip(where, (self.manifest.save, self._write_errors), strict=True):
             try:
                 write()
             except OSError as exc:
-                problem = problem or _output_error(path, exc)
+                problem = problem or output_error(path, exc)
         if problem is not None:
             problem.args = (f"{problem}; the outputs written are whole, a re-run converts what is not recorded",)
         return problem
@@ -291,6 +321,7 @@ class _Batch:
         elif result.status == "unchanged":
             entry = self.manifest.sources[result.source]
             entry.size, entry.mtime_ns, entry.companions = result.size, result.mtime_ns, result.companions
+            entry.etag = result.etag
             self.manifest.set(result.source, entry)
             summary.skipped += 1
             counts.skipped += 1
@@ -317,7 +348,7 @@ class _Batch:
                     {"path": result.source, "line": None, "reason": reason, "agent": result.agent, "severity": "error"}
                 )
             else:
-                self._count(result, counts)
+                summary.count_converted(result, counts)
         if self.manifest.dirty and time.monotonic() - self._saved >= self.options.save_every:
             with contextlib.suppress(OSError):  # a full disk: tried again later, and at the end
                 self.manifest.save()
@@ -332,11 +363,16 @@ class _Batch:
             if (owner is not None and owner != source) or relative in placed:
                 tag = short_hash(f"{source}\0{output.key}", 8)
                 relative = output_path(result.agent, output.session_id, output.parent_id, tag)
-            target = inside(self.outdir, relative)
-            if self.shard is not None and owner is None and relative not in placed:
+            if self.out is not None:  # a staged upload, committed by a server-side copy
+                if self.shard is not None and owner is None and relative not in placed and self.out.exists(relative):
+                    tag = short_hash(f"{source}\0{output.key}", 8)  # another shard's, most likely (not atomic)
+                    relative = output_path(result.agent, output.session_id, output.parent_id, tag)
+                self.out.place(output.temp, relative)
+            elif self.shard is not None and owner is None and relative not in placed:
+                target = inside(self.outdir, relative)
                 relative = self._place_new(output.temp, target, relative, source, result.agent, output)
             else:
-                os.replace(output.temp, target)
+                os.replace(output.temp, inside(self.outdir, relative))
             self.claims[relative] = source
             placed.append(relative)
         previous = self.manifest.sources.get(source)
@@ -345,7 +381,10 @@ class _Batch:
                 if old not in placed and self.claims.get(old) == source:
                     del self.claims[old]
                     with contextlib.suppress(OSError):
-                        inside(self.outdir, old).unlink()
+                        if self.out is not None:
+                            self.out.remove(old)
+                        else:
+                            inside(self.outdir, old).unlink()
         warnings = [{"line": d.get("line"), "reason": d.get("reason")} for d in result.diagnostics]
         if len(warnings) > MAX_WARNINGS:
             more = len(warnings) - MAX_WARNINGS
@@ -353,6 +392,7 @@ class _Batch:
         entry = Entry(
             result.agent, result.size, result.mtime_ns, result.sha256, __version__, placed, warnings, result.companions
         )
+        entry.etag = result.etag
         self.manifest.set(source, entry)
 
     def _place_new(self, temp: str, target: Path, relative: str, source: str, agent: str, output: Any) -> str:
@@ -369,23 +409,6 @@ class _Batch:
         os.unlink(temp)
         return relative
 
-    def _count(self, result: Result, counts: AgentCounts) -> None:
-        summary = self.summary
-        summary.converted += 1
-        counts.converted += 1
-        streams = len(result.streams)
-        records = sum(o.records for o in result.streams)
-        summary.streams += streams
-        summary.records += records
-        counts.streams += streams
-        counts.records += records
-        accounting = result.accounting
-        summary.record_types.update(accounting.get("record_types", {}))
-        summary.duplicates += int(accounting.get("duplicates", 0))
-        summary.vendor += int(accounting.get("vendor", 0))
-        # the accounting counts every diagnostic; result.diagnostics keeps only the first ones
-        summary.warnings += int(accounting.get("diagnostics", len(result.diagnostics)))
-
     def _write_errors(self) -> None:
         """This run's failures, then the warnings of every source converted now or before."""
         rows = self.errors + self.notices
@@ -395,4 +418,7 @@ class _Batch:
                 row = {"path": source, "line": warning.get("line"), "reason": warning.get("reason")}
                 rows.append(row | {"agent": entry.agent, "severity": "warning"})
         data = b"".join(orjson.dumps(e, option=orjson.OPT_APPEND_NEWLINE) for e in rows)
-        atomic_write_bytes(self.errors_path, data, self.tag)
+        if self.out is not None:
+            self.out.write(self.errors_path.name, data)
+        else:
+            atomic_write_bytes(self.errors_path, data, self.tag)

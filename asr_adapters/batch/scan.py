@@ -49,7 +49,8 @@ class Candidate:
     size: int
     mtime_ns: int
     explicit: bool = False  # named as a source itself, not found under a folder
-    real: str = ""  # os.path.realpath(path), computed once by the walk
+    real: str = ""  # os.path.realpath(path), computed once by the walk (an object's URL for a remote one)
+    etag: str = ""  # an object's ETag or generation (a remote source)
 
 
 @dataclass

@@ -6,11 +6,14 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
 from .homes import Home
+
+if TYPE_CHECKING:
+    from .worker import Result
 
 ERRORS = "_errors.jsonl"
 
@@ -57,6 +60,29 @@ class Summary:
     def agent(self, name: str) -> AgentCounts:
         return self.agents.setdefault(name, AgentCounts())
 
+    def count_converted(self, result: Result, counts: AgentCounts) -> None:
+        """A converted source's streams, records and accounting, here and in its agent's counts."""
+        self.converted += 1
+        counts.converted += 1
+        streams = len(result.streams)
+        records = sum(o.records for o in result.streams)
+        self.streams += streams
+        self.records += records
+        counts.streams += streams
+        counts.records += records
+        accounting = result.accounting
+        self.record_types.update(accounting.get("record_types", {}))
+        self.duplicates += int(accounting.get("duplicates", 0))
+        self.vendor += int(accounting.get("vendor", 0))
+        # the accounting counts every diagnostic; result.diagnostics keeps only the first ones
+        self.warnings += int(accounting.get("diagnostics", len(result.diagnostics)))
+
+    @property
+    def errors_file(self) -> str:
+        if "://" in self.outdir:  # an object store's URL
+            return f"{self.outdir.rstrip('/')}/{errors_name(self.shard)}"
+        return str(Path(self.outdir) / errors_name(self.shard))
+
     @property
     def exit_code(self) -> int:
         return 1 if self.failed else 0
@@ -84,14 +110,14 @@ class Summary:
             "seconds": round(self.seconds, 3),
             "outdir": self.outdir,
             "roots": self.roots,
-            "errors_file": str(Path(self.outdir) / errors_name(self.shard)),
+            "errors_file": self.errors_file,
         }
 
     def describe(self) -> str:
         parts = [f"converted {self.converted}", f"skipped {self.skipped} unchanged", f"failed {self.failed}"]
         text = ", ".join(parts) + f" ({self.streams} streams, {self.records} records) in {self.seconds:.1f} s"
         if self.failed:
-            text += f"; errors in {Path(self.outdir) / errors_name(self.shard)}"
+            text += f"; errors in {self.errors_file}"
         if self.unclaimed:
             reasons = ", ".join(f"{n} {r}" for r, n in sorted(self.unclaimed_reasons.items()))
             text += f"; {self.unclaimed} files not converted ({reasons})"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import posixpath
 import sqlite3
 import time
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from ..core.errors import InputError
 from ..stream.writer import StreamWriter
 from .atomic import inside, open_temp
 from .naming import header_facts, native_id, output_path
+from .remote import COMPANIONS_NOT_FETCHED, discard, fetched, is_url, spool_file, upload
 from .scan import NO_ADAPTER, SNIFF_FAILED, sniff_content
 
 
@@ -87,12 +89,15 @@ class Result:
     error_line: int | None = None
     seconds: float = 0.0
     companions: list[list[Any]] = field(default_factory=list)
+    etag: str = ""  # a source on an object store: its ETag (or generation) when it was read
 
 
 def companion_paths(agent: str, source: str) -> list[str]:
     """The files converted along with ``source``: a SQLite database's ``-wal`` file, and what
     the adapter's ``companion_files(path)`` hook names (subagent transcripts, an index, sidecars:
     the adapter package owns that knowledge; see docs/batch.md per agent)."""
+    if is_url(source):
+        return []  # not fetched from an object store (the source gets a warning: remote.py)
     paths = {source + "-wal"}
     try:
         hook = getattr(registry.get(agent), "companion_files", None)
@@ -160,8 +165,15 @@ def run_chunk(chunk: Chunk) -> list[Result]:
     return [run_item(item, chunk.outdir, chunk.agents, chunk.tag) for item in chunk.items]
 
 
+KILL_HOOK = "ASR_BATCH_TEST_KILL_WORKER"  # tests only: the real path of a source that kills its worker
+
+
 def run_item(item: Item, outdir: str, agents: tuple[str, ...] = (), tag: str = "") -> Result:
     """Whose the source is (the content sniff), then its conversion when it is a session."""
+    if os.environ.get(KILL_HOOK) == item.source:  # a worker dying mid-task, as engines lose them
+        os._exit(70)
+    if is_url(item.source):
+        return _run_remote(item, outdir, agents, tag)
     try:
         adapter, reason = sniff_content(Path(item.path), explicit=item.explicit)
     except Exception:  # the sniff catches what adapters raise; this is a last resort
@@ -180,6 +192,32 @@ def run_item(item: Item, outdir: str, agents: tuple[str, ...] = (), tag: str = "
             return Result(item.source, adapter.name, "failed", error=reason)
     stamps = companions(adapter.name, item.source)
     return run_task(Task(item.source, adapter.name, outdir, item.known_sha256, stamps, tag))
+
+
+def _run_remote(item: Item, outdir: str, agents: tuple[str, ...], tag: str) -> Result:
+    """A source on an object store: downloaded to a local spool folder, converted there."""
+    prefix = item.root.rstrip("/") + "/"
+    inside_root = item.root and item.source.startswith(prefix)
+    relative = item.source[len(prefix) :] if inside_root else posixpath.basename(item.source)
+    try:
+        with fetched(item.source, relative) as (local, (size, mtime_ns, etag)):
+            result = run_item(Item(str(local), str(local), item.explicit, item.known_sha256), outdir, agents, tag)
+    except FileNotFoundError:
+        return Result(item.source, "", "vanished")
+    except Exception as exc:
+        return Result(item.source, "", "failed", error=f"cannot read: {type(exc).__name__}: {exc}")
+    result.source, result.size, result.mtime_ns, result.etag = item.source, size, mtime_ns, etag
+    result.companions = []
+    if result.status == "converted" and _has_companions(result.agent):
+        result.diagnostics.append({"line": None, "reason": COMPANIONS_NOT_FETCHED, "severity": "warning"})
+    return result
+
+
+def _has_companions(agent: str) -> bool:
+    try:
+        return callable(getattr(registry.get(agent), "companion_files", None))
+    except Exception:
+        return False
 
 
 def run_task(task: Task) -> Result:
@@ -203,16 +241,17 @@ def run_task(task: Task) -> Result:
         _convert(task, result)
         result.status = "converted"
     except InputError as exc:
-        _discard(result)
+        _discard(result, task.outdir)
         result.error, result.error_line = exc.reason, exc.line
     except Exception as exc:  # an adapter bug or an OS error: this source fails, the batch goes on
-        _discard(result)
+        _discard(result, task.outdir)
         result.error = f"{type(exc).__name__}: {exc}"
     result.seconds = time.perf_counter() - started
     return result
 
 
 def _convert(task: Task, result: Result) -> None:
+    remote = is_url(task.outdir)
     outdir = Path(task.outdir)
     conversion = Conversion(task.source, task.agent, as_dicts=True)
     ids: dict[str, str] = {}
@@ -226,7 +265,11 @@ def _convert(task: Task, result: Result) -> None:
             parent_id = ids.get(stream.parent_key) or native_id(stream.parent_key, task.agent)
         ids[stream.key] = session_id
         relative = output_path(task.agent, session_id, parent_id)
-        temp, handle = open_temp(inside(outdir, relative).parent, task.tag)
+        if remote:  # built whole in a local spool file, uploaded once below
+            temp, handle = spool_file()
+        else:
+            local, handle = open_temp(inside(outdir, relative).parent, task.tag)
+            temp = str(local)
         output = StreamOutput(str(temp), relative, session_id, parent_id, stream.key, 0, 0)
         result.streams.append(output)
         with handle:
@@ -235,12 +278,16 @@ def _convert(task: Task, result: Result) -> None:
             writer.write_all(records)
             output.records = writer.count
             output.bytes = handle.tell()
+    if remote:
+        upload(task.outdir, result.streams, task.tag)
     accounting = conversion.accounting
     result.accounting = accounting.as_dict()
     result.diagnostics = [d.as_dict() for d in accounting.diagnostics]
 
 
-def _discard(result: Result) -> None:
+def _discard(result: Result, outdir: str = "") -> None:
+    if is_url(outdir):
+        discard(outdir, [output.temp for output in result.streams])
     for output in result.streams:
         with contextlib.suppress(OSError):
             os.unlink(output.temp)
