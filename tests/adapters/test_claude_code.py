@@ -1143,3 +1143,37 @@ def test_hook_status_is_the_harnesss_and_hook_results_are_the_hooks() -> None:
         ("hook", hook_line),
         ("harness", "</local-command-stdout>"),
     ]
+
+
+def test_a_later_part_of_a_written_response_is_a_revision_of_its_message() -> None:
+    # msg_B's text arrives after its message was written (the lines were split by another
+    # response and a prompt): one messageId, two records, the later a complete revision
+    records = main(
+        jsonl(
+            user(1, "go"),
+            asst(2, "msg_B", {"type": "thinking", "thinking": "hm", "signature": "S"}, 1, usage={"output_tokens": 5}),
+            asst(3, "msg_C", {"type": "text", "text": "other"}, 1),
+            user(4, "next", 3),
+            asst(5, "msg_B", {"type": "text", "text": "answer"}, 2, usage={"output_tokens": 9}),
+        )
+    )
+    first, second = [m for m in of(records, "message") if m.get("messageId") == "msg_B"]
+    assert "supersedes" not in first and second["supersedes"] == first["id"]
+    assert [p["type"] for p in second["content"]] == ["reasoning", "text"]
+    assert second["content"][0] == first["content"][0] and second["content"][1]["text"] == "answer"
+    assert second["assembly"] == {"mode": "folded", "sourceIds": [_uuid(2), _uuid(5)]}
+    # one response, one usage: the final count, on the record that carried it first
+    assert [m.get("usage") for m in (first, second)] == [{"outputTokens": 9}, None]
+
+
+def test_a_response_line_re_appended_before_its_place_does_not_repeat_the_message_id() -> None:
+    lines = [
+        user(1, "go"),
+        asst(2, "msg_D", {"type": "thinking", "thinking": "hm", "signature": "S"}, 1),
+        asst(3, "msg_D", {"type": "text", "text": "done"}, 2, stop_reason="end_turn"),
+    ]
+    streams, acc = convert(jsonl(lines[1], *lines))  # the thinking line also at the very start
+    messages = [m for m in of(streams[f"claude-code:{SID}"], "message") if m["messageId"] == "msg_D"]
+    assert [m.get("supersedes") for m in messages] == [None, messages[0]["id"]]
+    assert messages[-1]["content"] == [messages[0]["content"][0], {"type": "text", "text": "done"}]
+    assert acc.duplicates == 1  # the thinking line's second copy (its uuid was seen)
