@@ -671,3 +671,15 @@ def test_a_changed_repeat_of_a_native_id_is_a_revision_of_the_earlier_record() -
     assert "supersedes" not in calls[0] and "supersedes" not in messages[0]
     assert conversion.accounting.duplicates == 1 and conversion.accounting.balanced()
     assert not asr_adapters.validate_records(records)
+
+
+def test_a_repeated_item_takes_only_an_event_of_its_own_text() -> None:
+    answer = item({"type": "message", "id": "msg_a", "role": "assistant", "content": [_output("done")]})
+    lone = event({"type": "agent_message", "message": "a notice no item holds"})
+    mirror = event({"type": "agent_message", "message": "done"})
+    records, conversion = convert(lines(META, mirror, answer, answer, lone))
+    texts = [r["content"][0]["text"] for r in records if r["type"] == "message"]
+    assert texts == ["done", "a notice no item holds"]  # the repeat's echo did not swallow it
+    assert conversion.accounting.duplicates == 2 and conversion.accounting.balanced()  # the mirror, the repeat
+    matcher = MirrorMatcher()
+    assert matcher.repeat(["x"]) == 0 and matcher.event("y", {}) is False and matcher.event("x", {}) is True
