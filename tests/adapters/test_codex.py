@@ -14,6 +14,7 @@ import asr_adapters
 from asr_adapters import registry
 from asr_adapters.adapters.codex.fragments import classify, is_media_label, split_ide_request
 from asr_adapters.adapters.codex.matching import MirrorMatcher
+from asr_adapters.core import spill
 from asr_adapters.core.source import Source
 
 SAMPLES = shared_samples("codex")
@@ -607,7 +608,78 @@ def _peak(tmp_path: Path, turns: int) -> int:
     return peak
 
 
-def test_memory_does_not_grow_with_the_file(tmp_path: Path) -> None:
+def test_memory_does_not_grow_with_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # per-id state (item digests, record ids by native id) lives in core.spill maps: with a
+    # low limit both sizes spill, so what stays in memory is bounded, not the file
+    monkeypatch.setattr(spill, "DEFAULT_LIMIT", 100)
     small = _peak(tmp_path, 300)
     large = _peak(tmp_path, 2400)  # 8x the lines
     assert large < small * 1.5 + 256 * 1024, (small, large)
+
+
+# -- native items repeated (resumes, partial re-appends) -------------------------------------
+
+
+def _turn_lines() -> list[dict]:
+    """One prompt, its reasoning, an answer, a call and its output, with native ids."""
+    return [
+        item({"type": "message", "id": "msg_u", "role": "user", "content": [{"type": "input_text", "text": "go"}]}),
+        event({"type": "user_message", "message": "go"}),
+        event({"type": "agent_reasoning", "text": "plan"}),
+        item({"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "plan"}]}),
+        item({"type": "function_call", "name": "x", "arguments": "{}", "call_id": "call_C"}),
+        item({"type": "function_call_output", "call_id": "call_C", "output": "y"}),
+        event({"type": "agent_message", "message": "done"}),
+        item({"type": "message", "id": "msg_a", "role": "assistant", "content": [_output("done")]}),
+    ]
+
+
+def _output(text: str) -> dict:
+    return {"type": "output_text", "text": text}
+
+
+def test_a_block_of_lines_appended_again_is_counted_duplicate_not_written_twice() -> None:
+    turn = _turn_lines()
+    once, first = convert(lines(META, *turn))
+    twice, conversion = convert(lines(META, *turn, *turn))
+    assert twice == once  # nothing new: every line of the second copy (items and mirrors) is a duplicate
+    assert conversion.accounting.duplicates == first.accounting.duplicates + len(turn)
+    assert conversion.accounting.balanced() and not asr_adapters.validate_records(twice)
+
+
+def test_one_repeated_line_is_a_duplicate_wherever_it_lands() -> None:
+    turn = _turn_lines()
+    for index in (0, 3, 4, 5, 7):
+        records, conversion = convert(lines(META, *turn, turn[index]))
+        assert [f.describe() for f in asr_adapters.validate_records(records)] == []
+        assert len([r for r in records if r["type"] in ("message", "tool_call", "tool_result")]) == 5
+        assert conversion.accounting.balanced()
+
+
+def test_a_changed_repeat_of_a_native_id_is_a_revision_of_the_earlier_record() -> None:
+    call = {"type": "function_call", "name": "x", "arguments": '{"a": 1}', "call_id": "call_C"}
+    answer = {"type": "message", "id": "msg_a", "role": "assistant", "content": [_output("v1")]}
+    changed = {**answer, "content": [_output("v2")]}
+    records, conversion = convert(
+        lines(META, item(call), item(answer), item({**call, "arguments": '{"a": 2}'}), item(changed), item(changed))
+    )
+    calls = [r for r in records if r["type"] == "tool_call"]
+    messages = [r for r in records if r["type"] == "message"]
+    assert [c["input"] for c in calls] == [{"a": 1}, {"a": 2}] and calls[1]["supersedes"] == calls[0]["id"]
+    assert [m["content"][0]["text"] for m in messages] == ["v1", "v2"]
+    assert messages[1]["supersedes"] == messages[0]["id"]
+    assert "supersedes" not in calls[0] and "supersedes" not in messages[0]
+    assert conversion.accounting.duplicates == 1 and conversion.accounting.balanced()
+    assert not asr_adapters.validate_records(records)
+
+
+def test_a_repeated_item_takes_only_an_event_of_its_own_text() -> None:
+    answer = item({"type": "message", "id": "msg_a", "role": "assistant", "content": [_output("done")]})
+    lone = event({"type": "agent_message", "message": "a notice no item holds"})
+    mirror = event({"type": "agent_message", "message": "done"})
+    records, conversion = convert(lines(META, mirror, answer, answer, lone))
+    texts = [r["content"][0]["text"] for r in records if r["type"] == "message"]
+    assert texts == ["done", "a notice no item holds"]  # the repeat's echo did not swallow it
+    assert conversion.accounting.duplicates == 2 and conversion.accounting.balanced()  # the mirror, the repeat
+    matcher = MirrorMatcher()
+    assert matcher.repeat(["x"]) == 0 and matcher.event("y", {}) is False and matcher.event("x", {}) is True

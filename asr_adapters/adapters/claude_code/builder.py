@@ -63,6 +63,8 @@ _CHAIN = frozenset({"user", "attachment", "system"})
 #: before its parent now and then), and how many lines and how many of them wait at most.
 _MAY_WAIT = frozenset({"attachment", "system", "progress"})
 WAIT_LINES = 4
+#: written messages whose content stays in memory for a possible later part (fold.py)
+MESSAGE_HEADS_IN_MEMORY = 64
 WAIT_LIMIT = 8
 
 
@@ -74,6 +76,10 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         #: duplicates. The newest entries stay in memory, older ones move to a temporary file.
         self.uuid_rec = SpillMap()
         self.fold: Fold | None = None
+        #: message.id -> [record id, content, source line uuids] of the message record that last
+        #: carried it: a later part of that response is a revision of it (fold.py). Few entries
+        #: stay in memory (they hold content); the rest move to a temporary file.
+        self.message_heads = SpillMap(MESSAGE_HEADS_IN_MEMORY)
         self.last_message: tuple[str | None, str | None] = (None, None)
         self.extras_for: str | None = None
         self.usage_for: str | None = None

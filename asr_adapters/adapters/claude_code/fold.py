@@ -271,12 +271,24 @@ class FoldMixin:
         self._link(record, parent)
         if self.info.parent_refs is not None:
             self._copied(record, first, "messageId", message_id)
-        if len(content_lines) > 1:
-            source_ids = [line[0] for line in content_lines if isinstance(line[0], str)]
-            if source_ids:
-                record["assembly"] = {"mode": "folded", "sourceIds": source_ids}
+        source_ids = [line[0] for line in content_lines if isinstance(line[0], str)]
+        earlier = self.message_heads.get(fold.message_id) if fold.message_id else None
+        if earlier is not None:
+            # A later part of a response whose message was already written (its lines were
+            # split by a line of the chain, or a line was re-appended out of order): the
+            # message as now known, a revision of the earlier record, never a second record
+            # with the same messageId.
+            record["supersedes"] = earlier[0]
+            record["content"] = [*earlier[1], *fold.parts]
+            if record["content"] and "capture" in record:
+                del record["capture"]  # the absent-content state of a part with no block
+            source_ids = [*earlier[2], *source_ids]
+        if (len(content_lines) > 1 or earlier is not None) and source_ids:
+            record["assembly"] = {"mode": "folded", "sourceIds": source_ids}
         carries = self._extras(record, fold, first, synthetic)
         rid = self.out.put(record)
+        if fold.message_id:
+            self.message_heads[fold.message_id] = [rid, record["content"], source_ids]
         if carries:
             self._hold_usage(fold, synthetic)
         return rid
@@ -377,6 +389,8 @@ class FoldMixin:
         def _link(self, record: dict[str, Any], parent_uuid: Any) -> None: ...
 
         def _copied(self, record: dict[str, Any], obj: dict[str, Any], field_name: str, value: str) -> None: ...
+
+        message_heads: SpillMap
 
         def _remember_call(self, call: dict[str, Any], obj: dict[str, Any]) -> None: ...
 

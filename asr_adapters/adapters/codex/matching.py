@@ -20,6 +20,8 @@ class MirrorMatcher:
     def __init__(self, on_taken: Callable[[Any], None] | None = None, limit: int = 256) -> None:
         self.pending: deque[tuple[str, Any]] = deque()
         self.credits: deque[str] = deque()
+        #: texts of repeated items (counted duplicates): they take only an event of equal text
+        self.echoes: deque[str] = deque()
         self.limit = limit
         #: told of each pending event an item takes (its place in the stream is resolved)
         self.on_taken = on_taken
@@ -37,8 +39,30 @@ class MirrorMatcher:
             self.credits.popleft()
         return taken
 
+    def repeat(self, texts: list[str]) -> int:
+        """An exact repeat of an item already written (a re-appended line) came with these
+        texts: it takes only events of equal text (its own repeated mirror), never one by
+        order, so an event no item holds is never lost to it. Returns how many it took."""
+        taken = 0
+        for text in texts:
+            index = next((i for i, (candidate, _) in enumerate(self.pending) if candidate == text), None)
+            if index is None:
+                self.echoes.append(text)
+                continue
+            event = self.pending[index][1]
+            del self.pending[index]
+            taken += 1
+            if self.on_taken is not None:
+                self.on_taken(event)
+        while len(self.echoes) > self.limit:
+            self.echoes.popleft()
+        return taken
+
     def event(self, text: str, event: Any) -> bool:
         """An event arrived; True when an earlier item already holds its text."""
+        if self.echoes and text in self.echoes:
+            self.echoes.remove(text)
+            return True
         if self.credits:
             self._take_text(text)
             return True
@@ -57,6 +81,7 @@ class MirrorMatcher:
         left = [event for _, event in self.pending]
         self.pending.clear()
         self.credits.clear()
+        self.echoes.clear()
         return left
 
     def _take(self, queue: deque[tuple[str, Any]], text: str) -> None:

@@ -92,18 +92,7 @@ class MessageMapper(ConverterState):
         self.close_turn()
         record = self.message_record(item, "user")
         parts = convert_parts(item.get("content"))
-        open_parts: list[int] = []
-        for index, part in enumerate(parts):
-            text = part.get("text") if part["type"] == "text" else None
-            fragment = classify(text) if text is not None else None
-            if fragment is not None:
-                part["author"] = fragment.author
-                part["origin"] = fragment.origin
-            elif text is not None and is_media_label(text):
-                part["author"] = "harness"
-                part["origin"] = "injected"
-            else:
-                open_parts.append(index)
+        open_parts = mark_fragments(parts)
         record["content"] = parts
         if not item.keys() <= _MESSAGE_KEYS:  # members no field states: kept under ``codex``
             record["codex"] = {k: v for k, v in item.items() if k not in _MESSAGE_KEYS}
@@ -115,6 +104,28 @@ class MessageMapper(ConverterState):
             return
         self.settle_user(record, open_parts, paired=True)
         self.put(record)
+
+    def on_repeated_item(self, item: dict[str, Any]) -> None:
+        """An item that repeats one already written in full (a line re-appended by a resume
+        or a partial rewrite) is a counted duplicate, and so are the mirror events that come
+        with it: a user item's pairing ``user_message``, an answer's or reasoning's events
+        of equal text. Nothing is written for it."""
+        self.acc.duplicates += 1
+        kind = item.get("type")
+        role = item.get("role")
+        if kind == "message" and role == "user":
+            self.close_turn()  # as the item itself would (its step has ended)
+            open_parts = mark_fragments(convert_parts(item.get("content")))
+            if open_parts and self.era == "envelope":
+                self.held = HeldUserMessage(None, open_parts, self.line)
+        elif self.copied_from is not None:
+            return  # a copy's events are counted duplicates as they come
+        elif kind == "message" and role == "assistant":
+            texts = [p["text"] for p in convert_parts(item.get("content")) if p["type"] == "text"]
+            self.acc.duplicates += self.messages.repeat(texts or [""])
+        elif kind == "reasoning":
+            part, summaries = reasoning_part(item)
+            self.acc.duplicates += self.reasoning.repeat(summaries + ([part["text"]] if "text" in part else []) or [""])
 
     def settle_user(self, record: dict[str, Any], open_parts: list[int], paired: bool) -> None:
         """Give the unmarked parts their author, split IDE prefixes, lift shared values."""
@@ -154,9 +165,10 @@ class MessageMapper(ConverterState):
         self.held = None
         if paired:
             self.close_turn()  # a person's new submission starts a new turn
-        self.settle_user(held.record, held.open_parts, paired)
         queued, self.queue = self.queue, []
-        self.put(held.record)
+        if held.record is not None:
+            self.settle_user(held.record, held.open_parts, paired)
+            self.put(held.record)
         for record in queued:
             self.deliver(record)
 
@@ -220,6 +232,24 @@ class MessageMapper(ConverterState):
                 recipients.append({"actor": {"session": scope, "address": other}, "kind": "additional"})
         if recipients:
             record["recipients"] = recipients
+
+
+def mark_fragments(parts: list[dict[str, Any]]) -> list[int]:
+    """Give parts that are Codex's own fragments (or media labels) their author; returns
+    the indices of the unmarked rest, whose author the pairing event decides."""
+    open_parts: list[int] = []
+    for index, part in enumerate(parts):
+        text = part.get("text") if part["type"] == "text" else None
+        fragment = classify(text) if text is not None else None
+        if fragment is not None:
+            part["author"] = fragment.author
+            part["origin"] = fragment.origin
+        elif text is not None and is_media_label(text):
+            part["author"] = "harness"
+            part["origin"] = "injected"
+        else:
+            open_parts.append(index)
+    return open_parts
 
 
 def reasoning_part(item: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
+
+import orjson
 
 from ...core.adapter import header
 from ...core.refs import session_ref
@@ -36,6 +39,24 @@ _MODEL_ITEMS = frozenset(
 _RESPONSE_ENDS = frozenset(
     {"task_started", "turn_started", "task_complete", "turn_complete", "user_message", "thread_rolled_back"}
 )
+#: items with a native id, by the record they become: m(essage), c(all), o(utput)
+_ID_KINDS = {
+    "message": "m",
+    "reasoning": "m",
+    "agent_message": "m",
+    "compaction": "m",
+    "compaction_summary": "m",
+    "context_compaction": "m",
+    "function_call": "c",
+    "custom_tool_call": "c",
+    "local_shell_call": "c",
+    "web_search_call": "c",
+    "tool_search_call": "c",
+    "image_generation_call": "c",
+    "function_call_output": "o",
+    "custom_tool_call_output": "o",
+    "tool_search_output": "o",
+}
 _BUILTIN = {
     "local_shell_call": ("local_shell", "action"),
     "web_search_call": ("web_search", "action"),
@@ -132,6 +153,9 @@ class RolloutConverter(EventMapper, ToolMapper):
             passthrough = item["internal_chat_message_metadata_passthrough"]
             if isinstance(passthrough, dict) and isinstance(passthrough.get("turn_id"), str):
                 self.turn_id = passthrough["turn_id"]
+        if self.is_repeat(kind, item):
+            self.on_repeated_item(item)
+            return
         handler = _ITEM_HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is not None:
             handler(self, item)
@@ -140,6 +164,23 @@ class RolloutConverter(EventMapper, ToolMapper):
             self.on_builtin_call(item, kind, name, key)
         else:
             self.keep(f"response_item/{kind}", raw)
+
+    def is_repeat(self, kind: Any, item: dict[str, Any]) -> bool:
+        """Whether this item, by its native id, repeats in full one already read (then it is a
+        duplicate). A changed repeat is read again: its record supersedes the earlier one
+        (``number``), so no native id is written twice without saying so."""
+        key = _ID_KINDS.get(kind) if isinstance(kind, str) else None
+        if key is None:
+            return False
+        native_id = item.get("call_id") or item.get("id") if key != "m" else item.get("id")
+        if not isinstance(native_id, str) or not native_id:
+            return False
+        key = f"{key}:{native_id}"
+        digest = hashlib.blake2b(orjson.dumps(item, option=orjson.OPT_SORT_KEYS), digest_size=16).digest()
+        if self.item_digests.get(key) == digest:
+            return True
+        self.item_digests[key] = digest
+        return False
 
     # -- header and forks -------------------------------------------------------------------
 

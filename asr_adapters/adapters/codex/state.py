@@ -14,6 +14,7 @@ from typing import Any
 
 from ...core.adapter import Adapter, Context, Emitter
 from ...core.refs import schema_name
+from ...core.spill import SpillMap
 from ...core.timestamps import from_iso
 from .matching import MirrorMatcher
 
@@ -23,7 +24,8 @@ class HeldUserMessage:
 
     __slots__ = ("line", "open_parts", "record")
 
-    def __init__(self, record: dict[str, Any], open_parts: list[int], line: int | None) -> None:
+    def __init__(self, record: dict[str, Any] | None, open_parts: list[int], line: int | None) -> None:
+        #: None for a repeated item (a counted duplicate): its pairing event is one too
         self.record = record
         self.open_parts = open_parts
         self.line = line
@@ -83,6 +85,11 @@ class ConverterState:
         #: whether the thread whose history is being copied (a later session_meta) is a subagent
         self.copied_subagent = False
         self.plan_heads: dict[str, str] = {}
+        #: a digest of each native item with an id, by ``<kind>:<id>`` (a repeat in full is a
+        #: duplicate), and the record id that last wrote each messageId / callId (a changed
+        #: repeat supersedes it); one entry per id, never the items
+        self.item_digests = SpillMap()
+        self.native_heads = SpillMap()
         #: vendor schema name per native kind (a few dozen kinds; one string each)
         self.schemas: dict[str, str] = {}
         self.spawns: dict[str, dict[str, Any]] = {}
@@ -216,12 +223,23 @@ class ConverterState:
         return out
 
     def number(self, record: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        if record["type"] == "plan":
+        kind = record["type"]
+        if kind == "plan":
             heads = self.plan_heads
             head = heads.get(record["planId"])
             if head is not None:
                 record["supersedes"] = head
             heads[record["planId"]] = self.emit.next_id
+        elif (kind == "message" or kind == "tool_call") and "idSource" not in record:  # derived: one line's
+            # A native item whose id was already written, changed (a repeat in full never
+            # gets here): a revision of the record that last carried the id.
+            native_id = record.get("messageId" if kind == "message" else "callId")
+            if isinstance(native_id, str):
+                key = f"{kind[0]}:{native_id}"
+                head = self.native_heads.get(key)
+                if head is not None and "copiedFrom" not in record:
+                    record["supersedes"] = head
+                self.native_heads[key] = self.emit.next_id
         out.append(self.emit(record))
 
 
