@@ -10,6 +10,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
+from ..core.accounting import MAX_DIAGNOSTICS
 from .homes import Home
 
 if TYPE_CHECKING:
@@ -74,8 +75,10 @@ class Summary:
         self.record_types.update(accounting.get("record_types", {}))
         self.duplicates += int(accounting.get("duplicates", 0))
         self.vendor += int(accounting.get("vendor", 0))
-        # the accounting counts every diagnostic; result.diagnostics keeps only the first ones
-        self.warnings += int(accounting.get("diagnostics", len(result.diagnostics)))
+        # result.diagnostics holds the first MAX_DIAGNOSTICS of the conversion's (plus the batch's
+        # own, e.g. companions not fetched); the accounting's total counts the ones left out
+        omitted = max(0, int(accounting.get("diagnostics", 0)) - MAX_DIAGNOSTICS)
+        self.warnings += len(result.diagnostics) + omitted
 
     @property
     def errors_file(self) -> str:

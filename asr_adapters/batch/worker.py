@@ -22,6 +22,7 @@ from typing import Any
 
 from .. import registry
 from ..convert import Conversion
+from ..core.companion import links_followed
 from ..core.errors import InputError
 from ..stream.writer import StreamWriter
 from .atomic import inside, open_temp
@@ -191,7 +192,8 @@ def run_item(item: Item, outdir: str, agents: tuple[str, ...] = (), tag: str = "
             reason = f"reads {out} through a link that leads out of {item.root} (followed only with --follow-symlinks)"
             return Result(item.source, adapter.name, "failed", error=reason)
     stamps = companions(adapter.name, item.source)
-    return run_task(Task(item.source, adapter.name, outdir, item.known_sha256, stamps, tag))
+    with links_followed(item.follow_symlinks):
+        return run_task(Task(item.source, adapter.name, outdir, item.known_sha256, stamps, tag))
 
 
 def _run_remote(item: Item, outdir: str, agents: tuple[str, ...], tag: str) -> Result:

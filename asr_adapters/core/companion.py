@@ -11,9 +11,11 @@ the adapter reports (docs/reliability.md, "Companion files").
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import BinaryIO
 
@@ -59,10 +61,33 @@ def _real(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
+#: Set by ``asr batch --follow-symlinks``: the user asked for links inside the walked folders to
+#: be followed, so a companion whose *written* path lies inside a root is read even where a
+#: link in that path leads elsewhere. Off everywhere else (convert, the library).
+_LINKS_FOLLOWED: ContextVar[bool] = ContextVar("asr_companion_links_followed", default=False)
+
+
+@contextlib.contextmanager
+def links_followed(enabled: bool) -> Iterator[None]:
+    """Within this block, companions reached through symlinks under a root may be read."""
+    token = _LINKS_FOLLOWED.set(enabled)
+    try:
+        yield
+    finally:
+        _LINKS_FOLLOWED.reset(token)
+
+
 def inside(path: Path, roots: Iterable[Path]) -> bool:
-    """Whether ``path``'s real path (every symlink resolved) lies inside one of ``roots``'s."""
+    """Whether ``path``'s real path (every symlink resolved) lies inside one of ``roots``'s;
+    under ``links_followed`` its written path inside a root's written path is enough."""
+    roots = list(roots)
     real = _real(path)
-    return any(real == root or real.is_relative_to(root) for root in map(_real, roots))
+    if any(real == root or real.is_relative_to(root) for root in map(_real, roots)):
+        return True
+    if _LINKS_FOLLOWED.get():
+        written = Path(os.path.abspath(path))
+        return any(written.is_relative_to(os.path.abspath(root)) for root in roots)
+    return False
 
 
 def check_companion(path: Path, roots: Iterable[Path] | None, limit: int | None = None) -> bool:
