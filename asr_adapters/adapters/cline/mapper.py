@@ -81,6 +81,7 @@ class TaskMapper(Timeline):
             index = self.next_api
             self.next_api += 1
             message = self.api[index]
+            self.context.accounting.native_items += 1
             before = self.emit.seq
             if isinstance(message, dict) and message.get("role") == "assistant":
                 yield from self._assistant(index, message)
