@@ -121,7 +121,8 @@ class TaskMapper(Timeline):
             body["cline"] = extra
 
     def _take_display(self, index: int, author: str | None) -> tuple[list[dict[str, Any]], list[int]]:
-        rows = self.alignment.display.get(index, [])
+        human = author == "human"
+        rows = [p for p in self.alignment.display.get(index, []) if self.human_row(p) == human]
         parts: list[dict[str, Any]] = []
         for position in rows:
             parts += self.display_parts(self.ui[position], author)
@@ -233,7 +234,7 @@ class TaskMapper(Timeline):
     def _assistant(self, index: int, message: dict[str, Any]) -> Iterator[dict[str, Any]]:
         parts: list[dict[str, Any]] = []
         calls: list[dict[str, Any]] = []
-        display_rows = self.alignment.display.get(index, [])
+        display_rows = [p for p in self.alignment.display.get(index, []) if not self.human_row(p)]
         ts = message.get("ts", self.ui[display_rows[0]].get("ts") if display_rows else None)
         for block in self._blocks(message):
             kind = block.get("type") if isinstance(block, dict) else None
