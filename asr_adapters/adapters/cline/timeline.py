@@ -13,6 +13,20 @@ from .rows import NOTICE_ASKS, NOTICE_SAYS, is_call, is_human, is_request, is_te
 from .split import HARNESS, HUMAN, RESULT, split_text
 
 PLAN_ID = "task_progress"
+#: rows that can sit between a prompt and the request that sends it (checkpoint, retries, resume)
+_KEEP_WAITING = frozenset(
+    {
+        "checkpoint_created",
+        "task_progress",
+        "api_req_retried",
+        "error_retry",
+        "api_req_failed",
+        "resume_task",
+        "resume_completed_task",
+    }
+)
+#: the native-style id of each record type: written twice, the later record revises the earlier
+_NATIVE_ID = {"message": "messageId", "tool_call": "callId", "input_request": "requestId"}
 _CALL_NAMES = {"command": "execute_command", "browser_action_launch": "browser_action"}
 _DISPLAY_ONLY = "Cline's ui timeline holds only what it showed; the model-facing text is not in this input"
 
@@ -44,6 +58,7 @@ class Timeline:
         self.known_calls: set[str] = set()
         self.call_records: dict[str, str] = {}
         self.message_records: dict[str, str] = {}
+        self.written: dict[tuple[str, str], str] = {}
         self.last_kind = ""
         self.deleted_range: Any = None
         self.pending_truncation: Any = None
@@ -63,12 +78,13 @@ class Timeline:
             body["contextTruncation"] = {"deletedRange": self.pending_truncation}
             self.pending_truncation = None
         kind = body["type"]
-        table = self.message_records if kind == "message" else self.call_records if kind == "tool_call" else None
-        key = body.get("messageId") if kind == "message" else body.get("callId")
-        if table is not None and isinstance(key, str) and key in table and "supersedes" not in body:
-            body["supersedes"] = table[key]
-        if table is not None and isinstance(key, str):
-            table[key] = self.emit.next_id
+        field = _NATIVE_ID.get(kind)
+        key = body.get(field) if field is not None else None
+        if isinstance(key, str):
+            table = self.call_records if kind == "tool_call" else self.message_records
+            if (kind, key) in self.written and "supersedes" not in body:
+                body["supersedes"] = self.written[kind, key]
+            self.written[kind, key] = table[key] = self.emit.next_id
         self.last_kind = kind
         return self.emit(body)
 
@@ -98,6 +114,8 @@ class Timeline:
             return
         self.outcome = "records"
         kind, sub = subtype(row)
+        if self.waiting_human and sub not in _KEEP_WAITING and not is_request(row) and not is_human(row, position):
+            yield from self._flush_human()  # the prompt was not sent by a request after it
         if not kind:
             self.outcome = "vendor"
             yield self.put(self._vendor("row", row))
