@@ -197,6 +197,20 @@ def test_split_keeps_every_character_and_marks_who_wrote_what() -> None:
     assert [p.kind for p in pieces[1:]] == [HARNESS, HUMAN, HARNESS]
 
 
+def test_wrapper_tags_quoted_in_tool_output_are_not_the_persons_words() -> None:
+    quoted = '[read_file for \'ui.json\'] Result:\n{"text": "<feedback>\nnow wire it\n</feedback> later"}\n\n'
+    pieces = split_text(quoted + "<environment_details>\nx\n</environment_details>", flattened=True)
+    assert [p.kind for p in pieces] == [RESULT, HARNESS] and pieces[0].text == quoted
+    appended = "[attempt_completion] Result: Done\n\nThe user has provided feedback.\n\n<feedback>\nok\n</feedback>"
+    pieces = split_text(appended)
+    assert [(p.kind, p.text) for p in pieces] == [
+        (RESULT, "[attempt_completion] Result: Done\n\nThe user has provided feedback.\n\n"),
+        (HARNESS, "<feedback>\n"),
+        (HUMAN, "ok"),
+        (HARNESS, "\n</feedback>"),
+    ]
+
+
 def test_xml_tool_tags_are_taken_out_of_assistant_text() -> None:
     text = "Reading.\n\n<read_file>\n<path>a.py</path>\n</read_file>\n\n<thinking>x</thinking>"
     pieces = split_assistant(text)

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 
 HUMAN, HARNESS, UNKNOWN, RESULT = "human", "harness", "unknown", "result"
 
-_WRAP = re.compile(r"(<(task|feedback|answer|user_message)>\n?)(.*?)(\n?</\2>)", re.S)
+#: Cline writes ``<tag>\n…\n</tag>`` around what the person typed
+_TAGS = ("task", "feedback", "answer", "user_message")
+_WRAP = re.compile(r"(<(task|feedback|answer|user_message)>\n)(.*?)(\n</\2>)", re.S)
 _RESULT = re.compile(r"\[([A-Za-z0-9_.:\-]+)(?: for '(.*?)')?\] Result:")
 #: how the harness's own insertions begin
 HARNESS_STARTS = (
@@ -72,9 +74,19 @@ def starts_section(text: str) -> bool:
 
 
 def wrapper_start(text: str) -> int | None:
-    """Where the first wrapper (``<feedback>`` …) in ``text`` begins, if any."""
-    match = _WRAP.search(text)
-    return None if match is None else match.start()
+    """Where the wrapper that *ends* ``text`` begins (the person's feedback Cline appends
+    to a tool result), if any. Only a wrapper closing the text counts, opened at the last
+    opening tag, so tags quoted inside tool output are never taken for the person's words."""
+    stripped = text.rstrip()
+    best: int | None = None
+    for tag in _TAGS:
+        close = f"\n</{tag}>"
+        if not stripped.endswith(close):
+            continue
+        start = stripped.rfind(f"<{tag}>\n", 0, len(stripped) - len(close) + 1)
+        if start >= 0 and (best is None or start > best):
+            best = start
+    return best
 
 
 def _plain(text: str) -> str:
@@ -102,8 +114,8 @@ def _section(text: str, out: list[Piece]) -> None:
         _wrapped(text, out)
         return
     # a tool result; human feedback Cline appends to it stays out of the result
-    wrap = _WRAP.search(text)
-    cut = len(text) if wrap is None else wrap.start()
+    start = wrapper_start(text)
+    cut = len(text) if start is None else start
     out.append(Piece(RESULT, text[:cut], result.group(1), result.group(2)))
     if cut < len(text):
         _wrapped(text[cut:], out)
