@@ -240,7 +240,16 @@ def test_api_messages_split_human_harness_and_tool_results() -> None:
     assert denied[-1]["text"] == "The user denied this operation and provided the following feedback:\n"
     feedback = next(r for r in records if r.get("messageId") == "api:4")
     assert [p.get("author") for p in feedback["content"]] == ["harness", "human", "harness", "harness"]
+    assert [row["ts"] for row in first["displayRows"]] == [1761000000000]  # the folded row's members are kept
     resumed = next(r for r in records if r.get("messageId") == "api:8")
+    assert resumed["apiRequest"] == {
+        "tokensIn": 0,
+        "tokensOut": 0,
+        "cacheWrites": 0,
+        "cacheReads": 0,
+        "cost": 0.0,
+        "cancelReason": "user_cancelled",
+    }  # no reply carries this request's numbers
     assert resumed["content"][0]["text"].startswith("[TASK RESUMPTION]")
     assert resumed["content"][0]["author"] == "harness" and resumed["content"][1]["author"] == "human"
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from ...core.adapter import Context, Emitter
 from ...core.timestamps import from_epoch_millis, stamp
-from .parts import REGISTRY, block_part, metrics_usage, parse_json, request_usage, result_parts
+from .parts import REGISTRY, block_part, metrics_usage, parse_json, request_usage, result_parts, shown_row
 from .rows import Alignment, align, is_human, subtype
 from .split import (
     HARNESS,
@@ -133,6 +133,7 @@ class TaskMapper(Timeline):
         if not parts:
             return
         body["displayContent"] = parts
+        body["displayRows"] = [shown_row(self.ui[p]) for p in rows]
         if body["content"]:
             body["displayCorrespondence"] = "native" if self.alignment.native else "derived"
         else:
@@ -207,7 +208,10 @@ class TaskMapper(Timeline):
         if requests:
             info = parse_json(request_row.get("text"))
             if isinstance(info, dict):
-                request_extra = {k: v for k, v in info.items() if k != "request" and k not in _USAGE_NAMES}
+                answered = index + 1 < len(self.api) and _role(self.api[index + 1]) == "assistant"
+                request_extra = {
+                    k: v for k, v in info.items() if k != "request" and not (answered and k in _USAGE_NAMES)
+                }
                 if request_extra:
                     body["apiRequest"] = request_extra
         yield self.put(body)
@@ -317,6 +321,10 @@ class TaskMapper(Timeline):
 
     def row_kind(self, position: int) -> tuple[str, str]:
         return subtype(self.ui[position])
+
+
+def _role(message: Any) -> Any:
+    return message.get("role") if isinstance(message, dict) else None
 
 
 _USAGE_NAMES = frozenset(("tokensIn", "tokensOut", "cacheReads", "cacheWrites", "cost"))

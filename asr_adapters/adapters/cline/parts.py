@@ -24,8 +24,21 @@ def parse_json(text: Any) -> Any:
 
 
 def row_extra(row: dict[str, Any]) -> dict[str, Any]:
-    """A ui row's members without a place in the record (checkpoint hash, history index …)."""
-    return {k: v for k, v in row.items() if k not in ROW_KEYS}
+    """A ui row's members without a place in the record (checkpoint hash, history index …).
+    An ask's JSON text (``{response, options, selected}``) is kept whole: only its
+    ``response`` is shown as a part."""
+    extra = {k: v for k, v in row.items() if k not in ROW_KEYS}
+    if row.get("type") == "ask" and row.get("ask") in ("plan_mode_respond", "act_mode_respond") and "text" in row:
+        extra["text"] = row["text"]
+    return extra
+
+
+def shown_row(row: dict[str, Any]) -> dict[str, Any]:
+    """What is left of a ui row folded into another record once its shown parts are there:
+    its identity and members (``ts``, subtype, checkpoint hash, history index …)."""
+    facts = {k: v for k, v in row.items() if k in ("ts", "type", "say", "ask", "partial")}
+    facts.update(row_extra(row))
+    return facts
 
 
 def _data_url(url: str) -> dict[str, Any] | None:

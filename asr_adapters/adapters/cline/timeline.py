@@ -8,7 +8,7 @@ from typing import Any
 
 from ...core.adapter import Context, Emitter
 from ...core.timestamps import from_epoch_millis, stamp
-from .parts import REGISTRY, USAGE_KEYS, attachments, checklist, parse_json, request_usage, row_extra
+from .parts import REGISTRY, USAGE_KEYS, attachments, checklist, parse_json, request_usage, row_extra, shown_row
 from .rows import NOTICE_ASKS, NOTICE_SAYS, is_call, is_human, is_request, is_text, subtype
 from .split import HARNESS, HUMAN, RESULT, split_text
 
@@ -236,6 +236,7 @@ class Timeline:
         for human in waiting:
             display += self.display_parts(self.ui[human], "human")
             self._count("folded")
+        shown = [shown_row(self.ui[human]) for human in waiting]
         body = _new("message", ts)
         body["messageId"] = f"ui:{ts}"
         body["role"] = "user"
@@ -254,6 +255,8 @@ class Timeline:
         rest = {k: v for k, v in info.items() if k != "request" and (response is None or k not in USAGE_KEYS)}
         if rest:
             body["apiRequest"] = rest
+        if shown:
+            body["displayRows"] = shown
         if response is not None:
             self.usage_at[response] = request_usage(info)
         yield self.put(body)
