@@ -117,6 +117,7 @@ def test_task_folder_gives_native_task_id_host_and_the_same_records_from_either_
     assert head["session"] == "cline:1761000000000" and "idSource" not in head
     assert head["host"] == {"extension": "saoudrizwan.claude-dev", "product": "Cline"}
     assert head["companions"] == ["api_conversation_history.json", "task_metadata.json"]
+    assert head["cwd"] == "/home/dev/proj"  # stated in the first request's environment details
     from_api, _ = convert(folder / "api_conversation_history.json", None)
     assert from_api[0]["companions"] == ["ui_messages.json", "task_metadata.json"]
     assert [r for r in from_api[1:]] == [r for r in from_ui[1:]]
@@ -396,7 +397,12 @@ def test_entries_companions_and_batch_discovery(tmp_path: Path) -> None:
     ]
     found = list(find(env={"HOME": str(home)}, agents=["cline"]))
     assert [(d.agent, d.session_id, d.path.name) for d in found] == [("cline", "1761000000000", "ui_messages.json")]
-    (folder / "ui_messages.json").unlink()
+    (folder / "ui_messages.json").rename(folder / "claude_messages.json")  # the 2024 name
+    assert discover.is_session_file(folder / "claude_messages.json")
+    assert not discover.is_session_file(folder / "api_conversation_history.json")
+    records, _ = convert(folder / "api_conversation_history.json")
+    assert records[0]["companions"] == ["claude_messages.json", "task_metadata.json"]
+    (folder / "claude_messages.json").unlink()
     assert discover.is_session_file(folder / "api_conversation_history.json")
 
 

@@ -23,11 +23,34 @@ from ...registry import register
 from . import discover
 from .files import API, UI, companions, kind_of
 from .mapper import TaskMapper
+from .parts import parse_json
 
 FORMAT = "cline-task"
 _ARRAY = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*\[\s*\{")
 _UI_ROW = re.compile(rb'"type"\s*:\s*"(?:say|ask)"\s*,\s*"(?:say|ask)"\s*:')
+_CWD = re.compile(r"# Current Working Directory \((.+?)\) Files")
 _API_MESSAGE = re.compile(rb'\{\s*"role"\s*:\s*"(?:user|assistant)"\s*,\s*"content"\s*:')
+
+
+def first_cwd(ui: list[Any], api: list[Any]) -> str | None:
+    """The working directory Cline states in the first request's ``<environment_details>``
+    (``# Current Working Directory (<path>) Files``): the only place a task folder records it."""
+    texts: list[Any] = []
+    first = api[0] if api and isinstance(api[0], dict) else None
+    if first is not None and first.get("role") == "user":
+        content = first.get("content")
+        texts = [content] if isinstance(content, str) else [b.get("text") for b in content or () if isinstance(b, dict)]
+    else:
+        for row in ui:
+            if isinstance(row, dict) and row.get("say") == "api_req_started":
+                info = parse_json(row.get("text"))
+                texts = [info.get("request")] if isinstance(info, dict) else []
+                break
+    for text in texts:
+        match = _CWD.search(text) if isinstance(text, str) else None
+        if match is not None:
+            return match.group(1)
+    return None
 
 
 @register
@@ -90,6 +113,9 @@ class ClineAdapter(Adapter):
             "cline", session_id, agent_version=None, source_format=FORMAT, variant=variant, file=source.name
         )
         stamp(record, from_epoch_millis(first_ts))
+        cwd = first_cwd(ui, api)
+        if cwd is not None:
+            record["cwd"] = cwd
         if native is None:
             record["idSource"] = "derived"
         host = discover.host(source.path)
