@@ -88,6 +88,8 @@ def test_detects_timelines_and_api_histories_only_by_their_shape(tmp_path: Path)
     assert adapter.detect(Source(b'[{"role":"user","content":"hi"}]', name="other.json")) == 0
     assert adapter.detect(Source(b'{"type":"say","say":"text","ts":1}', name="ui_messages.json")) == 0
     assert adapter.detect(Source(b"[1, 2, 3]", name="ui_messages.json")) == 0
+    pretty = b'[\n  {\n    "type": "ask",\n    "ask": "followup",\n    "ts": 1760534080239\n  }\n]'
+    assert adapter.detect(Source(pretty, name="copy.json")) == 90  # key order and spacing do not matter
 
 
 def test_other_agents_files_are_not_claimed_and_cline_files_are_not_theirs(tmp_path: Path) -> None:

@@ -27,7 +27,9 @@ from .parts import parse_json
 
 FORMAT = "cline-task"
 _ARRAY = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*\[\s*\{")
-_UI_ROW = re.compile(rb'"type"\s*:\s*"(?:say|ask)"\s*,\s*"(?:say|ask)"\s*:')
+_UI_TYPE = re.compile(rb'"type"\s*:\s*"(?:say|ask)"')
+_UI_SUBTYPE = re.compile(rb'"(?:say|ask)"\s*:\s*"')
+_UI_TS = re.compile(rb'"ts"\s*:\s*\d')
 _CWD = re.compile(r"# Current Working Directory \((.+?)\) Files")
 _API_MESSAGE = re.compile(rb'\{\s*"role"\s*:\s*"(?:user|assistant)"\s*,\s*"content"\s*:')
 
@@ -68,7 +70,7 @@ class ClineAdapter(Adapter):
         head = source.head()
         if _ARRAY.match(head) is None:
             return 0
-        if _UI_ROW.search(head) and b'"ts"' in head:
+        if _UI_TYPE.search(head) and _UI_SUBTYPE.search(head) and _UI_TS.search(head):
             return 90
         if _API_MESSAGE.search(head):
             if source.name == discover.API_FILE:
