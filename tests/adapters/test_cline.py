@@ -214,6 +214,18 @@ def test_wrapper_tags_quoted_in_tool_output_are_not_the_persons_words() -> None:
     ]
 
 
+def test_a_followup_answer_is_the_persons_and_its_result_header_is_not() -> None:
+    text = "[ask_followup_question for 'Routing or startup?'] Result:\n<answer>\nRouting\n</answer>"
+    pieces = split_text(text)
+    assert [(p.kind, p.text) for p in pieces] == [
+        (RESULT, "[ask_followup_question for 'Routing or startup?'] Result:\n"),
+        (HARNESS, "<answer>\n"),
+        (HUMAN, "Routing"),
+        (HARNESS, "\n</answer>"),
+    ]
+    assert pieces[0].target == "Routing or startup?"
+
+
 def test_xml_tool_tags_are_taken_out_of_assistant_text() -> None:
     text = "Reading.\n\n<read_file>\n<path>a.py</path>\n</read_file>\n\n<thinking>x</thinking>"
     pieces = split_assistant(text)
