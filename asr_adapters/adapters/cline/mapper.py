@@ -12,12 +12,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...core.adapter import Context, Emitter
-from ...core.timestamps import from_epoch_millis, stamp
-from .parts import REGISTRY, block_part, metrics_usage, parse_json, request_usage, result_parts, shown_row
-from .rows import Alignment, align, is_human, subtype
+from .parts import block_part, metrics_usage, parse_json, request_usage, result_parts, shown_row
+from .rows import Alignment, align, is_human
 from .split import (
-    HARNESS,
-    HUMAN,
     RESULT,
     XmlCall,
     result_header,
@@ -26,25 +23,9 @@ from .split import (
     starts_section,
     wrapper_start,
 )
-from .timeline import Timeline
+from .timeline import Timeline, new_body, piece_part
 
 _API_KEYS = frozenset({"role", "content", "ts", "modelInfo", "metrics"})
-
-
-def new(kind: str, ts: Any = None) -> dict[str, Any]:
-    """A record body with ``seq``/``id`` placeholders and the epoch-ms time ``ts``, if any."""
-    return stamp({"type": kind, "seq": 0, "id": ""}, from_epoch_millis(ts))
-
-
-def text_part(piece_kind: str, text: str) -> dict[str, Any]:
-    part: dict[str, Any] = {"type": "text", "text": text}
-    if piece_kind == HUMAN:
-        part.update(author="human", origin="prompt")
-    elif piece_kind == HARNESS:
-        part.update(author="harness", origin="injected")
-    elif piece_kind == RESULT:
-        part.update(author="tool", origin="injected")  # tool output Cline sent as text, no call to answer
-    return part
 
 
 class TaskMapper(Timeline):
@@ -88,7 +69,7 @@ class TaskMapper(Timeline):
             elif isinstance(message, dict) and message.get("role") == "user":
                 yield from self._user(index, message)
             else:
-                yield self.put(self.adapter_vendor("api_message", message))
+                yield self.put(self._vendor("api_message", message))
             self._outcome(before, self.emit.seq)
 
     def _outcome(self, before: int, after: int) -> None:
@@ -107,7 +88,7 @@ class TaskMapper(Timeline):
         return content if isinstance(content, list) else []
 
     def _head(self, index: int, message: dict[str, Any], ts: Any) -> dict[str, Any]:
-        body = new("message", message.get("ts", ts))
+        body = new_body("message", message.get("ts", ts))
         body["messageId"] = f"api:{index}"
         return body
 
@@ -189,14 +170,14 @@ class TaskMapper(Timeline):
                 call_id, _name = self._match(header[0])
                 yield self.put(self._result(call_id, header[0], output, ts, None))
                 if rest is not None:
-                    parts += [text_part(p.kind, p.text) for p in split_text(rest)]
+                    parts += [piece_part(p.kind, p.text) for p in split_text(rest)]
                 continue
             for piece in split_text(block["text"]):
                 if piece.kind == RESULT and self.open_calls:
                     call_id, _name = self._match(piece.tool)
                     yield self.put(self._result(call_id, piece.tool, [{"type": "text", "text": piece.text}], ts, None))
                 else:
-                    parts.append(text_part(piece.kind, piece.text))
+                    parts.append(piece_part(piece.kind, piece.text))
         display, rows = self._take_display(index, "human")
         if not parts and not display:
             return
@@ -226,7 +207,7 @@ class TaskMapper(Timeline):
     def _result(
         self, call_id: str, name: str | None, content: list[dict[str, Any]], ts: Any, block: Any
     ) -> dict[str, Any]:
-        body = new("tool_result", ts)
+        body = new_body("tool_result", ts)
         body["callId"] = call_id
         if name:
             body["name"] = name
@@ -270,9 +251,9 @@ class TaskMapper(Timeline):
                 if isinstance(model_info, dict) and isinstance(model_info.get("modelId"), str):
                     call["model"] = model_info["modelId"]
                 self._put_usage(call, usage, native)
-            yield self.put(self.ordered_call(call))
+            yield self.put(call)
         if body is None and not calls:
-            yield self.put(self.adapter_vendor("api_message", message))
+            yield self.put(self._vendor("api_message", message))
 
     def _usage(self, index: int, message: dict[str, Any]) -> tuple[dict[str, int] | None, Any]:
         requests = self.alignment.requests.get(index - 1, [])
@@ -284,7 +265,7 @@ class TaskMapper(Timeline):
         return usage, (message.get("metrics") if usage is not None else None)
 
     def _xml_call(self, index: int, number: int, call: XmlCall, ts: Any) -> dict[str, Any]:
-        body = new("tool_call", ts)
+        body = new_body("tool_call", ts)
         body["callId"] = f"api:{index}:call[{number}]"
         body["name"] = call.name
         body["input"] = call.params
@@ -295,7 +276,7 @@ class TaskMapper(Timeline):
         return body
 
     def _native_call(self, index: int, number: int, block: dict[str, Any], ts: Any) -> dict[str, Any]:
-        body = new("tool_call", ts)
+        body = new_body("tool_call", ts)
         native_id = block.get("id")
         derived = not (isinstance(native_id, str) and native_id)
         body["callId"] = f"api:{index}:call[{number}]" if derived else native_id
@@ -307,20 +288,12 @@ class TaskMapper(Timeline):
         extra = {k: v for k, v in block.items() if k not in ("type", "id", "name", "input")}
         if extra:
             body["block"] = extra
-        if body["callId"] in self.known_calls:
-            body["supersedes"] = self.call_records[body["callId"]]
         self.known_calls.add(body["callId"])
         self.open_calls.append((body["callId"], str(block.get("name"))))
         return body
 
-    def adapter_vendor(self, kind: str, data: Any) -> dict[str, Any]:
-        return {"type": "vendor", "seq": 0, "id": "", "schema": f"{REGISTRY}/{kind}", "data": data}
-
     def human_row(self, position: int) -> bool:
         return is_human(self.ui[position], position)
-
-    def row_kind(self, position: int) -> tuple[str, str]:
-        return subtype(self.ui[position])
 
 
 def _role(message: Any) -> Any:

@@ -31,11 +31,13 @@ _CALL_NAMES = {"command": "execute_command", "browser_action_launch": "browser_a
 _DISPLAY_ONLY = "Cline's ui timeline holds only what it showed; the model-facing text is not in this input"
 
 
-def _new(kind: str, ts: Any) -> dict[str, Any]:
+def new_body(kind: str, ts: Any = None) -> dict[str, Any]:
+    """A record body with ``seq``/``id`` placeholders and the epoch-ms time ``ts``, if any."""
     return stamp({"type": kind, "seq": 0, "id": ""}, from_epoch_millis(ts))
 
 
-def _piece_part(kind: str, text: str) -> dict[str, Any]:
+def piece_part(kind: str, text: str) -> dict[str, Any]:
+    """A text part with the author and origin of the piece's kind (no author: unknown)."""
     part: dict[str, Any] = {"type": "text", "text": text}
     if kind == HUMAN:
         part.update(author="human", origin="prompt")
@@ -56,8 +58,6 @@ class Timeline:
         self.api: list[Any] = []
         self.folded: set[int] = set()
         self.known_calls: set[str] = set()
-        self.call_records: dict[str, str] = {}
-        self.message_records: dict[str, str] = {}
         self.written: dict[tuple[str, str], str] = {}
         self.last_kind = ""
         self.deleted_range: Any = None
@@ -81,15 +81,11 @@ class Timeline:
         field = _NATIVE_ID.get(kind)
         key = body.get(field) if field is not None else None
         if isinstance(key, str):
-            table = self.call_records if kind == "tool_call" else self.message_records
             if (kind, key) in self.written and "supersedes" not in body:
                 body["supersedes"] = self.written[kind, key]
-            self.written[kind, key] = table[key] = self.emit.next_id
+            self.written[kind, key] = self.emit.next_id
         self.last_kind = kind
         return self.emit(body)
-
-    def ordered_call(self, body: dict[str, Any]) -> dict[str, Any]:
-        return body
 
     def _put_usage(self, body: dict[str, Any], usage: Any, native: Any) -> None:
         if usage is not None:
@@ -191,7 +187,7 @@ class Timeline:
 
     def _display_message(self, position: int, row: dict[str, Any], role: str) -> dict[str, Any]:
         """A row shown in the ui with no model-facing copy here: displayContent only (ASR-207)."""
-        body = _new("message", row.get("ts"))
+        body = new_body("message", row.get("ts"))
         body["messageId"] = f"ui:{row.get('ts')}"
         body["role"] = role
         body["author"] = "human" if role == "user" else "model"
@@ -222,14 +218,14 @@ class Timeline:
         parts: list[dict[str, Any]] = []
         for piece in split_text(request, flattened=True):
             if piece.kind == RESULT and self.ui_calls:
-                body = _new("tool_result", ts)
+                body = new_body("tool_result", ts)
                 body["callId"] = self.ui_calls.pop(0)
                 if piece.tool:
                     body["name"] = piece.tool
                 body["content"] = [{"type": "text", "text": piece.text}]
                 yield self.put(body)
             else:
-                parts.append(_piece_part(piece.kind, piece.text))
+                parts.append(piece_part(piece.kind, piece.text))
         self.ui_calls = []
         waiting, self.waiting_human = self.waiting_human, []
         display: list[dict[str, Any]] = []
@@ -237,7 +233,7 @@ class Timeline:
             display += self.display_parts(self.ui[human], "human")
             self._count("folded")
         shown = [shown_row(self.ui[human]) for human in waiting]
-        body = _new("message", ts)
+        body = new_body("message", ts)
         body["messageId"] = f"ui:{ts}"
         body["role"] = "user"
         body["content"] = parts
@@ -273,7 +269,7 @@ class Timeline:
 
     def _ui_call(self, position: int, row: dict[str, Any], kind: str, sub: str) -> dict[str, Any]:
         text = row.get("text")
-        body = _new("tool_call", row.get("ts"))
+        body = new_body("tool_call", row.get("ts"))
         body["callId"] = f"ui:{row.get('ts')}"
         parsed = parse_json(text)
         if sub == "command":
@@ -308,7 +304,7 @@ class Timeline:
         if (entries or text) == self.plan_entries:
             self.outcome = "duplicates"
             return
-        body = _new("plan", row.get("ts"))
+        body = new_body("plan", row.get("ts"))
         body["planId"] = PLAN_ID
         if entries:
             body["planType"] = "items"
@@ -325,7 +321,7 @@ class Timeline:
         yield self.put(body)
 
     def _question(self, row: dict[str, Any]) -> dict[str, Any]:
-        body = _new("input_request", row.get("ts"))
+        body = new_body("input_request", row.get("ts"))
         body["requestId"] = f"ui:{row.get('ts')}"
         body["kind"] = f"{REGISTRY}/followup"
         parsed = parse_json(row.get("text"))
@@ -341,7 +337,7 @@ class Timeline:
         return body
 
     def _notice(self, row: dict[str, Any], sub: str) -> dict[str, Any]:
-        body = _new("message", row.get("ts"))
+        body = new_body("message", row.get("ts"))
         body["messageId"] = f"ui:{row.get('ts')}"
         body.update(author="harness", origin="notice", audience="user")
         text = row.get("text")
