@@ -27,7 +27,6 @@ _KEEP_WAITING = frozenset(
 )
 #: the native-style id of each record type: written twice, the later record revises the earlier
 _NATIVE_ID = {"message": "messageId", "tool_call": "callId", "input_request": "requestId"}
-_CALL_NAMES = {"command": "execute_command", "browser_action_launch": "browser_action"}
 _DISPLAY_ONLY = "Cline's ui timeline holds only what it showed; the model-facing text is not in this input"
 
 
