@@ -207,8 +207,8 @@ def test_wrapper_tags_quoted_in_tool_output_are_not_the_persons_words() -> None:
     appended = "[attempt_completion] Result: Done\n\nThe user has provided feedback.\n\n<feedback>\nok\n</feedback>"
     pieces = split_text(appended)
     assert [(p.kind, p.text) for p in pieces] == [
-        (RESULT, "[attempt_completion] Result: Done\n\nThe user has provided feedback.\n\n"),
-        (HARNESS, "<feedback>\n"),
+        (RESULT, "[attempt_completion] Result: Done\n\n"),
+        (HARNESS, "The user has provided feedback.\n\n<feedback>\n"),
         (HUMAN, "ok"),
         (HARNESS, "\n</feedback>"),
     ]
@@ -269,6 +269,21 @@ def test_api_messages_split_human_harness_and_tool_results() -> None:
     assert resumed["content"][0]["author"] == "harness" and resumed["content"][1]["author"] == "human"
 
 
+def test_task_folder_rows_showing_a_call_only_response_fold_into_that_call() -> None:
+    records, conversion = convert(XML_CASE / "input.json")
+    completion = next(r for r in records if r.get("name") == "attempt_completion")
+    assert completion["displayContent"] == [{"type": "text", "text": "Added -v/--verbose to cli.py.", "phase": "final"}]
+    assert [row["say"] for row in completion["displayRows"]] == ["completion_result"]
+    assert not [r for r in records if r["type"] == "message" and r["messageId"].startswith("ui:")]
+    denied = next(r for r in records if r["type"] == "tool_result" and r["callId"] == "api:3:call[0]")
+    assert denied["status"] == "bot.cline/denied" and "isError" not in denied
+    records, conversion = convert(NATIVE_CASE / "input.json")
+    plan = next(r for r in records if r.get("name") == "plan_mode_respond")
+    assert plan["displayContent"][0]["text"] == plan["input"]["response"]
+    assert not [r for r in records if r["type"] == "message" and r.get("role") == "assistant" and not r["content"]]
+    assert conversion.accounting.balanced()
+
+
 def test_ui_only_row_is_display_content_with_content_absent() -> None:
     records, _ = convert(RETRY_CASE / "input.json")
     completion = next(r for r in records if r.get("messageId") == "ui:1767600009000")
@@ -301,6 +316,115 @@ def test_alignment_falls_back_to_order_without_history_indexes(tmp_path: Path) -
     feedback = next(r for r in records if r.get("messageId") == "api:4")
     assert feedback["displayContent"][0]["text"] == "Use -v as the short form too"
     assert conversion.accounting.balanced() and not validate_records(records)
+
+
+def _request_row(ts: int, request: str, **info: Any) -> dict[str, Any]:
+    return {"ts": ts, "type": "say", "say": "api_req_started", "text": json.dumps({"request": request, **info})}
+
+
+ENV = "<environment_details>\nx\n</environment_details>"
+LONE_ROWS: list[dict[str, Any]] = [
+    {"ts": 1, "type": "say", "say": "task", "text": "read @/a.md"},
+    _request_row(2, f"<task>\nread 'a.md' (see below for file content)\n</task>\n\n[Image]\n\n{ENV}", tokensIn=5),
+    {
+        "ts": 3,
+        "type": "say",
+        "say": "tool",
+        "text": json.dumps({"tool": "readFile", "path": "a.md", "content": "/w/a.md"}),
+    },
+    {"ts": 4, "type": "ask", "ask": "use_mcp_server", "text": json.dumps({"type": "use_mcp_tool", "serverName": "s"})},
+    {"ts": 5, "type": "ask", "ask": "command", "text": "ls 2>&1REQ_APP"},
+    _request_row(
+        6,
+        "[read_file for 'a.md'] Result:\n# A\n\n[use_mcp_tool for 's'] Result:\nError:\nnot connected\n\n"
+        f"[execute_command for 'ls 2>&1'] Result:\nThe user denied this operation.\n\n{ENV}",
+        tokensIn=7,
+        tokensOut=2,
+        cancelReason="streaming_failed",
+    ),
+    {"ts": 7, "type": "say", "say": "text", "text": "Half"},
+    {"ts": 8, "type": "ask", "ask": "followup", "text": json.dumps({"question": "Which?", "options": ["a", "b"]})},
+    {"ts": 9, "type": "say", "say": "user_feedback", "text": "b"},
+    _request_row(10, f"[ask_followup_question for 'Which?'] Result:\n<answer>\nb\n</answer>\n\n{ENV}", tokensIn=9),
+    {"ts": 11, "type": "say", "say": "completion_result", "text": "Done.HAS_CHANGES"},
+    {"ts": 12, "type": "say", "say": "checkpoint_created", "text": ""},
+    {"ts": 13, "type": "ask", "ask": "command", "text": "open a.md"},
+    {"ts": 14, "type": "say", "say": "user_feedback", "text": "thanks"},
+    _request_row(
+        15,
+        "[attempt_completion] Result: Done\n\nThe user has provided feedback on the results.\n<feedback>\nthanks\n"
+        f"</feedback>\n\n{ENV}",
+    ),
+]
+
+
+def test_a_lone_request_text_is_its_display_rendering_never_model_facing() -> None:
+    records, conversion = convert(json.dumps(LONE_ROWS).encode())
+    assert not validate_records(records) and not coming_rule_findings(records) and conversion.accounting.balanced()
+    requests = [r for r in records if r.get("messageId") in ("ui:2", "ui:6", "ui:10", "ui:15")]
+    assert len(requests) == 4
+    for request in requests:
+        assert request["content"] == [] and request["capture"]["content"]["state"] == "absent"
+        assert "display rendering" in request["capture"]["content"]["reason"]
+    first = requests[0]["displayContent"]
+    assert first[0] == {"type": "text", "text": "read @/a.md", "author": "human", "origin": "prompt"}
+    # Cline's rewritten mention and its [Image] are the rendering's, not the person's words
+    assert [(p.get("author"), p["text"]) for p in first[1:]] == [
+        ("harness", "<task>\n"),
+        (None, "read 'a.md' (see below for file content)"),
+        ("harness", "\n</task>"),
+        (None, "\n\n[Image]\n\n"),
+        ("harness", ENV),
+    ]
+    human = [
+        p["text"]
+        for r in records
+        for key in ("content", "displayContent")
+        for p in r.get(key, [])
+        if p.get("author") == "human"
+    ]
+    assert human == ["read @/a.md", "b", "thanks"]  # typed rows only; the answer below is a reference
+    results = [r for r in records if r["type"] == "tool_result"]
+    assert all(r["content"] == [] and r["capture"]["content"]["state"] == "absent" for r in results)
+    # no join separator in a block's text
+    assert results[0]["displayContent"] == [{"type": "text", "text": "[read_file for 'a.md'] Result:\n# A"}]
+    assert [(r["name"], r.get("isError"), r.get("status")) for r in results] == [
+        ("read_file", None, None),
+        ("use_mcp_tool", True, None),
+        ("execute_command", None, "bot.cline/denied"),
+        ("attempt_completion", None, None),
+    ]
+
+
+def test_lone_ui_calls_keep_the_ui_payload_not_a_claimed_input() -> None:
+    records, _ = convert(json.dumps(LONE_ROWS).encode())
+    calls = [r for r in records if r["type"] == "tool_call"]
+    assert [c["name"] for c in calls] == ["readFile", "use_mcp_tool", "execute_command", "attempt_completion"]
+    for call in calls:
+        assert "input" not in call and "arguments" not in call and call["capture"]["input"]["state"] == "absent"
+    assert calls[0]["uiTool"] == {"tool": "readFile", "path": "a.md", "content": "/w/a.md"}
+    assert calls[2]["uiTool"] == "ls 2>&1REQ_APP"
+    # the command row after a completion_result is attempt_completion's `command`, answered by its result
+    result = next(r for r in records if r["type"] == "tool_result" and r["name"] == "attempt_completion")
+    assert result["callId"] == calls[3]["callId"] == "ui:13"
+    intro = next(r for r in records if r.get("messageId") == "ui:15")["displayContent"][1]
+    assert intro["text"].startswith("The user has provided feedback") and intro["author"] == "harness"
+
+
+def test_lone_timeline_answers_failures_flags_and_vendor_times() -> None:
+    records, _ = convert(json.dumps(LONE_ROWS).encode())
+    question = next(r for r in records if r["type"] == "input_request")
+    assert question["answer"] == [{"type": "text", "text": "b", "author": "human"}]
+    assert question["status"] == "bot.cline/answered"
+    failed = next(r for r in records if r.get("messageId") == "ui:7")
+    assert failed["status"] == "error" and failed["usage"] == {"inputTokens": 7, "outputTokens": 2}
+    completion = next(r for r in records if r.get("messageId") == "ui:11")
+    assert completion["displayContent"] == [
+        {"type": "text", "text": "Done.", "phase": "final"},
+        {"type": "text", "text": "HAS_CHANGES", "author": "harness", "origin": "injected"},
+    ]
+    vendor = next(r for r in records if r["type"] == "vendor")
+    assert vendor["ts"] == "1970-01-01T00:00:00.012Z"
 
 
 # -- requests, usage, retries, plans, truncation ----------------------------------------------
@@ -375,7 +499,7 @@ def test_partial_unknown_and_non_json_rows_are_kept() -> None:
         ("tool_call", None, None),
         ("vendor", "bot.cline/row", None),
     ]
-    assert records[6]["arguments"] == "{broken"
+    assert records[6]["uiTool"] == "{broken" and "arguments" not in records[6] and "input" not in records[6]
     assert conversion.accounting.balanced() and conversion.accounting.native_items == len(rows)
     assert not validate_records(records)
 

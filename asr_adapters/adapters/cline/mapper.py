@@ -23,8 +23,10 @@ from .split import (
     starts_section,
     wrapper_start,
 )
-from .timeline import Timeline, new_body, piece_part
+from .timeline import Timeline, new_body, piece_part, with_result_state
 
+#: calls whose input holds the text a ui row shows (the completion result, the plan-mode answer)
+_SHOWN_CALLS = frozenset({"attempt_completion", "plan_mode_respond", "act_mode_respond"})
 _API_KEYS = frozenset({"role", "content", "ts", "modelInfo", "metrics"})
 
 
@@ -214,6 +216,8 @@ class TaskMapper(Timeline):
         if isinstance(block, dict) and isinstance(block.get("is_error"), bool):
             body["isError"] = block["is_error"]
         body["content"] = content
+        if block is None:  # a `[tool] Result:` text: Cline's own words there state an error or a denial
+            with_result_state(body, name, "".join(p.get("text", "") for p in content if p.get("type") == "text"))
         return body
 
     def _assistant(self, index: int, message: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -233,7 +237,7 @@ class TaskMapper(Timeline):
                 calls.append(self._native_call(index, len(calls), block, ts))
             else:
                 parts.append(block_part(block))
-        usage, native = self._usage(index, message)
+        usage, native, status = self._usage(index, message)
         body: dict[str, Any] | None = None
         if parts:
             display, rows = self._take_display(index, None)
@@ -241,8 +245,16 @@ class TaskMapper(Timeline):
             body.update(role="assistant", author="model", content=parts)
             self._display(body, display, rows)
             self._api_tail(body, message)
-            self._put_usage(body, usage, native)
+            self._put_usage(body, usage, native, status)
             yield self.put(body)
+        if body is None and calls:
+            # a response of tool calls only: its ui rows (completion_result, plan_mode_respond…)
+            # show one of them, whose input holds their text
+            display, rows = self._take_display(index, None)
+            if display:
+                shown = next((c for c in calls if c.get("name") in _SHOWN_CALLS), calls[0])
+                shown["displayContent"] = display
+                shown["displayRows"] = [shown_row(self.ui[p]) for p in rows]
         for number, call in enumerate(calls):
             if body is not None:
                 call["messageId"] = body["messageId"]
@@ -250,19 +262,19 @@ class TaskMapper(Timeline):
                 model_info = message.get("modelInfo")
                 if isinstance(model_info, dict) and isinstance(model_info.get("modelId"), str):
                     call["model"] = model_info["modelId"]
-                self._put_usage(call, usage, native)
+                self._put_usage(call, usage, native, status)
             yield self.put(call)
         if body is None and not calls:
             yield self.put(self._vendor("api_message", message))
 
-    def _usage(self, index: int, message: dict[str, Any]) -> tuple[dict[str, int] | None, Any]:
+    def _usage(self, index: int, message: dict[str, Any]) -> tuple[dict[str, int] | None, Any, str | None]:
         requests = self.alignment.requests.get(index - 1, [])
         if requests:
             info = parse_json(self.ui[requests[-1]].get("text"))
             if isinstance(info, dict):
                 return request_usage(info)
         usage = metrics_usage(message.get("metrics"))
-        return usage, (message.get("metrics") if usage is not None else None)
+        return usage, (message.get("metrics") if usage is not None else None), None
 
     def _xml_call(self, index: int, number: int, call: XmlCall, ts: Any) -> dict[str, Any]:
         body = new_body("tool_call", ts)

@@ -118,10 +118,19 @@ def _normalized(source: Any, names: tuple[tuple[str, str], ...]) -> dict[str, in
     return usage or None
 
 
-def request_usage(info: dict[str, Any]) -> tuple[dict[str, int] | None, dict[str, Any]]:
-    """(normalized usage, the native numbers verbatim) of a ClineApiReqInfo."""
+#: a request's ``cancelReason`` -> the status of the response it cut short (ASR-206)
+_CANCEL_STATUS = {"streaming_failed": "error", "user_cancelled": "interrupted"}
+
+
+def request_usage(info: dict[str, Any]) -> tuple[dict[str, int] | None, dict[str, Any], str | None]:
+    """(normalized usage, the native numbers verbatim, the reply's status) of a ClineApiReqInfo:
+    a request Cline cancelled (``cancelReason``) cut its reply short, whatever its numbers say."""
     native = {k: v for k, v in info.items() if k in USAGE_KEYS}
-    return _normalized(info, _REQUEST_USAGE), native
+    reason = info.get("cancelReason")
+    status = _CANCEL_STATUS.get(reason) if isinstance(reason, str) else None
+    if isinstance(reason, str) and status is None:
+        status = f"{REGISTRY}/{reason}"
+    return _normalized(info, _REQUEST_USAGE), native, status
 
 
 def metrics_usage(metrics: Any) -> dict[str, int] | None:

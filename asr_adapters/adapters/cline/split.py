@@ -32,6 +32,23 @@ HARNESS_STARTS = (
     "[Response interrupted",
     "The user has provided feedback",
 )
+FEEDBACK_INTRO = "The user has provided feedback"
+#: Cline's own words in a tool result: the person refused the call (formatResponse.toolDenied…)
+_DENIED = re.compile(r"\] Result:\s*The user denied this operation")
+#: McpHub prefixes the text of an MCP result whose ``isError`` is true with "Error:\n"
+_MCP_ERROR = re.compile(r"\] Result:\n?Error:\n")
+
+
+def result_state(tool: str | None, text: str) -> tuple[bool | None, str | None]:
+    """(isError, status) a ``[tool] Result:`` text states: an MCP error result, a denied call."""
+    if tool == "use_mcp_tool" and _MCP_ERROR.search(text[:200]):
+        return True, None
+    if _DENIED.search(text[:200]):
+        return None, DENIED
+    return None, None
+
+
+DENIED = "bot.cline/denied"
 #: where a new section starts inside Cline's flattened request text (blocks joined by a blank line)
 _SECTION = re.compile(
     r"\n\n(?=<(?:task|feedback|answer|user_message|environment_details|file_content)>"
@@ -116,6 +133,12 @@ def _section(text: str, out: list[Piece]) -> None:
     # a tool result; human feedback Cline appends to it stays out of the result
     start = wrapper_start(text)
     cut = len(text) if start is None else start
+    if start is not None or result.group(1) == "attempt_completion":
+        # Cline's sentence introducing the person's feedback is its own (harness); only before the
+        # feedback it introduces or in attempt_completion's result, never quoted in other output
+        intro = text.rfind(FEEDBACK_INTRO, result.end(), cut)
+        if intro >= 0 and (intro == result.end() or text[intro - 1] in "\n "):
+            cut = intro
     out.append(Piece(RESULT, text[:cut], result.group(1), result.group(2)))
     if cut < len(text):
         _wrapped(text[cut:], out)

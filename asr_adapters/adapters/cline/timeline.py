@@ -10,9 +10,12 @@ from ...core.adapter import Context, Emitter
 from ...core.timestamps import from_epoch_millis, stamp
 from .parts import REGISTRY, USAGE_KEYS, attachments, checklist, parse_json, request_usage, row_extra, shown_row
 from .rows import NOTICE_ASKS, NOTICE_SAYS, is_call, is_human, is_request, is_text, subtype
-from .split import HARNESS, HUMAN, RESULT, split_text
+from .split import HARNESS, HUMAN, RESULT, Piece, result_state, split_text
 
 PLAN_ID = "task_progress"
+ANSWERED = f"{REGISTRY}/answered"
+#: Cline appends this to a completion_result row's text when files changed; its ui strips it
+CHANGES_FLAG = "HAS_CHANGES"
 #: rows that can sit between a prompt and the request that sends it (checkpoint, retries, resume)
 _KEEP_WAITING = frozenset(
     {
@@ -28,6 +31,16 @@ _KEEP_WAITING = frozenset(
 #: the native-style id of each record type: written twice, the later record revises the earlier
 _NATIVE_ID = {"message": "messageId", "tool_call": "callId", "input_request": "requestId"}
 _DISPLAY_ONLY = "Cline's ui timeline holds only what it showed; the model-facing text is not in this input"
+#: ``api_req_started.request`` is Cline's display rendering of a request, not what the model got
+RENDERED = (
+    "api_req_started.request is Cline's display rendering of the request (formatContentBlockToMarkdown: "
+    "blocks joined by blank lines, images as [Image]); the blocks the model received are not in this input"
+)
+#: a ui row shows what Cline's ui tool message (ClineSayTool, the command text) says, not the model's arguments
+UI_INPUT = (
+    "Cline's ui timeline shows its own rendering of the call (ClineSayTool / the command row); "
+    "the model's arguments are not in this input"
+)
 
 
 def new_body(kind: str, ts: Any = None) -> dict[str, Any]:
@@ -45,6 +58,28 @@ def piece_part(kind: str, text: str) -> dict[str, Any]:
     elif kind == RESULT:
         part.update(author="tool", origin="injected")
     return part
+
+
+def rendered_part(kind: str, text: str) -> dict[str, Any]:
+    """A piece of a request's display rendering: harness text and tool output keep their
+    author; the person's words carry none (Cline rewrote them: mentions expanded, images as
+    ``[Image]``; what the person typed is the folded row itself)."""
+    part: dict[str, Any] = {"type": "text", "text": text}
+    if kind == HARNESS:
+        part.update(author="harness", origin="injected")
+    elif kind == RESULT:
+        part.update(author="tool", origin="injected")
+    return part
+
+
+def with_result_state(body: dict[str, Any], tool: str | None, text: str) -> dict[str, Any]:
+    """``isError``/``status`` of a tool result where its text states them (``result_state``)."""
+    is_error, status = result_state(tool, text)
+    if is_error is not None:
+        body["isError"] = is_error
+    if status is not None:
+        body["status"] = status
+    return body
 
 
 class Timeline:
@@ -65,8 +100,10 @@ class Timeline:
         self.plan_entries: Any = None
         self.waiting_human: list[int] = []  # ui-only: a prompt waits for the request that sends it
         self.ui_calls: list[str] = []  # ui-only: calls shown since the last request
-        self.usage_at: dict[int, tuple[Any, Any]] = {}
+        self.usage_at: dict[int, tuple[Any, Any, str | None]] = {}
         self.outcome: str | None = None
+        #: a completion_result row was shown and no request or call since (its `command` row follows)
+        self.completed = False
         self.response: dict[int, int] = {}
 
     # -- writing ---------------------------------------------------------------------
@@ -86,7 +123,10 @@ class Timeline:
         self.last_kind = kind
         return self.emit(body)
 
-    def _put_usage(self, body: dict[str, Any], usage: Any, native: Any) -> None:
+    def _put_usage(self, body: dict[str, Any], usage: Any, native: Any, status: str | None = None) -> None:
+        """The request's numbers as the source records them; a cancelled request marks its reply."""
+        if status is not None:
+            body["status"] = status
         if usage is not None:
             body["usage"] = usage
         if native is not None:
@@ -109,6 +149,10 @@ class Timeline:
             return
         self.outcome = "records"
         kind, sub = subtype(row)
+        if is_request(row) or is_human(row, position):
+            self.completed = False
+        elif (kind, sub) == ("say", "completion_result"):
+            self.completed = True
         if self.waiting_human and sub not in _KEEP_WAITING and not is_request(row) and not is_human(row, position):
             yield from self._flush_human()  # the prompt was not sent by a request after it
         if not kind:
@@ -132,7 +176,7 @@ class Timeline:
             yield from self._plan(row)
         elif kind == "ask" and sub == "followup":
             yield from self._flush_human()
-            yield self.put(self._question(row))
+            yield self.put(self._question(position, row))
         elif (kind == "say" and sub in NOTICE_SAYS) or (kind == "ask" and sub in NOTICE_ASKS):
             yield self.put(self._notice(row, sub))
         else:
@@ -151,7 +195,10 @@ class Timeline:
             yield self._display_message(position, self.ui[position], "user")
 
     def _vendor(self, kind: str, data: Any) -> dict[str, Any]:
-        return {"type": "vendor", "seq": 0, "id": "", "schema": f"{REGISTRY}/{kind}", "data": data}
+        """The native item verbatim, at its own time (a row's or api message's ``ts``) when it has one."""
+        body = new_body("vendor", data.get("ts") if isinstance(data, dict) else None)
+        body.update(schema=f"{REGISTRY}/{kind}", data=data)
+        return body
 
     def display_parts(self, row: dict[str, Any], author: str | None) -> list[dict[str, Any]]:
         """What the ui showed for a row, as parts (``author`` on each when given)."""
@@ -167,10 +214,13 @@ class Timeline:
             shown = parsed.get("response") if isinstance(parsed, dict) else None
             parts.append({"type": "text", "text": shown if isinstance(shown, str) else str(text or "")})
         elif isinstance(text, str) and (text or (not row.get("images") and not row.get("files"))):
-            part: dict[str, Any] = {"type": "text", "text": text}
+            flag = sub == "completion_result" and text.endswith(CHANGES_FLAG)
+            part: dict[str, Any] = {"type": "text", "text": text[: -len(CHANGES_FLAG)] if flag else text}
             if sub == "completion_result":
                 part["phase"] = "final"
             parts.append(part)
+            if flag:  # Cline's flag (COMPLETION_RESULT_CHANGES_FLAG), kept exactly, not the model's text
+                parts.append({"type": "text", "text": CHANGES_FLAG, "author": "harness", "origin": "injected"})
         parts += attachments(row)
         if author is not None:
             parts = [{**p, "author": author, **({"origin": "prompt"} if author == "human" else {})} for p in parts]
@@ -214,17 +264,13 @@ class Timeline:
             return
         assert isinstance(info, dict)
         ts = row.get("ts")
-        parts: list[dict[str, Any]] = []
-        for piece in split_text(request, flattened=True):
+        rendered: list[dict[str, Any]] = []
+        pieces = split_text(request, flattened=True)
+        for number, piece in enumerate(pieces):
             if piece.kind == RESULT and self.ui_calls:
-                body = new_body("tool_result", ts)
-                body["callId"] = self.ui_calls.pop(0)
-                if piece.tool:
-                    body["name"] = piece.tool
-                body["content"] = [{"type": "text", "text": piece.text}]
-                yield self.put(body)
+                yield self.put(self._rendered_result(piece, ts, last=number == len(pieces) - 1))
             else:
-                parts.append(piece_part(piece.kind, piece.text))
+                rendered.append(rendered_part(piece.kind, piece.text))
         self.ui_calls = []
         waiting, self.waiting_human = self.waiting_human, []
         display: list[dict[str, Any]] = []
@@ -235,13 +281,10 @@ class Timeline:
         body = new_body("message", ts)
         body["messageId"] = f"ui:{ts}"
         body["role"] = "user"
-        body["content"] = parts
-        if display:
-            body["displayContent"] = display
-            if parts:
-                body["displayCorrespondence"] = "derived"
-        if not parts:
-            body["capture"] = {"content": {"state": "absent", "reason": "the request text is empty"}}
+        body["content"] = []
+        if display or rendered:
+            body["displayContent"] = display + rendered
+        body["capture"] = {"content": {"state": "absent", "reason": RENDERED}}
         body["idSource"] = "derived"
         if waiting:
             body["assembly"] = {"mode": "folded", "sourceIds": [str(self.ui[h].get("ts")) for h in waiting] + [str(ts)]}
@@ -255,6 +298,20 @@ class Timeline:
         if response is not None:
             self.usage_at[response] = request_usage(info)
         yield self.put(body)
+
+    def _rendered_result(self, piece: Piece, ts: Any, last: bool) -> dict[str, Any]:
+        """A ``[tool] Result:`` piece of a request's rendering answering a shown call: display only."""
+        body = new_body("tool_result", ts)
+        body["callId"] = self.ui_calls.pop(0)
+        if piece.tool:
+            body["name"] = piece.tool
+        text = piece.text
+        if not last and text.endswith("\n\n"):
+            text = text[:-2]  # the blank line Cline joins blocks with belongs to neither block
+        body["content"] = []
+        body["capture"] = {"content": {"state": "absent", "reason": RENDERED}}
+        body["displayContent"] = [{"type": "text", "text": text}]
+        return with_result_state(body, piece.tool, text)
 
     def _retried(self, position: int, request: str) -> bool:
         """A request with no reply whose next request sends the same text: a retry."""
@@ -271,21 +328,22 @@ class Timeline:
         body = new_body("tool_call", row.get("ts"))
         body["callId"] = f"ui:{row.get('ts')}"
         parsed = parse_json(text)
-        if sub == "command":
-            name, value = "execute_command", {"command": text}
-        elif sub == "browser_action_launch":
-            name, value = "browser_action", {"action": "launch", "url": text}
-        elif sub == "load_mcp_documentation":
-            name, value = sub, {}
+        if sub == "command" and self.completed:
+            name = "attempt_completion"  # the command row of attempt_completion's `command` parameter
+        elif sub == "command":
+            name = "execute_command"
+        elif sub in ("browser_action_launch", "load_mcp_documentation"):
+            name = "browser_action" if sub == "browser_action_launch" else sub
         else:
             field = "type" if sub == "use_mcp_server" else "tool"
             named = parsed.get(field) if isinstance(parsed, dict) else None
-            name, value = (named if isinstance(named, str) else sub), parsed
+            name = named if isinstance(named, str) else sub
+        self.completed = False
         body["name"] = name
-        if value is None:
-            body["arguments"] = str(text or "")
-        else:
-            body["input"] = value
+        # what the row shows is Cline's ui message about the call, not the model's arguments
+        body["capture"] = {"input": {"state": "absent", "reason": UI_INPUT}}
+        if text is not None:
+            body["uiTool"] = parsed if parsed is not None else text
         body["idSource"] = "derived"
         self._tail(body, row)
         body.setdefault("cline", {})["row"] = f"{kind}/{sub}"
@@ -319,7 +377,19 @@ class Timeline:
         self.plan_record = self.emit.next_id
         yield self.put(body)
 
-    def _question(self, row: dict[str, Any]) -> dict[str, Any]:
+    def _answer(self, position: int) -> dict[str, Any] | None:
+        """The ``user_feedback`` row that answers the followup question at ``position``: the
+        next one before the next request or question (Cline writes the answer as that row)."""
+        for later in range(position + 1, len(self.ui)):
+            row = self.ui[later]
+            kind, sub = subtype(row)
+            if (kind, sub) == ("say", "user_feedback"):
+                return row if isinstance(row, dict) else None
+            if is_request(row) or (kind == "ask" and sub == "followup"):
+                return None
+        return None
+
+    def _question(self, position: int, row: dict[str, Any]) -> dict[str, Any]:
         body = new_body("input_request", row.get("ts"))
         body["requestId"] = f"ui:{row.get('ts')}"
         body["kind"] = f"{REGISTRY}/followup"
@@ -333,6 +403,11 @@ class Timeline:
         self._tail(body, row)
         if isinstance(parsed, dict) and "selected" in parsed:
             body.setdefault("cline", {})["selected"] = parsed["selected"]
+        answer = self._answer(position)
+        if answer is not None:
+            body["answer"] = [{**p, "author": "human"} for p in self.display_parts(answer, None)]
+            body["status"] = ANSWERED
+            body.setdefault("cline", {})["answerTs"] = answer.get("ts")
         return body
 
     def _notice(self, row: dict[str, Any], sub: str) -> dict[str, Any]:
