@@ -15,7 +15,15 @@ from golden_support import GOLDEN, golden_cases, materialize_input, shared_sampl
 
 from asr_adapters import registry, validate_records
 from asr_adapters.adapters.cline import discover, files
-from asr_adapters.adapters.cline.split import HARNESS, HUMAN, RESULT, XmlCall, split_assistant, split_text
+from asr_adapters.adapters.cline.split import (
+    HARNESS,
+    HUMAN,
+    RESULT,
+    XmlCall,
+    result_state,
+    split_assistant,
+    split_text,
+)
 from asr_adapters.convert import Conversion
 from asr_adapters.core.source import Source
 
@@ -226,6 +234,17 @@ def test_a_followup_answer_is_the_persons_and_its_result_header_is_not() -> None
     assert pieces[0].target == "Routing or startup?"
 
 
+def test_result_texts_state_mcp_errors_and_denials_only_in_clines_own_words() -> None:
+    assert result_state("use_mcp_tool", "[use_mcp_tool for 's'] Result:\n\nError:\nError: not connected") == (
+        True,
+        None,
+    )
+    assert result_state("use_mcp_tool", "[use_mcp_tool for 's'] Result:Error:\nx") == (True, None)
+    assert result_state("read_file", "[read_file for 'a'] Result:\nError:\nquoted") == (None, None)
+    assert result_state("x", "[x] Result:\nThe user denied this operation.") == (None, "bot.cline/denied")
+    assert result_state("x", "[x] Result:\nok\nThe user denied this operation.") == (None, None)
+
+
 def test_xml_tool_tags_are_taken_out_of_assistant_text() -> None:
     text = "Reading.\n\n<read_file>\n<path>a.py</path>\n</read_file>\n\n<thinking>x</thinking>"
     pieces = split_assistant(text)
@@ -413,6 +432,13 @@ def test_lone_ui_calls_keep_the_ui_payload_not_a_claimed_input() -> None:
 
 def test_lone_timeline_answers_failures_flags_and_vendor_times() -> None:
     records, _ = convert(json.dumps(LONE_ROWS).encode())
+    interrupted = [
+        {"ts": 1, "type": "ask", "ask": "followup", "text": json.dumps({"question": "Which?"})},
+        {"ts": 2, "type": "ask", "ask": "resume_task", "text": ""},
+        {"ts": 3, "type": "say", "say": "user_feedback", "text": "something else"},
+    ]
+    unanswered, _ = convert(json.dumps(interrupted).encode())
+    assert "answer" not in unanswered[1] and "status" not in unanswered[1]
     question = next(r for r in records if r["type"] == "input_request")
     assert question["answer"] == [{"type": "text", "text": "b", "author": "human"}]
     assert question["status"] == "bot.cline/answered"

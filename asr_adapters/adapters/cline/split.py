@@ -36,7 +36,7 @@ FEEDBACK_INTRO = "The user has provided feedback"
 #: Cline's own words in a tool result: the person refused the call (formatResponse.toolDenied…)
 _DENIED = re.compile(r"\] Result:\s*The user denied this operation")
 #: McpHub prefixes the text of an MCP result whose ``isError`` is true with "Error:\n"
-_MCP_ERROR = re.compile(r"\] Result:\n?Error:\n")
+_MCP_ERROR = re.compile(r"\] Result:\s*Error:\n")
 
 
 def result_state(tool: str | None, text: str) -> tuple[bool | None, str | None]:

@@ -385,8 +385,8 @@ class Timeline:
             kind, sub = subtype(row)
             if (kind, sub) == ("say", "user_feedback"):
                 return row if isinstance(row, dict) else None
-            if is_request(row) or (kind == "ask" and sub == "followup"):
-                return None
+            if is_request(row) or (kind == "ask" and sub in ("followup", "resume_task", "resume_completed_task")):
+                return None  # asked again, or the task was interrupted: what the person writes next is no answer
         return None
 
     def _question(self, position: int, row: dict[str, Any]) -> dict[str, Any]:
