@@ -284,6 +284,7 @@ def test_api_messages_split_human_harness_and_tool_results() -> None:
         "cost": 0.0,
         "cancelReason": "user_cancelled",
     }  # no reply carries this request's numbers
+    assert resumed["status"] == "bot.cline/user_cancelled"
     assert resumed["content"][0]["text"].startswith("[TASK RESUMPTION]")
     assert resumed["content"][0]["author"] == "harness" and resumed["content"][1]["author"] == "human"
 
@@ -373,6 +374,7 @@ LONE_ROWS: list[dict[str, Any]] = [
         15,
         "[attempt_completion] Result: Done\n\nThe user has provided feedback on the results.\n<feedback>\nthanks\n"
         f"</feedback>\n\n{ENV}",
+        cancelReason="streaming_failed",
     ),
 ]
 
@@ -449,6 +451,9 @@ def test_lone_timeline_answers_failures_flags_and_vendor_times() -> None:
         {"type": "text", "text": "Done.", "phase": "final"},
         {"type": "text", "text": "HAS_CHANGES", "author": "harness", "origin": "injected"},
     ]
+    unanswered = next(r for r in records if r.get("messageId") == "ui:15")
+    assert unanswered["status"] == "bot.cline/streaming_failed"  # no reply: not a prompt the model answered
+    assert "status" not in next(r for r in records if r.get("messageId") == "ui:6")  # its reply has one
     vendor = next(r for r in records if r["type"] == "vendor")
     assert vendor["ts"] == "1970-01-01T00:00:00.012Z"
 

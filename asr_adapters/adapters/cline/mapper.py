@@ -23,7 +23,7 @@ from .split import (
     starts_section,
     wrapper_start,
 )
-from .timeline import Timeline, new_body, piece_part, with_result_state
+from .timeline import Timeline, new_body, piece_part, unanswered_status, with_result_state
 
 #: calls whose input holds the text a ui row shows (the completion result, the plan-mode answer)
 _SHOWN_CALLS = frozenset({"attempt_completion", "plan_mode_respond", "act_mode_respond"})
@@ -192,6 +192,8 @@ class TaskMapper(Timeline):
             info = parse_json(request_row.get("text"))
             if isinstance(info, dict):
                 answered = index + 1 < len(self.api) and _role(self.api[index + 1]) == "assistant"
+                if not answered:
+                    unanswered_status(body, info)
                 request_extra = {
                     k: v for k, v in info.items() if k != "request" and not (answered and k in _USAGE_NAMES)
                 }

@@ -82,6 +82,14 @@ def with_result_state(body: dict[str, Any], tool: str | None, text: str) -> dict
     return body
 
 
+def unanswered_status(body: dict[str, Any], info: dict[str, Any]) -> None:
+    """A request no reply answered, cancelled by Cline (``cancelReason``): status
+    ``bot.cline/<cancelReason>``, so it never reads as a prompt the model answered."""
+    reason = info.get("cancelReason")
+    if isinstance(reason, str) and reason:
+        body["status"] = f"{REGISTRY}/{reason}"
+
+
 class Timeline:
     """Row-by-row mapping, with the state records share (ids written, open calls, plan)."""
 
@@ -290,6 +298,8 @@ class Timeline:
             body["assembly"] = {"mode": "folded", "sourceIds": [str(self.ui[h].get("ts")) for h in waiting] + [str(ts)]}
         self._tail(body, row)
         response = self.response.get(position)
+        if response is None:
+            unanswered_status(body, info)
         rest = {k: v for k, v in info.items() if k != "request" and (response is None or k not in USAGE_KEYS)}
         if rest:
             body["apiRequest"] = rest
