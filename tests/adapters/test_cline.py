@@ -208,6 +208,22 @@ def test_split_keeps_every_character_and_marks_who_wrote_what() -> None:
     assert [p.kind for p in pieces[1:]] == [HARNESS, HUMAN, HARNESS]
 
 
+def test_mentions_cline_rewrote_are_not_the_persons_words() -> None:
+    text = (
+        "<task>\nfix 'src/a.py' (see below for file content) and Workspace Problems (see below for diagnostics)\n"
+        "</task>"
+    )
+    pieces = split_text(text)
+    assert "".join(p.text for p in pieces) == text
+    assert [(p.kind, p.text) for p in pieces] == [
+        (HARNESS, "<task>\n"),
+        (HUMAN, "fix "),
+        (HARNESS, "'src/a.py' (see below for file content)"),
+        (HUMAN, " and "),
+        (HARNESS, "Workspace Problems (see below for diagnostics)\n</task>"),
+    ]
+
+
 def test_wrapper_tags_quoted_in_tool_output_are_not_the_persons_words() -> None:
     quoted = '[read_file for \'ui.json\'] Result:\n{"text": "<feedback>\nnow wire it\n</feedback> later"}\n\n'
     pieces = split_text(quoted + "<environment_details>\nx\n</environment_details>", flattened=True)
@@ -392,8 +408,8 @@ def test_a_lone_request_text_is_its_display_rendering_never_model_facing() -> No
     # Cline's rewritten mention and its [Image] are the rendering's, not the person's words
     assert [(p.get("author"), p["text"]) for p in first[1:]] == [
         ("harness", "<task>\n"),
-        (None, "read 'a.md' (see below for file content)"),
-        ("harness", "\n</task>"),
+        (None, "read "),
+        ("harness", "'a.md' (see below for file content)\n</task>"),
         (None, "\n\n[Image]\n\n"),
         ("harness", ENV),
     ]

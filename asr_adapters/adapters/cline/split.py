@@ -110,6 +110,29 @@ def _plain(text: str) -> str:
     return HARNESS if text.lstrip().startswith(HARNESS_STARTS) else UNKNOWN
 
 
+#: what Cline's parseMentions writes in place of a mention the person typed (`@/a.md` ->
+#: `'a.md' (see below for file content)`): Cline's words, not the person's
+_MENTION = re.compile(
+    r"'[^'\n]+' \(see below for (?:file|folder|site) content\)"
+    r"|Workspace Problems \(see below for diagnostics\)"
+    r"|Terminal Output \(see below for output\)"
+    r"|Working directory changes \(see below for details\)"
+    r"|Git commit '[a-f0-9]{7,40}' \(see below for commit info\)"
+)
+
+
+def _typed(text: str, out: list[Piece]) -> None:
+    """The inside of a wrapper: the person's words, with Cline's mention rewrites split out."""
+    position = 0
+    for match in _MENTION.finditer(text):
+        if match.start() > position:
+            out.append(Piece(HUMAN, text[position : match.start()]))
+        out.append(Piece(HARNESS, match.group(0)))
+        position = match.end()
+    if position < len(text):
+        out.append(Piece(HUMAN, text[position:]))
+
+
 def _wrapped(text: str, out: list[Piece]) -> None:
     """``text`` with the person's words inside wrapper tags split from the tags themselves."""
     position = 0
@@ -118,7 +141,7 @@ def _wrapped(text: str, out: list[Piece]) -> None:
             out.append(Piece(_plain(text[position : match.start()]), text[position : match.start()]))
         out.append(Piece(HARNESS, match.group(1)))
         if match.group(3):
-            out.append(Piece(HUMAN, match.group(3)))
+            _typed(match.group(3), out)
         out.append(Piece(HARNESS, match.group(4)))
         position = match.end()
     if position < len(text):
