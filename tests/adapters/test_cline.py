@@ -618,3 +618,9 @@ def test_shared_sample_converts_validates_and_balances(path: Path) -> None:
         if p["type"] == "text" and p.get("author", r.get("author")) == "human"
     ]
     assert shown == [r["text"] for r in tasks]  # every prompt the person typed, once, in order
+    # a lone timeline holds nothing the model received: no user-side content, no call input
+    assert not [r["id"] for r in records if r.get("role") == "user" and r["content"]]
+    assert not [
+        r["id"] for r in records if r["type"] in ("tool_call", "tool_result") and (r.get("input") or r.get("content"))
+    ]
+    assert all("ts" in r for r in records if r["type"] == "vendor")
