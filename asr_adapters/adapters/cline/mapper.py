@@ -12,7 +12,17 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...core.adapter import Context, Emitter
-from .parts import block_part, metrics_usage, parse_json, request_usage, result_parts, shown_row
+from .parts import (
+    block_part,
+    metrics_usage,
+    parse_json,
+    piece_part,
+    request_usage,
+    result_parts,
+    shown_row,
+    unanswered_status,
+    with_result_state,
+)
 from .rows import Alignment, align, is_human
 from .split import (
     RESULT,
@@ -23,7 +33,7 @@ from .split import (
     starts_section,
     wrapper_start,
 )
-from .timeline import Timeline, new_body, piece_part, unanswered_status, with_result_state
+from .timeline import Timeline, new_body
 
 #: calls whose input holds the text a ui row shows (the completion result, the plan-mode answer)
 _SHOWN_CALLS = frozenset({"attempt_completion", "plan_mode_respond", "act_mode_respond"})

@@ -7,6 +7,8 @@ from typing import Any
 
 import orjson
 
+from .split import HARNESS, HUMAN, RESULT, result_state
+
 REGISTRY = "bot.cline"
 #: ui row members that have a place of their own in the record built from the row
 ROW_KEYS = frozenset({"ts", "type", "say", "ask", "text", "images", "files", "partial", "reasoning"})
@@ -151,3 +153,45 @@ def checklist(text: str) -> list[dict[str, Any]]:
             status = "completed" if mark in "xX" else "in_progress" if mark in "~-" else "pending"
             entries.append({"content": match.group(2), "status": status})
     return entries
+
+
+def piece_part(kind: str, text: str) -> dict[str, Any]:
+    """A text part with the author and origin of the piece's kind (no author: unknown)."""
+    part: dict[str, Any] = {"type": "text", "text": text}
+    if kind == HUMAN:
+        part.update(author="human", origin="prompt")
+    elif kind == HARNESS:
+        part.update(author="harness", origin="injected")
+    elif kind == RESULT:
+        part.update(author="tool", origin="injected")
+    return part
+
+
+def rendered_part(kind: str, text: str) -> dict[str, Any]:
+    """A piece of a request's display rendering: harness text and tool output keep their
+    author; the person's words carry none (Cline rewrote them: mentions expanded, images as
+    ``[Image]``; what the person typed is the folded row itself)."""
+    part: dict[str, Any] = {"type": "text", "text": text}
+    if kind == HARNESS:
+        part.update(author="harness", origin="injected")
+    elif kind == RESULT:
+        part.update(author="tool", origin="injected")
+    return part
+
+
+def with_result_state(body: dict[str, Any], tool: str | None, text: str) -> dict[str, Any]:
+    """``isError``/``status`` of a tool result where its text states them (``result_state``)."""
+    is_error, status = result_state(tool, text)
+    if is_error is not None:
+        body["isError"] = is_error
+    if status is not None:
+        body["status"] = status
+    return body
+
+
+def unanswered_status(body: dict[str, Any], info: dict[str, Any]) -> None:
+    """A request no reply answered, cancelled by Cline (``cancelReason``): status
+    ``bot.cline/<cancelReason>``, so it never reads as a prompt the model answered."""
+    reason = info.get("cancelReason")
+    if isinstance(reason, str) and reason:
+        body["status"] = f"{REGISTRY}/{reason}"

@@ -8,9 +8,21 @@ from typing import Any
 
 from ...core.adapter import Context, Emitter
 from ...core.timestamps import from_epoch_millis, stamp
-from .parts import REGISTRY, USAGE_KEYS, attachments, checklist, parse_json, request_usage, row_extra, shown_row
+from .parts import (
+    REGISTRY,
+    USAGE_KEYS,
+    attachments,
+    checklist,
+    parse_json,
+    rendered_part,
+    request_usage,
+    row_extra,
+    shown_row,
+    unanswered_status,
+    with_result_state,
+)
 from .rows import NOTICE_ASKS, NOTICE_SAYS, is_call, is_human, is_request, is_text, subtype
-from .split import HARNESS, HUMAN, RESULT, Piece, result_state, split_text
+from .split import RESULT, Piece, split_text
 
 PLAN_ID = "task_progress"
 ANSWERED = f"{REGISTRY}/answered"
@@ -46,48 +58,6 @@ UI_INPUT = (
 def new_body(kind: str, ts: Any = None) -> dict[str, Any]:
     """A record body with ``seq``/``id`` placeholders and the epoch-ms time ``ts``, if any."""
     return stamp({"type": kind, "seq": 0, "id": ""}, from_epoch_millis(ts))
-
-
-def piece_part(kind: str, text: str) -> dict[str, Any]:
-    """A text part with the author and origin of the piece's kind (no author: unknown)."""
-    part: dict[str, Any] = {"type": "text", "text": text}
-    if kind == HUMAN:
-        part.update(author="human", origin="prompt")
-    elif kind == HARNESS:
-        part.update(author="harness", origin="injected")
-    elif kind == RESULT:
-        part.update(author="tool", origin="injected")
-    return part
-
-
-def rendered_part(kind: str, text: str) -> dict[str, Any]:
-    """A piece of a request's display rendering: harness text and tool output keep their
-    author; the person's words carry none (Cline rewrote them: mentions expanded, images as
-    ``[Image]``; what the person typed is the folded row itself)."""
-    part: dict[str, Any] = {"type": "text", "text": text}
-    if kind == HARNESS:
-        part.update(author="harness", origin="injected")
-    elif kind == RESULT:
-        part.update(author="tool", origin="injected")
-    return part
-
-
-def with_result_state(body: dict[str, Any], tool: str | None, text: str) -> dict[str, Any]:
-    """``isError``/``status`` of a tool result where its text states them (``result_state``)."""
-    is_error, status = result_state(tool, text)
-    if is_error is not None:
-        body["isError"] = is_error
-    if status is not None:
-        body["status"] = status
-    return body
-
-
-def unanswered_status(body: dict[str, Any], info: dict[str, Any]) -> None:
-    """A request no reply answered, cancelled by Cline (``cancelReason``): status
-    ``bot.cline/<cancelReason>``, so it never reads as a prompt the model answered."""
-    reason = info.get("cancelReason")
-    if isinstance(reason, str) and reason:
-        body["status"] = f"{REGISTRY}/{reason}"
 
 
 class Timeline:
