@@ -259,6 +259,8 @@ def test_result_texts_state_mcp_errors_and_denials_only_in_clines_own_words() ->
     assert result_state("read_file", "[read_file for 'a'] Result:\nError:\nquoted") == (None, None)
     assert result_state("x", "[x] Result:\nThe user denied this operation.") == (None, "bot.cline/denied")
     assert result_state("x", "[x] Result:\nok\nThe user denied this operation.") == (None, None)
+    long_command = "[execute_command for '" + "a" * 300 + "'] Result:\nThe user denied this operation."
+    assert result_state("execute_command", long_command) == (None, "bot.cline/denied")
 
 
 def test_xml_tool_tags_are_taken_out_of_assistant_text() -> None:

@@ -33,22 +33,24 @@ HARNESS_STARTS = (
     "The user has provided feedback",
 )
 FEEDBACK_INTRO = "The user has provided feedback"
-#: Cline's own words in a tool result: the person refused the call (formatResponse.toolDenied…)
-_DENIED = re.compile(r"\] Result:\s*The user denied this operation")
-#: McpHub prefixes the text of an MCP result whose ``isError`` is true with "Error:\n"
-_MCP_ERROR = re.compile(r"\] Result:\s*Error:\n")
+DENIED = "bot.cline/denied"
 
 
 def result_state(tool: str | None, text: str) -> tuple[bool | None, str | None]:
-    """(isError, status) a ``[tool] Result:`` text states: an MCP error result, a denied call."""
-    if tool == "use_mcp_tool" and _MCP_ERROR.search(text[:200]):
+    """(isError, status) a ``[tool] Result:`` text states in Cline's own words, right after the
+    header: McpHub's "Error:" line before an MCP result whose ``isError`` is true; the person's
+    refusal (``formatResponse.toolDenied…``: "The user denied this operation")."""
+    header = _RESULT.match(text)
+    if header is None:
+        return None, None
+    output = text[header.end() :].lstrip()
+    if tool == "use_mcp_tool" and output.startswith("Error:\n"):
         return True, None
-    if _DENIED.search(text[:200]):
+    if output.startswith("The user denied this operation"):
         return None, DENIED
     return None, None
 
 
-DENIED = "bot.cline/denied"
 #: where a new section starts inside Cline's flattened request text (blocks joined by a blank line)
 _SECTION = re.compile(
     r"\n\n(?=<(?:task|feedback|answer|user_message|environment_details|file_content)>"
