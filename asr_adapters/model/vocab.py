@@ -46,6 +46,7 @@ REGISTRY_NAMES = {
     "openclaw": "ai.openclaw",
     "gemini-cli": "com.google.gemini-cli",
     "t3code": "chat.t3.code",
+    "cline": "bot.cline",
 }
 
 

@@ -1,0 +1,407 @@
+"""ui rows mapped on their own: the whole task when only ``ui_messages.json`` exists, and
+the rows that have no api message to fold into otherwise."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ...core.adapter import Context, Emitter
+from ...core.timestamps import from_epoch_millis, stamp
+from .parts import (
+    REGISTRY,
+    USAGE_KEYS,
+    attachments,
+    checklist,
+    parse_json,
+    rendered_part,
+    request_usage,
+    row_extra,
+    shown_row,
+    unanswered_status,
+    with_result_state,
+)
+from .rows import NOTICE_ASKS, NOTICE_SAYS, is_call, is_human, is_request, is_text, subtype
+from .split import RESULT, Piece, split_text
+
+PLAN_ID = "task_progress"
+ANSWERED = f"{REGISTRY}/answered"
+#: Cline appends this to a completion_result row's text when files changed; its ui strips it
+CHANGES_FLAG = "HAS_CHANGES"
+#: rows that can sit between a prompt and the request that sends it (checkpoint, retries, resume)
+_KEEP_WAITING = frozenset(
+    {
+        "checkpoint_created",
+        "task_progress",
+        "api_req_retried",
+        "error_retry",
+        "api_req_failed",
+        "resume_task",
+        "resume_completed_task",
+    }
+)
+#: the native-style id of each record type: written twice, the later record revises the earlier
+_NATIVE_ID = {"message": "messageId", "tool_call": "callId", "input_request": "requestId"}
+_DISPLAY_ONLY = "Cline's ui timeline holds only what it showed; the model-facing text is not in this input"
+#: ``api_req_started.request`` is Cline's display rendering of a request, not what the model got
+RENDERED = (
+    "api_req_started.request is Cline's display rendering of the request (formatContentBlockToMarkdown: "
+    "blocks joined by blank lines, images as [Image]); the blocks the model received are not in this input"
+)
+#: a ui row shows what Cline's ui tool message (ClineSayTool, the command text) says, not the model's arguments
+UI_INPUT = (
+    "Cline's ui timeline shows its own rendering of the call (ClineSayTool / the command row); "
+    "the model's arguments are not in this input"
+)
+
+
+def new_body(kind: str, ts: Any = None) -> dict[str, Any]:
+    """A record body with ``seq``/``id`` placeholders and the epoch-ms time ``ts``, if any."""
+    return stamp({"type": kind, "seq": 0, "id": ""}, from_epoch_millis(ts))
+
+
+class Timeline:
+    """Row-by-row mapping, with the state records share (ids written, open calls, plan)."""
+
+    def __init__(self, emit: Emitter, context: Context, ui: list[Any]) -> None:
+        self.emit = emit
+        self.context = context
+        self.ui = ui
+        self.api: list[Any] = []
+        self.folded: set[int] = set()
+        self.known_calls: set[str] = set()
+        self.written: dict[tuple[str, str], str] = {}
+        self.last_kind = ""
+        self.deleted_range: Any = None
+        self.pending_truncation: Any = None
+        self.plan_record: str | None = None
+        self.plan_entries: Any = None
+        self.waiting_human: list[int] = []  # ui-only: a prompt waits for the request that sends it
+        self.ui_calls: list[str] = []  # ui-only: calls shown since the last request
+        self.usage_at: dict[int, tuple[Any, Any, str | None]] = {}
+        self.outcome: str | None = None
+        #: a completion_result row was shown and no request or call since (its `command` row follows)
+        self.completed = False
+        self.response: dict[int, int] = {}
+
+    # -- writing ---------------------------------------------------------------------
+
+    def put(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Emit one record: a repeated message or call id revises the earlier record."""
+        if self.pending_truncation is not None:
+            body["contextTruncation"] = {"deletedRange": self.pending_truncation}
+            self.pending_truncation = None
+        kind = body["type"]
+        field = _NATIVE_ID.get(kind)
+        key = body.get(field) if field is not None else None
+        if isinstance(key, str):
+            if (kind, key) in self.written and "supersedes" not in body:
+                body["supersedes"] = self.written[kind, key]
+            self.written[kind, key] = self.emit.next_id
+        self.last_kind = kind
+        return self.emit(body)
+
+    def _put_usage(self, body: dict[str, Any], usage: Any, native: Any, status: str | None = None) -> None:
+        """The request's numbers as the source records them; a cancelled request marks its reply."""
+        if status is not None:
+            body["status"] = status
+        if usage is not None:
+            body["usage"] = usage
+        if native is not None:
+            body["nativeUsage"] = native
+
+    def _count(self, outcome: str) -> None:
+        accounting = self.context.accounting
+        setattr(accounting, outcome, getattr(accounting, outcome) + 1)
+
+    # -- rows --------------------------------------------------------------------------
+
+    def row(self, position: int, row: Any) -> Iterator[dict[str, Any]]:
+        self.context.accounting.native_items += 1
+        if isinstance(row, dict):
+            deleted = row.get("conversationHistoryDeletedRange")
+            if deleted is not None and deleted != self.deleted_range:
+                self.deleted_range = self.pending_truncation = deleted
+        if position in self.folded:
+            self._count("folded")
+            return
+        self.outcome = "records"
+        kind, sub = subtype(row)
+        if is_request(row) or is_human(row, position):
+            self.completed = False
+        elif (kind, sub) == ("say", "completion_result"):
+            self.completed = True
+        if self.waiting_human and sub not in _KEEP_WAITING and not is_request(row) and not is_human(row, position):
+            yield from self._flush_human()  # the prompt was not sent by a request after it
+        if not kind:
+            self.outcome = "vendor"
+            yield self.put(self._vendor("row", row))
+        elif is_human(row, position):
+            if self.api:
+                yield self._display_message(position, row, "user")
+            else:
+                self.waiting_human.append(position)
+                self.outcome = None
+        elif is_request(row):
+            yield from self._request(position, row)
+        elif is_text(row):
+            yield from self._flush_human()
+            yield self._display_message(position, row, "assistant")
+        elif is_call(row) and not self.api:
+            yield from self._flush_human()
+            yield self.put(self._ui_call(position, row, kind, sub))
+        elif kind == "say" and sub == "task_progress":
+            yield from self._plan(row)
+        elif kind == "ask" and sub == "followup":
+            yield from self._flush_human()
+            yield self.put(self._question(position, row))
+        elif (kind == "say" and sub in NOTICE_SAYS) or (kind == "ask" and sub in NOTICE_ASKS):
+            yield self.put(self._notice(row, sub))
+        else:
+            self.outcome = "vendor"
+            yield self.put(self._vendor(f"{kind}/{sub}", row))
+        if self.outcome is not None:
+            self._count(self.outcome)
+
+    def flush(self) -> Iterator[dict[str, Any]]:
+        yield from self._flush_human()
+
+    def _flush_human(self) -> Iterator[dict[str, Any]]:
+        waiting, self.waiting_human = self.waiting_human, []
+        for position in waiting:
+            self._count("records")
+            yield self._display_message(position, self.ui[position], "user")
+
+    def _vendor(self, kind: str, data: Any) -> dict[str, Any]:
+        """The native item verbatim, at its own time (a row's or api message's ``ts``) when it has one."""
+        body = new_body("vendor", data.get("ts") if isinstance(data, dict) else None)
+        body.update(schema=f"{REGISTRY}/{kind}", data=data)
+        return body
+
+    def display_parts(self, row: dict[str, Any], author: str | None) -> list[dict[str, Any]]:
+        """What the ui showed for a row, as parts (``author`` on each when given)."""
+        kind, sub = subtype(row)
+        text = row.get("text")
+        parts: list[dict[str, Any]] = []
+        if isinstance(row.get("reasoning"), str) and row["reasoning"]:
+            parts.append({"type": "reasoning", "text": row["reasoning"]})
+        if sub == "reasoning":
+            parts.append({"type": "reasoning", "text": text if isinstance(text, str) else ""})
+        elif kind == "ask":  # plan_mode_respond / act_mode_respond: {"response": …}
+            parsed = parse_json(text)
+            shown = parsed.get("response") if isinstance(parsed, dict) else None
+            parts.append({"type": "text", "text": shown if isinstance(shown, str) else str(text or "")})
+        elif isinstance(text, str) and (text or (not row.get("images") and not row.get("files"))):
+            flag = sub == "completion_result" and text.endswith(CHANGES_FLAG)
+            part: dict[str, Any] = {"type": "text", "text": text[: -len(CHANGES_FLAG)] if flag else text}
+            if sub == "completion_result":
+                part["phase"] = "final"
+            parts.append(part)
+            if flag:  # Cline's flag (COMPLETION_RESULT_CHANGES_FLAG), kept exactly, not the model's text
+                parts.append({"type": "text", "text": CHANGES_FLAG, "author": "harness", "origin": "injected"})
+        parts += attachments(row)
+        if author is not None:
+            parts = [{**p, "author": author, **({"origin": "prompt"} if author == "human" else {})} for p in parts]
+        return parts
+
+    def _tail(self, body: dict[str, Any], row: dict[str, Any]) -> None:
+        model_info = row.get("modelInfo")
+        if isinstance(model_info, dict) and isinstance(model_info.get("modelId"), str):
+            body["model"] = model_info["modelId"]
+        extra = row_extra(row)
+        if extra:
+            body["cline"] = extra
+
+    def _display_message(self, position: int, row: dict[str, Any], role: str) -> dict[str, Any]:
+        """A row shown in the ui with no model-facing copy here: displayContent only (ASR-207)."""
+        body = new_body("message", row.get("ts"))
+        body["messageId"] = f"ui:{row.get('ts')}"
+        body["role"] = role
+        body["author"] = "human" if role == "user" else "model"
+        if role == "user":
+            body["origin"] = "prompt"
+        if row.get("partial") is True:
+            body["status"] = "partial"
+        body["content"] = []
+        body["displayContent"] = self.display_parts(row, None)
+        body["capture"] = {"content": {"state": "absent", "reason": _DISPLAY_ONLY}}
+        body["idSource"] = "derived"
+        self._tail(body, row)
+        usage = self.usage_at.pop(position, None)
+        if usage is not None:
+            self._put_usage(body, *usage)
+        return self.put(body)
+
+    def _request(self, position: int, row: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """``api_req_started``: the request text Cline sent, as a user message (ui-only input)."""
+        info = parse_json(row.get("text"))
+        request = info.get("request") if isinstance(info, dict) else None
+        if not isinstance(request, str) or self.api or self._retried(position, request):
+            self.outcome = "vendor"  # not JSON, or a request the api history holds, or retried
+            yield self.put(self._vendor("say/api_req_started", row))
+            return
+        assert isinstance(info, dict)
+        ts = row.get("ts")
+        rendered: list[dict[str, Any]] = []
+        pieces = split_text(request, flattened=True)
+        for number, piece in enumerate(pieces):
+            if piece.kind == RESULT and self.ui_calls:
+                yield self.put(self._rendered_result(piece, ts, last=number == len(pieces) - 1))
+            else:
+                rendered.append(rendered_part(piece.kind, piece.text))
+        self.ui_calls = []
+        waiting, self.waiting_human = self.waiting_human, []
+        display: list[dict[str, Any]] = []
+        for human in waiting:
+            display += self.display_parts(self.ui[human], "human")
+            self._count("folded")
+        shown = [shown_row(self.ui[human]) for human in waiting]
+        body = new_body("message", ts)
+        body["messageId"] = f"ui:{ts}"
+        body["role"] = "user"
+        body["content"] = []
+        if display or rendered:
+            body["displayContent"] = display + rendered
+        body["capture"] = {"content": {"state": "absent", "reason": RENDERED}}
+        body["idSource"] = "derived"
+        if waiting:
+            body["assembly"] = {"mode": "folded", "sourceIds": [str(self.ui[h].get("ts")) for h in waiting] + [str(ts)]}
+        self._tail(body, row)
+        response = self.response.get(position)
+        if response is None:
+            unanswered_status(body, info)
+        rest = {k: v for k, v in info.items() if k != "request" and (response is None or k not in USAGE_KEYS)}
+        if rest:
+            body["apiRequest"] = rest
+        if shown:
+            body["displayRows"] = shown
+        if response is not None:
+            self.usage_at[response] = request_usage(info)
+        yield self.put(body)
+
+    def _rendered_result(self, piece: Piece, ts: Any, last: bool) -> dict[str, Any]:
+        """A ``[tool] Result:`` piece of a request's rendering answering a shown call: display only."""
+        body = new_body("tool_result", ts)
+        body["callId"] = self.ui_calls.pop(0)
+        if piece.tool:
+            body["name"] = piece.tool
+        text = piece.text
+        if not last and text.endswith("\n\n"):
+            text = text[:-2]  # the blank line Cline joins blocks with belongs to neither block
+        body["content"] = []
+        body["capture"] = {"content": {"state": "absent", "reason": RENDERED}}
+        body["displayContent"] = [{"type": "text", "text": text}]
+        return with_result_state(body, piece.tool, text)
+
+    def _retried(self, position: int, request: str) -> bool:
+        """A request with no reply whose next request sends the same text: a retry."""
+        if position in self.response:
+            return False
+        for later in range(position + 1, len(self.ui)):
+            if is_request(self.ui[later]):
+                info = parse_json(self.ui[later].get("text"))
+                return isinstance(info, dict) and info.get("request") == request
+        return False
+
+    def _ui_call(self, position: int, row: dict[str, Any], kind: str, sub: str) -> dict[str, Any]:
+        text = row.get("text")
+        body = new_body("tool_call", row.get("ts"))
+        body["callId"] = f"ui:{row.get('ts')}"
+        parsed = parse_json(text)
+        if sub == "command" and self.completed:
+            name = "attempt_completion"  # the command row of attempt_completion's `command` parameter
+        elif sub == "command":
+            name = "execute_command"
+        elif sub in ("browser_action_launch", "load_mcp_documentation"):
+            name = "browser_action" if sub == "browser_action_launch" else sub
+        else:
+            field = "type" if sub == "use_mcp_server" else "tool"
+            named = parsed.get(field) if isinstance(parsed, dict) else None
+            name = named if isinstance(named, str) else sub
+        self.completed = False
+        body["name"] = name
+        # what the row shows is Cline's ui message about the call, not the model's arguments
+        body["capture"] = {"input": {"state": "absent", "reason": UI_INPUT}}
+        if text is not None:
+            body["uiTool"] = parsed if parsed is not None else text
+        body["idSource"] = "derived"
+        self._tail(body, row)
+        body.setdefault("cline", {})["row"] = f"{kind}/{sub}"
+        usage = self.usage_at.pop(position, None)
+        if usage is not None:
+            self._put_usage(body, *usage)
+        self.known_calls.add(body["callId"])
+        self.ui_calls.append(body["callId"])
+        return body
+
+    def _plan(self, row: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """``task_progress``: the focus-chain checklist; each changed version a revision."""
+        text = row["text"] if isinstance(row.get("text"), str) else ""
+        entries = checklist(text)
+        if (entries or text) == self.plan_entries:
+            self.outcome = "duplicates"
+            return
+        body = new_body("plan", row.get("ts"))
+        body["planId"] = PLAN_ID
+        if entries:
+            body["planType"] = "items"
+            body["entries"] = entries
+        else:
+            body["planType"] = "document"
+            body["content"] = [{"type": "text", "text": text}]
+        body["idSource"] = "derived"
+        if self.plan_record is not None:
+            body["supersedes"] = self.plan_record
+        body["markdown"] = text
+        self.plan_entries = entries or text
+        self.plan_record = self.emit.next_id
+        yield self.put(body)
+
+    def _answer(self, position: int) -> dict[str, Any] | None:
+        """The ``user_feedback`` row that answers the followup question at ``position``: the
+        next one before the next request or question (Cline writes the answer as that row)."""
+        for later in range(position + 1, len(self.ui)):
+            row = self.ui[later]
+            kind, sub = subtype(row)
+            if (kind, sub) == ("say", "user_feedback"):
+                return row if isinstance(row, dict) else None
+            if is_request(row) or (kind == "ask" and sub in ("followup", "resume_task", "resume_completed_task")):
+                return None  # asked again, or the task was interrupted: what the person writes next is no answer
+        return None
+
+    def _question(self, position: int, row: dict[str, Any]) -> dict[str, Any]:
+        body = new_body("input_request", row.get("ts"))
+        body["requestId"] = f"ui:{row.get('ts')}"
+        body["kind"] = f"{REGISTRY}/followup"
+        parsed = parse_json(row.get("text"))
+        question = parsed.get("question") if isinstance(parsed, dict) else row.get("text")
+        body["content"] = [{"type": "text", "text": question if isinstance(question, str) else ""}]
+        options = parsed.get("options") if isinstance(parsed, dict) else None
+        if isinstance(options, list):
+            body["options"] = options
+        body["idSource"] = "derived"
+        self._tail(body, row)
+        if isinstance(parsed, dict) and "selected" in parsed:
+            body.setdefault("cline", {})["selected"] = parsed["selected"]
+        answer = self._answer(position)
+        if answer is not None:
+            body["answer"] = [{**p, "author": "human"} for p in self.display_parts(answer, None)]
+            body["status"] = ANSWERED
+            body.setdefault("cline", {})["answerTs"] = answer.get("ts")
+        return body
+
+    def _notice(self, row: dict[str, Any], sub: str) -> dict[str, Any]:
+        body = new_body("message", row.get("ts"))
+        body["messageId"] = f"ui:{row.get('ts')}"
+        body.update(author="harness", origin="notice", audience="user")
+        text = row.get("text")
+        parsed = parse_json(text)
+        if parsed is not None:
+            body["content"] = [{"type": "data", "data": parsed, "schema": f"{REGISTRY}/{sub}"}]
+        else:
+            body["content"] = [{"type": "text", "text": text if isinstance(text, str) else ""}]
+        body["capture"] = {"role": {"state": "absent", "reason": "a ui notice; Cline gives it no role"}}
+        body["idSource"] = "derived"
+        self._tail(body, row)
+        body.setdefault("cline", {})["row"] = f"{subtype(row)[0]}/{sub}"
+        return body
