@@ -27,6 +27,10 @@ USAGE_METRICS = (
     ("outputTokens", "completion_tokens"),
     ("cacheReadTokens", "cached_tokens"),
 )
+CACHE_APART_HOW = (
+    "not cached_tokens where it exceeds inputTokens (the agent counts input without cache, ATIF counts cache "
+    "inside prompt_tokens); kept in metrics.extra.usage"
+)
 USAGE_HOW = (
     "inputTokens->prompt_tokens, outputTokens->completion_tokens, cacheReadTokens->cached_tokens as recorded "
     "(whether input counts cached tokens depends on the agent, see docs/agents); whole usage in metrics.extra"
@@ -216,7 +220,13 @@ class TrajectoryWriter:
         for asr, atif in USAGE_METRICS:
             if isinstance(usage.get(asr), int):
                 metrics[atif] = usage[asr]
-                self.totals[atif] = self.totals.get(atif, 0) + usage[asr]
+        if metrics.get("cached_tokens", 0) > metrics.get("prompt_tokens", 0):
+            # ATIF's cached_tokens is a part of prompt_tokens; this agent counts them apart
+            # (docs/agents), so the pair would contradict itself: cached stays in extra only.
+            del metrics["cached_tokens"]
+            self.report.note(str(record.get("type")), "usage.cacheReadTokens", DROPPED, CACHE_APART_HOW)
+        for atif, value in metrics.items():
+            self.totals[atif] = self.totals.get(atif, 0) + value
         metrics["extra"] = {"usage": usage}
         if isinstance(record.get("nativeUsage"), dict):
             metrics["extra"]["nativeUsage"] = record["nativeUsage"]
@@ -238,8 +248,8 @@ class TrajectoryWriter:
             and not step.texts
             and not step.calls
             and not step.results
-            and _same(step.inference, record.get("inferenceId"))
             and not (has_usage and step.metrics is not None)
+            and _joins_response(step.inference, record)
         )
         if not joins:
             step = self._begin(source, record)
@@ -370,6 +380,19 @@ class TrajectoryWriter:
         """Plans, questions, deliveries and unknown types: kept in the open step's extra.asr."""
         leftover = self._leftovers(kind, record, {})
         self._pending(record).notes.append(leftover)
+
+
+def _joins_response(inference: str | None, message: dict[str, Any]) -> bool:
+    """Whether an assistant message continues an open step that holds only reasoning: the same
+    recorded response, or (responses unrecorded) text following its reasoning. Two
+    reasoning-only messages of unknown responses stay two steps."""
+    if inference is not None and inference == message.get("inferenceId"):
+        return True
+    content = message.get("content")
+    has_text = isinstance(content, list) and any(
+        isinstance(p, dict) and p.get("type") in ("text", "refusal") for p in content
+    )
+    return has_text and _same(inference, message.get("inferenceId"))
 
 
 def _same(left: Any, right: Any) -> bool:
