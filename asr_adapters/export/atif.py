@@ -21,7 +21,15 @@ NAME = "atif"
 VERSION = "ATIF-v1.8"
 ROLE_SOURCE = {"user": "user", "assistant": "agent", "system": "system", "developer": "system"}
 #: Envelope members no ATIF consumer can use: counted as dropped.
-DROPPED_MEMBERS = {"seq": "ATIF step_id renumbers", "tsPrecision": "no ATIF field", "idSource": "no ATIF field"}
+DROPPED_MEMBERS = {
+    "seq": "ATIF step_id renumbers",
+    "tsPrecision": "no ATIF field",
+    "idSource": "no ATIF field",
+    "assembly": "native source ids of folded records: no ATIF field",
+}
+#: Members holding content parts: kept with opaque data and signatures as flags only.
+PART_MEMBERS = frozenset(("content", "displayContent", "answer"))
+KEPT_HOW = {"author": "collapsed to the step's source; kept in extra.asr"}
 USAGE_METRICS = (
     ("inputTokens", "prompt_tokens"),
     ("outputTokens", "completion_tokens"),
@@ -104,6 +112,7 @@ class TrajectoryWriter:
         self.models: set[str] = set()
         self.totals: dict[str, int] = {}
         self.started = False
+        self.shapes: dict[tuple[Any, ...], tuple[tuple[str, ...], int]] = {}
 
     # -- writing -------------------------------------------------------------------------
     def _start(self) -> None:
@@ -176,24 +185,38 @@ class TrajectoryWriter:
             handler(record)
 
     def _leftovers(self, kind: str, record: dict[str, Any], mapped: dict[str, str]) -> dict[str, Any]:
-        """Members with no ATIF field, for extra.asr; each member's outcome noted in the report."""
+        """Members with no ATIF field, for extra.asr; each member's outcome counted in the report.
+        Records of one shape (type, member names, mapping) share one classification."""
+        shape = (kind, tuple(record), tuple(mapped.items()))
+        known = self.shapes.get(shape)
+        if known is None:
+            known = self._classify(kind, shape[1], mapped)
+            self.shapes[shape] = known
+        names, batch = known
+        self.report.batch_counts[batch] += 1
         kept: dict[str, Any] = {"type": kind, "id": record.get("id")}
-        for name, value in record.items():
-            if name in ("type", "id"):
-                continue
-            if name in mapped:
-                outcome, how = (CARRIED, "") if not mapped[name] else (APPROXIMATE, mapped[name])
-                self.report.note(kind, name, outcome, how)
-            elif name in DROPPED_MEMBERS:
-                self.report.note(kind, name, DROPPED, DROPPED_MEMBERS[name])
-            elif name == "assembly":
-                self.report.note(kind, name, DROPPED, "native source ids of folded records: no ATIF field")
-            else:
-                content = name in ("content", "displayContent", "answer") and isinstance(value, list)
-                kept[name] = [flag_only(p) for p in value if isinstance(p, dict)] if content else value
-                how = "collapsed to the step's source; kept in extra.asr" if name == "author" else "kept in extra.asr"
-                self.report.note(kind, name, APPROXIMATE, how)
+        for name in names:
+            value = record[name]
+            if name in PART_MEMBERS and isinstance(value, list):
+                value = [flag_only(p) for p in value if isinstance(p, dict)]
+            kept[name] = value
         return kept
+
+    def _classify(self, kind: str, names: tuple[str, ...], mapped: dict[str, str]) -> tuple[tuple[str, ...], int]:
+        kept: list[str] = []
+        notes: list[tuple[str, str, str, str]] = []
+        for name in names:
+            if name == "type" or name == "id":
+                continue
+            how = mapped.get(name)
+            if how is not None:
+                notes.append((kind, name, APPROXIMATE if how else CARRIED, how))
+            elif name in DROPPED_MEMBERS:
+                notes.append((kind, name, DROPPED, DROPPED_MEMBERS[name]))
+            else:
+                kept.append(name)
+                notes.append((kind, name, APPROXIMATE, KEPT_HOW.get(name, "kept in extra.asr")))
+        return tuple(kept), self.report.add_batch(tuple(notes))
 
     def _on_session(self, record: dict[str, Any]) -> None:
         self.header = record
@@ -263,18 +286,7 @@ class TrajectoryWriter:
             step.model = record["model"]
             self.models.add(record["model"])
         self._usage(step, record)
-        mapped = {
-            "ts": "",
-            "content": "",
-            "model": "",
-            "copiedFrom": "is_copied_context; the reference kept in extra.asr",
-        }
-        mapped["role"] = "" if role in ("user", "assistant", "system") else "mapped to the step's source 'system'"
-        if has_usage:
-            mapped["usage"] = USAGE_HOW
-            mapped["nativeUsage"] = "kept in metrics.extra"
-        if joins:
-            mapped["ts"] = "a message joined to an open step keeps its time in extra.asr"
+        mapped = MESSAGE_MAPPED[(role in ("user", "assistant", "system"), has_usage, joins)]
         leftover = self._leftovers("message", record, mapped)
         leftover.pop("content", None)
         if "copiedFrom" in record:
@@ -380,6 +392,23 @@ class TrajectoryWriter:
         """Plans, questions, deliveries and unknown types: kept in the open step's extra.asr."""
         leftover = self._leftovers(kind, record, {})
         self._pending(record).notes.append(leftover)
+
+
+def _message_mapping(plain_role: bool, usage: bool, joined: bool) -> dict[str, str]:
+    mapped = {"ts": "", "content": "", "model": "", "copiedFrom": "is_copied_context; the reference kept in extra.asr"}
+    mapped["role"] = "" if plain_role else "mapped to the step's source 'system'"
+    if usage:
+        mapped["usage"] = USAGE_HOW
+        mapped["nativeUsage"] = "kept in metrics.extra"
+    if joined:
+        mapped["ts"] = "a message joined to an open step keeps its time in extra.asr"
+    return mapped
+
+
+#: How a message's mapped members are reported, by (role user/assistant/system, usage, joined).
+MESSAGE_MAPPED = {
+    (a, b, c): _message_mapping(a, b, c) for a in (True, False) for b in (True, False) for c in (True, False)
+}
 
 
 def _joins_response(inference: str | None, message: dict[str, Any]) -> bool:

@@ -51,6 +51,10 @@ def map_parts(parts: Any, record_type: str, name: str, report: LossReport, *, ag
             report.note(record_type, f"{name}[?]", DROPPED, "not a content part")
             continue
         kind = str(part.get("type"))
+        if kind == "text" and len(part) == 2 and isinstance(part.get("text"), str):  # the common case, fast
+            pieces.texts.append(part["text"])
+            report.note(record_type, f"{name}[text]", CARRIED)
+            continue
         label = f"{name}[{kind}]" if kind != "reasoning" else f"{name}[reasoning:{part.get('visibility', 'unknown')}]"
         provenance = {key: part[key] for key in PROVENANCE if key in part}
         if provenance:

@@ -27,15 +27,38 @@ class LossReport:
     how: dict[tuple[str, str, str], str] = field(default_factory=dict)
     records: Counter[str] = field(default_factory=Counter)
     trajectories: int = 0
+    #: Notes met together by records of one shape, counted once per record (cheap per record).
+    batches: list[tuple[tuple[str, str, str, str], ...]] = field(default_factory=list)
+    batch_counts: list[int] = field(default_factory=list)
+
+    def add_batch(self, notes: tuple[tuple[str, str, str, str], ...]) -> int:
+        """Register notes that records of one shape all meet; count them with ``batch_counts[i] += 1``."""
+        self.batches.append(notes)
+        self.batch_counts.append(0)
+        return len(self.batches) - 1
+
+    def _fold(self) -> None:
+        for notes, count in zip(self.batches, self.batch_counts, strict=True):
+            for record_type, name, outcome, how in notes:
+                key = (record_type, name, outcome)
+                self.counts[key] += count
+                if how and key not in self.how:
+                    self.how[key] = how
+        self.batch_counts = [0] * len(self.batches)
 
     def note(self, record_type: str, name: str, outcome: str, how: str = "") -> None:
         key = (record_type, name, outcome)
-        self.counts[key] += 1
-        if how and key not in self.how:
-            self.how[key] = how
+        count = self.counts.get(key)
+        if count is None:
+            self.counts[key] = 1
+            if how:
+                self.how[key] = how
+        else:
+            self.counts[key] = count + 1
 
     def as_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data, fields in a fixed order."""
+        self._fold()
         rows: dict[tuple[str, str], dict[str, Any]] = {}
         for (record_type, name, outcome), count in sorted(self.counts.items()):
             row = rows.setdefault((record_type, name), {"record": record_type, "field": name})
@@ -54,6 +77,7 @@ class LossReport:
 
     def summary(self) -> str:
         """A few lines for stderr: totals per outcome and every field not carried whole."""
+        self._fold()
         totals = Counter({outcome: 0 for outcome in OUTCOMES})
         for (_, _, outcome), count in self.counts.items():
             totals[outcome] += count
