@@ -113,6 +113,16 @@ class TrajectoryWriter:
         self.totals: dict[str, int] = {}
         self.started = False
         self.shapes: dict[tuple[Any, ...], tuple[tuple[str, ...], int]] = {}
+        self.handlers: dict[str, Callable[[dict[str, Any]], None]] = {
+            "session": self._on_session,
+            "message": self._on_message,
+            "tool_call": self._on_tool_call,
+            "tool_result": self._on_tool_result,
+            "subagent": self._on_subagent,
+            "participant": self._on_participant,
+            "conversation": self._on_participant,
+            "vendor": self._on_vendor,
+        }
 
     # -- writing -------------------------------------------------------------------------
     def _start(self) -> None:
@@ -178,7 +188,7 @@ class TrajectoryWriter:
     def add(self, record: dict[str, Any]) -> None:
         kind = str(record.get("type"))
         self.report.records[kind] += 1
-        handler = getattr(self, "_on_" + kind, None)
+        handler = self.handlers.get(kind)
         if handler is None:
             self._on_other(kind, record)
         else:
@@ -229,8 +239,6 @@ class TrajectoryWriter:
     def _on_participant(self, record: dict[str, Any]) -> None:
         self.declarations.append(record)
         self.report.note(str(record.get("type")), "*", APPROXIMATE, "kept in the trajectory's extra.asr.declarations")
-
-    _on_conversation = _on_participant
 
     def _on_vendor(self, record: dict[str, Any]) -> None:
         self.report.note("vendor", "*", DROPPED, "native items no ASR type carries have no ATIF counterpart")
@@ -363,6 +371,8 @@ class TrajectoryWriter:
         how = "" if linked else "its call is in another step: a system step with callId in extra.asr"
         leftover = self._leftovers("tool_result", record, {"callId": how, "content": ""})
         leftover.pop("content", None)
+        if not linked and "callId" in record:
+            leftover["callId"] = record["callId"]
         if pieces.extra:
             leftover["parts"] = pieces.extra
         result["extra"] = {"asr": leftover}
@@ -381,6 +391,8 @@ class TrajectoryWriter:
         if "callId" in record:
             mapped["callId"] = "" if linked else "its call is in another step: kept in extra.asr"
         leftover = self._leftovers("subagent", record, mapped)
+        if not linked and "callId" in record:
+            leftover["callId"] = record["callId"]
         if ref:
             ref["extra"] = {"asr": leftover}
             result["subagent_trajectory_ref"] = [ref]

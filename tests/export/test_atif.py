@@ -181,3 +181,11 @@ def test_every_golden_native_input_exports_to_valid_atif_with_its_subagents(nati
     assert_valid_atif(document)
     for child in document.get("subagent_trajectories") or []:
         assert child["trajectory_id"] and child["steps"]
+
+
+def test_a_result_whose_call_is_elsewhere_keeps_its_call_id_in_a_system_step() -> None:
+    case = GOLDEN / "codex" / "10-tool-calls-every-kind" / "expected.asr.jsonl"
+    steps = exported(case)["steps"]
+    orphan = [r for s in steps for r in (s.get("observation") or {}).get("results", []) if "source_call_id" not in r]
+    assert [r["extra"]["asr"]["callId"] for r in orphan] == ["call_ORPHAN"]
+    assert [s["source"] for s in steps if s.get("observation", {}).get("results") == orphan] == ["system"]
