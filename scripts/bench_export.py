@@ -21,9 +21,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import bench  # noqa: E402  (the sibling script's builders)
+import bench  # the sibling script's builders
 
-from asr_adapters.export import export_path  # noqa: E402
+from asr_adapters.export import export_path
 
 
 def cpu(fn: Callable[[], Any], repeat: int) -> float:
@@ -48,19 +48,26 @@ def main() -> None:
             print(f"{agent:<12} no sample")
             continue
         built = bench.build_input(sample, int(args.size_mb * 1024 * 1024))
-        with tempfile.TemporaryDirectory() as scratch:
-            stream = Path(scratch) / "out.asr.jsonl"
-            trajectory = Path(scratch) / "out.atif.json"
-            convert = cpu(lambda: bench.convert_file(built.path, agent, stream), args.repeat)
-
-            def export(source: Path = built.path) -> None:
-                with open(trajectory, "w", encoding="utf-8") as out:
-                    export_path(source, out)
-
-            exported = cpu(export, args.repeat)
-            from_asr = cpu(lambda: export(stream), args.repeat)
+        convert, exported, from_asr = measure(agent, built.path, args.repeat)
         ratio = exported / convert
-        print(f"{agent:<12} {built.bytes / 1e6:>7.1f} {convert:>10.2f} {exported:>9.2f} {ratio:>6.2f} {from_asr:>11.2f}")
+        mb = built.bytes / 1e6
+        print(f"{agent:<12} {mb:>7.1f} {convert:>10.2f} {exported:>9.2f} {ratio:>6.2f} {from_asr:>11.2f}")
+
+
+def measure(agent: str, native: Path, repeat: int) -> tuple[float, float, float]:
+    """CPU seconds of convert, of export from the native file, and of export from the stream."""
+    with tempfile.TemporaryDirectory() as scratch:
+        stream = Path(scratch) / "out.asr.jsonl"
+        trajectory = Path(scratch) / "out.atif.json"
+
+        def export(source: Path) -> None:
+            with open(trajectory, "w", encoding="utf-8") as out:
+                export_path(source, out)
+
+        convert = cpu(lambda: bench.convert_file(native, agent, stream), repeat)
+        exported = cpu(lambda: export(native), repeat)
+        from_asr = cpu(lambda: export(stream), repeat)
+    return convert, exported, from_asr
 
 
 if __name__ == "__main__":
