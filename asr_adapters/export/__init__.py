@@ -19,10 +19,11 @@ from ..core.errors import InputError
 from . import atif
 from .report import LossReport
 
-#: Export formats by name: each writes one stream's records as one document.
-FORMATS = {atif.NAME: atif}
+#: Export formats by name: ATIF writes one stream's records as one document; "otel" is the
+#: OpenTelemetry trace (``export_otel``), whose SDK is the optional ``otel`` extra.
+FORMATS: dict[str, Any] = {atif.NAME: atif, "otel": None}
 
-__all__ = ["FORMATS", "Export", "LossReport", "export", "export_path", "export_streams"]
+__all__ = ["FORMATS", "Export", "LossReport", "export", "export_otel", "export_path", "export_streams"]
 
 
 @dataclass
@@ -34,21 +35,23 @@ class Export:
 
 
 def _writer(to: str) -> Any:
-    try:
-        return FORMATS[to]
-    except KeyError:
-        raise InputError(to, f"unknown export format (known: {', '.join(sorted(FORMATS))})") from None
+    if FORMATS.get(to) is None:
+        raise InputError(to, f"unknown export format for this call (known: {', '.join(sorted(FORMATS))})")
+    return FORMATS[to]
 
 
 def export(records: Iterable[Any], to: str = "atif", *, out: IO[str] | None = None) -> Export:
     """Export one stream's records (dicts or models) as one document, into ``out`` or returned."""
     from ..model.api import to_dict
 
-    writer = _writer(to)
-    report = LossReport(to, writer.VERSION)
     target = out if out is not None else io.StringIO()
     dicts = (record if isinstance(record, dict) else to_dict(record) for record in records)
-    writer.write_trajectory(dicts, target, report)
+    if to == "otel":
+        report = export_otel(dicts, target)
+    else:
+        writer = _writer(to)
+        report = LossReport(to, writer.VERSION)
+        writer.write_trajectory(dicts, target, report)
     return Export(target.getvalue() if out is None and isinstance(target, io.StringIO) else None, report)
 
 
@@ -93,10 +96,31 @@ def export_streams(
     return report
 
 
-def export_path(path: str | os.PathLike[str], out: IO[str], to: str = "atif", agent: str | None = None) -> LossReport:
-    """Export an ASR stream, or a native source converted on the fly (every stream it holds)."""
+def export_otel(records: Iterable[dict[str, Any]], out: IO[str], *, include_content: bool = False) -> LossReport:
+    """One stream as an OTLP/JSON trace document (needs the ``otel`` extra: opentelemetry-sdk)."""
+    try:
+        from . import otel
+    except ImportError as exc:
+        raise InputError("otel", f"needs the OpenTelemetry SDK: pip install 'asr-adapters[otel]' ({exc})") from None
+    report = LossReport(otel.NAME, otel.VERSION)
+    otel.write_otlp_json(records, out, report, include_content=include_content)
+    return report
+
+
+def export_path(
+    path: str | os.PathLike[str],
+    out: IO[str],
+    to: str = "atif",
+    agent: str | None = None,
+    *,
+    include_content: bool = False,
+) -> LossReport:
+    """Export an ASR stream, or a native source converted on the fly (ATIF: every stream it
+    holds; OpenTelemetry: its main stream)."""
     from ..view import is_asr_stream, open_records
 
+    if to == "otel":
+        return export_otel(open_records(path, agent), out, include_content=include_content)
     if agent is None and is_asr_stream(path):
         return export_streams(iter([(str(path), True, open_records(path))]), out, to)
     from ..convert import Conversion

@@ -21,11 +21,19 @@ from .report import LossReport
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="The document to write; stdout if absent.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Write the loss report here as JSON.")
 @click.option("--agent", help="The agent that wrote PATH, when PATH is a native file (default: detect it).")
-def export(path: str, to: str, output: str | None, report_path: str | None, agent: str | None) -> None:
+@click.option(
+    "--include-content",
+    is_flag=True,
+    help="otel: write message, tool argument and result text (sensitive in the GenAI conventions).",
+)
+def export(
+    path: str, to: str, output: str | None, report_path: str | None, agent: str | None, include_content: bool
+) -> None:
     """Export a session to another format, saying what the format cannot hold.
 
     PATH is an ASR stream or any native file the converters read (converted on the fly; its
-    subagent streams become embedded subagent trajectories). The loss report (per record
+    subagent streams become embedded subagent trajectories). --to otel writes the main stream
+    as one OpenTelemetry trace in OTLP/JSON (GenAI semantic conventions). The loss report (per record
     type and field: carried, approximate, dropped) goes to --report as JSON, else to stderr.
 
     Exit codes: 0 written; 1 the source could not be read or converted; 2 usage error.
@@ -34,7 +42,7 @@ def export(path: str, to: str, output: str | None, report_path: str | None, agen
         if output is None:
             stream = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n")
             try:
-                report = export_path(path, stream, to, agent)
+                report = export_path(path, stream, to, agent, include_content=include_content)
                 stream.write("\n")
                 stream.flush()
             finally:
@@ -45,7 +53,7 @@ def export(path: str, to: str, output: str | None, report_path: str | None, agen
             fd, partial = tempfile.mkstemp(prefix=".asr-export-", dir=folder)
             try:
                 with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                    report = export_path(path, handle, to, agent)
+                    report = export_path(path, handle, to, agent, include_content=include_content)
                     handle.write("\n")
                 mask = os.umask(0o022)
                 os.umask(mask)
