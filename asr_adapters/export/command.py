@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import sys
@@ -45,8 +46,13 @@ def export(
                 report = export_path(path, stream, to, agent, include_content=include_content)
                 stream.write("\n")
                 stream.flush()
+            except BrokenPipeError:  # `asr export x | head`: the reader has what it wanted
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+                sys.exit(141)
             finally:
-                stream.detach()
+                with contextlib.suppress(ValueError, OSError):
+                    stream.detach()
         else:
             folder = os.path.dirname(os.path.abspath(output))
             os.makedirs(folder, exist_ok=True)
