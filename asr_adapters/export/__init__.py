@@ -47,7 +47,7 @@ def export(records: Iterable[Any], to: str = "atif", *, out: IO[str] | None = No
     target = out if out is not None else io.StringIO()
     dicts = (record if isinstance(record, dict) else to_dict(record) for record in records)
     if to == "otel":
-        report = export_otel(dicts, target)
+        report = export_otel([dicts], target)
     else:
         writer = _writer(to)
         report = LossReport(to, writer.VERSION)
@@ -96,14 +96,17 @@ def export_streams(
     return report
 
 
-def export_otel(records: Iterable[dict[str, Any]], out: IO[str], *, include_content: bool = False) -> LossReport:
-    """One stream as an OTLP/JSON trace document (needs the ``otel`` extra: opentelemetry-sdk)."""
+def export_otel(
+    streams: Iterable[Iterable[dict[str, Any]]], out: IO[str], *, include_content: bool = False
+) -> LossReport:
+    """Streams (a session, then any subagent streams) as one OTLP/JSON document, one trace each
+    (needs the ``otel`` extra: opentelemetry-sdk)."""
     try:
         from . import otel
     except ImportError as exc:
         raise InputError("otel", f"needs the OpenTelemetry SDK: pip install 'asr-adapters[otel]' ({exc})") from None
     report = LossReport(otel.NAME, otel.VERSION)
-    otel.write_otlp_json(records, out, report, include_content=include_content)
+    otel.write_otlp_json(streams, out, report, include_content=include_content)
     return report
 
 
@@ -115,12 +118,17 @@ def export_path(
     *,
     include_content: bool = False,
 ) -> LossReport:
-    """Export an ASR stream, or a native source converted on the fly (ATIF: every stream it
-    holds; OpenTelemetry: its main stream)."""
+    """Export an ASR stream, or a native source converted on the fly (every stream it holds)."""
     from ..view import is_asr_stream, open_records
 
     if to == "otel":
-        return export_otel(open_records(path, agent), out, include_content=include_content)
+        if agent is None and is_asr_stream(path):
+            return export_otel([open_records(path)], out, include_content=include_content)
+        from ..convert import Conversion
+
+        conversion = Conversion(str(path), agent, as_dicts=True)
+        every = (stream.records for stream in conversion.streams())
+        return export_otel(every, out, include_content=include_content)
     if agent is None and is_asr_stream(path):
         return export_streams(iter([(str(path), True, open_records(path))]), out, to)
     from ..convert import Conversion

@@ -54,20 +54,34 @@ def nanos(ts: Any) -> int | None:
     return (moment - EPOCH) // timedelta(microseconds=1) * 1000
 
 
+def trace_id_of(session: str) -> int:
+    """The trace id of a session's trace: known from its reference alone (links need that)."""
+    return int.from_bytes(hashlib.sha256(b"trace:" + session.encode()).digest()[:16], "big") or 1
+
+
+def span_id_of(session: str, number: int) -> int:
+    """The id of the ``number``-th span made for a session (1: its root span)."""
+    return int.from_bytes(hashlib.sha256(b"span:%d:" % number + session.encode()).digest()[:8], "big") or 1
+
+
+def root_context(session: str) -> trace.SpanContext:
+    """The span context of a session's root span, for links between a parent and its subagents."""
+    return trace.SpanContext(trace_id_of(session), span_id_of(session, 1), is_remote=True)
+
+
 class SessionIds(IdGenerator):
     """Trace and span ids derived from the session reference: the same stream, the same ids."""
 
     def __init__(self, session: str) -> None:
-        self.seed = session.encode()
+        self.session = session
         self.count = 0
 
     def generate_trace_id(self) -> int:
-        return int.from_bytes(hashlib.sha256(b"trace:" + self.seed).digest()[:16], "big") or 1
+        return trace_id_of(self.session)
 
     def generate_span_id(self) -> int:
         self.count += 1
-        digest = hashlib.sha256(b"span:%d:" % self.count + self.seed).digest()
-        return int.from_bytes(digest[:8], "big") or 1
+        return span_id_of(self.session, self.count)
 
 
 def _texts(parts: Any, *, reasoning: bool = False) -> list[dict[str, str]]:
@@ -134,10 +148,14 @@ class TraceWriter:
         if agent.get("version"):
             attributes["gen_ai.agent.version"] = str(agent["version"])
         self.root = self._start(f"session {self.agent}", None, at, estimated, attributes)
+        parent = header.get("parent")
+        if isinstance(parent, str):  # a subagent's or fork's trace links to its parent session's root
+            self.root.add_link(root_context(parent.split("#", 1)[0]), {"asr.link": "parent_session"})
+            self.report.note("session", "parent", CARRIED, "")
         for name in header:
             if name in ("session", "agent"):
                 self.report.note("session", name, CARRIED)
-            elif name not in ("type", "seq", "id"):
+            elif name not in ("type", "seq", "id", "parent"):
                 self.report.note("session", name, DROPPED, "no GenAI attribute")
 
     def add(self, record: dict[str, Any]) -> None:
@@ -156,6 +174,8 @@ class TraceWriter:
             self._tool_call(record, at, estimated)
         elif kind == "tool_result":
             self._tool_result(record, at)
+        elif kind == "subagent" and isinstance(record.get("session"), str):
+            self._subagent(record)
         else:
             self.report.note(kind, "*", DROPPED, "no span or GenAI attribute for this record type")
 
@@ -261,6 +281,17 @@ class TraceWriter:
         else:
             self._end(span, at)
 
+    def _subagent(self, record: dict[str, Any]) -> None:
+        """Link the spawning span (the call's execute_tool span, else the turn) to the child's trace."""
+        spawning = self.tools.get(str(record.get("callId"))) or self._parent()
+        if spawning is not None:
+            attributes = {"asr.link": "subagent"}
+            if isinstance(record.get("agentType"), str):
+                attributes["gen_ai.agent.name"] = record["agentType"]
+            spawning.add_link(root_context(record["session"]), attributes)
+        self.report.note("subagent", "session", CARRIED, "")
+        self.report.note("subagent", "*", DROPPED, "only the link to the child's trace is kept")
+
     def _tool_result(self, record: dict[str, Any], at: int) -> None:
         span = self.tools.pop(str(record.get("callId")), None)
         if span is None:
@@ -302,17 +333,34 @@ def write_trace(
 
 
 def write_otlp_json(
-    records: Iterable[dict[str, Any]], out: IO[str], report: LossReport, *, include_content: bool = False
+    streams: Iterable[Iterable[dict[str, Any]]], out: IO[str], report: LossReport, *, include_content: bool = False
 ) -> None:
-    """One stream as one OTLP/JSON document (``ExportTraceServiceRequest``) written to ``out``."""
-
+    """Streams (a session and its subagents) as one OTLP/JSON document (``ExportTraceServiceRequest``),
+    one trace each, linked parent to child; spans are written to ``out`` as they end."""
     made: list[OtlpJsonExporter] = []
 
     def exporter_for(resource: Resource) -> SpanExporter:
-        made.append(OtlpJsonExporter(out, resource, "asr_adapters.export", __version__, SCHEMA_URL))
-        return made[-1]
+        if not made:
+            made.append(OtlpJsonExporter(out, resource, "asr_adapters.export", __version__, SCHEMA_URL))
+        return Shared(made[0])
 
-    write_trace(records, report, exporter_for, include_content=include_content)
-    for exporter in made:
-        if exporter.error is not None:
-            raise exporter.error
+    for records in streams:
+        write_trace(records, report, exporter_for, include_content=include_content)
+    if not made:
+        exporter_for(Resource({}))
+    made[0].shutdown()
+    if made[0].error is not None:
+        raise made[0].error
+
+
+class Shared(SpanExporter):
+    """One exporter used by several tracer providers (one per trace): their shutdowns do not close it."""
+
+    def __init__(self, target: OtlpJsonExporter) -> None:
+        self.target = target
+
+    def export(self, spans: Any) -> Any:
+        return self.target.export(spans)
+
+    def shutdown(self) -> None:
+        pass

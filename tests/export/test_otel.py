@@ -100,3 +100,17 @@ def test_every_golden_stream_makes_a_closed_tree(stream: Path) -> None:
     assert sum(1 for s in spans if s.parent is None) == 1
     assert all(s.parent is None or s.parent.span_id in ids for s in spans)
     assert all(s.end_time is not None and s.end_time >= s.start_time for s in spans)
+
+
+def test_subagent_streams_are_child_traces_linked_both_ways(tmp_path: Path) -> None:
+    native = GOLDEN / "claude-code" / "subagent-folder" / "input.jsonl"
+    out = tmp_path / "trace.json"
+    result = CliRunner().invoke(main, ["export", "--to", "otel", str(native), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    spans = json.loads(out.read_text())["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    roots = {s["traceId"]: s for s in spans if "parentSpanId" not in s}
+    assert len(roots) == 2 == len({s["traceId"] for s in spans})
+    links = [(s, link) for s in spans for link in s.get("links", [])]
+    targets = {(link["traceId"], link["spanId"]) for _, link in links}
+    assert {(trace_id, root["spanId"]) for trace_id, root in roots.items()} == targets
+    assert all(span["traceId"] != link["traceId"] for span, link in links)
