@@ -49,7 +49,7 @@ def _dumps(value: Any) -> str:
     return orjson.dumps(value).decode()
 
 
-@dataclass
+@dataclass(slots=True)
 class Step:
     """One ATIF step being filled: an ASR message and what joins it (its calls, results, notes)."""
 
@@ -142,8 +142,8 @@ class TrajectoryWriter:
             return
         self._start()
         self.step_count += 1
-        for call_id in step.call_ids():
-            self.step_of_call[call_id] = self.step_count
+        for call in step.calls:
+            self.step_of_call[call["tool_call_id"]] = self.step_count
         self.out.write(("," if self.step_count > 1 else "") + _dumps(step.as_atif(self.step_count)))
 
     def _begin(self, source: str, record: dict[str, Any]) -> Step:

@@ -8,6 +8,7 @@ stream (ASR-215, ASR-232): such parts are kept only as a flag.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +42,11 @@ def flag_only(part: dict[str, Any]) -> dict[str, Any]:
     return kept
 
 
+@functools.cache
+def _label(name: str, kind: str, visibility: Any) -> str:
+    return f"{name}[{kind}]" if kind != "reasoning" else f"{name}[reasoning:{visibility}]"
+
+
 def map_parts(parts: Any, record_type: str, name: str, report: LossReport, *, agent_step: bool) -> Pieces:
     """Split a content array into ATIF pieces, noting each part's outcome in the report."""
     pieces = Pieces()
@@ -55,7 +61,7 @@ def map_parts(parts: Any, record_type: str, name: str, report: LossReport, *, ag
             pieces.texts.append(part["text"])
             report.note(record_type, f"{name}[text]", CARRIED)
             continue
-        label = f"{name}[{kind}]" if kind != "reasoning" else f"{name}[reasoning:{part.get('visibility', 'unknown')}]"
+        label = _label(name, kind, part.get("visibility", "unknown"))
         provenance = {key: part[key] for key in PROVENANCE if key in part}
         if provenance:
             pieces.extra.append({"part": index, **provenance})
