@@ -6,6 +6,7 @@ The library in five calls::
     for record in asr_adapters.convert("rollout.jsonl", as_dicts=True): ...
     asr_adapters.write_jsonl(asr_adapters.convert("rollout.jsonl"), "out.asr.jsonl")
     findings = asr_adapters.validate("out.asr.jsonl")
+    trajectory = asr_adapters.export(asr_adapters.read_records("out.asr.jsonl"), to="atif").document
     asr_adapters.schema()
 """
 
@@ -25,9 +26,10 @@ from .version import __version__
 # a function of the same name would shadow the submodule. A type checker sees the functions.
 if _typing.TYPE_CHECKING:
     from .convert import convert as convert
+    from .export import export as export
     from .validate import validate as validate
 else:
-    from . import convert, validate
+    from . import convert, export, validate
 
 
 def schema() -> dict[str, _Any]:
@@ -66,6 +68,7 @@ __all__ = [
     "convert",
     "convert_incremental",
     "discover",
+    "export",
     "read_models",
     "read_records",
     "schema",

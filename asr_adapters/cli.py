@@ -230,3 +230,12 @@ def _add_view_commands() -> None:
 
 
 _add_view_commands()
+
+
+def _add_export_commands() -> None:
+    from .export.command import export
+
+    main.add_command(export)
+
+
+_add_export_commands()

@@ -1,0 +1,141 @@
+"""``asr export``: ASR streams into the formats other tools read (ATIF today), with a loss report.
+
+Writers sit beside the readers of the stream (``asr_adapters.view``): records in, another
+format out, no per-agent code. ``asr_adapters.export(records, to="atif")`` is this module
+called as its function (see ``asr_adapters._callable``).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+from .._callable import make_callable
+from ..core.errors import InputError
+from . import atif
+from .report import LossReport
+
+#: Export formats by name: ATIF writes one stream's records as one document; "otel" is the
+#: OpenTelemetry trace (``export_otel``), whose SDK is the optional ``otel`` extra.
+FORMATS: dict[str, Any] = {atif.NAME: atif, "otel": None}
+
+__all__ = ["FORMATS", "Export", "LossReport", "export", "export_otel", "export_path", "export_streams"]
+
+
+@dataclass
+class Export:
+    """What an export gave: the document (None when it was written to ``out``) and its loss report."""
+
+    document: str | None
+    report: LossReport
+
+
+def _writer(to: str) -> Any:
+    if FORMATS.get(to) is None:
+        raise InputError(to, f"unknown export format for this call (known: {', '.join(sorted(FORMATS))})")
+    return FORMATS[to]
+
+
+def export(records: Iterable[Any], to: str = "atif", *, out: IO[str] | None = None) -> Export:
+    """Export one stream's records (dicts or models) as one document, into ``out`` or returned."""
+    from ..model.api import to_dict
+
+    target = out if out is not None else io.StringIO()
+    dicts = (record if isinstance(record, dict) else to_dict(record) for record in records)
+    if to == "otel":
+        report = export_otel([dicts], target)
+    else:
+        writer = _writer(to)
+        report = LossReport(to, writer.VERSION)
+        writer.write_trajectory(dicts, target, report)
+    return Export(target.getvalue() if out is None and isinstance(target, io.StringIO) else None, report)
+
+
+def export_streams(
+    streams: Iterator[tuple[str, bool, Iterable[dict[str, Any]]]], out: IO[str], to: str = "atif"
+) -> LossReport:
+    """Export an input's streams as one document: the main stream's trajectory, with every other
+    stream (subagents, threads) embedded as a subagent trajectory. Streams read before the main
+    one wait in temporary files; the rest are written straight after the main one's steps."""
+    writer = _writer(to)
+    report = LossReport(to, writer.VERSION)
+    waiting: list[IO[str]] = []
+    seen = 0
+
+    def children(target: IO[str]) -> None:
+        nonlocal seen
+        first = True
+        for spool in waiting:
+            spool.seek(0)
+            target.write(',"subagent_trajectories":[' if first else ",")
+            first = False
+            while chunk := spool.read(1 << 16):
+                target.write(chunk)
+            spool.close()
+        for key, _main, records in streams:
+            target.write(',"subagent_trajectories":[' if first else ",")
+            first = False
+            writer.write_trajectory(records, target, report, default_id=key)
+        if not first:
+            target.write("]")
+
+    for key, main, records in streams:
+        if main:
+            seen += 1
+            writer.write_trajectory(records, out, report, children, default_id=key)
+            break
+        spool = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 - closed once copied
+        writer.write_trajectory(records, spool, report, default_id=key)
+        waiting.append(spool)
+    if not seen:
+        raise InputError("export", "the input has no main stream")
+    return report
+
+
+def export_otel(
+    streams: Iterable[Iterable[dict[str, Any]]], out: IO[str], *, include_content: bool = False
+) -> LossReport:
+    """Streams (a session, then any subagent streams) as one OTLP/JSON document, one trace each
+    (needs the ``otel`` extra: opentelemetry-sdk)."""
+    try:
+        from . import otel
+    except ImportError as exc:
+        raise InputError("otel", f"needs the OpenTelemetry SDK: pip install 'asr-adapters[otel]' ({exc})") from None
+    report = LossReport(otel.NAME, otel.VERSION)
+    otel.write_otlp_json(streams, out, report, include_content=include_content)
+    return report
+
+
+def export_path(
+    path: str | os.PathLike[str],
+    out: IO[str],
+    to: str = "atif",
+    agent: str | None = None,
+    *,
+    include_content: bool = False,
+) -> LossReport:
+    """Export an ASR stream, or a native source converted on the fly (every stream it holds)."""
+    from ..view import is_asr_stream, open_records
+
+    if to == "otel":
+        if agent is None and is_asr_stream(path):
+            return export_otel([open_records(path)], out, include_content=include_content)
+        from ..convert import Conversion
+
+        conversion = Conversion(str(path), agent, as_dicts=True)
+        every = (stream.records for stream in conversion.streams())
+        return export_otel(every, out, include_content=include_content)
+    if agent is None and is_asr_stream(path):
+        return export_streams(iter([(str(path), True, open_records(path))]), out, to)
+    from ..convert import Conversion
+
+    conversion = Conversion(str(path), agent, as_dicts=True)
+    streams = ((stream.key, stream.main, stream.records) for stream in conversion.streams())
+    return export_streams(streams, out, to)
+
+
+make_callable(__name__, "export")

@@ -1,0 +1,85 @@
+"""The ``asr export`` command: thin over ``asr_adapters.export``."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+import tempfile
+
+import click
+import orjson
+
+from ..core.errors import ASRError
+from . import FORMATS, export_path
+from .report import LossReport
+
+
+@click.command()
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, allow_dash=False))
+@click.option("--to", "to", type=click.Choice(sorted(FORMATS)), required=True, help="The format to write.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="The document to write; stdout if absent.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Write the loss report here as JSON.")
+@click.option("--agent", help="The agent that wrote PATH, when PATH is a native file (default: detect it).")
+@click.option(
+    "--include-content",
+    is_flag=True,
+    help="otel: write message, tool argument and result text (sensitive in the GenAI conventions).",
+)
+def export(
+    path: str, to: str, output: str | None, report_path: str | None, agent: str | None, include_content: bool
+) -> None:
+    """Export a session to another format, saying what the format cannot hold.
+
+    PATH is an ASR stream or any native file the converters read (converted on the fly; its
+    subagent streams become embedded subagent trajectories). --to otel writes the main stream
+    as one OpenTelemetry trace in OTLP/JSON (GenAI semantic conventions). The loss report (per record
+    type and field: carried, approximate, dropped) goes to --report as JSON, else to stderr.
+
+    Exit codes: 0 written; 1 the source could not be read or converted; 2 usage error.
+    """
+    try:
+        if output is None:
+            stream = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n")
+            try:
+                report = export_path(path, stream, to, agent, include_content=include_content)
+                stream.write("\n")
+                stream.flush()
+            except BrokenPipeError:  # `asr export x | head`: the reader has what it wanted
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+                sys.exit(141)
+            finally:
+                with contextlib.suppress(ValueError, OSError):
+                    stream.detach()
+        else:
+            folder = os.path.dirname(os.path.abspath(output))
+            os.makedirs(folder, exist_ok=True)
+            fd, partial = tempfile.mkstemp(prefix=".asr-export-", dir=folder)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+                    report = export_path(path, handle, to, agent, include_content=include_content)
+                    handle.write("\n")
+                mask = os.umask(0o022)
+                os.umask(mask)
+                os.chmod(partial, 0o666 & ~mask)
+                os.replace(partial, output)
+            except BaseException:
+                os.unlink(partial)
+                raise
+    except ASRError as exc:
+        click.echo(f"asr: error: {exc}", err=True)
+        sys.exit(1)
+    except OSError as exc:
+        click.echo(f"asr: error: {exc.filename or path}: {exc.strerror or exc}", err=True)
+        sys.exit(1)
+    _write_report(report, report_path)
+
+
+def _write_report(report: LossReport, report_path: str | None) -> None:
+    if report_path is None:
+        click.echo(report.summary(), err=True)
+        return
+    with open(report_path, "wb") as handle:
+        handle.write(orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2) + b"\n")

@@ -1,0 +1,366 @@
+"""ASR stream -> OpenTelemetry trace (GenAI semantic conventions v1.44.0), through the official SDK.
+
+One trace per session: a root span for the session, an ``invoke_agent`` span per turn, a
+``chat`` span per model response (model, usage, finish reason), an ``execute_tool`` span per
+tool call (ended by its result, error status when the result says so). Message content is
+sensitive in the conventions and only written with ``include_content``. Times come from the
+records; a span whose start or end the stream does not record is placed by order (the
+previous record's time) and flagged ``asr.time.estimated``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from typing import IO, Any
+
+import orjson
+from opentelemetry import trace
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import Span, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
+from opentelemetry.sdk.trace.id_generator import IdGenerator
+from opentelemetry.trace import Status, StatusCode
+
+from ..version import __version__
+from .otlp_json import OtlpJsonExporter
+from .report import APPROXIMATE, CARRIED, DROPPED, LossReport
+
+NAME = "otel"
+VERSION = "gen_ai semconv 1.44.0"
+SCHEMA_URL = "https://opentelemetry.io/schemas/1.44.0"
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+USAGE_ATTRIBUTES = (
+    ("inputTokens", "gen_ai.usage.input_tokens"),
+    ("outputTokens", "gen_ai.usage.output_tokens"),
+    ("cacheReadTokens", "gen_ai.usage.cache_read.input_tokens"),
+    ("cacheWriteTokens", "gen_ai.usage.cache_creation.input_tokens"),
+    ("reasoningTokens", "gen_ai.usage.reasoning.output_tokens"),
+)
+CONTENT_HOW = "content is sensitive in the GenAI conventions: written only with --include-content"
+
+
+def nanos(ts: Any) -> int | None:
+    """An RFC 3339 time as Unix nanoseconds, or None."""
+    if not isinstance(ts, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(ts)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return (moment - EPOCH) // timedelta(microseconds=1) * 1000
+
+
+def trace_id_of(session: str) -> int:
+    """The trace id of a session's trace: known from its reference alone (links need that)."""
+    return int.from_bytes(hashlib.sha256(b"trace:" + session.encode()).digest()[:16], "big") or 1
+
+
+def span_id_of(session: str, number: int) -> int:
+    """The id of the ``number``-th span made for a session (1: its root span)."""
+    return int.from_bytes(hashlib.sha256(b"span:%d:" % number + session.encode()).digest()[:8], "big") or 1
+
+
+def root_context(session: str) -> trace.SpanContext:
+    """The span context of a session's root span, for links between a parent and its subagents."""
+    return trace.SpanContext(trace_id_of(session), span_id_of(session, 1), is_remote=True)
+
+
+class SessionIds(IdGenerator):
+    """Trace and span ids derived from the session reference: the same stream, the same ids."""
+
+    def __init__(self, session: str) -> None:
+        self.session = session
+        self.count = 0
+
+    def generate_trace_id(self) -> int:
+        return trace_id_of(self.session)
+
+    def generate_span_id(self) -> int:
+        self.count += 1
+        return span_id_of(self.session, self.count)
+
+
+def _texts(parts: Any, *, reasoning: bool = False) -> list[dict[str, str]]:
+    """Text (and full reasoning) parts in the conventions' message-part shape."""
+    found = []
+    for part in parts if isinstance(parts, list) else []:
+        if not isinstance(part, dict):
+            continue
+        if part.get("type") == "text" and isinstance(part.get("text"), str):
+            found.append({"type": "text", "content": part["text"]})
+        elif reasoning and part.get("type") == "reasoning" and part.get("visibility") == "full" and "text" in part:
+            found.append({"type": "reasoning", "content": part["text"]})
+    return found
+
+
+class TraceWriter:
+    """Turns one stream's records into SDK spans; ``exporter`` receives each span as it ends."""
+
+    def __init__(self, exporter_for: Any, report: LossReport, include_content: bool) -> None:
+        self.exporter_for = exporter_for
+        self.report = report
+        self.content = include_content
+        self.provider: TracerProvider | None = None
+        self.tracer: Any = None
+        self.root: Span | None = None
+        self.turn: Span | None = None
+        self.turn_key: Any = None
+        self.chat: Span | None = None
+        self.chat_key: Any = None
+        self.tools: dict[str, Span] = {}
+        self.last: int | None = None
+        self.agent = "unknown"
+
+    def _time(self, record: dict[str, Any]) -> tuple[int, bool]:
+        moment = nanos(record.get("ts"))
+        if moment is None:
+            return (self.last or 0), True
+        self.last = moment
+        return moment, False
+
+    def _start(self, name: str, parent: Span | None, at: int, estimated: bool, attributes: dict[str, Any]) -> Span:
+        context = trace.set_span_in_context(parent) if parent is not None else None
+        span: Span = self.tracer.start_span(name, context=context, start_time=at, attributes=attributes)
+        if estimated:
+            span.set_attribute("asr.time.estimated", True)
+        return span
+
+    def _end(self, span: Span | None, at: int | None = None) -> None:
+        if span is not None and span.end_time is None:
+            end = max(at if at is not None else (self.last or 0), span.start_time or 0)
+            span.end(end_time=end)
+
+    def _begin(self, header: dict[str, Any]) -> None:
+        session = str(header.get("session") or "unknown")
+        agent: dict[str, Any] = header["agent"] if isinstance(header.get("agent"), dict) else {}
+        self.agent = str(agent.get("name") or "unknown")
+        resource = Resource({"service.name": self.agent, "service.version": str(agent.get("version") or "")})
+        self.provider = TracerProvider(resource=resource, id_generator=SessionIds(session), shutdown_on_exit=False)
+        exporter: SpanExporter = self.exporter_for(resource)
+        self.provider.add_span_processor(SimpleSpanProcessor(exporter))
+        self.tracer = self.provider.get_tracer("asr_adapters.export", __version__, schema_url=SCHEMA_URL)
+        at, estimated = self._time(header)
+        attributes = {"gen_ai.conversation.id": session, "gen_ai.agent.name": self.agent}
+        if agent.get("version"):
+            attributes["gen_ai.agent.version"] = str(agent["version"])
+        self.root = self._start(f"session {self.agent}", None, at, estimated, attributes)
+        parent = header.get("parent")
+        if isinstance(parent, str):  # a subagent's or fork's trace links to its parent session's root
+            self.root.add_link(root_context(parent.split("#", 1)[0]), {"asr.link": "parent_session"})
+            self.report.note("session", "parent", CARRIED, "")
+        for name in header:
+            if name in ("session", "agent"):
+                self.report.note("session", name, CARRIED)
+            elif name not in ("type", "seq", "id", "parent"):
+                self.report.note("session", name, DROPPED, "no GenAI attribute")
+
+    def add(self, record: dict[str, Any]) -> None:
+        kind = str(record.get("type"))
+        self.report.records[kind] += 1
+        if kind == "session":
+            self._begin(record)
+            return
+        if self.root is None:
+            self._begin({})
+        at, estimated = self._time(record)
+        self._turn(record, at, estimated)
+        if kind == "message":
+            self._message(record, at, estimated)
+        elif kind == "tool_call":
+            self._tool_call(record, at, estimated)
+        elif kind == "tool_result":
+            self._tool_result(record, at)
+        elif kind == "subagent" and isinstance(record.get("session"), str):
+            self._subagent(record)
+        else:
+            self.report.note(kind, "*", DROPPED, "no span or GenAI attribute for this record type")
+
+    def _turn(self, record: dict[str, Any], at: int, estimated: bool) -> None:
+        key = record.get("turnId")
+        starts = (key is not None and key != self.turn_key) or (
+            key is None and record.get("type") == "message" and record.get("role") == "user" and self.turn_key is None
+        )
+        if record.get("type") == "message" and record.get("role") == "user" and key is None and self.turn is not None:
+            starts = self.turn_key is None and bool(_texts(record.get("content")))
+        if not starts:
+            return
+        self._close_turn(at)
+        attributes = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": self.agent}
+        self.turn = self._start(f"invoke_agent {self.agent}", self.root, at, estimated, attributes)
+        self.turn_key = key
+
+    def _close_turn(self, at: int | None) -> None:
+        for span in self.tools.values():
+            span.set_attribute("asr.tool.result_missing", True)
+            self._end(span, at)
+        self.tools.clear()
+        self._end(self.chat, at)
+        self.chat, self.chat_key = None, None
+        self._end(self.turn, at)
+        self.turn = None
+
+    def _parent(self) -> Span | None:
+        return self.turn or self.root
+
+    def _chat(self, record: dict[str, Any], at: int, estimated: bool) -> Span:
+        key = record.get("inferenceId")
+        if self.chat is not None and key is not None and key == self.chat_key:
+            return self.chat
+        self._end(self.chat)
+        model = record.get("model")
+        attributes: dict[str, Any] = {"gen_ai.operation.name": "chat"}
+        if isinstance(model, str):
+            attributes["gen_ai.request.model"] = model
+            attributes["gen_ai.response.model"] = model
+        if key is not None:
+            attributes["gen_ai.response.id"] = str(key)
+        name = f"chat {model}" if isinstance(model, str) else "chat"
+        self.chat = self._start(name, self._parent(), at, estimated, attributes)
+        self.chat_key = key
+        return self.chat
+
+    def _usage(self, span: Span, record: dict[str, Any]) -> None:
+        usage = record.get("usage")
+        if not isinstance(usage, dict):
+            return
+        for asr, name in USAGE_ATTRIBUTES:
+            if isinstance(usage.get(asr), int):
+                span.set_attribute(name, usage[asr])
+                self.report.note(str(record.get("type")), f"usage.{asr}", CARRIED)
+
+    def _message(self, record: dict[str, Any], at: int, estimated: bool) -> None:
+        role = record.get("role")
+        if role == "assistant":
+            span = self._chat(record, at, estimated)
+            self._usage(span, record)
+            if isinstance(record.get("stopReason"), str):
+                span.set_attribute("gen_ai.response.finish_reasons", [record["stopReason"]])
+            if record.get("status") == "error":
+                span.set_status(Status(StatusCode.ERROR, str(record.get("error") or "error")))
+            if self.content:
+                parts = _texts(record.get("content"), reasoning=True)
+                span.set_attribute(
+                    "gen_ai.output.messages", orjson.dumps([{"role": "assistant", "parts": parts}]).decode()
+                )
+            self._end(span, at)
+        elif role == "user" and self.turn is not None and self.content and record.get("status") != "withdrawn":
+            parts = _texts(record.get("content"))
+            if parts:
+                previous = self.turn.attributes.get("gen_ai.input.messages") if self.turn.attributes else None
+                messages = orjson.loads(previous) if isinstance(previous, str) else []
+                messages.append({"role": "user", "parts": parts})
+                self.turn.set_attribute("gen_ai.input.messages", orjson.dumps(messages).decode())
+        outcome, how = (APPROXIMATE, "text parts as gen_ai.*.messages") if self.content else (DROPPED, CONTENT_HOW)
+        self.report.note("message", "content", outcome, how)
+
+    def _tool_call(self, record: dict[str, Any], at: int, estimated: bool) -> None:
+        if isinstance(record.get("usage"), dict):
+            chat = self._chat(record, at, estimated)
+            self._usage(chat, record)
+            self._end(chat, at)
+        name = str(record.get("name"))
+        attributes: dict[str, Any] = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name}
+        call_id = record.get("callId")
+        if isinstance(call_id, str):
+            attributes["gen_ai.tool.call.id"] = call_id
+        if self.content and ("input" in record or "arguments" in record):
+            value = record.get("input", record.get("arguments"))
+            attributes["gen_ai.tool.call.arguments"] = value if isinstance(value, str) else orjson.dumps(value).decode()
+        span = self._start(f"execute_tool {name}", self._parent(), at, estimated, attributes)
+        self.report.note("tool_call", "callId/name", CARRIED)
+        self.report.note(
+            "tool_call", "input", CARRIED if self.content else DROPPED, "" if self.content else CONTENT_HOW
+        )
+        if isinstance(call_id, str):
+            self._end(self.tools.pop(call_id, None), at)
+            self.tools[call_id] = span
+        else:
+            self._end(span, at)
+
+    def _subagent(self, record: dict[str, Any]) -> None:
+        """Link the spawning span (the call's execute_tool span, else the turn) to the child's trace."""
+        spawning = self.tools.get(str(record.get("callId"))) or self._parent()
+        if spawning is not None:
+            attributes = {"asr.link": "subagent"}
+            if isinstance(record.get("agentType"), str):
+                attributes["gen_ai.agent.name"] = record["agentType"]
+            spawning.add_link(root_context(record["session"]), attributes)
+        self.report.note("subagent", "session", CARRIED, "")
+        self.report.note("subagent", "*", DROPPED, "only the link to the child's trace is kept")
+
+    def _tool_result(self, record: dict[str, Any], at: int) -> None:
+        span = self.tools.pop(str(record.get("callId")), None)
+        if span is None:
+            self.report.note("tool_result", "*", DROPPED, "its tool call is not in the stream or already ended")
+            return
+        if record.get("isError") is True or record.get("status") in ("error", "failed"):
+            span.set_status(Status(StatusCode.ERROR, str(record.get("status") or "error")))
+        if self.content:
+            texts = [p["content"] for p in _texts(record.get("content"))]
+            span.set_attribute("gen_ai.tool.call.result", "".join(texts))
+        self.report.note("tool_result", "status/isError", CARRIED)
+        self.report.note(
+            "tool_result", "content", CARRIED if self.content else DROPPED, "" if self.content else CONTENT_HOW
+        )
+        self._end(span, at)
+
+    def finish(self) -> None:
+        if self.root is None:
+            self._begin({})
+        self._close_turn(self.last)
+        self._end(self.root, self.last)
+        assert self.provider is not None
+        self.provider.shutdown()
+
+
+def write_trace(
+    records: Iterable[dict[str, Any]],
+    report: LossReport,
+    exporter_for: Any,
+    *,
+    include_content: bool = False,
+) -> None:
+    """Make one stream's spans through the SDK; ``exporter_for(resource)`` gives the exporter."""
+    writer = TraceWriter(exporter_for, report, include_content)
+    for record in records:
+        writer.add(record)
+    writer.finish()
+    report.trajectories += 1
+
+
+def write_otlp_json(
+    streams: Iterable[Iterable[dict[str, Any]]], out: IO[str], report: LossReport, *, include_content: bool = False
+) -> None:
+    """Streams (a session and its subagents) as one OTLP/JSON document (``ExportTraceServiceRequest``),
+    one trace each, linked parent to child; spans are written to ``out`` as they end."""
+    made: list[OtlpJsonExporter] = []
+
+    def exporter_for(resource: Resource) -> SpanExporter:
+        if not made:
+            made.append(OtlpJsonExporter(out, resource, "asr_adapters.export", __version__, SCHEMA_URL))
+        return Shared(made[0])
+
+    for records in streams:
+        write_trace(records, report, exporter_for, include_content=include_content)
+    if not made:
+        exporter_for(Resource({}))
+    made[0].shutdown()
+    if made[0].error is not None:
+        raise made[0].error
+
+
+class Shared(SpanExporter):
+    """One exporter used by several tracer providers (one per trace): their shutdowns do not close it."""
+
+    def __init__(self, target: OtlpJsonExporter) -> None:
+        self.target = target
+
+    def export(self, spans: Any) -> Any:
+        return self.target.export(spans)
+
+    def shutdown(self) -> None:
+        pass

@@ -1,0 +1,116 @@
+"""OpenTelemetry export through the SDK: spans checked in the SDK's in-memory exporter, OTLP/JSON shape."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from golden_support import GOLDEN
+
+from asr_adapters.cli import main
+from asr_adapters.export.report import LossReport
+from asr_adapters.stream.reader import read_records
+
+memory = pytest.importorskip("opentelemetry.sdk.trace.export.in_memory_span_exporter", reason="otel extra")
+otel = pytest.importorskip("asr_adapters.export.otel", reason="otel extra")
+
+EVERY_KIND = GOLDEN / "_show" / "every-record-kind" / "stream.asr.jsonl"
+USAGE = GOLDEN / "claude-code" / "usage-normalized" / "expected.asr.jsonl"
+
+
+def spans_of(path: Path, include_content: bool = False) -> list[Any]:
+    exporter = memory.InMemorySpanExporter()
+    otel.write_trace(
+        read_records(path), LossReport("otel", "x"), lambda resource: exporter, include_content=include_content
+    )
+    return list(exporter.get_finished_spans())
+
+
+def by_operation(spans: list[Any], name: str) -> list[Any]:
+    return [s for s in spans if (s.attributes or {}).get("gen_ai.operation.name") == name]
+
+
+def test_one_trace_a_root_a_turn_span_per_turn_chats_and_tools() -> None:
+    spans = spans_of(EVERY_KIND)
+    assert len({s.context.trace_id for s in spans}) == 1
+    roots = [s for s in spans if s.parent is None]
+    assert [r.name for r in roots] == ["session openclaw"]
+    assert roots[0].attributes["gen_ai.conversation.id"] == "openclaw:5d1e0c9a-0000-4000-8000-000000000001"
+    turns = by_operation(spans, "invoke_agent")
+    assert len(turns) == 2 and all(t.parent.span_id == roots[0].context.span_id for t in turns)
+    tools = by_operation(spans, "execute_tool")
+    assert [(t.attributes["gen_ai.tool.name"], t.status.status_code.name) for t in tools] == [("exec", "ERROR")]
+    assert tools[0].start_time < tools[0].end_time  # call time to result time
+    chats = by_operation(spans, "chat")
+    assert chats[0].attributes["gen_ai.usage.input_tokens"] == 120
+    assert chats[0].attributes["gen_ai.usage.output_tokens"] == 30
+
+
+def test_content_only_with_include_content() -> None:
+    hidden = spans_of(EVERY_KIND)
+    assert not [
+        k for s in hidden for k in s.attributes if k in ("gen_ai.output.messages", "gen_ai.tool.call.arguments")
+    ]
+    shown = spans_of(EVERY_KIND, include_content=True)
+    outputs = [s.attributes["gen_ai.output.messages"] for s in by_operation(shown, "chat")]
+    assert "Moved to Friday 11:00." in outputs[-1]
+    assert "Checked the calendar." not in "".join(outputs), "a summary is not full reasoning"
+    assert by_operation(shown, "execute_tool")[0].attributes["gen_ai.tool.call.result"] == "cal: permission denied"
+
+
+def test_usage_attributes_follow_the_normalized_usage() -> None:
+    chats = by_operation(spans_of(USAGE), "chat")
+    cached = [s.attributes.get("gen_ai.usage.cache_read.input_tokens") for s in chats]
+    assert 18014 in cached
+    assert all(s.attributes.get("gen_ai.request.model") for s in chats if "gen_ai.usage.output_tokens" in s.attributes)
+
+
+def test_the_same_stream_gives_the_same_ids() -> None:
+    first = [(s.context.trace_id, s.context.span_id) for s in spans_of(EVERY_KIND)]
+    assert first == [(s.context.trace_id, s.context.span_id) for s in spans_of(EVERY_KIND)]
+
+
+def test_otlp_json_file_from_the_command(tmp_path: Path) -> None:
+    out = tmp_path / "trace.json"
+    result = CliRunner().invoke(main, ["export", "--to", "otel", str(EVERY_KIND), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "as otel" in result.stderr
+    document = json.loads(out.read_text())
+    (resource_spans,) = document["resourceSpans"]
+    (scope_spans,) = resource_spans["scopeSpans"]
+    spans = scope_spans["spans"]
+    ids = {s["spanId"] for s in spans}
+    assert all(len(s["traceId"]) == 32 and len(s["spanId"]) == 16 for s in spans)
+    assert all(s.get("parentSpanId", next(iter(ids))) in ids for s in spans)
+    assert scope_spans["schemaUrl"].endswith("/1.44.0")
+    assert any(
+        a["key"] == "gen_ai.usage.input_tokens" and a["value"] == {"intValue": "120"}
+        for s in spans
+        for a in s["attributes"]
+    )
+
+
+@pytest.mark.parametrize("stream", sorted(GOLDEN.glob("*/*/expected*.asr.jsonl"))[:200], ids=lambda p: p.parent.name)
+def test_every_golden_stream_makes_a_closed_tree(stream: Path) -> None:
+    spans = spans_of(stream, include_content=True)
+    ids = {s.context.span_id for s in spans}
+    assert sum(1 for s in spans if s.parent is None) == 1
+    assert all(s.parent is None or s.parent.span_id in ids for s in spans)
+    assert all(s.end_time is not None and s.end_time >= s.start_time for s in spans)
+
+
+def test_subagent_streams_are_child_traces_linked_both_ways(tmp_path: Path) -> None:
+    native = GOLDEN / "claude-code" / "subagent-folder" / "input.jsonl"
+    out = tmp_path / "trace.json"
+    result = CliRunner().invoke(main, ["export", "--to", "otel", str(native), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    spans = json.loads(out.read_text())["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    roots = {s["traceId"]: s for s in spans if "parentSpanId" not in s}
+    assert len(roots) == 2 == len({s["traceId"] for s in spans})
+    links = [(s, link) for s in spans for link in s.get("links", [])]
+    targets = {(link["traceId"], link["spanId"]) for _, link in links}
+    assert {(trace_id, root["spanId"]) for trace_id, root in roots.items()} == targets
+    assert all(span["traceId"] != link["traceId"] for span, link in links)
