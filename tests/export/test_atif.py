@@ -138,7 +138,7 @@ def test_the_report_counts_every_outcome_and_says_how(tmp_path: Path) -> None:
     assert rows[("message", "content[text]")]["carried"] >= 1
     assert "flag" in rows[("message", "content[reasoning:encrypted]")]["how"]["approximate"]
     assert rows[("vendor", "*")]["dropped"] == 1
-    assert data["records"]["message"] == 7 and data["version"] == "ATIF-v1.8"
+    assert data["records"]["message"] == 9 and data["version"] == "ATIF-v1.8"
 
 
 def test_without_report_the_summary_goes_to_stderr() -> None:
