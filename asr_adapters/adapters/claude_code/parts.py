@@ -191,7 +191,10 @@ def image_part(block: dict[str, Any], who: Who | None = None) -> dict[str, Any]:
 
 
 def reasoning_part(block: dict[str, Any]) -> dict[str, Any]:
-    """A thinking block: full when it has text, omitted when only a signature is kept (ASR-214)."""
+    """A thinking block. Its text has no visibility: Anthropic returns summarized thinking for
+    Claude 4 models and the full text for Claude 3.7, and the transcript does not say which, so
+    claiming ``full`` could label a summary as full reasoning (ASR-214). Omitted when only a
+    signature is kept; redacted for ``redacted_thinking``."""
     if block.get("type") == "redacted_thinking":
         opaque: dict[str, Any] = {"format": "anthropic.redacted_thinking"}
         if isinstance(block.get("data"), str):
@@ -200,7 +203,6 @@ def reasoning_part(block: dict[str, Any]) -> dict[str, Any]:
     text = block.get("thinking")
     part: dict[str, Any] = {"type": "reasoning"}
     if isinstance(text, str) and text:
-        part["visibility"] = "full"
         part["text"] = text
     else:
         part["visibility"] = "omitted"

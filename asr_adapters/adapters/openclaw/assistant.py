@@ -111,7 +111,10 @@ def thinking_part(block: dict[str, Any]) -> dict[str, Any]:
         meta["thinkingSignature"] = signature
     else:
         if text:
-            part["visibility"] = "full"
+            if not (isinstance(signature, str) and signature):
+                part["visibility"] = "full"  # a provider's raw reasoning text, unsigned
+            # signed (Anthropic) thinking: summarized for Claude 4 models, full for 3.7; the
+            # entry does not say which, so no visibility is claimed (ASR-214)
             part["text"] = text
         elif signature:
             part["visibility"] = "omitted"
