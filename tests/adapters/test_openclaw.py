@@ -991,6 +991,20 @@ def test_system_dm_line_declares_a_direct_conversation_for_the_notice_and_the_se
     assert not validate_records(records)
 
 
+def test_a_reply_to_a_web_ui_prompt_is_not_filed_under_the_last_chat() -> None:
+    """Found by review: a NO_REPLY answering a control-UI prompt was written as a suppressed
+    delivery to the Feishu chat written to before it; the source names no chat for it."""
+    chat = _user("u1", _meta("Conversation info", {"message_id": "1", "sender_id": "5", "chat_id": "feishu:5"}) + "hi")
+    answer = _assistant("a1", [{"type": "text", "text": "hello"}], "u1")
+    ui = _user("u2", _meta("Conversation info", {"message_id": "2", "sender": "openclaw-control-ui"}) + "status?", "a1")
+    silent = _assistant("a2", [{"type": "text", "text": "NO_REPLY"}], "u2")
+    records, _ = _convert(_lines(chat, answer, ui, silent))
+    by_id = {r.get("messageId"): r for r in records if r["type"] == "message"}
+    assert by_id["u1"]["conversation"] == "c1" and by_id["u2"]["via"] == "web"
+    (delivery,) = _by_type(records, "delivery")
+    assert delivery["status"] == "suppressed" and "conversation" not in delivery
+
+
 @pytest.mark.parametrize(
     ("info", "platform", "kind"),
     [
