@@ -985,6 +985,9 @@ def test_system_dm_line_declares_a_direct_conversation_for_the_notice_and_the_se
     assert "platformId" not in declared  # the line names the sender, not the chat's id
     by_id = {r.get("messageId"): r for r in records if r["type"] == "message"}
     assert by_id["u1"]["conversation"] == "c1" and by_id["u1"]["author"] == "harness"
+    # OpenClaw's own event id for the notice is not a platform message id (ASR-226)
+    assert "platform" not in by_id["u1"] and by_id["u1"]["eventIds"] == ["om_1:permission-error"]
+    assert by_id["u2"]["platform"] == {"messageIds": ["om_1"]}
     assert by_id["u2"]["conversation"] == "c1"
     assert "conversation" not in by_id["u3"]  # another sender: no chat recorded for it
     assert _by_type(records, "delivery")[0]["conversation"] == "c1"

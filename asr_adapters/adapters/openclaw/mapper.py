@@ -226,7 +226,11 @@ class Mapper:
         elif is_system and facts.system_dm is not None:  # a channel notice about a DM the System line names
             record["conversation"] = self.routing.direct_chat(*facts.system_dm)
         platform: dict[str, Any] = {}
-        if facts.message_ids:
+        if facts.message_ids and is_system:
+            # a notice OpenClaw raised about a platform message (``om_…:permission-error``): its
+            # id is OpenClaw's event id, not a message on the platform (ASR-226), kept verbatim
+            record["eventIds"] = facts.message_ids
+        elif facts.message_ids:
             platform["messageIds"] = facts.message_ids
         if facts.reply_to is not None:
             platform["replyTo"] = facts.reply_to
