@@ -40,9 +40,13 @@ def test_one_trace_a_root_a_turn_span_per_turn_chats_and_tools() -> None:
     assert [r.name for r in roots] == ["session openclaw"]
     assert roots[0].attributes["gen_ai.conversation.id"] == "openclaw:5d1e0c9a-0000-4000-8000-000000000001"
     turns = by_operation(spans, "invoke_agent")
-    assert len(turns) == 2 and all(t.parent.span_id == roots[0].context.span_id for t in turns)
+    assert len(turns) == 3 and all(t.parent.span_id == roots[0].context.span_id for t in turns)  # t1, t2, t3
     tools = by_operation(spans, "execute_tool")
-    assert [(t.attributes["gen_ai.tool.name"], t.status.status_code.name) for t in tools] == [("exec", "ERROR")]
+    assert [(t.attributes["gen_ai.tool.name"], t.status.status_code.name) for t in tools] == [
+        ("exec", "ERROR"),
+        ("write", "UNSET"),  # t3's call has no result
+    ]
+    assert tools[1].attributes["asr.tool.result_missing"] is True
     assert tools[0].start_time < tools[0].end_time  # call time to result time
     chats = by_operation(spans, "chat")
     assert chats[0].attributes["gen_ai.usage.input_tokens"] == 120
@@ -56,7 +60,7 @@ def test_content_only_with_include_content() -> None:
     ]
     shown = spans_of(EVERY_KIND, include_content=True)
     outputs = [s.attributes["gen_ai.output.messages"] for s in by_operation(shown, "chat")]
-    assert "Moved to Friday 11:00." in outputs[-1]
+    assert any("Moved to Friday 11:00." in output for output in outputs)
     assert "Checked the calendar." not in "".join(outputs), "a summary is not full reasoning"
     assert by_operation(shown, "execute_tool")[0].attributes["gen_ai.tool.call.result"] == "cal: permission denied"
 
