@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from ...core.adapter import Context
+from ...core.companion import CompanionSkipped, read_companion
 from ...core.source import MAX_DOCUMENT_BYTES
 from .discover import API_FILE, METADATA_FILE, OLD_UI_FILE, UI_FILE
 
@@ -54,11 +55,16 @@ def companion(entry: Path | None, name: str, context: Context) -> Path | None:
 
 def load(path: Path, context: Context) -> Any:
     """A companion's parsed JSON, or None (with a warning naming the file and the reason)."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_DOCUMENT_BYTES + 1)
+    try:  # no roots: ``companion`` already checked the real location is in the task folder
+        data = read_companion(path, None, MAX_DOCUMENT_BYTES)
+    except CompanionSkipped as exc:
+        context.warn(None, f"{path.name}: {exc.reason}; not read")
+        return None
     except OSError as exc:
         context.warn(None, f"{path.name}: unreadable ({exc.strerror}); not read")
+        return None
+    if data is None:
+        context.warn(None, f"{path.name}: gone before it was read; not read")
         return None
     try:
         return orjson.loads(data)
