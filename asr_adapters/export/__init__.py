@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from .._callable import make_callable
-from ..core.errors import InputError
+from ..core.errors import ASRError, InputError
 from . import atif
 from .report import LossReport
 
@@ -23,7 +23,22 @@ from .report import LossReport
 #: OpenTelemetry trace (``export_otel``), whose SDK is the optional ``otel`` extra.
 FORMATS: dict[str, Any] = {atif.NAME: atif, "otel": None}
 
-__all__ = ["FORMATS", "Export", "LossReport", "export", "export_otel", "export_path", "export_streams"]
+__all__ = [
+    "FORMATS",
+    "EndpointError",
+    "Export",
+    "LossReport",
+    "export",
+    "export_otel",
+    "export_path",
+    "export_streams",
+    "send_otel",
+    "send_path",
+]
+
+
+class EndpointError(ASRError):
+    """The OTLP endpoint refused the trace or could not be reached (``send_otel``)."""
 
 
 @dataclass
@@ -110,6 +125,37 @@ def export_otel(
     return report
 
 
+def send_otel(
+    streams: Iterable[Iterable[dict[str, Any]]],
+    endpoint: str,
+    *,
+    include_content: bool = False,
+    timeout: float | None = None,
+) -> LossReport:
+    """Streams as traces sent to an OTLP/HTTP endpoint through the SDK's OTLP exporter, the same
+    spans as ``export_otel`` writes (needs the ``otel`` extra). Raises ``EndpointError`` when the
+    endpoint refuses the trace or cannot be reached."""
+    try:
+        from . import otel, otlp_send
+    except ImportError as exc:
+        raise InputError("otel", f"needs the OTLP exporter: pip install 'asr-adapters[otel]' ({exc})") from None
+    report = LossReport(otel.NAME, otel.VERSION)
+    otlp_send.send_otlp(streams, endpoint, report, include_content=include_content, timeout=timeout)
+    return report
+
+
+def _otel_streams(path: str | os.PathLike[str], agent: str | None) -> Iterable[Iterable[dict[str, Any]]]:
+    """An input's streams for the OpenTelemetry export: an ASR stream as it is, a native file converted."""
+    from ..view import is_asr_stream, open_records
+
+    if agent is None and is_asr_stream(path):
+        return [open_records(path)]
+    from ..convert import Conversion
+
+    conversion = Conversion(str(path), agent, as_dicts=True)
+    return (stream.records for stream in conversion.streams())
+
+
 def export_path(
     path: str | os.PathLike[str],
     out: IO[str],
@@ -122,13 +168,7 @@ def export_path(
     from ..view import is_asr_stream, open_records
 
     if to == "otel":
-        if agent is None and is_asr_stream(path):
-            return export_otel([open_records(path)], out, include_content=include_content)
-        from ..convert import Conversion
-
-        conversion = Conversion(str(path), agent, as_dicts=True)
-        every = (stream.records for stream in conversion.streams())
-        return export_otel(every, out, include_content=include_content)
+        return export_otel(_otel_streams(path, agent), out, include_content=include_content)
     if agent is None and is_asr_stream(path):
         return export_streams(iter([(str(path), True, open_records(path))]), out, to)
     from ..convert import Conversion
@@ -136,6 +176,18 @@ def export_path(
     conversion = Conversion(str(path), agent, as_dicts=True)
     streams = ((stream.key, stream.main, stream.records) for stream in conversion.streams())
     return export_streams(streams, out, to)
+
+
+def send_path(
+    path: str | os.PathLike[str],
+    endpoint: str,
+    agent: str | None = None,
+    *,
+    include_content: bool = False,
+    timeout: float | None = None,
+) -> LossReport:
+    """``send_otel`` for an ASR stream or a native source (every stream it holds, one trace each)."""
+    return send_otel(_otel_streams(path, agent), endpoint, include_content=include_content, timeout=timeout)
 
 
 make_callable(__name__, "export")

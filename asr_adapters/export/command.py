@@ -12,7 +12,7 @@ import click
 import orjson
 
 from ..core.errors import ASRError
-from . import FORMATS, export_path
+from . import FORMATS, EndpointError, export_path, send_path
 from .report import LossReport
 
 
@@ -27,20 +27,38 @@ from .report import LossReport
     is_flag=True,
     help="otel: write message, tool argument and result text (sensitive in the GenAI conventions).",
 )
+@click.option(
+    "--endpoint",
+    metavar="URL",
+    help="otel: send the traces to this OTLP/HTTP endpoint instead of writing a file "
+    "(e.g. http://127.0.0.1:4318; /v1/traces is added to a URL without a path).",
+)
 def export(
-    path: str, to: str, output: str | None, report_path: str | None, agent: str | None, include_content: bool
+    path: str,
+    to: str,
+    output: str | None,
+    report_path: str | None,
+    agent: str | None,
+    include_content: bool,
+    endpoint: str | None,
 ) -> None:
     """Export a session to another format, saying what the format cannot hold.
 
     PATH is an ASR stream or any native file the converters read (converted on the fly; its
     subagent streams become embedded subagent trajectories). --to otel writes the main stream
-    as one OpenTelemetry trace in OTLP/JSON (GenAI semantic conventions). The loss report (per record
-    type and field: carried, approximate, dropped) goes to --report as JSON, else to stderr.
+    as one OpenTelemetry trace in OTLP/JSON (GenAI semantic conventions), or with --endpoint sends
+    it through the SDK's OTLP/HTTP exporter. The loss report (per record type and field: carried,
+    approximate, dropped) goes to --report as JSON, else to stderr.
 
-    Exit codes: 0 written; 1 the source could not be read or converted; 2 usage error.
+    Exit codes: 0 written (or sent); 1 the source could not be read or converted; 2 usage error;
+    3 the endpoint refused the trace or could not be reached.
     """
+    if endpoint is not None:
+        _check_endpoint(to, output, endpoint)
     try:
-        if output is None:
+        if endpoint is not None:
+            report = send_path(path, endpoint, agent, include_content=include_content)
+        elif output is None:
             stream = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n")
             try:
                 report = export_path(path, stream, to, agent, include_content=include_content)
@@ -68,6 +86,9 @@ def export(
             except BaseException:
                 os.unlink(partial)
                 raise
+    except EndpointError as exc:
+        click.echo(f"asr: error: {exc}", err=True)
+        sys.exit(3)
     except ASRError as exc:
         click.echo(f"asr: error: {exc}", err=True)
         sys.exit(1)
@@ -75,6 +96,19 @@ def export(
         click.echo(f"asr: error: {exc.filename or path}: {exc.strerror or exc}", err=True)
         sys.exit(1)
     _write_report(report, report_path)
+
+
+def _check_endpoint(to: str, output: str | None, endpoint: str) -> None:
+    """--endpoint is for --to otel, instead of -o, and takes an http(s) URL."""
+    if to != "otel":
+        raise click.UsageError("--endpoint sends OpenTelemetry traces: use it with --to otel")
+    if output is not None:
+        raise click.UsageError("--endpoint and -o are exclusive: the trace is sent or written, not both")
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(endpoint)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise click.BadParameter(f"{endpoint!r} is not an http(s) URL", param_hint="--endpoint")
 
 
 def _write_report(report: LossReport, report_path: str | None) -> None:

@@ -18,7 +18,7 @@ from typing import IO, Any
 import orjson
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import Span, TracerProvider
+from opentelemetry.sdk.trace import Span, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
 from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.trace import Status, StatusCode
@@ -98,7 +98,7 @@ def _texts(parts: Any, *, reasoning: bool = False) -> list[dict[str, str]]:
 
 
 class TraceWriter:
-    """Turns one stream's records into SDK spans; ``exporter`` receives each span as it ends."""
+    """Turns one stream's records into SDK spans; the exporter (or processor) receives each span as it ends."""
 
     def __init__(self, exporter_for: Any, report: LossReport, include_content: bool) -> None:
         self.exporter_for = exporter_for
@@ -140,8 +140,8 @@ class TraceWriter:
         self.agent = str(agent.get("name") or "unknown")
         resource = Resource({"service.name": self.agent, "service.version": str(agent.get("version") or "")})
         self.provider = TracerProvider(resource=resource, id_generator=SessionIds(session), shutdown_on_exit=False)
-        exporter: SpanExporter = self.exporter_for(resource)
-        self.provider.add_span_processor(SimpleSpanProcessor(exporter))
+        made: SpanExporter | SpanProcessor = self.exporter_for(resource)
+        self.provider.add_span_processor(made if isinstance(made, SpanProcessor) else SimpleSpanProcessor(made))
         self.tracer = self.provider.get_tracer("asr_adapters.export", __version__, schema_url=SCHEMA_URL)
         at, estimated = self._time(header)
         attributes = {"gen_ai.conversation.id": session, "gen_ai.agent.name": self.agent}
@@ -324,7 +324,8 @@ def write_trace(
     *,
     include_content: bool = False,
 ) -> None:
-    """Make one stream's spans through the SDK; ``exporter_for(resource)`` gives the exporter."""
+    """Make one stream's spans through the SDK; ``exporter_for(resource)`` gives the exporter (each
+    span exported as it ends) or a span processor of the caller's (``otlp_send`` batches)."""
     writer = TraceWriter(exporter_for, report, include_content)
     for record in records:
         writer.add(record)
