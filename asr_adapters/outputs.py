@@ -11,8 +11,10 @@ too) is refused before anything is written.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import secrets
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
@@ -95,3 +97,24 @@ def describe_os_error(exc: OSError, fallback: str) -> str:
     where = exc.filename if exc.filename is not None else fallback
     reason = exc.strerror or str(exc) or type(exc).__name__
     return f"{where}: cannot write the output: {reason}"
+
+
+@contextlib.contextmanager
+def text_output(target: Path, source: Path | None = None) -> Iterator[IO[str]]:
+    """A text file written whole or not at all (``asr show -o``, ``asr export -o``): refused when
+    it is the input, missing parent folders created, an exclusive temp beside it renamed on
+    success and removed on any failure."""
+    refuse_same_file(source, target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    pending = PendingFile(target)
+    text = io.TextIOWrapper(pending.handle, encoding="utf-8", newline="\n")
+    try:
+        yield text
+        text.flush()
+        text.detach()
+        pending.commit()
+    except BaseException:
+        with contextlib.suppress(ValueError, OSError):
+            text.detach()
+        pending.discard()
+        raise

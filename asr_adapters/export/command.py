@@ -6,12 +6,13 @@ import contextlib
 import io
 import os
 import sys
-import tempfile
+from pathlib import Path
 
 import click
 import orjson
 
 from ..core.errors import ASRError
+from ..outputs import SameFileError, text_output
 from . import FORMATS, EndpointError, export_path, send_path
 from .report import LossReport
 
@@ -72,20 +73,12 @@ def export(
                 with contextlib.suppress(ValueError, OSError):
                     stream.detach()
         else:
-            folder = os.path.dirname(os.path.abspath(output))
-            os.makedirs(folder, exist_ok=True)
-            fd, partial = tempfile.mkstemp(prefix=".asr-export-", dir=folder)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                    report = export_path(path, handle, to, agent, include_content=include_content)
-                    handle.write("\n")
-                mask = os.umask(0o022)
-                os.umask(mask)
-                os.chmod(partial, 0o666 & ~mask)
-                os.replace(partial, output)
-            except BaseException:
-                os.unlink(partial)
-                raise
+            with text_output(Path(output), Path(path)) as handle:  # whole or nothing, never the input
+                report = export_path(path, handle, to, agent, include_content=include_content)
+                handle.write("\n")
+    except SameFileError as exc:
+        click.echo(f"asr: error: {exc}", err=True)
+        sys.exit(2)
     except EndpointError as exc:
         click.echo(f"asr: error: {exc}", err=True)
         sys.exit(3)

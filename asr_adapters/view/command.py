@@ -6,13 +6,13 @@ import contextlib
 import io
 import os
 import sys
-import tempfile
 import webbrowser
 from pathlib import Path
 
 import click
 
 from ..core.errors import ASRError
+from ..outputs import SameFileError, text_output
 
 
 def _quiet_broken_pipe() -> None:
@@ -20,12 +20,6 @@ def _quiet_broken_pipe() -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     sys.exit(141)
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 @click.command()
@@ -67,17 +61,11 @@ def show(path: str, output: str | None, fmt: str, agent: str | None, open_page: 
             return
         else:
             target = output
-            folder = os.path.dirname(os.path.abspath(output))
-            os.makedirs(folder, exist_ok=True)
-            fd, partial = tempfile.mkstemp(prefix=".asr-show-", dir=folder)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    write_page(path, handle, fmt=fmt, agent=agent)
-                os.chmod(partial, 0o666 & ~_umask())  # mkstemp makes it 0600; a page is for reading
-                os.replace(partial, output)
-            except BaseException:
-                os.unlink(partial)
-                raise
+            with text_output(Path(output), Path(path)) as handle:  # whole or nothing, never the input
+                write_page(path, handle, fmt=fmt, agent=agent)
+    except SameFileError as exc:
+        click.echo(f"asr: error: {exc}", err=True)
+        sys.exit(2)
     except ASRError as exc:
         click.echo(f"asr: error: {exc}", err=True)
         sys.exit(1)

@@ -69,3 +69,18 @@ def test_an_unconvertible_file_is_one_error_line(tmp_path: Path) -> None:
     assert result.output.count("\n") == 1 and "asr: error:" in result.output
     assert not (tmp_path / "p.html").exists()
     assert os.listdir(tmp_path) == ["junk.json"]
+
+
+def test_the_page_is_never_written_over_its_input(tmp_path: Path) -> None:
+    stream = tmp_path / "s.asr.jsonl"
+    stream.write_bytes((CASE / "expected.asr.jsonl").read_bytes())
+    before = stream.read_bytes()
+    for command in (
+        ["show", str(stream), "-o", str(stream)],
+        ["export", "--to", "atif", str(stream), "-o", str(stream)],
+    ):
+        result = CliRunner().invoke(main, command)
+        assert result.exit_code == 2, result.output
+        assert "the output is the input file" in result.output
+    assert stream.read_bytes() == before
+    assert os.listdir(tmp_path) == ["s.asr.jsonl"]
