@@ -20,7 +20,6 @@ from .cli_params import (
     EXIT_INPUT,
     EXIT_INTERRUPTED,
     EXIT_OUTPUT,
-    EXIT_PIPE_CLOSED,
     EXIT_USAGE,
     SIMPLE_EXITS,
     VALIDATE_EXITS,
@@ -30,7 +29,7 @@ from .cli_params import (
 from .cli_validate import validate_paths
 from .convert import Conversion
 from .core.errors import ASRError
-from .outputs import OutputError, SameFileError
+from .outputs import OutputError, SameFileError, pipe_closed
 from .version import __version__
 
 
@@ -39,17 +38,6 @@ def _fail(message: str, code: int = EXIT_INPUT) -> NoReturn:
     message = " ".join(message.split()) if ("\n" in message or "\r" in message) else message
     click.echo(f"asr: error: {message}", err=True)
     sys.exit(code)
-
-
-def pipe_closed() -> None:
-    """The reader of stdout went away: exit quietly with 141, and keep Python's own flush at
-    exit from printing a second error."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):  # no real stdout (a test runner's buffer)
-        pass
-    sys.exit(EXIT_PIPE_CLOSED)
 
 
 @click.group(invoke_without_command=True, epilog="Run asr COMMAND --help for a command's options and exit status.")

@@ -17,7 +17,6 @@ EXIT_INPUT = 1  # the input cannot be converted
 EXIT_USAGE = 2  # click's own status for a usage error
 EXIT_OUTPUT = 3  # the output cannot be written
 EXIT_INTERRUPTED = 130
-EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE, what `cat` gives when `| head` stops reading
 
 CONVERT_EXITS = """\b
 Exit status:

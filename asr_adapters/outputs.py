@@ -14,6 +14,7 @@ import contextlib
 import io
 import os
 import secrets
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -118,3 +119,33 @@ def text_output(target: Path, source: Path | None = None) -> Iterator[IO[str]]:
             text.detach()
         pending.discard()
         raise
+
+
+#: 128 + SIGPIPE, what `cat` gives when `| head` stops reading.
+EXIT_PIPE_CLOSED = 141
+
+
+def pipe_closed() -> None:
+    """The reader of stdout went away: exit quietly with 141, and keep Python's own flush at
+    exit from printing a second error."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout (a test runner's buffer)
+        pass
+    sys.exit(EXIT_PIPE_CLOSED)
+
+
+@contextlib.contextmanager
+def text_stdout() -> Iterator[IO[str]]:
+    """stdout as UTF-8 text with ``\n`` line ends (``asr show``, ``asr export``); a reader that
+    goes away (``| head``) ends the command quietly with 141."""
+    stream = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n")
+    try:
+        yield stream
+        stream.flush()
+    except BrokenPipeError:
+        pipe_closed()
+    finally:
+        with contextlib.suppress(ValueError, OSError):
+            stream.detach()

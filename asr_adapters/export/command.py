@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
-import os
 import sys
 from pathlib import Path
 
@@ -12,7 +9,7 @@ import click
 import orjson
 
 from ..core.errors import ASRError
-from ..outputs import SameFileError, text_output
+from ..outputs import SameFileError, text_output, text_stdout
 from . import FORMATS, EndpointError, export_path, send_path
 from .report import LossReport
 
@@ -60,18 +57,9 @@ def export(
         if endpoint is not None:
             report = send_path(path, endpoint, agent, include_content=include_content)
         elif output is None:
-            stream = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n")
-            try:
+            with text_stdout() as stream:
                 report = export_path(path, stream, to, agent, include_content=include_content)
                 stream.write("\n")
-                stream.flush()
-            except BrokenPipeError:  # `asr export x | head`: the reader has what it wanted
-                devnull = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(devnull, sys.stdout.fileno())
-                sys.exit(141)
-            finally:
-                with contextlib.suppress(ValueError, OSError):
-                    stream.detach()
         else:
             with text_output(Path(output), Path(path)) as handle:  # whole or nothing, never the input
                 report = export_path(path, handle, to, agent, include_content=include_content)

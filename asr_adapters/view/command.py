@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import sys
 import webbrowser
@@ -12,14 +10,7 @@ from pathlib import Path
 import click
 
 from ..core.errors import ASRError
-from ..outputs import SameFileError, text_output
-
-
-def _quiet_broken_pipe() -> None:
-    """Exit 141 (128 + SIGPIPE) without a traceback once stdout's reader has gone."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    sys.exit(141)
+from ..outputs import SameFileError, text_output, text_stdout
 
 
 @click.command()
@@ -49,15 +40,8 @@ def show(path: str, output: str | None, fmt: str, agent: str | None, open_page: 
             click.echo(f"asr: wrote {len(rows)} page(s) and {os.path.join(output, 'index.html')}", err=True)
             target = os.path.join(output, "index.html")
         elif output is None:
-            stream = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n")
-            try:
+            with text_stdout() as stream:
                 write_page(path, stream, fmt=fmt, agent=agent)
-                stream.flush()
-            except BrokenPipeError:  # `asr show x | head`: the reader has what it wanted
-                _quiet_broken_pipe()
-            finally:
-                with contextlib.suppress(ValueError, OSError):
-                    stream.detach()
             return
         else:
             target = output
