@@ -20,8 +20,9 @@ the same input may still come and is then the record).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .host import BuilderHost
 from .info import opened
 from .parts import move_writer, user_parts
 
@@ -191,18 +192,9 @@ class Queue:
         return dropped
 
 
-class QueueMixin:
+class QueueMixin(BuilderHost):
     """The builder's queue-operation lines. Needs the builder's ``queue``, ``out``, ``info``,
-    ``busy`` and ``_vendor``."""
-
-    queue: Queue
-    out: Any
-    info: Any
-    busy: bool
-
-    if TYPE_CHECKING:
-
-        def _vendor(self, obj: Any, kind: str) -> None: ...
+    ``busy`` and ``_vendor`` (host.py)."""
 
     def _queue_op(self, line: int, obj: dict[str, Any]) -> None:
         op = obj.get("operation")

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .host import BuilderHost
 from .info import schema_of
 from .parts import HARNESS, is_hook_run, is_hook_text, text_part, user_parts
-from .queue import STEER, Item, Queue
+from .queue import STEER
 
 _HOOK = ("hook", "injected")
 #: ``origin.kind`` of injected turns -> (author, origin).
@@ -27,32 +28,8 @@ _ATTACHMENT_SCHEMAS: dict[str, str] = {}  # attachment type -> its data part's s
 _SYSTEM_SKIP = ("subtype", "content")
 
 
-class SideLinesMixin:
-    """Needs the builder's ``out``, ``queue``, ``busy``, ``_message`` and ``_vendor``."""
-
-    out: Any
-    queue: Queue
-    busy: bool
-
-    if TYPE_CHECKING:
-
-        def _vendor(self, obj: Any, kind: str) -> None: ...
-
-        def _message(
-            self,
-            obj: dict[str, Any],
-            parts: list[dict[str, Any]],
-            *,
-            message_id: str | None = None,
-            role: str | None = "user",
-            who: tuple[str, str] | None = None,
-            sender: dict[str, Any] | None = None,
-            audience: str | None = None,
-            capture: dict[str, Any] | None = None,
-            native: dict[str, Any] | None = None,
-            skip: tuple[str, ...] = (),
-            queued: Item | None = None,
-        ) -> str: ...
+class SideLinesMixin(BuilderHost):
+    """Needs the builder's ``out``, ``queue``, ``busy``, ``_message`` and ``_vendor`` (host.py)."""
 
     def _attachment(self, obj: dict[str, Any]) -> None:
         attachment = obj.get("attachment")

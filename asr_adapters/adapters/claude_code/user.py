@@ -5,22 +5,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .host import BuilderHost
 from .parts import HARNESS, INTERRUPT, user_parts
-from .queue import QUEUED, Item, Queue
+from .queue import QUEUED
 from .side import ORIGIN_KINDS, origin_kind
 
 _HUMAN = ("human", "prompt")
 _QUEUED = QUEUED
 
 
-class UserLinesMixin:
-    """Needs the builder's ``out``, ``info``, ``queue``, ``busy``, ``first_prompt_seen`` and the
-    handlers below."""
+class UserLinesMixin(BuilderHost):
+    """Needs the builder's state and writers (host.py), ``first_prompt_seen`` and the handlers
+    below."""
 
-    out: Any
-    info: Any
-    queue: Queue
-    busy: bool
     first_prompt_seen: bool
 
     if TYPE_CHECKING:
@@ -34,22 +31,6 @@ class UserLinesMixin:
         def _tool_results(self, obj: dict[str, Any], blocks: list[Any]) -> None: ...
 
         def _is_copy(self, obj: dict[str, Any]) -> bool: ...
-
-        def _message(
-            self,
-            obj: dict[str, Any],
-            parts: list[dict[str, Any]],
-            *,
-            message_id: str | None = None,
-            role: str | None = "user",
-            who: tuple[str, str] | None = None,
-            sender: dict[str, Any] | None = None,
-            audience: str | None = None,
-            capture: dict[str, Any] | None = None,
-            native: dict[str, Any] | None = None,
-            skip: tuple[str, ...] = (),
-            queued: Item | None = None,
-        ) -> str: ...
 
     def _user(self, obj: dict[str, Any]) -> None:
         message = obj.get("message")
