@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -36,6 +39,27 @@ Exit status:
 SIMPLE_EXITS = """\b
 Exit status: 0 done, 2 usage error.
 """
+
+
+@contextlib.contextmanager
+def one_line_errors(path: str) -> Iterator[None]:
+    """``asr show`` / ``asr export``: a failure is one ``asr: error:`` line and its exit status
+    (the output is the input: usage, 2; unreadable or unconvertible input: 1), never a traceback."""
+    from .core.errors import ASRError
+    from .outputs import SameFileError
+
+    try:
+        yield
+    except SameFileError as exc:
+        click.echo(f"asr: error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    except ASRError as exc:
+        click.echo(f"asr: error: {exc}", err=True)
+        sys.exit(EXIT_INPUT)
+    except OSError as exc:
+        click.echo(f"asr: error: {exc.filename or path}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_INPUT)
+
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 

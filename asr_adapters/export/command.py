@@ -8,8 +8,8 @@ from pathlib import Path
 import click
 import orjson
 
-from ..core.errors import ASRError
-from ..outputs import SameFileError, text_output, text_stdout
+from ..cli_params import one_line_errors
+from ..outputs import text_output, text_stdout
 from . import FORMATS, EndpointError, export_path, send_path
 from .report import LossReport
 
@@ -53,29 +53,21 @@ def export(
     """
     if endpoint is not None:
         _check_endpoint(to, output, endpoint)
-    try:
-        if endpoint is not None:
-            report = send_path(path, endpoint, agent, include_content=include_content)
-        elif output is None:
-            with text_stdout() as stream:
-                report = export_path(path, stream, to, agent, include_content=include_content)
-                stream.write("\n")
-        else:
-            with text_output(Path(output), Path(path)) as handle:  # whole or nothing, never the input
-                report = export_path(path, handle, to, agent, include_content=include_content)
-                handle.write("\n")
-    except SameFileError as exc:
-        click.echo(f"asr: error: {exc}", err=True)
-        sys.exit(2)
-    except EndpointError as exc:
-        click.echo(f"asr: error: {exc}", err=True)
-        sys.exit(3)
-    except ASRError as exc:
-        click.echo(f"asr: error: {exc}", err=True)
-        sys.exit(1)
-    except OSError as exc:
-        click.echo(f"asr: error: {exc.filename or path}: {exc.strerror or exc}", err=True)
-        sys.exit(1)
+    with one_line_errors(path):
+        try:
+            if endpoint is not None:
+                report = send_path(path, endpoint, agent, include_content=include_content)
+            elif output is None:
+                with text_stdout() as stream:
+                    report = export_path(path, stream, to, agent, include_content=include_content)
+                    stream.write("\n")
+            else:
+                with text_output(Path(output), Path(path)) as handle:  # whole or nothing, never the input
+                    report = export_path(path, handle, to, agent, include_content=include_content)
+                    handle.write("\n")
+        except EndpointError as exc:
+            click.echo(f"asr: error: {exc}", err=True)
+            sys.exit(3)
     _write_report(report, report_path)
 
 

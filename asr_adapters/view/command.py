@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import sys
 import webbrowser
 from pathlib import Path
 
 import click
 
-from ..core.errors import ASRError
-from ..outputs import SameFileError, text_output, text_stdout
+from ..cli_params import one_line_errors
+from ..outputs import text_output, text_stdout
 
 
 @click.command()
@@ -32,7 +31,7 @@ def show(path: str, output: str | None, fmt: str, agent: str | None, open_page: 
     """
     from . import render_site, write_page
 
-    try:
+    with one_line_errors(path):
         if Path(path).is_dir():
             if output is None or fmt != "html":
                 raise click.UsageError("a folder becomes an HTML site: give -o SITE_DIR (and no --format markdown)")
@@ -47,14 +46,5 @@ def show(path: str, output: str | None, fmt: str, agent: str | None, open_page: 
             target = output
             with text_output(Path(output), Path(path)) as handle:  # whole or nothing, never the input
                 write_page(path, handle, fmt=fmt, agent=agent)
-    except SameFileError as exc:
-        click.echo(f"asr: error: {exc}", err=True)
-        sys.exit(2)
-    except ASRError as exc:
-        click.echo(f"asr: error: {exc}", err=True)
-        sys.exit(1)
-    except OSError as exc:
-        click.echo(f"asr: error: {exc.filename or path}: {exc.strerror or exc}", err=True)
-        sys.exit(1)
     if open_page:
         webbrowser.open(Path(target).resolve().as_uri())
