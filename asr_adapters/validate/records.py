@@ -39,10 +39,6 @@ _MESSAGE_RARE = _ROUTING | {"status", "displayContent", "displayCorrespondence",
 _DISPLAY_ONLY_STATES = ("absent", "redacted")
 
 
-def is_actor(value: Any) -> bool:
-    return actor_problem(value) is None
-
-
 def _open(record: dict, key: str, listed: frozenset[str], report: Report, rule: str = "PROFILE-open-value") -> None:
     if key in record and not is_open_value(record[key], listed):
         report(rule, f"{key} {show(record[key])} is not a spec value or a namespaced one")

@@ -10,7 +10,6 @@ revision counts), never the records themselves.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -154,11 +153,6 @@ def capture_notes(record: dict[str, Any], field_name: str) -> str | None:
         return None
     reason = state.get("reason")
     return f"{state['state']}: {reason}" if isinstance(reason, str) and reason else state["state"]
-
-
-def text_of_parts(parts: Iterable[Any]) -> str:
-    """The plain text of a content array (text parts only), for titles and search."""
-    return "".join(p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
 
 
 @dataclass
@@ -328,14 +322,6 @@ def shell_command(record: dict[str, Any]) -> str | None:
         if isinstance(command, list) and all(isinstance(c, str) for c in command):
             return " ".join(command)
     return None
-
-
-def iter_with_facts(records: Iterable[dict[str, Any]], facts: StreamFacts) -> Iterator[dict[str, Any]]:
-    """Records passed through while ``facts`` learns from each."""
-    for record in records:
-        if isinstance(record, dict):
-            facts.observe(record)
-            yield record
 
 
 def reading_json(value: Any) -> str:

@@ -41,13 +41,6 @@ def stamped(kind: str, value: Any) -> dict[str, Any]:
     return body
 
 
-def result_status(status: Any) -> str | None:
-    """Native call status -> ASR status: success/error map to spec words, the rest is namespaced."""
-    if not isinstance(status, str):
-        return None
-    return _STATUS.get(status) or f"{REGISTRY}/{status}"
-
-
 def response_parts(native: Any, call_id: str | None, name: Any) -> tuple[list[dict[str, Any]], bool]:
     """A tool output (``result`` Part[] or a user turn's parts) -> (ASR parts, output was an error)."""
     out: list[dict[str, Any]] = []
