@@ -221,8 +221,8 @@ class Mapper:
                 record["conversation"] = cid
         elif via == "web" and self.routing.session_conversation and self.channel == "webchat":
             record["conversation"] = self.routing.session_conversation
-        if via == "web":  # a reply to a web-UI prompt goes to the UI, not to the chat written to last
-            self.routing.last_conversation = record.get("conversation")
+        if via == "web":
+            self.routing.web_prompt(record.get("conversation"))
         elif is_system and facts.system_dm is not None:  # a channel notice about a DM the System line names
             record["conversation"] = self.routing.direct_chat(*facts.system_dm)
         platform: dict[str, Any] = {}

@@ -144,6 +144,11 @@ class Routing:
             self.last_conversation = cid
         return cid
 
+    def web_prompt(self, conversation: str | None) -> None:
+        """A prompt from the web UI: a reply to it goes to the UI (its conversation, if the
+        session has one), not to the chat written to last."""
+        self.last_conversation = conversation
+
     def direct_chat(self, channel: str, sender: str) -> str:
         """The direct chat with ``sender`` on ``channel`` that a ``System:`` event line names.
 
