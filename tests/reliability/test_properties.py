@@ -8,6 +8,7 @@ Examples are derandomized (CI is reproducible) and few per golden case; every ad
 
 from __future__ import annotations
 
+import atexit
 import math
 import os
 import shutil
@@ -256,6 +257,7 @@ def scratch_copy(case: GoldenCase) -> Path:
     """The case folder copied once (inputs and companions, not expected streams)."""
     if case.id not in _SCRATCH:
         root = Path(tempfile.mkdtemp(prefix="asr-reliability-"))
+        atexit.register(shutil.rmtree, root, True)
         folder = root / case.agent / case.name
         shutil.copytree(case.folder, folder, ignore=shutil.ignore_patterns("expected*", "README.md"))
         _SCRATCH[case.id] = folder
