@@ -60,7 +60,8 @@ class OpenCodeAdapter(Adapter):
             return 0
         if _SESSION_ID.search(head) and _SESSION_FACT.search(head) and not _ROLE.search(head):
             return 90
-        if (_MESSAGE.search(head) and _ROLE.search(head)) or (_PART.search(head) and b'"messageID"' in head):
+        message = _MESSAGE.search(head) and _ROLE.search(head) and b'"sessionID"' in head
+        if message or (_PART.search(head) and b'"messageID"' in head):
             return 60  # a message or part file: ours, but read with its session (not on its own)
         return 0
 

@@ -192,7 +192,7 @@ def companion_files(path: Path) -> list[Path]:
         return [wal] if wal.exists() else []
     tree = tree_of(path)
     if tree is None:
-        return []
+        return _copied_tree_files(path)
     files: list[Path] = []
     for message in json_files(tree.messages):
         files.append(message)
@@ -202,4 +202,16 @@ def companion_files(path: Path) -> list[Path]:
     data = tree.data_dir()
     if data is not None:
         files += list(_databases(data))
+    return files
+
+
+def _copied_tree_files(path: Path) -> list[Path]:
+    """Every JSON file of a tree copied beside a session file whose name is not its id (the
+    id is in the body, which discovery does not read): more than the session reads, never less."""
+    files: list[Path] = []
+    for name in ("storage", "session"):
+        root = path.parent / name
+        if os.path.isdir(root):
+            for folder, _dirs, names in sorted(os.walk(root)):
+                files += [Path(folder) / n for n in sorted(names) if n.endswith(".json")]
     return files

@@ -54,6 +54,8 @@ class SessionMapper:
         #: In a child session every prompt comes from the parent session's task tool.
         self.parent_session = session_ref(AGENT, parent) if isinstance(parent, str) and parent else None
         self.plans = TodoPlans(emit, accounting)
+        #: call id -> the id of the tool_call record written for it
+        self.calls: dict[str, str] = {}
 
     def count(self, outcome: str, n: int = 1) -> None:
         setattr(self.accounting, outcome, getattr(self.accounting, outcome) + n)
@@ -282,7 +284,7 @@ class SessionMapper:
         status = state.get("status")
         native_call = part.get("callID")
         call_id: str = native_call if isinstance(native_call, str) else f"part:{part.get('id')}"
-        name = part.get("tool")
+        name = part.get("tool") if isinstance(part.get("tool"), str) else "unknown"
         call = start("tool_call")
         stamp(call, from_epoch_millis(_time(state.get("time"), "start")))
         self._turn(call, info)
@@ -302,8 +304,12 @@ class SessionMapper:
             self._facts(call, facts[0], usage, facts[1])
         elif usage is not None and usage[0]:
             call["usage"], call["nativeUsage"] = usage
+        earlier = self.calls.get(call_id)
+        if earlier is not None:  # a second part with the same call id: it revises the first
+            call["supersedes"] = earlier
         call[AGENT] = {**call.get(AGENT, {}), "part": leftover(part, ("callID", "tool", "state"))}
         call_record = self.emit(call)
+        self.calls[call_id] = call_record["id"]
         yield call_record
         if name == "task":
             child = obj(state.get("metadata")).get("sessionId")
