@@ -124,38 +124,47 @@ class DbSession:
         self.context = context
 
     def messages(self) -> Iterator[NativeMessage]:
+        """The session's messages with their parts, from one query walking both indexes in
+        order (messages by ``(time_created, id)``, each one's parts by id), a page at a time."""
         session_id = str(self.info["id"])
-        connection = self.db.connection
         accounting = self.context.accounting
-        cursor = connection.execute(
-            "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id", (session_id,)
+        cursor = self.db.connection.execute(
+            "SELECT m.id, m.data, p.id, p.data FROM message m LEFT JOIN part p ON p.message_id = m.id "
+            "WHERE m.session_id = ? ORDER BY m.time_created, m.id, p.id",
+            (session_id,),
         )
+        current: str | None = None
+        info: dict[str, Any] | None = None
+        parts: list[dict[str, Any]] = []
         try:
             while rows := cursor.fetchmany(PAGE):
-                for raw_id, data in rows:
+                for raw_id, data, raw_part, part_data in rows:
                     message_id = _text(raw_id)
-                    accounting.native_items += 1
-                    info = parse_object(data, f"message {message_id}", self.context)
-                    parts = list(self._parts(session_id, message_id))
-                    if info is None:
-                        if parts:
-                            yield NativeMessage({"id": message_id, "sessionID": session_id}, parts, outcome_due=False)
-                        continue
-                    yield NativeMessage(with_ids(info, id=message_id, sessionID=session_id), parts)
+                    if message_id != current:
+                        if current is not None:
+                            yield from self._message(session_id, current, info, parts)
+                        current, parts = message_id, []
+                        accounting.native_items += 1
+                        info = parse_object(data, f"message {message_id}", self.context)
+                    if raw_part is not None:
+                        part_id = _text(raw_part)
+                        accounting.native_items += 1
+                        part = parse_object(part_data, f"part {part_id}", self.context)
+                        if part is not None:
+                            parts.append(with_ids(part, id=part_id, sessionID=session_id, messageID=message_id))
+            if current is not None:
+                yield from self._message(session_id, current, info, parts)
         finally:
             cursor.close()
 
-    def _parts(self, session_id: str, message_id: str) -> Iterator[dict[str, Any]]:
-        accounting = self.context.accounting
-        rows = self.db.connection.execute(
-            "SELECT id, data FROM part WHERE message_id = ? ORDER BY id", (message_id,)
-        ).fetchall()
-        for raw_id, data in rows:
-            part_id = _text(raw_id)
-            accounting.native_items += 1
-            part = parse_object(data, f"part {part_id}", self.context)
-            if part is not None:
-                yield with_ids(part, id=part_id, sessionID=session_id, messageID=message_id)
+    @staticmethod
+    def _message(
+        session_id: str, message_id: str, info: dict[str, Any] | None, parts: list[dict[str, Any]]
+    ) -> Iterator[NativeMessage]:
+        if info is not None:
+            yield NativeMessage(with_ids(info, id=message_id, sessionID=session_id), parts)
+        elif parts:  # the parts of an unreadable message still say something
+            yield NativeMessage({"id": message_id, "sessionID": session_id}, parts, outcome_due=False)
 
     def todos(self) -> list[Any] | None:
         if "todo" not in self.db.tables:
