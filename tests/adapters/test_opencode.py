@@ -189,6 +189,16 @@ def test_compaction_marker_and_summary(tmp_path: Path) -> None:
     assert summary["parent"] == f"messageId={marker['messageId']}"
 
 
+def test_a_pending_undo_names_the_records_it_hides(tmp_path: Path) -> None:
+    by_key, _ = streams(database(SUBAGENT, tmp_path / "opencode.db"))
+    parent = by_key["opencode:ses_37a2f0000ffeParentSess0001"]
+    undo = next(r for r in parent if r.get("schema") == "ai.opencode/revert")
+    by_id = {r["id"]: r for r in parent[: parent.index(undo)]}
+    hidden = [by_id[i] for i in undo["reverted"]]
+    assert hidden[0]["content"][0]["text"] == "Go ahead and move it."  # the reverted prompt and all after it
+    assert [r["type"] for r in hidden] == ["message", "message", "tool_call", "tool_result"]
+
+
 def test_unknown_parts_are_vendor_and_unreadable_files_are_counted() -> None:
     found = records(GLOBAL_TREE / "input.json")
     assert any(r["type"] == "vendor" and r["schema"] == "ai.opencode/x-future-part" for r in found)
@@ -273,6 +283,13 @@ def test_companions_are_the_sessions_files_and_the_database_beside_them(tmp_path
         path.write_text("{}")
     files = discover.companion_files(data / "storage" / "session" / "p" / "ses_B.json")
     assert files == [message, part, data / "opencode.db"]
+
+
+def test_asr_agents_lists_opencode() -> None:
+    result = CliRunner().invoke(main, ["agents"])
+    assert result.exit_code == 0 and any(
+        line.split()[:2] == ["opencode", "ai.opencode"] for line in result.output.splitlines()
+    ), result.output
 
 
 # -- viewer and exporters --------------------------------------------------------------------

@@ -19,6 +19,7 @@ from ...core.refs import session_ref
 from ...core.timestamps import from_epoch_millis, stamp
 from .parts import (
     CONTENT_TYPES,
+    REGISTRY,
     STEP_TYPES,
     data_part,
     file_part,
@@ -56,6 +57,9 @@ class SessionMapper:
         self.plans = TodoPlans(emit, accounting)
         #: call id -> the id of the tool_call record written for it
         self.calls: dict[str, str] = {}
+        #: ``session.revert``: what ``/undo`` hid (from a message, or a part of it, onward)
+        self.revert = obj(info.get("revert"))
+        self.revert_start: int | None = None  # the seq of the first record it hides
 
     def count(self, outcome: str, n: int = 1) -> None:
         setattr(self.accounting, outcome, getattr(self.accounting, outcome) + n)
@@ -64,6 +68,11 @@ class SessionMapper:
 
     def message(self, native: NativeMessage) -> Iterator[dict[str, Any]]:
         info = native.info
+        if self.revert and self.revert_start is None and info.get("id") == self.revert.get("messageID"):
+            part = self.revert.get("partID")
+            own = {p.get("id") for p in native.parts if p.get("type") not in CONTENT_TYPES | STEP_TYPES}
+            if part is None or part not in own:  # hidden from the message on (a folded part: the message)
+                self.revert_start = self.emit.seq + 1
         role = info.get("role")
         if native.outcome_due and role not in ("user", "assistant"):
             self.count("vendor")
@@ -279,6 +288,7 @@ class SessionMapper:
         usage: Usage | None,
         facts: tuple[dict[str, Any], list[dict[str, Any]]] | None,
     ) -> Iterator[dict[str, Any]]:
+        self._revert_from(part)
         self.count("records")
         state = obj(part.get("state"))
         status = state.get("status")
@@ -355,9 +365,14 @@ class SessionMapper:
         record["parent"] = parent_id
         return record
 
+    def _revert_from(self, part: dict[str, Any]) -> None:
+        if self.revert and self.revert_start is None and part.get("id") == self.revert.get("partID"):
+            self.revert_start = self.emit.seq + 1
+
     def _other(self, part: dict[str, Any], _unused: Any, info: dict[str, Any]) -> Iterator[dict[str, Any]]:
         """A part no ASR record carries (``patch``, ``snapshot``, ``retry``, new kinds): vendor,
         verbatim, stamped with its own time when it has one."""
+        self._revert_from(part)
         self.count("vendor")
         record = self.vendor(str(part.get("type")), part)
         time = part.get("time")
@@ -365,8 +380,21 @@ class SessionMapper:
         yield self.emit(record)
 
     def finish(self, todos: list[Any] | None) -> Iterator[dict[str, Any]]:
+        if self.revert:
+            yield self.emit(self._reverted())
         if todos is not None:
             yield from self.plans.from_store(todos)
+
+    def _reverted(self) -> dict[str, Any]:
+        """The pending ``/undo`` (``session.revert``) as a vendor record naming the records it
+        hides (``reverted``, as Gemini CLI's rewind): OpenCode deletes them only when the next
+        prompt is sent, so they are still stored and still converted."""
+        record = start("vendor")
+        record["schema"] = f"{REGISTRY}/revert"
+        record["data"] = self.revert
+        first = self.revert_start
+        record["reverted"] = [] if first is None else [f"r{n}" for n in range(first, self.emit.seq + 1)]
+        return record
 
 
 def place_usage(
