@@ -16,6 +16,7 @@ from typing import Any
 from ...core.accounting import Accounting
 from ...core.adapter import Emitter, start
 from ...core.refs import session_ref
+from ...core.spill import SpillMap
 from ...core.timestamps import from_epoch_millis, stamp
 from .parts import (
     CONTENT_TYPES,
@@ -55,8 +56,8 @@ class SessionMapper:
         #: In a child session every prompt comes from the parent session's task tool.
         self.parent_session = session_ref(AGENT, parent) if isinstance(parent, str) and parent else None
         self.plans = TodoPlans(emit, accounting)
-        #: call id -> the id of the tool_call record written for it
-        self.calls: dict[str, str] = {}
+        #: call id -> the id of the tool_call record written for it (grows with the session: spilled)
+        self.calls = SpillMap()
         #: ``session.revert``: what ``/undo`` hid (from a message, or a part of it, onward)
         self.revert = obj(info.get("revert"))
         self.revert_start: int | None = None  # the seq of the first record it hides
@@ -384,6 +385,7 @@ class SessionMapper:
             yield self.emit(self._reverted())
         if todos is not None:
             yield from self.plans.from_store(todos)
+        self.calls.close()
 
     def _reverted(self) -> dict[str, Any]:
         """The pending ``/undo`` (``session.revert``) as a vendor record naming the records it
