@@ -16,7 +16,7 @@ from golden_support import GOLDEN, golden_cases, materialize_input, shared_sampl
 
 from asr_adapters import registry, validate_records
 from asr_adapters.adapters.opencode import discover
-from asr_adapters.adapters.opencode.mapper import place_usage
+from asr_adapters.adapters.opencode.usage import place_usage
 from asr_adapters.batch import discover as batch_discover
 from asr_adapters.cli import main
 from asr_adapters.convert import Conversion

@@ -34,11 +34,11 @@ from .parts import (
 )
 from .plans import TodoPlans
 from .store import NativeMessage
+from .usage import Usage, place_usage
 
 AGENT = "opencode"
 _INFO_MOVED = ("id", "sessionID", "role", "parentID", "modelID", "tokens", "cost", "error", "summary")
 _ABORTED = "MessageAbortedError"
-Usage = tuple[dict[str, int], dict[str, Any]]
 
 
 def _time(value: Any, key: str) -> Any:
@@ -397,23 +397,3 @@ class SessionMapper:
         first = self.revert_start
         record["reverted"] = [] if first is None else [f"r{n}" for n in range(first, self.emit.seq + 1)]
         return record
-
-
-def place_usage(
-    usages: list[Usage], step_of_tool: dict[int, int], message_written: bool
-) -> tuple[Usage | None, dict[int, Usage]]:
-    """Where each model call's usage goes, once: the message record for the last call (or
-    the only one); each earlier call on its first tool call; when the message has no record of
-    its own, every call on its first tool call. Returns (message usage, {tool part index: usage})."""
-    first_tool_of_step: dict[int, int] = {}
-    for index, step in sorted(step_of_tool.items()):
-        first_tool_of_step.setdefault(step, index)
-    message_usage = None
-    on_tools: dict[int, Usage] = {}
-    last = len(usages) - 1
-    for step, usage in enumerate(usages):
-        if message_written and (step == last or step not in first_tool_of_step) and message_usage is None:
-            message_usage = usage
-        elif step in first_tool_of_step:
-            on_tools[first_tool_of_step[step]] = usage
-    return message_usage, on_tools
