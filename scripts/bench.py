@@ -54,7 +54,7 @@ SAMPLES = ROOT.parent / "shared" / "samples"
 GOLDEN = ROOT / "golden"
 DATA = ROOT / "bench-data"
 GENERATOR = 1  # bump when the way inputs are built changes: old cache entries are then unused
-AGENTS = ("codex", "claude-code", "openclaw", "gemini-cli", "t3code")
+AGENTS = ("codex", "claude-code", "openclaw", "gemini-cli", "t3code", "opencode")
 MB = 1 << 20
 
 # The sample each agent's input is built from: the shared sample of the agent's largest kind
@@ -74,6 +74,7 @@ GOLDEN_CASE: dict[str, str] = {
     "openclaw": "thinking-tools-status",
     "gemini-cli": "jsonl-tool-calls",
     "t3code": "v1-activities",
+    "opencode": "sqlite-turn-tools-usage",
 }
 
 # Id-valued keys (``"id"``, ``"uuid"``, ``"...Id"``, ``"..._id"``, ``"...ID"``, ``"...Uuid"``)
@@ -267,7 +268,9 @@ def build_input(sample: Sample, size: int, folder: Path = DATA) -> Built:
     partial.unlink(missing_ok=True)
     start = time.perf_counter()
     try:
-        if suffix == ".sqlite":
+        if suffix == ".sqlite" and sample.agent == "opencode":
+            lines, largest, reps = _build_opencode(sample.path, size, partial)
+        elif suffix == ".sqlite":
             lines, largest, reps = _build_t3code(sample.path, size, partial)
         else:
             lines, largest, reps = _build_jsonl(sample, size, partial)
@@ -372,6 +375,57 @@ def _build_t3code(sql: Path, size: int, dest: Path) -> tuple[int, int, int]:
             reps += 1
         connection.commit()
         del first
+    finally:
+        connection.close()
+    return count, largest, reps
+
+
+def _build_opencode(sql: Path, size: int, dest: Path) -> tuple[int, int, int]:
+    """The golden OpenCode database with its one session's turn repeated: every message and part
+    again with fresh ids (message, part and call ids suffixed, ``parentID`` following), later
+    times. One ever-longer session, so memory is tested against the largest message, not the
+    session."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from golden_support import sql_script
+
+    connection = sqlite3.connect(dest)
+    try:
+        connection.executescript(sql_script(sql))
+        messages = connection.execute(
+            "SELECT id, session_id, time_created, data FROM message ORDER BY time_created, id"
+        ).fetchall()
+        parts = connection.execute(
+            "SELECT id, message_id, session_id, time_created, data FROM part ORDER BY id"
+        ).fetchall()
+        if not messages:
+            raise ValueError(f"{sql}: no message rows to repeat")
+        ids = [m[0] for m in messages] + [p[0] for p in parts]
+        calls = sorted(set(re.findall(r'"callID":"([^"]+)"', " ".join(p[4] for p in parts))))
+        span = max(m[2] for m in messages) - min(m[2] for m in messages) + 1000
+        written = sum(len(m[3]) for m in messages) + sum(len(p[4]) for p in parts)
+        largest = max([len(m[3]) for m in messages] + [len(p[4]) for p in parts])
+        count, reps = len(messages) + len(parts), 1
+        while written < size:
+            tag = f"R{reps:07d}"
+            fresh = {old: old + tag for old in ids + calls}
+            pattern = re.compile("|".join(re.escape(k) for k in sorted(fresh, key=len, reverse=True)))
+
+            def renamed(text: str, fresh: dict[str, str] = fresh, pattern: re.Pattern[str] = pattern) -> str:
+                return pattern.sub(lambda found: fresh[found.group(0)], text)
+
+            shift = reps * span
+            connection.executemany(
+                "INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?,?,?,?,?)",
+                [(fresh[m[0]], m[1], m[2] + shift, m[2] + shift, renamed(m[3])) for m in messages],
+            )
+            connection.executemany(
+                "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?,?,?,?,?,?)",
+                [(fresh[p[0]], fresh[p[1]], p[2], p[3] + shift, p[3] + shift, renamed(p[4])) for p in parts],
+            )
+            written += sum(len(m[3]) for m in messages) + sum(len(p[4]) for p in parts)
+            count += len(messages) + len(parts)
+            reps += 1
+        connection.commit()
     finally:
         connection.close()
     return count, largest, reps
@@ -495,7 +549,15 @@ def floor_loads(path: Path, agent: str) -> float:
     """CPU seconds of reading the input and ``orjson.loads`` of every native line (JSON column for a DB)."""
     loads = orjson.loads
     start = time.process_time()
-    if agent == "t3code":
+    if agent == "opencode":
+        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            for table in ("message", "part"):
+                for (data,) in connection.execute(f"SELECT data FROM {table}"):
+                    loads(data)
+        finally:
+            connection.close()
+    elif agent == "t3code":
         connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
             query = "SELECT payload_json, metadata_json FROM orchestration_events ORDER BY sequence"
@@ -556,7 +618,7 @@ def convert_file(path: Path, agent: str, dest: Path | str) -> tuple[int, dict[st
     records = 0
     with open(dest, "wb") as out:
         for stream in conversion.streams():
-            if stream.main or agent == "t3code":
+            if stream.main or agent in ("t3code", "opencode"):
                 records += StreamWriter(out).write_all(stream.records)
             else:
                 for _ in stream.records:

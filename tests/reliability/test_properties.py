@@ -40,6 +40,7 @@ EXAMPLES: Counter[str] = Counter()
 #: The SQLite tables whose rows are the native items: (table, order column, JSON column, unique columns).
 ROW_TABLES = {
     "openclaw": [("transcript_events", "seq", "event_json", ())],
+    "opencode": [("message", "time_created", "data", ("id",)), ("part", "time_created", "data", ("id",))],
     "t3code": [
         ("orchestration_events", "sequence", "payload_json", ("event_id",)),
         ("orchestration_v2_events", "sequence", "payload_json", ("event_id",)),

@@ -1,0 +1,145 @@
+"""OpenCode (anomalyco/opencode, formerly sst/opencode): its SQLite database and its JSON trees.
+
+Two kinds of input. The database ``opencode.db`` holds every session: one stream per session,
+a child session (``parentID``, a subagent run by the ``task`` tool) linked to its parent's
+stream. A session info file of a JSON tree (``storage/session/<projectID>/<ses>.json``, or the
+older ``project/<slug>/storage/session/info/<ses>.json``) is one session: its message, part and
+todo files are read from the tree around it. Both give the mapper the same objects
+(``store.SessionStore``), so the records do not depend on the store.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+import orjson
+
+from ...core.adapter import Adapter, Context, Emitter, Stream, header
+from ...core.errors import InputError
+from ...core.refs import session_ref
+from ...core.source import Source
+from ...core.timestamps import from_epoch_millis, stamp
+from ...registry import register
+from . import discover
+from .db import REQUIRED, Database, DbSession, session_info, table_names
+from .jsontree import JsonSession
+from .mapper import AGENT, SessionMapper
+from .store import SessionStore
+
+_SESSION_ID = re.compile(rb'"id"\s*:\s*"ses_')
+_SESSION_FACT = re.compile(rb'"(?:projectID|slug|directory|version)"\s*:')
+_MESSAGE = re.compile(rb'"id"\s*:\s*"msg_')
+_PART = re.compile(rb'"id"\s*:\s*"prt_')
+_ROLE = re.compile(rb'"role"\s*:\s*"(?:user|assistant)"')
+_OTHER_DATABASES = ("orchestration_events", "transcript_events")
+_HEADER_MOVED = ("id", "title", "directory", "parentID", "version")
+
+
+@register
+class OpenCodeAdapter(Adapter):
+    name: ClassVar[str] = "opencode"
+    registry_name: ClassVar[str] = "ai.opencode"
+    description: ClassVar[str] = (
+        "OpenCode opencode.db (one stream per session) and JSON-tree session files (storage/session/…/ses_*.json)"
+    )
+    discovery = discover
+
+    def detect(self, source: Source) -> int:
+        if source.is_sqlite:
+            head = source.head()
+            if any(name.encode() in head for name in _OTHER_DATABASES):
+                return 0
+            tables = table_names(source.path) if source.path is not None else set()
+            if set(REQUIRED) <= tables and not tables & set(_OTHER_DATABASES):
+                return 90
+            return 0
+        head = source.head().lstrip()
+        if not head.startswith(b"{"):
+            return 0
+        if _SESSION_ID.search(head) and _SESSION_FACT.search(head) and not _ROLE.search(head):
+            return 90
+        message = _MESSAGE.search(head) and _ROLE.search(head) and b'"sessionID"' in head
+        if message or (_PART.search(head) and b'"messageID"' in head):
+            return 60  # a message or part file: ours, but read with its session (not on its own)
+        return 0
+
+    def streams(self, source: Source, context: Context) -> Iterator[Stream]:
+        if source.is_sqlite:
+            yield from self._database(source, context)
+            return
+        try:
+            info = orjson.loads(source.read_all())
+        except orjson.JSONDecodeError as exc:
+            raise InputError(source.display, f"not an OpenCode session file: {exc}") from None
+        if not isinstance(info, dict):
+            raise InputError(source.display, "not an OpenCode session file: not a JSON object")
+        if "role" in info or "messageID" in info:
+            raise InputError(
+                source.display,
+                "an OpenCode message or part file: convert its session's info file "
+                "(storage/session/<project>/<ses>.json)",
+            )
+        context.accounting.native_items += 1
+        tree = discover.tree_of(source.path, info.get("id")) if source.path is not None else None
+        store = JsonSession(info, tree, source.name, context)
+        key = session_ref(AGENT, store.info.get("id"))
+        yield Stream(key, self._records(store, context))
+
+    def _database(self, source: Source, context: Context) -> Iterator[Stream]:
+        if source.path is None:
+            raise InputError(source.display, "an OpenCode database must be read from a file")
+        try:
+            db = Database(source.path)
+        except Exception as exc:  # any open failure means nothing converts
+            raise InputError(source.display, f"cannot open as an OpenCode database: {exc}") from exc
+        try:
+            missing = [t for t in REQUIRED if t not in db.tables]
+            if missing:
+                raise InputError(source.display, f"not an OpenCode database: no {', '.join(missing)} table")
+            ids = {str(r[0], "utf-8", "replace") for r in db.connection.execute("SELECT id FROM session")}
+            for row in db.sessions():
+                context.accounting.native_items += 1
+                info = session_info(row, context)
+                parent = info.get("parentID")
+                parent_key = session_ref(AGENT, parent) if parent in ids else None
+                store = DbSession(db, info, source.name, context)
+                yield Stream(
+                    session_ref(AGENT, info["id"]), self._records(store, context), main=False, parent_key=parent_key
+                )
+        finally:
+            db.close()
+
+    def _records(self, store: SessionStore, context: Context) -> Iterator[dict[str, Any]]:
+        emit = Emitter(context.accounting)
+        accounting = context.accounting
+        accounting.folded += 1  # the session info: the header
+        yield emit(self._header(store))
+        mapper = SessionMapper(emit, accounting, store.info, self.vendor)
+        for message in store.messages():
+            yield from mapper.message(message)
+        yield from mapper.finish(store.todos())
+
+    def _header(self, store: SessionStore) -> dict[str, Any]:
+        info = store.info
+        version = info.get("version")
+        record = header(
+            AGENT,
+            str(info.get("id")),
+            agent_version=version if isinstance(version, str) and version else None,
+            source_format=store.format,
+            variant=store.variant,
+            file=store.file,
+        )
+        time = info.get("time")
+        stamp(record, from_epoch_millis(time.get("created") if isinstance(time, dict) else None))
+        if isinstance(info.get("title"), str):
+            record["title"] = info["title"]
+        if isinstance(info.get("directory"), str) and info["directory"]:
+            record["cwd"] = info["directory"]
+        parent = info.get("parentID")
+        if isinstance(parent, str) and parent:
+            record["parent"] = session_ref(AGENT, parent)
+        record[AGENT] = {k: v for k, v in info.items() if k not in _HEADER_MOVED}
+        return record

@@ -1,0 +1,101 @@
+"""A session of OpenCode's JSON trees (the global ``storage/`` tree and the older per-project
+one): the info file is the entry; its message, part and todo files are read beside it through
+``core.companion`` (inside the tree by real path, regular files, capped)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ...core.adapter import Context
+from ...core.companion import CompanionSkipped, read_companion
+from ...core.source import MAX_DOCUMENT_BYTES
+from .discover import Tree, json_files
+from .store import NativeMessage, parse_object, with_ids
+
+FORMAT = "opencode-json"
+
+
+class JsonSession:
+    """One session of a JSON tree (``tree`` None: an info file with no tree found beside it)."""
+
+    format = FORMAT
+
+    def __init__(self, info: dict[str, Any], tree: Tree | None, file: str, context: Context) -> None:
+        self.tree = tree
+        self.file = file
+        self.context = context
+        session_id = tree.session_id if tree is not None else info.get("id")
+        self.info = with_ids(info, id=session_id) if isinstance(session_id, str) else info
+        self.variant = "info-only" if tree is None else ("copied-" if tree.loose else "") + tree.kind
+        if tree is None:
+            context.warn(None, "no storage tree beside the session file: only the session info is converted")
+
+    def _name(self, path: Path) -> str:
+        root = self.tree.root if self.tree is not None else path.parent
+        return path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
+
+    def _bytes(self, path: Path) -> bytes | None:
+        """A file of the tree through ``core.companion``; None (counted unreadable, with a
+        warning) when it may not or cannot be read."""
+        assert self.tree is not None
+        try:
+            data = read_companion(path, [self.tree.root], MAX_DOCUMENT_BYTES)
+        except CompanionSkipped as exc:
+            reason: str = exc.reason
+        except OSError as exc:
+            reason = f"unreadable ({exc.strerror or exc})"
+        else:
+            if data is not None:
+                return data
+            reason = "gone before it was read"
+        self.context.accounting.unreadable += 1
+        self.context.warn(None, f"{self._name(path)}: {reason}; skipped")
+        return None
+
+    def _read(self, path: Path) -> dict[str, Any] | None:
+        """One file of the tree, parsed; counted as a native item (unreadable when it fails)."""
+        self.context.accounting.native_items += 1
+        data = self._bytes(path)
+        return parse_object(data, self._name(path), self.context) if data is not None else None
+
+    def messages(self) -> Iterator[NativeMessage]:
+        tree = self.tree
+        if tree is None:
+            return
+        session_id = tree.session_id
+        for path in json_files(tree.messages):
+            info = self._read(path)
+            message_id = path.stem
+            parts: list[dict[str, Any]] = []
+            for part_path in json_files(tree.parts(message_id)):
+                part = self._read(part_path)
+                if part is not None:
+                    parts.append(with_ids(part, id=part_path.stem, sessionID=session_id, messageID=message_id))
+            if info is None:
+                if parts:  # the parts of an unreadable message still say something
+                    yield NativeMessage({"id": message_id, "sessionID": session_id}, parts, outcome_due=False)
+                continue
+            yield NativeMessage(with_ids(info, id=message_id, sessionID=session_id), parts)
+
+    def todos(self) -> list[Any] | None:
+        tree = self.tree
+        if tree is None or tree.todo is None or not tree.todo.is_file():
+            return None
+        self.context.accounting.native_items += 1
+        data = self._bytes(tree.todo)
+        if data is None:
+            return None
+        try:
+            value = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            value = exc
+        if isinstance(value, list):
+            return value
+        reason = f"not JSON ({value})" if isinstance(value, Exception) else "not a JSON array"
+        self.context.accounting.unreadable += 1
+        self.context.warn(None, f"todo/{tree.todo.name}: {reason}; skipped")
+        return None

@@ -1,0 +1,65 @@
+"""One OpenCode session as the mapper reads it, whichever store it comes from.
+
+Every store gives the same three things: the session's info (``Session.Info``), its messages
+in native order, each with its parts (``MessageV2.Info`` and ``MessageV2.Part``, ids put back
+from file names or columns), and the stored todo list. A message's parts are held only while
+that message is mapped, so memory is bounded by the largest message, not the session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import orjson
+
+from ...core.adapter import Context
+
+
+@dataclass
+class NativeMessage:
+    """A message with its id put back, and its parts (each with its id and messageID)."""
+
+    info: dict[str, Any]
+    parts: list[dict[str, Any]] = field(default_factory=list)
+    #: False when the message's own item was unreadable (already counted): only its parts are mapped.
+    outcome_due: bool = True
+
+
+class SessionStore(Protocol):
+    """What a store gives the mapper for one session."""
+
+    format: str
+    variant: str
+    file: str
+    info: dict[str, Any]
+
+    def messages(self) -> Iterator[NativeMessage]: ...
+
+    def todos(self) -> list[Any] | None: ...
+
+
+def parse_object(data: bytes | str, what: str, context: Context) -> dict[str, Any] | None:
+    """A stored JSON object, or None (counted unreadable, with a warning naming ``what``)."""
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        value = exc
+    if isinstance(value, dict):
+        return value
+    reason = f"not JSON ({value})" if isinstance(value, Exception) else "not a JSON object"
+    context.accounting.unreadable += 1
+    context.warn(None, f"{what}: {reason}; skipped")
+    return None
+
+
+def with_ids(data: dict[str, Any], **ids: str) -> dict[str, Any]:
+    """``data`` with OpenCode's id members first, taken from the store's names (a file's name
+    or a row's columns), which win over any copy inside the body (OpenCode's own rule: earlier
+    migrations moved files without updating their bodies)."""
+    rebuilt: dict[str, Any] = dict(ids)
+    for key, value in data.items():
+        if key not in ids:
+            rebuilt[key] = value
+    return rebuilt

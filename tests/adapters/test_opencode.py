@@ -1,0 +1,320 @@
+"""OpenCode: detection, the three stores and their de-duplication, ids from names, usage once per
+model call, the person's text split from harness and UI-only text, tools, subagents, plans,
+discovery, and the viewer and exporters on its streams."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from golden_support import GOLDEN, golden_cases, materialize_input, shared_samples, sql_script
+
+from asr_adapters import registry, validate_records
+from asr_adapters.adapters.opencode import discover
+from asr_adapters.adapters.opencode.usage import place_usage
+from asr_adapters.batch import discover as batch_discover
+from asr_adapters.cli import main
+from asr_adapters.convert import Conversion
+from asr_adapters.core.source import Source
+
+TURN = GOLDEN / "opencode" / "sqlite-turn-tools-usage"
+SUBAGENT = GOLDEN / "opencode" / "sqlite-subagent-todos-compaction"
+GLOBAL_TREE = GOLDEN / "opencode" / "json-global-tree"
+PROJECT_TREE = GOLDEN / "opencode" / "json-project-tree"
+CASES = golden_cases("opencode")
+
+
+def streams(path: Path) -> tuple[dict[str, list[dict[str, Any]]], Conversion]:
+    conversion = Conversion(path, "opencode", as_dicts=True)
+    out = {stream.key: list(stream.records) for stream in conversion.streams()}
+    return out, conversion
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    return [r for rs in streams(path)[0].values() for r in rs]
+
+
+def database(case: Path, target: Path) -> Path:
+    connection = sqlite3.connect(target)
+    connection.executescript(sql_script(case / "input.sql"))
+    connection.commit()
+    connection.close()
+    return target
+
+
+# -- detection ---------------------------------------------------------------------------
+
+
+def test_every_store_is_detected_and_no_other_agents_input_is_claimed(tmp_path: Path) -> None:
+    assert registry.detect(Source(database(TURN, tmp_path / "opencode.db"))).name == "opencode"
+    assert registry.detect(Source(GLOBAL_TREE / "input.json")).name == "opencode"
+    assert registry.detect(Source(PROJECT_TREE / "input.json")).name == "opencode"
+    adapter = registry.get("opencode")
+    for case in golden_cases():
+        if case.agent != "opencode":
+            scratch = tmp_path / case.agent / case.name
+            scratch.mkdir(parents=True)
+            source = Source(materialize_input(case, scratch))
+            assert adapter.detect(source) < registry.get(case.agent).detect(source), case.id
+
+
+def test_message_and_part_files_are_ours_but_never_a_session_of_their_own() -> None:
+    message = next((GLOBAL_TREE / "storage" / "message").rglob("msg_*.json"))
+    part = next((GLOBAL_TREE / "storage" / "part").rglob("prt_*.json"))
+    adapter = registry.get("opencode")
+    assert 0 < adapter.detect(Source(message)) < 90 and 0 < adapter.detect(Source(part)) < 90
+    for path in (message, part):
+        assert not discover.is_session_file(path)
+        with pytest.raises(Exception, match="message or part file"):
+            streams(path)
+
+
+# -- ids, order, usage --------------------------------------------------------------------
+
+
+def test_ids_come_from_file_names_not_from_stale_bodies() -> None:
+    found = records(GLOBAL_TREE / "input.json")
+    user = next(r for r in found if r.get("role") == "user")
+    files = sorted(p.stem for p in (GLOBAL_TREE / "storage" / "message").rglob("msg_*.json"))
+    assert user["messageId"] == files[0] != "msg_STALE_BODY_ID"
+    assert "ses_STALE" not in json.dumps(found)
+
+
+def test_usage_is_counted_once_per_model_call_from_step_finish(tmp_path: Path) -> None:
+    found = records(database(TURN, tmp_path / "opencode.db"))
+    carried = [r for r in found if "usage" in r]
+    assert [r["usage"]["inputTokens"] for r in carried] == [7413, 50]  # not 7413 twice (message + step)
+    assert sum(r["usage"]["totalTokens"] for r in carried) == 7510 + 7490
+
+
+def test_a_message_of_several_steps_puts_each_steps_usage_on_one_record() -> None:
+    found = records(GLOBAL_TREE / "input.json")
+    carried = {r["type"]: r["usage"] for r in found if "usage" in r}
+    assert carried == {
+        "tool_call": {
+            "inputTokens": 2000,
+            "outputTokens": 40,
+            "cacheReadTokens": 0,
+            "cacheWriteTokens": 100,
+            "reasoningTokens": 0,
+        },
+        "message": {
+            "inputTokens": 60,
+            "outputTokens": 120,
+            "cacheReadTokens": 2000,
+            "cacheWriteTokens": 0,
+            "reasoningTokens": 30,
+        },
+    }
+
+
+def test_usage_placement_rules() -> None:
+    one, two = ({"inputTokens": 1}, {}), ({"inputTokens": 2}, {})
+    assert place_usage([one], {3: 0}, True) == (one, {})  # the only call: on the message
+    assert place_usage([one, two], {3: 0}, True) == (two, {3: one})  # earlier step: on its first call
+    assert place_usage([one], {3: 0, 4: 0}, False) == (None, {3: one})  # no message record: first call
+    assert place_usage([], {}, True) == (None, {})
+
+
+def test_old_messages_without_step_parts_take_usage_from_the_message() -> None:
+    found = records(PROJECT_TREE / "input.json")
+    assert [r["usage"]["inputTokens"] for r in found if "usage" in r] == [1200]
+
+
+# -- who said what -------------------------------------------------------------------------
+
+
+def test_synthetic_text_is_the_harness_and_ignored_text_is_display_only() -> None:
+    user = next(r for r in records(GLOBAL_TREE / "input.json") if r.get("role") == "user")
+    authors = [(p["type"], p.get("author"), p.get("origin")) for p in user["content"]]
+    assert authors == [
+        ("text", "human", "prompt"),
+        ("resource_link", "human", "prompt"),
+        ("text", "harness", "injected"),
+    ]
+    assert "shown only in the TUI" not in json.dumps(user["content"])
+    ignored = user["displayContent"][-1]
+    assert ignored["text"].startswith("(shown only in the TUI") and "author" not in ignored
+
+
+def test_a_child_sessions_prompt_comes_from_the_parent_session(tmp_path: Path) -> None:
+    by_key, _ = streams(database(SUBAGENT, tmp_path / "opencode.db"))
+    parent_key, child_key = "opencode:ses_37a2f0000ffeParentSess0001", "opencode:ses_37a2effffffeChildSessio0002"
+    child = by_key[child_key]
+    assert child[0]["parent"] == parent_key
+    prompt = child[1]
+    assert prompt["from"] == {"session": parent_key} and prompt["content"][0]["author"] == "agent"
+    link = next(r for r in by_key[parent_key] if r["type"] == "subagent")
+    assert link["session"] == child_key and link["callId"] == "toolu_04Task" and link["agentType"] == "explore"
+    keys = {s.key: s.parent_key for s in Conversion(tmp_path / "opencode.db", "opencode", as_dicts=True).streams()}
+    assert keys == {parent_key: None, child_key: parent_key}
+
+
+# -- tools, plans, compaction ----------------------------------------------------------------
+
+
+def test_unfinished_calls_are_interrupted_and_failed_calls_are_errors(tmp_path: Path) -> None:
+    found = records(database(SUBAGENT, tmp_path / "opencode.db")) + records(GLOBAL_TREE / "input.json")
+    results = {r["callId"]: r for r in found if r["type"] == "tool_result"}
+    assert results["toolu_06Write"]["status"] == "interrupted" and results["toolu_06Write"]["content"] == []
+    assert results["call_08Grep"]["capture"]["content"]["state"] == "absent"
+    failed = records(database(TURN, tmp_path / "turn.db"))
+    error = next(r for r in failed if r["type"] == "tool_result" and r["callId"] == "toolu_02Read")
+    assert error["isError"] is True and error["status"] == "error"
+    aborted = next(r for r in found if r.get("status") == "interrupted" and r["type"] == "message")
+    assert aborted["capture"]["content"]["state"] == "absent"
+
+
+def test_todowrite_calls_are_plan_revisions_and_the_stored_list_is_a_duplicate_or_its_own_plan(
+    tmp_path: Path,
+) -> None:
+    _, conversion = streams(database(SUBAGENT, tmp_path / "opencode.db"))
+    plans = [r for r in records(tmp_path / "opencode.db") if r["type"] == "plan"]
+    assert [p.get("supersedes") for p in plans] == [None, plans[0]["id"]]
+    assert conversion.accounting.duplicates == 1  # the todo table's list = the last call's
+    stored = [r for r in records(GLOBAL_TREE / "input.json") if r["type"] == "plan"]
+    assert len(stored) == 1 and "callId" not in stored[0]
+
+
+def test_compaction_marker_and_summary(tmp_path: Path) -> None:
+    found = records(database(SUBAGENT, tmp_path / "opencode.db"))
+    marker = next(r for r in found if r["type"] == "message" and r["content"] and r["content"][0]["type"] == "data")
+    assert marker["content"][0]["schema"] == "ai.opencode/compaction" and marker["content"][0]["author"] == "harness"
+    summary = next(r for r in found if r.get("summaryOf") == "compaction")
+    assert summary["parent"] == f"messageId={marker['messageId']}"
+
+
+def test_a_pending_undo_names_the_records_it_hides(tmp_path: Path) -> None:
+    by_key, _ = streams(database(SUBAGENT, tmp_path / "opencode.db"))
+    parent = by_key["opencode:ses_37a2f0000ffeParentSess0001"]
+    undo = next(r for r in parent if r.get("schema") == "ai.opencode/revert")
+    by_id = {r["id"]: r for r in parent[: parent.index(undo)]}
+    hidden = [by_id[i] for i in undo["reverted"]]
+    assert hidden[0]["content"][0]["text"] == "Go ahead and move it."  # the reverted prompt and all after it
+    assert [r["type"] for r in hidden] == ["message", "message", "tool_call", "tool_result"]
+
+
+def test_unknown_parts_are_vendor_and_unreadable_files_are_counted() -> None:
+    found = records(GLOBAL_TREE / "input.json")
+    assert any(r["type"] == "vendor" and r["schema"] == "ai.opencode/x-future-part" for r in found)
+    _, conversion = streams(PROJECT_TREE / "input.json")
+    assert conversion.accounting.unreadable == 1 and conversion.accounting.balanced()
+    assert any("not JSON" in d.reason for d in conversion.accounting.diagnostics)
+
+
+def test_a_part_outside_the_tree_is_not_read(tmp_path: Path) -> None:
+    case = tmp_path / "case"
+    shutil.copytree(GLOBAL_TREE, case, ignore=shutil.ignore_patterns("expected*"))
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"type": "text", "text": "TOP-SECRET"}')
+    folder = next((case / "storage" / "part").iterdir())
+    (folder / "prt_zzzzzzzzzzzzzzzzzzzzzzzzzz.json").symlink_to(secret)
+    found = records(case / "input.json")
+    assert "TOP-SECRET" not in json.dumps(found)
+
+
+# -- discovery -----------------------------------------------------------------------------
+
+
+def test_default_homes_follow_xdg_data_home_and_opencode_db(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert discover.default_homes({"HOME": str(home)}) == [home / ".local" / "share" / "opencode"]
+    assert discover.default_homes({"HOME": str(home), "USERPROFILE": "x", "XDG_DATA_HOME": str(tmp_path / "x")}) == [
+        tmp_path / "x" / "opencode"
+    ]
+    other = tmp_path / "dbs" / "opencode-dev.db"
+    homes = discover.default_homes({"HOME": str(home), "OPENCODE_DB": str(other)})
+    assert homes == [home / ".local" / "share" / "opencode", other.parent]
+
+
+def plant_data_dir(data: Path) -> None:
+    """A data folder with all three stores: the database holds ses_A; the global tree ses_A and
+    ses_B; the per-project tree ses_B and ses_C."""
+    data.mkdir(parents=True)
+    connection = sqlite3.connect(data / "opencode.db")
+    connection.executescript((GOLDEN / "opencode" / "schema.sql").read_text())
+    connection.execute("INSERT INTO project VALUES ('p', '/w', 'git', NULL, 1, 1, NULL, '[]', NULL)")
+    connection.execute(
+        "INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) "
+        "VALUES ('ses_A', 'p', 's', '/w', 'A', '1.2.6', 1784000000000, 1784000000000)"
+    )
+    connection.commit()
+    connection.close()
+    info = {"title": "t", "version": "1.1.0", "directory": "/w", "time": {"created": 1784000000000}}
+    for session in ("ses_A", "ses_B"):
+        path = data / "storage" / "session" / "p" / f"{session}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"id": session, **info}, indent=2))
+    for session in ("ses_B", "ses_C"):
+        path = data / "project" / "w" / "storage" / "session" / "info" / f"{session}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"id": session, **info}, indent=2))
+
+
+def test_each_session_is_converted_once_from_the_newest_store(tmp_path: Path) -> None:
+    data = tmp_path / "xdg" / "opencode"
+    plant_data_dir(data)
+    g1, g0 = data / "storage" / "session" / "p", data / "project" / "w" / "storage" / "session" / "info"
+    assert discover.is_session_file(data / "opencode.db")
+    assert not discover.is_session_file(g1 / "ses_A.json")  # in the database
+    assert discover.is_session_file(g1 / "ses_B.json")
+    assert not discover.is_session_file(g0 / "ses_B.json")  # in the global tree
+    assert discover.is_session_file(g0 / "ses_C.json")
+    env = {"HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "xdg")}
+    found = sorted((d.session_id, Path(d.path).name) for d in batch_discover(env=env, agents=["opencode"]))
+    assert found == [("ses_A", "opencode.db"), ("ses_B", "ses_B.json"), ("ses_C", "ses_C.json")]
+
+
+def test_companions_are_the_sessions_files_and_the_database_beside_them(tmp_path: Path) -> None:
+    data = tmp_path / "opencode"
+    plant_data_dir(data)
+    wal = data / "opencode.db-wal"
+    wal.write_bytes(b"")
+    assert discover.companion_files(data / "opencode.db") == [wal]
+    message = data / "storage" / "message" / "ses_B" / "msg_1.json"
+    part = data / "storage" / "part" / "msg_1" / "prt_1.json"
+    for path in (message, part):
+        path.parent.mkdir(parents=True)
+        path.write_text("{}")
+    files = discover.companion_files(data / "storage" / "session" / "p" / "ses_B.json")
+    assert files == [message, part, data / "opencode.db"]
+
+
+def test_asr_agents_lists_opencode() -> None:
+    result = CliRunner().invoke(main, ["agents"])
+    assert result.exit_code == 0 and any(
+        line.split()[:2] == ["opencode", "ai.opencode"] for line in result.output.splitlines()
+    ), result.output
+
+
+# -- viewer and exporters --------------------------------------------------------------------
+
+STREAMS = sorted((GOLDEN / "opencode").glob("*/expected*.asr.jsonl"))
+
+
+@pytest.mark.parametrize("stream", STREAMS, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("command", [["show"], ["export", "--to", "atif"], ["export", "--to", "otel"]])
+def test_viewer_and_exporters_read_every_opencode_stream(stream: Path, command: list[str], tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, [*command, str(stream), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.stat().st_size > 0
+
+
+# -- shared samples --------------------------------------------------------------------------
+
+SAMPLES = shared_samples("opencode")
+
+
+@pytest.mark.skipif(not SAMPLES, reason="no real OpenCode store in ../shared/samples/opencode (see its SOURCES.md)")
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_shared_sample_converts_validates_and_balances(path: Path) -> None:
+    by_key, conversion = streams(path)
+    assert conversion.accounting.balanced()
+    for found in by_key.values():
+        assert not [f for f in validate_records(found) if f.is_error]
