@@ -47,6 +47,7 @@ REGISTRY_NAMES = {
     "gemini-cli": "com.google.gemini-cli",
     "t3code": "chat.t3.code",
     "cline": "bot.cline",
+    "copilot-cli": "com.github.copilot-cli",
 }
 
 
