@@ -276,3 +276,29 @@ def test_shared_samples_convert_balanced_and_valid(sample: Path) -> None:
     assert conversion.accounting.balanced()
     for records in streams.values():
         assert not [f for f in validate_records(records, strict=True) if f.is_error]
+
+
+def test_many_interleaved_subagents_each_get_their_events_and_nothing_is_left_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More subagents than spill files kept open, their events interleaved line by line."""
+    lines = [{"type": "session.start", "data": {"sessionId": "s-many", "copilotVersion": "1.0.60"}, "id": "e0"}]
+    agents = [f"toolu_{n:02d}" for n in range(40)]
+    for round_ in range(3):
+        for agent in agents:
+            message = {"messageId": f"{agent}-m{round_}", "content": f"{agent} says {round_}", "toolRequests": []}
+            lines.append({"type": "assistant.message", "data": message, "id": f"{agent}-{round_}", "agentId": agent})
+    path = tmp_path / "input.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    spill_root = tmp_path / "tmp"
+    spill_root.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(spill_root))
+    streams, conversion = convert(path)
+    assert conversion.accounting.balanced()
+    children = list(streams)[1:]
+    assert [key.rsplit("/agent-", 1)[1] for key in children] == agents
+    for key in children:
+        agent = key.rsplit("/agent-", 1)[1]
+        texts = [r["content"][0]["text"] for r in streams[key] if r["type"] == "message"]
+        assert texts == [f"{agent} says {n}" for n in range(3)]
+    assert list(spill_root.iterdir()) == []

@@ -2,8 +2,8 @@
 
 Subagent events are written inline in the parent's file, marked by the envelope's
 ``agentId`` (CLI >= 1.0.32) or ``data.parentToolCallId`` (before). The main pass maps the
-session's own events and notes only the line numbers of each subagent's; each subagent's
-stream then re-reads its lines (a pipe, which cannot be read twice, keeps them parsed).
+session's own events and sets each subagent's aside (``groups``); each subagent's stream
+then reads them back, after the session's.
 ``subagent.*`` lifecycle events belong to the stream that made the ``task`` call.
 """
 
@@ -22,6 +22,7 @@ from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
 from . import discover
+from .groups import Groups
 from .mapper import AGENT, Mapper, child_key
 
 FORMAT = "copilot-cli-events"
@@ -52,7 +53,7 @@ class CopilotCliAdapter(Adapter):
         first = _first_event(source)
         session_id = _session_id(first, source)
         main_key = session_ref(AGENT, session_id)
-        groups = _Groups(source.path is not None or getattr(source, "_bytes", None) is not None)
+        groups = Groups()
         facts: dict[str, Any] = {}
 
         def main_records() -> Iterator[dict[str, Any]]:
@@ -80,6 +81,33 @@ class CopilotCliAdapter(Adapter):
             yield from mapper.finish(unlinked)
 
         yield Stream(main_key, main_records())
+        yield from self._children(source, context, session_id, main_key, facts, groups)
+
+    def _children(
+        self,
+        source: Source,
+        context: Context,
+        session_id: str,
+        main_key: str,
+        facts: dict[str, Any],
+        groups: Groups,
+    ) -> Iterator[Stream]:
+        """One stream per subagent, in order of first appearance; the spill files are
+        deleted when the last is done (or the conversion is dropped)."""
+        try:
+            yield from self._child_streams(source, context, session_id, main_key, facts, groups)
+        finally:
+            groups.close()
+
+    def _child_streams(
+        self,
+        source: Source,
+        context: Context,
+        session_id: str,
+        main_key: str,
+        facts: dict[str, Any],
+        groups: Groups,
+    ) -> Iterator[Stream]:
         for agent in groups.order:
             parent_agent = groups.parent.get(agent)
             parent_key = main_key if parent_agent is None else session_ref(AGENT, child_key(session_id, parent_agent))
@@ -121,7 +149,7 @@ class CopilotCliAdapter(Adapter):
         agent: str,
         parent_key: str,
         facts: dict[str, Any],
-        groups: _Groups,
+        groups: Groups,
     ) -> Iterator[dict[str, Any]]:
         emit = Emitter(context.accounting)
         record = header(
@@ -139,7 +167,7 @@ class CopilotCliAdapter(Adapter):
         record["idSource"] = "derived"
         yield emit(record)
         mapper = Mapper(self, emit, context, session_id)
-        for number, event in groups.lines(source, agent):
+        for number, event in groups.lines(agent):
             yield from mapper.feed(number, event)
         nested = [(a, child_key(session_id, a)) for a in groups.order if groups.parent.get(a) == agent]
         yield from mapper.finish([n for n in nested if n[0] not in mapper.linked])
@@ -166,80 +194,3 @@ def _session_id(first: Any, source: Source) -> str:
     if named:
         return named
     return source.name[: -len(".jsonl")] if source.name.endswith(".jsonl") else source.name
-
-
-class _Groups:
-    """Which stream each event belongs to, and the line numbers of every subagent's events.
-
-    Per subagent: its line numbers (its parsed events when the source cannot be re-read),
-    the first timestamp, and the agent whose ``task`` call spawned it (None: the session).
-    """
-
-    def __init__(self, rereadable: bool) -> None:
-        self.rereadable = rereadable
-        self.order: list[str] = []
-        self.numbers: dict[str, list[Any]] = {}
-        self.first_ts: dict[str, Any] = {}
-        self.parent: dict[str, str | None] = {}
-        #: ``task`` call id -> the subagent that made it (nested subagents)
-        self._task_owner: dict[str, str] = {}
-
-    def owner_of(self, number: int, event: Any) -> str | None:
-        """The subagent this event belongs to (None: the session's own stream), noted."""
-        agent = _agent_of(event)
-        kind = event.get("type") if isinstance(event, dict) else None
-        if isinstance(kind, str) and kind.startswith("subagent."):
-            data = event.get("data")
-            call = data.get("toolCallId") if isinstance(data, dict) else None
-            agent = self._task_owner.get(call) if isinstance(call, str) else agent
-            if isinstance(call, str) and call not in self.parent:
-                self._add(call, self._task_owner.get(call))
-        if agent is None:
-            return None
-        if agent not in self.numbers:
-            self._add(agent, None)
-        if agent not in self.first_ts and isinstance(event, dict):
-            self.first_ts[agent] = event.get("timestamp")
-        self.numbers[agent].append(number if self.rereadable else (number, event))
-        data = event.get("data") if kind == "assistant.message" else None
-        requests = data.get("toolRequests") if isinstance(data, dict) else None
-        for request in requests if isinstance(requests, list) else ():
-            call = request.get("toolCallId") if isinstance(request, dict) else None
-            if isinstance(call, str) and request.get("name") == "task":
-                self._task_owner[call] = agent
-        return agent
-
-    def _add(self, agent: str, parent: str | None) -> None:
-        if agent not in self.numbers:
-            self.order.append(agent)
-            self.numbers[agent] = []
-        self.parent[agent] = parent
-
-    def lines(self, source: Source, agent: str) -> Iterator[tuple[int, Any]]:
-        wanted = self.numbers.get(agent, [])
-        if not self.rereadable:
-            yield from wanted
-            return
-        todo = set(wanted)
-        if not todo:
-            return
-        for number, raw in source.lines():
-            if number in todo:
-                try:
-                    yield number, orjson.loads(raw)
-                except orjson.JSONDecodeError:
-                    continue  # counted unreadable in the main pass
-                todo.discard(number)
-                if not todo:
-                    return
-
-
-def _agent_of(event: Any) -> str | None:
-    if not isinstance(event, dict):
-        return None
-    agent = event.get("agentId")
-    if isinstance(agent, str) and agent:
-        return agent
-    data = event.get("data")
-    parent = data.get("parentToolCallId") if isinstance(data, dict) else None
-    return parent if isinstance(parent, str) and parent else None
