@@ -302,3 +302,17 @@ def test_many_interleaved_subagents_each_get_their_events_and_nothing_is_left_be
         texts = [r["content"][0]["text"] for r in streams[key] if r["type"] == "message"]
         assert texts == [f"{agent} says {n}" for n in range(3)]
     assert list(spill_root.iterdir()) == []
+
+
+def test_a_line_written_twice_is_a_duplicate_and_a_message_written_again_revises_the_first(tmp_path: Path) -> None:
+    lines = RESUME_CASE.joinpath("input.jsonl").read_bytes().splitlines(keepends=True)
+    again = json.loads(lines[2])  # the first answer, written again under a new event id
+    again["id"] = "00000000-0000-4000-8000-0000000000ff"
+    path = tmp_path / "input.jsonl"
+    path.write_bytes(b"".join(lines[:3]) + lines[2] + orjson.dumps(again) + b"\n" + b"".join(lines[3:]))
+    streams, conversion = convert(path)
+    records = next(iter(streams.values()))
+    assert conversion.accounting.duplicates == 1 and conversion.accounting.balanced()
+    answers = [r for r in records if r.get("messageId") == "m-1"]
+    assert len(answers) == 2 and answers[1]["supersedes"] == answers[0]["id"]
+    assert not [f for f in validate_records(records) if f.is_error]

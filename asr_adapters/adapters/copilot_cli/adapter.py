@@ -19,6 +19,7 @@ from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.errors import InputError
 from ...core.refs import session_ref
 from ...core.source import Source
+from ...core.spill import SpillMap
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
 from . import discover
@@ -59,9 +60,9 @@ class CopilotCliAdapter(Adapter):
         def main_records() -> Iterator[dict[str, Any]]:
             emit = Emitter(context.accounting)
             mapper = Mapper(self, emit, context, session_id)
-            lines = context.json_lines()
+            seen = SpillMap()  # event id -> hash of its line: a line written twice is a duplicate
             started = False
-            for number, event in lines:
+            for number, event, raw in context.parsed_lines():
                 if not started:
                     started = True
                     record = self._header(source, session_id, event)
@@ -70,6 +71,13 @@ class CopilotCliAdapter(Adapter):
                     if _is_start(event):
                         context.accounting.records += 1
                         continue
+                event_id = event.get("id") if isinstance(event, dict) else None
+                if isinstance(event_id, str):
+                    digest = hash(bytes(raw))
+                    if seen.get(event_id) == digest:
+                        context.accounting.duplicates += 1
+                        continue
+                    seen[event_id] = digest
                 owner = groups.owner_of(number, event)
                 if owner is not None:
                     continue

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.adapter import Context, Emitter, start
 from ...core.refs import session_ref
+from ...core.spill import SpillMap
 from ...core.timestamps import from_iso, stamp
 from .content import opaque_key, prompt_author, prompt_parts, reasoning_part, result_parts, text_part
 
@@ -50,6 +51,8 @@ class Mapper:
         self.pending_reasoning: tuple[int, dict[str, Any]] | None = None
         self.last_reasoning: tuple[str, Any] | None = None  # (key, messageId)
         self.usage_written: deque[str] = deque(maxlen=_RECENT_INFERENCES)
+        #: native id -> the record that last wrote it: a later record with it revises that one
+        self.written = SpillMap()
 
     # -- dispatch -------------------------------------------------------------------------
 
@@ -96,9 +99,23 @@ class Mapper:
             record["session"] = session_ref(AGENT, key)
             if agent_id in self.open_calls:
                 record["parent"] = self.open_calls[agent_id]
-            yield self.emit(record)
+            yield self._write(record)
 
     # -- records --------------------------------------------------------------------------
+
+    def _write(self, record: dict[str, Any]) -> dict[str, Any]:
+        """Emit ``record``; one whose native id (``messageId``, a tool call's ``callId``) an
+        earlier record wrote (a resumed run writing an event again with a new envelope id)
+        ``supersedes`` it, so no native id is claimed twice."""
+        field = _NATIVE_ID.get(record["type"])
+        native = record.get(field) if field is not None else None
+        if isinstance(native, str):
+            key = f"{field}:{native}"
+            earlier = self.written.get(key)
+            if earlier is not None:
+                record["supersedes"] = earlier
+            self.written[key] = self.emit.next_id
+        return self.emit(record)
 
     def _base(self, kind: str, event: dict[str, Any]) -> dict[str, Any]:
         record = start(kind)
@@ -110,7 +127,7 @@ class Mapper:
         record = self._base("vendor", event) if isinstance(event, dict) else start("vendor")
         vendor = self.adapter.vendor(kind if isinstance(kind, str) else "unknown", event)
         record["schema"], record["data"] = vendor["schema"], vendor["data"]
-        yield self.emit(record)
+        yield self._write(record)
 
     def _user(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
         self.accounting.records += 1
@@ -126,7 +143,7 @@ class Mapper:
             record["displayContent"] = display
             record["displayCorrespondence"] = "native"
         _native(record, _rest(data, ("content", "transformedContent")))
-        return self.emit(record)
+        return self._write(record)
 
     def _system(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
         self.accounting.records += 1
@@ -138,7 +155,7 @@ class Mapper:
         record["origin"] = "injected"
         record["content"] = [text_part(data["content"])]
         _native(record, _rest(data, ("content", "role")))
-        return self.emit(record)
+        return self._write(record)
 
     def _notification(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
         """A runtime notice the CLI puts in the model's context (agent finished, shell done)."""
@@ -150,7 +167,7 @@ class Mapper:
         record["origin"] = "injected"
         record["content"] = [text_part(data["content"])]
         _native(record, _rest(data, ("content",)))
-        return self.emit(record)
+        return self._write(record)
 
     def _notice(self, event: dict[str, Any], data: dict[str, Any], level: str) -> dict[str, Any]:
         self.accounting.records += 1
@@ -162,7 +179,7 @@ class Mapper:
         record["content"] = [text_part(data["message"])]
         record["capture"] = {"role": {"state": "absent"}}
         record["native"] = {"level": level, **_rest(data, ("message",))}
-        return self.emit(record)
+        return self._write(record)
 
     def _assistant(self, event: dict[str, Any], data: dict[str, Any]) -> Iterator[dict[str, Any]]:
         """One model response (or one chunk of it): a message when it has text or reasoning,
@@ -212,7 +229,7 @@ class Mapper:
             if native:
                 record["native"] = native
             message_written = True
-            yield self.emit(record)
+            yield self._write(record)
         requests = data.get("toolRequests")
         for request in requests if isinstance(requests, list) else ():
             if not isinstance(request, dict) or not isinstance(request.get("toolCallId"), str):
@@ -234,7 +251,7 @@ class Mapper:
             if extra:
                 call.setdefault("native", {}).update(extra)
             self.open_calls[call["callId"]] = self.emit.next_id
-            yield self.emit(call)
+            yield self._write(call)
         if not parts and not (isinstance(requests, list) and requests):
             record = self._base("message", event)  # an empty response: kept, content absent
             if inference is not None:
@@ -246,7 +263,7 @@ class Mapper:
             record["capture"] = {"content": {"state": "absent"}}
             _model_and_usage(record, data, usage)
             _native(record, _rest(data, _MESSAGE_FIELDS))
-            yield self.emit(record)
+            yield self._write(record)
 
     def _usage(self, inference: str | None, data: dict[str, Any]) -> dict[str, int] | None:
         tokens = data.get("outputTokens")
@@ -267,7 +284,7 @@ class Mapper:
         record["role"] = "assistant"
         record["author"] = "model"
         record["content"] = [{"type": "reasoning", "text": data["content"]}]
-        yield self.emit(record)
+        yield self._write(record)
 
     def _flush_reasoning(self) -> Iterator[dict[str, Any]]:
         pending, self.pending_reasoning = self.pending_reasoning, None
@@ -295,7 +312,7 @@ class Mapper:
         if extra:
             call["native"] = extra
         self.open_calls[call_id] = self.emit.next_id
-        yield self.emit(call)
+        yield self._write(call)
 
     def _tool_result(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
         self.accounting.records += 1
@@ -326,7 +343,7 @@ class Mapper:
             native["error"] = data["error"]
         if native:
             record["native"] = native
-        return self.emit(record)
+        return self._write(record)
 
     def _subagent(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
         """``subagent.started``: the link from the ``task`` call to the child's stream."""
@@ -345,9 +362,10 @@ class Mapper:
         native = _rest(data, ("toolCallId", "agentName", "agentDescription"))
         if native:
             record["native"] = native
-        return self.emit(record)
+        return self._write(record)
 
 
+_NATIVE_ID = {"message": "messageId", "tool_call": "callId"}
 _MESSAGE_FIELDS = (
     "messageId",
     "content",
