@@ -19,7 +19,6 @@ from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.errors import InputError
 from ...core.refs import session_ref
 from ...core.source import Source
-from ...core.spill import SpillMap
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
 from . import discover
@@ -60,7 +59,7 @@ class CopilotCliAdapter(Adapter):
         def main_records() -> Iterator[dict[str, Any]]:
             emit = Emitter(context.accounting)
             mapper = Mapper(self, emit, context, session_id)
-            seen = SpillMap()  # event id -> hash of its line: a line written twice is a duplicate
+            previous = b""  # a line written twice in a row is a duplicate
             started = False
             for number, event, raw in context.parsed_lines():
                 if not started:
@@ -71,21 +70,18 @@ class CopilotCliAdapter(Adapter):
                     if _is_start(event):
                         context.accounting.records += 1
                         continue
-                event_id = event.get("id") if isinstance(event, dict) else None
-                if isinstance(event_id, str):
-                    digest = hash(bytes(raw))
-                    if seen.get(event_id) == digest:
-                        context.accounting.duplicates += 1
-                        continue
-                    seen[event_id] = digest
-                owner = groups.owner_of(number, event)
+                if raw == previous:
+                    context.accounting.duplicates += 1
+                    continue
+                previous = raw
+                owner = groups.owner_of(number, event, raw)
                 if owner is not None:
                     continue
                 yield from mapper.feed(number, event)
             if not started:
                 raise InputError(source.display, "empty file: no Copilot CLI events to convert")
-            unlinked = [(agent, child_key(session_id, agent)) for agent in groups.order if agent not in mapper.linked]
-            unlinked = [u for u in unlinked if groups.parent.get(u[0]) is None]
+            kids = groups.children.get(None, [])
+            unlinked = [(agent, child_key(session_id, agent)) for agent in kids if agent not in mapper.linked]
             yield from mapper.finish(unlinked)
 
         yield Stream(main_key, main_records())
@@ -177,7 +173,7 @@ class CopilotCliAdapter(Adapter):
         mapper = Mapper(self, emit, context, session_id)
         for number, event in groups.lines(agent):
             yield from mapper.feed(number, event)
-        nested = [(a, child_key(session_id, a)) for a in groups.order if groups.parent.get(a) == agent]
+        nested = [(a, child_key(session_id, a)) for a in groups.children.get(agent, [])]
         yield from mapper.finish([n for n in nested if n[0] not in mapper.linked])
 
 

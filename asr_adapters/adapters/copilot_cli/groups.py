@@ -1,11 +1,13 @@
 """Which stream each event belongs to, and where each subagent's events wait for their stream.
 
 Subagent events are interleaved with the parent's in one file, but a stream must be readable
-whole before the next starts. The main pass therefore writes each subagent's events, in
-order, to a file of its own in a private temporary folder (deleted when the conversion is
-done or dropped) and its stream reads that file back: every line is read from the input
-once, whatever the number of subagents, and memory holds only a few facts per subagent
-(never its events). At most ``_OPEN`` of those files are open at a time.
+whole before the next starts. The main pass therefore sets each subagent's lines aside, as
+they were read, and its stream parses them back: every line is read from the input once,
+whatever the number of subagents. Set-aside lines stay in memory up to ``_MEMORY`` bytes in
+all; past that the largest subagents' lines move to files of their own in a private
+temporary folder (deleted when the conversion is done or dropped), so memory is bounded by
+that budget and a few facts per subagent, never by the file. At most ``_OPEN`` of those
+files are open at a time.
 """
 
 from __future__ import annotations
@@ -18,8 +20,12 @@ from typing import IO, Any
 
 import orjson
 
+from ...core.lenient import loads_with_lone_surrogates
+
 #: spill files kept open at once (others are closed and reopened for appending)
 _OPEN = 16
+#: bytes of subagent lines held in memory in all before the largest move to files
+_MEMORY = 8 << 20
 
 
 class Groups:
@@ -30,18 +36,27 @@ class Groups:
         self.order: list[str] = []
         self.first_ts: dict[str, Any] = {}
         self.parent: dict[str, str | None] = {}
-        self._counts: dict[str, int] = {}
         self._index: dict[str, int] = {}
         #: ``task`` call id -> the subagent whose message made the call (nested subagents)
         self._task_owner: dict[str, str] = {}
+        #: the subagents that made each agent's ``task`` calls, in order (None: the session)
+        self.children: dict[str | None, list[str]] = {}
         self._folder: tempfile.TemporaryDirectory[str] | None = None
         self._handles: OrderedDict[str, IO[bytes]] = OrderedDict()
+        self._buffers: dict[str, list[bytes]] = {}
+        self._sizes: dict[str, int] = {}
+        self._buffered = 0
+        self._on_disk: set[str] = set()
 
-    def owner_of(self, number: int, event: Any) -> str | None:
+    def owner_of(self, number: int, event: Any, raw: bytes) -> str | None:
         """The subagent this event belongs to (None: the session's own stream); a subagent's
-        event is spilled for its stream."""
+        line (``raw``, as read) is set aside for its stream."""
+        if type(event) is not dict:
+            return None
+        kind = event.get("type")
         agent = agent_of(event)
-        kind = event.get("type") if isinstance(event, dict) else None
+        if agent is None and not (isinstance(kind, str) and kind.startswith("subagent.")):
+            return None  # the session's own event: the common case, decided first
         if isinstance(kind, str) and kind.startswith("subagent."):
             data = event.get("data")
             call = data.get("toolCallId") if isinstance(data, dict) else None
@@ -52,9 +67,9 @@ class Groups:
             return None
         if agent not in self.parent:
             self._add(agent, None)
-        if agent not in self.first_ts and isinstance(event, dict):
+        if agent not in self.first_ts:
             self.first_ts[agent] = event.get("timestamp")
-        self._spill(agent, number, event)
+        self._keep(agent, b"%d\t%s" % (number, raw))
         data = event.get("data") if kind == "assistant.message" else None
         requests = data.get("toolRequests") if isinstance(data, dict) else None
         for request in requests if isinstance(requests, list) else ():
@@ -67,15 +82,32 @@ class Groups:
         if agent not in self.parent:
             self._index[agent] = len(self.order)
             self.order.append(agent)
-            self._counts[agent] = 0
+        else:
+            self.children[self.parent[agent]].remove(agent)
         self.parent[agent] = parent
+        self.children.setdefault(parent, []).append(agent)
 
     def _path(self, agent: str) -> Path:
         if self._folder is None:
             self._folder = tempfile.TemporaryDirectory(prefix="asr-copilot-")
         return Path(self._folder.name) / f"{self._index[agent]}.jsonl"
 
-    def _spill(self, agent: str, number: int, event: Any) -> None:
+    def _keep(self, agent: str, line: bytes) -> None:
+        if agent in self._on_disk:
+            self._append(agent, [line])
+            return
+        self._buffers.setdefault(agent, []).append(line)
+        self._sizes[agent] = self._sizes.get(agent, 0) + len(line)
+        self._buffered += len(line)
+        if self._buffered > _MEMORY:
+            for largest in sorted(self._sizes, key=self._sizes.__getitem__, reverse=True):
+                self._append(largest, self._buffers.pop(largest))
+                self._buffered -= self._sizes.pop(largest)
+                self._on_disk.add(largest)
+                if self._buffered <= _MEMORY // 2:
+                    break
+
+    def _append(self, agent: str, lines: list[bytes]) -> None:
         handle = self._handles.get(agent)
         if handle is None:
             if len(self._handles) >= _OPEN:
@@ -83,32 +115,44 @@ class Groups:
             handle = self._handles[agent] = open(self._path(agent), "ab")  # noqa: SIM115 - kept open across lines
         else:
             self._handles.move_to_end(agent)
-        handle.write(b"%d\t%s\n" % (number, orjson.dumps(event)))
-        self._counts[agent] += 1
+        for line in lines:
+            handle.write(line + b"\n")
 
     def lines(self, agent: str) -> Iterator[tuple[int, Any]]:
-        """The subagent's events as ``(line number, event)``, in file order; its file is
-        deleted once read."""
+        """The subagent's events as ``(line number, event)``, in file order; its lines are
+        dropped (its file deleted) once read."""
         handle = self._handles.pop(agent, None)
         if handle is not None:
             handle.close()
-        if not self._counts.get(agent) or self._folder is None:
+        if agent in self._on_disk:
+            path = self._path(agent)
+            with open(path, "rb") as spilled:
+                for line in spilled:
+                    yield _parse(line.rstrip(b"\n"))
+            path.unlink(missing_ok=True)
             return
-        path = self._path(agent)
-        with open(path, "rb") as spilled:
-            for line in spilled:
-                number, _, raw = line.partition(b"\t")
-                yield int(number), orjson.loads(raw)
-        path.unlink(missing_ok=True)
+        kept = self._buffers.pop(agent, [])
+        self._buffered -= self._sizes.pop(agent, 0)
+        for line in kept:
+            yield _parse(line)
 
     def close(self) -> None:
         """Close and delete every spill file."""
         for handle in self._handles.values():
             handle.close()
         self._handles.clear()
+        self._buffers.clear()
         if self._folder is not None:
             self._folder.cleanup()
             self._folder = None
+
+
+def _parse(line: bytes) -> tuple[int, Any]:
+    number, _, raw = line.partition(b"\t")
+    try:
+        return int(number), orjson.loads(raw)
+    except orjson.JSONDecodeError:  # JavaScript's lone surrogates, as the main pass read them
+        return int(number), loads_with_lone_surrogates(raw)
 
 
 def agent_of(event: Any) -> str | None:

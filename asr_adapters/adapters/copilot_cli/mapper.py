@@ -71,8 +71,11 @@ class Mapper:
         if kind == "assistant.message":
             yield from self._assistant(event, data)
             return
-        yield from self._flush_reasoning()
-        if kind == "user.message" and isinstance(data.get("content"), str):
+        if self.pending_reasoning is not None:
+            yield from self._flush_reasoning()
+        if kind not in _MAPPED:
+            yield from self._vendor(kind, event)
+        elif kind == "user.message" and isinstance(data.get("content"), str):
             yield self._user(event, data)
         elif kind == "system.message" and isinstance(data.get("content"), str):
             yield self._system(event, data)
@@ -366,6 +369,18 @@ class Mapper:
 
 
 _NATIVE_ID = {"message": "messageId", "tool_call": "callId"}
+#: the event types mapped to records of their own (every other type is a vendor record)
+_MAPPED = frozenset(
+    {
+        "user.message",
+        "system.message",
+        "system.notification",
+        *_NOTICES,
+        "tool.execution_start",
+        "tool.execution_complete",
+        "subagent.started",
+    }
+)
 _MESSAGE_FIELDS = (
     "messageId",
     "content",
