@@ -278,12 +278,12 @@ def test_shared_samples_convert_balanced_and_valid(sample: Path) -> None:
         assert not [f for f in validate_records(records, strict=True) if f.is_error]
 
 
-@pytest.mark.parametrize("budget", [8 << 20, 300], ids=["in-memory", "spilled-to-files"])
+@pytest.mark.parametrize("budget", [8 << 20, 300], ids=["in-memory", "spilled-to-a-file"])
 def test_many_interleaved_subagents_each_get_their_events_and_nothing_is_left_behind(
     budget: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """More subagents than spill files kept open, their events interleaved line by line, held
-    in memory or (a small budget) moved to files."""
+    in memory or (a small budget) moved to the spill file."""
     monkeypatch.setattr("asr_adapters.adapters.copilot_cli.groups._MEMORY", budget)
     lines = [{"type": "session.start", "data": {"sessionId": "s-many", "copilotVersion": "1.0.60"}, "id": "e0"}]
     agents = [f"toolu_{n:02d}" for n in range(40)]

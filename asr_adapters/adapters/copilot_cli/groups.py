@@ -4,27 +4,23 @@ Subagent events are interleaved with the parent's in one file, but a stream must
 whole before the next starts. The main pass therefore sets each subagent's lines aside, as
 they were read, and its stream parses them back: every line is read from the input once,
 whatever the number of subagents. Set-aside lines stay in memory up to ``_MEMORY`` bytes in
-all; past that the largest subagents' lines move to files of their own in a private
-temporary folder (deleted when the conversion is done or dropped), so memory is bounded by
-that budget and a few facts per subagent, never by the file. At most ``_OPEN`` of those
-files are open at a time.
+all; past that the largest subagents' lines move, as one chunk each, to an anonymous
+temporary file (gone when closed), so memory is bounded by that budget and a few facts per
+subagent and chunk, never by the file. The file has no name: nothing derived from the input
+is ever opened.
 """
 
 from __future__ import annotations
 
 import tempfile
-from collections import OrderedDict
 from collections.abc import Iterator
-from pathlib import Path
 from typing import IO, Any
 
 import orjson
 
 from ...core.lenient import loads_with_lone_surrogates
 
-#: spill files kept open at once (others are closed and reopened for appending)
-_OPEN = 16
-#: bytes of subagent lines held in memory in all before the largest move to files
+#: bytes of subagent lines held in memory in all before the largest move to the spill file
 _MEMORY = 8 << 20
 
 
@@ -36,17 +32,16 @@ class Groups:
         self.order: list[str] = []
         self.first_ts: dict[str, Any] = {}
         self.parent: dict[str, str | None] = {}
-        self._index: dict[str, int] = {}
         #: ``task`` call id -> the subagent whose message made the call (nested subagents)
         self._task_owner: dict[str, str] = {}
         #: the subagents that made each agent's ``task`` calls, in order (None: the session)
         self.children: dict[str | None, list[str]] = {}
-        self._folder: tempfile.TemporaryDirectory[str] | None = None
-        self._handles: OrderedDict[str, IO[bytes]] = OrderedDict()
         self._buffers: dict[str, list[bytes]] = {}
         self._sizes: dict[str, int] = {}
         self._buffered = 0
-        self._on_disk: set[str] = set()
+        self._disk: IO[bytes] | None = None
+        #: agent -> (offset, length) of its chunks in the spill file, in order
+        self._chunks: dict[str, list[tuple[int, int]]] = {}
 
     def owner_of(self, number: int, event: Any, raw: bytes) -> str | None:
         """The subagent this event belongs to (None: the session's own stream); a subagent's
@@ -80,71 +75,53 @@ class Groups:
 
     def _add(self, agent: str, parent: str | None) -> None:
         if agent not in self.parent:
-            self._index[agent] = len(self.order)
             self.order.append(agent)
         else:
             self.children[self.parent[agent]].remove(agent)
         self.parent[agent] = parent
         self.children.setdefault(parent, []).append(agent)
 
-    def _path(self, agent: str) -> Path:
-        if self._folder is None:
-            self._folder = tempfile.TemporaryDirectory(prefix="asr-copilot-")
-        return Path(self._folder.name) / f"{self._index[agent]}.jsonl"
-
     def _keep(self, agent: str, line: bytes) -> None:
-        if agent in self._on_disk:
-            self._append(agent, [line])
-            return
         self._buffers.setdefault(agent, []).append(line)
-        self._sizes[agent] = self._sizes.get(agent, 0) + len(line)
-        self._buffered += len(line)
+        self._sizes[agent] = self._sizes.get(agent, 0) + len(line) + 1
+        self._buffered += len(line) + 1
         if self._buffered > _MEMORY:
             for largest in sorted(self._sizes, key=self._sizes.__getitem__, reverse=True):
-                self._append(largest, self._buffers.pop(largest))
-                self._buffered -= self._sizes.pop(largest)
-                self._on_disk.add(largest)
+                self._move_to_disk(largest)
                 if self._buffered <= _MEMORY // 2:
                     break
 
-    def _append(self, agent: str, lines: list[bytes]) -> None:
-        handle = self._handles.get(agent)
-        if handle is None:
-            if len(self._handles) >= _OPEN:
-                self._handles.popitem(last=False)[1].close()
-            handle = self._handles[agent] = open(self._path(agent), "ab")  # noqa: SIM115 - kept open across lines
-        else:
-            self._handles.move_to_end(agent)
-        for line in lines:
-            handle.write(line + b"\n")
+    def _move_to_disk(self, agent: str) -> None:
+        lines = self._buffers.pop(agent)
+        self._buffered -= self._sizes.pop(agent)
+        if self._disk is None:
+            self._disk = tempfile.TemporaryFile(prefix="asr-copilot-")  # noqa: SIM115 - closed by close()
+        chunk = b"\n".join(lines) + b"\n"
+        offset = self._disk.seek(0, 2)
+        self._disk.write(chunk)
+        self._chunks.setdefault(agent, []).append((offset, len(chunk)))
 
     def lines(self, agent: str) -> Iterator[tuple[int, Any]]:
         """The subagent's events as ``(line number, event)``, in file order; its lines are
-        dropped (its file deleted) once read."""
-        handle = self._handles.pop(agent, None)
-        if handle is not None:
-            handle.close()
-        if agent in self._on_disk:
-            path = self._path(agent)
-            with open(path, "rb") as spilled:
-                for line in spilled:
-                    yield _parse(line.rstrip(b"\n"))
-            path.unlink(missing_ok=True)
-            return
+        dropped from memory once read."""
+        for offset, length in self._chunks.pop(agent, []):
+            assert self._disk is not None
+            self._disk.seek(offset)
+            for line in self._disk.read(length).split(b"\n")[:-1]:
+                yield _parse(line)
         kept = self._buffers.pop(agent, [])
         self._buffered -= self._sizes.pop(agent, 0)
         for line in kept:
             yield _parse(line)
 
     def close(self) -> None:
-        """Close and delete every spill file."""
-        for handle in self._handles.values():
-            handle.close()
-        self._handles.clear()
+        """Drop every set-aside line and the spill file."""
         self._buffers.clear()
-        if self._folder is not None:
-            self._folder.cleanup()
-            self._folder = None
+        self._sizes.clear()
+        self._chunks.clear()
+        if self._disk is not None:
+            self._disk.close()
+            self._disk = None
 
 
 def _parse(line: bytes) -> tuple[int, Any]:
