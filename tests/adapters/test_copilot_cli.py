@@ -188,7 +188,8 @@ def test_the_model_facing_prompt_is_split_without_losing_a_character() -> None:
     prompt = next(r for r in next(iter(streams.values())) if r.get("role") == "user")
     assert "".join(p["text"] for p in prompt["content"]) == native["transformedContent"]
     assert [p["author"] for p in prompt["content"]] == ["harness", "human", "harness"]
-    assert prompt["displayContent"] == [{"type": "text", "text": native["content"], "author": "human"}]
+    typed = {"type": "text", "text": native["content"], "author": "human", "origin": "prompt"}
+    assert prompt["displayContent"] == [typed]
 
 
 def test_usage_is_output_tokens_once_per_response_and_never_the_shutdown_totals() -> None:
@@ -212,7 +213,9 @@ def test_reasoning_visibility_is_never_claimed_for_readable_text_and_opaque_stay
     streams, _ = convert(REASONING_CASE / "input.jsonl")
     parts = [p for r in all_records(streams) for p in r.get("content", []) if p["type"] == "reasoning"]
     assert all("visibility" not in p for p in parts if "text" in p)
-    assert [p["visibility"] for p in parts if "text" not in p] == ["encrypted"]
+    # an opaque blob alone is encrypted; one whose text is in the reasoning event's own
+    # record (named by reasoningTextIn) claims nothing
+    assert [p.get("visibility") for p in parts if "text" not in p] == [None, "encrypted"]
     assert {p["opaque"]["format"] for p in parts if "opaque" in p} == {
         "github.copilot.reasoning_opaque",
         "openai.encrypted_content",

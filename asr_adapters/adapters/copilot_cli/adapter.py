@@ -4,7 +4,8 @@ Subagent events are written inline in the parent's file, marked by the envelope'
 ``agentId`` (CLI >= 1.0.32) or ``data.parentToolCallId`` (before). The main pass maps the
 session's own events and sets each subagent's aside (``groups``); each subagent's stream
 then reads them back, after the session's.
-``subagent.*`` lifecycle events belong to the stream that made the ``task`` call.
+``subagent.*`` lifecycle events belong to the stream that made the ``task`` call, which also
+gets the ``subagent`` link where the file first shows the subagent (``subagents``).
 """
 
 from __future__ import annotations
@@ -75,14 +76,13 @@ class CopilotCliAdapter(Adapter):
                     continue
                 previous = raw
                 owner = groups.owner_of(number, event, raw)
+                while groups.unstarted:  # a subagent first seen by its own event: linked here
+                    yield from mapper.feed(number, groups.unstarted.pop(0))
                 if owner is not None:
                     continue
                 yield from mapper.feed(number, event)
             if not started:
                 raise InputError(source.display, "empty file: no Copilot CLI events to convert")
-            kids = groups.children.get(None, [])
-            unlinked = [(agent, child_key(session_id, agent)) for agent in kids if agent not in mapper.linked]
-            yield from mapper.finish(unlinked)
 
         yield Stream(main_key, main_records())
         yield from self._children(source, context, session_id, main_key, facts, groups)
@@ -170,11 +170,9 @@ class CopilotCliAdapter(Adapter):
         record["parent"] = parent_key
         record["idSource"] = "derived"
         yield emit(record)
-        mapper = Mapper(self, emit, context, session_id)
+        mapper = Mapper(self, emit, context, session_id, parent_key)
         for number, event in groups.lines(agent):
             yield from mapper.feed(number, event)
-        nested = [(a, child_key(session_id, a)) for a in groups.children.get(agent, [])]
-        yield from mapper.finish([n for n in nested if n[0] not in mapper.linked])
 
 
 def _is_start(event: Any) -> bool:

@@ -19,6 +19,7 @@ from typing import IO, Any
 import orjson
 
 from ...core.lenient import loads_with_lone_surrogates
+from .subagents import CHILD_SEEN
 
 #: bytes of subagent lines held in memory in all before the largest move to the spill file
 _MEMORY = 8 << 20
@@ -36,6 +37,8 @@ class Groups:
         self._task_owner: dict[str, str] = {}
         #: the subagents that made each agent's ``task`` calls, in order (None: the session)
         self.children: dict[str | None, list[str]] = {}
+        #: ``CHILD_SEEN`` lines for the session's stream, taken by the main pass as they come
+        self.unstarted: list[dict[str, Any]] = []
         self._buffers: dict[str, list[bytes]] = {}
         self._sizes: dict[str, int] = {}
         self._buffered = 0
@@ -45,7 +48,10 @@ class Groups:
 
     def owner_of(self, number: int, event: Any, raw: bytes) -> str | None:
         """The subagent this event belongs to (None: the session's own stream); a subagent's
-        line (``raw``, as read) is set aside for its stream."""
+        line (``raw``, as read) is set aside for its stream. A subagent first seen by one of
+        its own events (no ``subagent.started`` before it) is announced to the stream that
+        made its ``task`` call: a ``CHILD_SEEN`` line in that subagent's lines, or, for the
+        session's stream, in ``unstarted`` for the main pass to map at once."""
         if type(event) is not dict:
             return None
         kind = event.get("type")
@@ -55,15 +61,19 @@ class Groups:
         if isinstance(kind, str) and kind.startswith("subagent."):
             data = event.get("data")
             call = data.get("toolCallId") if isinstance(data, dict) else None
-            agent = self._task_owner.get(call) if isinstance(call, str) else agent
-            if isinstance(call, str) and call not in self.parent:
-                self._add(call, self._task_owner.get(call))
+            if isinstance(call, str):
+                owner = self._task_owner.get(call)
+                if kind == "subagent.started":
+                    # the line's own ``agentId`` names the child; older lines have only the call
+                    child = agent if agent is not None else call
+                    if child not in self.parent or self.parent[child] != owner:
+                        self._add(child, owner)
+                    self.first_ts.setdefault(child, event.get("timestamp"))
+                agent = owner  # lifecycle events belong to the stream that made the call
         if agent is None:
             return None
         if agent not in self.parent:
-            self._add(agent, None)
-        if agent not in self.first_ts:
-            self.first_ts[agent] = event.get("timestamp")
+            self._unstarted(number, agent, event)
         self._keep(agent, b"%d\t%s" % (number, raw))
         data = event.get("data") if kind == "assistant.message" else None
         requests = data.get("toolRequests") if isinstance(data, dict) else None
@@ -72,6 +82,21 @@ class Groups:
             if isinstance(call, str) and request.get("name") == "task":
                 self._task_owner[call] = agent
         return agent
+
+    def _unstarted(self, number: int, agent: str, event: dict[str, Any]) -> None:
+        """A subagent's first event, with no ``subagent.started`` before it: its call is the
+        event's ``parentToolCallId``, else (all there is) its ``agentId``."""
+        data = event.get("data")
+        call = data.get("parentToolCallId") if isinstance(data, dict) else None
+        call = call if isinstance(call, str) and call else agent
+        owner = self._task_owner.get(call)
+        self._add(agent, owner)
+        self.first_ts[agent] = event.get("timestamp")
+        seen = {"type": CHILD_SEEN, "toolCallId": call, "agentId": agent, "timestamp": event.get("timestamp")}
+        if owner is None:
+            self.unstarted.append(seen)
+        else:
+            self._keep(owner, b"%d\t%s" % (number, orjson.dumps(seen)))
 
     def _add(self, agent: str, parent: str | None) -> None:
         if agent not in self.parent:

@@ -1,27 +1,30 @@
 """One stream's events -> ASR records, in file order.
 
-The main session and each subagent get their own ``Mapper``. State held between lines is
-bounded by what is open, never by the file: the tool calls still waiting for their result,
-the reasoning event waiting for the message it belongs to, the last reasoning block (to spot
-a repeat) and the inference ids whose usage was written (a small ring).
+The main session and each subagent get their own ``Mapper``. Every event's records are
+written at the event, never held for a later line, so a file that grows only adds records
+(profile §1). State held between lines is bounded by what is open, never by the file: the
+tool calls still waiting for their result, the ``task`` calls and subagents of this stream,
+the last reasoning event and block (to spot a repeat) and the inference ids whose usage was
+written (a small ring).
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ...core.adapter import Context, Emitter, start
-from ...core.refs import session_ref
 from ...core.spill import SpillMap
 from ...core.timestamps import from_iso, stamp
 from .content import opaque_key, prompt_author, prompt_parts, reasoning_part, result_parts, text_part
+from .subagents import AGENT, CHILD_SEEN, SubagentMixin, child_key
+
+__all__ = ["AGENT", "CHILD_SEEN", "Mapper", "child_key"]
 
 if TYPE_CHECKING:
     from .adapter import CopilotCliAdapter
 
-AGENT = "copilot-cli"
 #: ``tool.execution_start`` members that only repeat the tool request
 _START_ECHO = frozenset({"toolCallId", "toolName", "arguments", "turnId", "parentToolCallId", "model", "interactionId"})
 #: notices the CLI shows the user (ASR-205)
@@ -30,29 +33,35 @@ _NOTICES = {"session.info": "info", "session.warning": "warning", "session.error
 _RECENT_INFERENCES = 64
 
 
-def child_key(session_id: str, agent_id: str) -> str:
-    """The native-style id of a subagent's stream: ``<sessionId>/agent-<agentId>``."""
-    return f"{session_id}/agent-{agent_id}"
+class Mapper(SubagentMixin):
+    """Maps one stream's events: ``feed`` yields the records of one event.
+    ``parent_key``: the parent stream of a subagent's stream (None: the session's)."""
 
-
-class Mapper:
-    """Maps one stream's events. ``feed`` yields the records of one event; ``finish`` the rest."""
-
-    def __init__(self, adapter: CopilotCliAdapter, emit: Emitter, context: Context, session_key: str) -> None:
+    def __init__(
+        self,
+        adapter: CopilotCliAdapter,
+        emit: Emitter,
+        context: Context,
+        session_key: str,
+        parent_key: str | None = None,
+    ) -> None:
         self.adapter = adapter
         self.emit = emit
         self.accounting = context.accounting
         self.context = context
         self.session_key = session_key
-        #: toolCallId -> id of its tool_call record, until the result arrives
-        self.open_calls: dict[str, str] = {}
-        #: the agent ids whose ``subagent.started`` this stream linked
-        self.linked: set[str] = set()
-        self.pending_reasoning: tuple[int, dict[str, Any]] | None = None
-        self.last_reasoning: tuple[str, Any] | None = None  # (key, messageId)
+        self.parent_key = parent_key
+        #: toolCallId -> its tool_call record as written, until the result arrives
+        self.open_calls: dict[str, dict[str, Any]] = {}
+        #: calls open when an ``abort`` came: their result is interrupted
+        self.aborted: set[str] = set()
+        #: the last ``assistant.reasoning`` written, until the next message: (text, its ref)
+        self.reasoning_event: tuple[str, str] | None = None
+        self.last_reasoning: tuple[Any, Any] | None = None  # (opaque key, messageId)
         self.usage_written: deque[str] = deque(maxlen=_RECENT_INFERENCES)
         #: native id -> the record that last wrote it: a later record with it revises that one
         self.written = SpillMap()
+        self.init_subagents()
 
     # -- dispatch -------------------------------------------------------------------------
 
@@ -64,17 +73,14 @@ class Mapper:
         data = event.get("data")
         if not isinstance(data, dict):
             data = {}
-        if kind == "assistant.reasoning" and isinstance(data.get("content"), str):
-            yield from self._flush_reasoning()
-            self.pending_reasoning = (number, event)
-            return
-        if kind == "assistant.message":
-            yield from self._assistant(event, data)
-            return
-        if self.pending_reasoning is not None:
-            yield from self._flush_reasoning()
-        if kind not in _MAPPED:
+        if kind == CHILD_SEEN:
+            yield self.child_seen(event)
+        elif kind not in _MAPPED:
             yield from self._vendor(kind, event)
+        elif kind == "assistant.message":
+            yield from self._assistant(event, data)
+        elif kind == "assistant.reasoning" and isinstance(data.get("content"), str):
+            yield self._reasoning_event(event, data)
         elif kind == "user.message" and isinstance(data.get("content"), str):
             yield self._user(event, data)
         elif kind == "system.message" and isinstance(data.get("content"), str):
@@ -88,37 +94,37 @@ class Mapper:
         elif kind == "tool.execution_complete" and isinstance(data.get("toolCallId"), str):
             yield self._tool_result(event, data)
         elif kind == "subagent.started" and isinstance(data.get("toolCallId"), str):
-            yield self._subagent(event, data)
+            yield self.subagent_started(event, data)
+        elif kind == "subagent.completed" and data.get("cancelled") is True and self.has_subagent(data):
+            yield self.subagent_cancelled(event, data)
+        elif kind == "abort":
+            self.aborted.update(self.open_calls)  # the turn was stopped: its open calls with it
+            yield from self._vendor(kind, event)
+        elif kind == "session.shutdown":
+            yield from self._vendor(kind, event)
+            yield from self._close_open_calls(event, data)
         else:
             yield from self._vendor(kind, event)
-
-    def finish(self, unlinked: Sequence[tuple[str, str]] = ()) -> Iterator[dict[str, Any]]:
-        """The held reasoning event, and a ``subagent`` link for every child stream whose
-        ``subagent.started`` the file lacks (``unlinked``: (agent id, stream key))."""
-        yield from self._flush_reasoning()
-        for agent_id, key in unlinked:
-            record = start("subagent")
-            record["callId"] = agent_id
-            record["session"] = session_ref(AGENT, key)
-            if agent_id in self.open_calls:
-                record["parent"] = self.open_calls[agent_id]
-            yield self._write(record)
 
     # -- records --------------------------------------------------------------------------
 
     def _write(self, record: dict[str, Any]) -> dict[str, Any]:
-        """Emit ``record``; one whose native id (``messageId``, a tool call's ``callId``) an
-        earlier record wrote (a resumed run writing an event again with a new envelope id)
-        ``supersedes`` it, so no native id is claimed twice."""
+        """Emit ``record``; one whose native id (``messageId``, a tool call's or subagent's
+        ``callId``) an earlier record wrote (a resumed run writing an event again with a new
+        envelope id; a call's status known later) ``supersedes`` it, so no native id is claimed
+        twice."""
         field = _NATIVE_ID.get(record["type"])
         native = record.get(field) if field is not None else None
         if isinstance(native, str):
-            key = f"{field}:{native}"
+            key = f"{record['type']}:{native}"
             earlier = self.written.get(key)
             if earlier is not None:
                 record["supersedes"] = earlier
             self.written[key] = self.emit.next_id
         return self.emit(record)
+
+    def _written(self, kind: str, native: str) -> bool:
+        return self.written.get(f"{kind}:{native}") is not None
 
     def _base(self, kind: str, event: dict[str, Any]) -> dict[str, Any]:
         record = start(kind)
@@ -134,17 +140,28 @@ class Mapper:
 
     def _user(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
         self.accounting.records += 1
+        self.reasoning_event = None
         record = self._base("message", event)
         record["messageId"] = event.get("id") if isinstance(event.get("id"), str) else f"line-{self.emit.seq + 1}"
         if not isinstance(event.get("id"), str):
             record["idSource"] = "derived"
         record["role"] = "user"
-        author, origin = prompt_author(data)
+        author, origin = prompt_author(data, from_parent=self.parent_key is not None)
+        if author == "agent" and origin == "inter_session" and not data.get("source") and self.parent_key:
+            record["from"] = {"session": self.parent_key}  # the spawning agent's prompt
         content, display = prompt_parts(data["content"], data.get("transformedContent"), author, origin)
         record["content"] = content
         if display is not None:
             record["displayContent"] = display
-            record["displayCorrespondence"] = "native"
+            if content:
+                record["displayCorrespondence"] = "native"
+        if not content:
+            record["capture"] = {
+                "content": {
+                    "state": "absent",
+                    "reason": "the CLI kept only the text as displayed (no transformedContent)",
+                }
+            }
         _native(record, _rest(data, ("content", "transformedContent")))
         return self._write(record)
 
@@ -192,32 +209,42 @@ class Mapper:
         inference = _first_str(data, "apiCallId", "requestId")
         text = data.get("content")
         reasoning_text = data.get("reasoningText")
-        pending, self.pending_reasoning = self.pending_reasoning, None
-        if pending is not None:
-            pending_text = pending[1]["data"]["content"]
-            if not isinstance(reasoning_text, str) or not reasoning_text:
-                reasoning_text = pending_text  # the reasoning event holds this response's reasoning
-                self.accounting.folded += 1
-            elif pending_text == reasoning_text:
-                self.accounting.duplicates += 1
-            else:
-                yield from self._reasoning_event(pending[1])
+        native_extra: dict[str, Any] = {}
+        event_reasoning, self.reasoning_event = self.reasoning_event, None
+        if event_reasoning is not None and reasoning_text == event_reasoning[0]:
+            # the text the ``assistant.reasoning`` just before already wrote, as a reasoning-only
+            # message under its own id (ASR-219): named here, not written twice
+            reasoning_text = None
+            native_extra["reasoningTextIn"] = event_reasoning[1]
         message_id = data.get("messageId") if isinstance(data.get("messageId"), str) else event.get("id")
         parts: list[Any] = []
-        repeated_from = None
-        key = opaque_key({**data, "reasoningText": reasoning_text})
+        key = opaque_key(data)
         if key is not None and self.last_reasoning is not None and self.last_reasoning[0] == key:
-            repeated_from = self.last_reasoning[1]  # the same block again: written once
+            native_extra["reasoningRepeatsMessage"] = self.last_reasoning[1]  # the same block again
         else:
             part = reasoning_part(reasoning_text, data)
+            if part is not None and "reasoningTextIn" in native_extra:
+                del part["visibility"]  # not ciphertext alone: its text is in the named record
             if part is not None:
                 parts.append(part)
-                self.last_reasoning = (key, message_id) if key is not None else None
+                if key is not None:
+                    self.last_reasoning = (key, message_id)
         if isinstance(text, str) and text:
             parts.append(text_part(text))
+        requests = data.get("toolRequests")
+        calls = (
+            [r for r in requests if isinstance(r, dict) and isinstance(r.get("toolCallId"), str)]
+            if isinstance(requests, list)
+            else []
+        )
+        if not parts and not calls and isinstance(text, str):
+            parts.append(text_part(text))  # an empty response: the source kept it empty
         usage = self._usage(inference, data)
-        message_written = False
-        if parts:
+        response_native = {
+            **_rest(data, _MESSAGE_FIELDS + (("requestId",) if inference == data.get("requestId") else ())),
+            **native_extra,
+        }
+        if parts or not calls:
             record = self._base("message", event)
             if inference is not None:
                 record["inferenceId"] = inference
@@ -225,48 +252,34 @@ class Mapper:
             record["role"] = "assistant"
             record["author"] = "model"
             record["content"] = parts
-            _model_and_usage(record, data, usage)
-            native = _rest(data, _MESSAGE_FIELDS + (("requestId",) if inference == data.get("requestId") else ()))
-            if repeated_from is not None:
-                native["reasoningRepeatsMessage"] = repeated_from
-            if native:
-                record["native"] = native
-            message_written = True
+            if not parts:
+                record["capture"] = {"content": {"state": "absent", "reason": "the event holds no content"}}
+            self._model_and_usage(
+                record, data, usage, revises=isinstance(message_id, str) and self._written("message", message_id)
+            )
+            _native(record, response_native)
             yield self._write(record)
-        requests = data.get("toolRequests")
-        for request in requests if isinstance(requests, list) else ():
-            if not isinstance(request, dict) or not isinstance(request.get("toolCallId"), str):
-                continue
+        for index, request in enumerate(calls):
             call = self._base("tool_call", event)
             if inference is not None:
                 call["inferenceId"] = inference
             call["callId"] = request["toolCallId"]
             call["name"] = request.get("name")
-            if message_written:
+            if parts:
                 call["messageId"] = message_id
             _call_input(call, request.get("arguments"))
-            if not message_written:
-                _model_and_usage(call, data, usage)
-                usage = None  # on the first tool_call only
-                if repeated_from is not None:
-                    call["native"] = {"reasoningRepeatsMessage": repeated_from}
-            extra = _rest(request, ("toolCallId", "name", "arguments"))
-            if extra:
-                call.setdefault("native", {}).update(extra)
-            self.open_calls[call["callId"]] = self.emit.next_id
+            native: dict[str, Any] = {}
+            if not parts:
+                # a tools-only response has no message record: its ids ride on its calls
+                native["messageId"] = message_id
+                self._model_and_usage(call, data, usage if index == 0 else None, revises=False)
+                if index == 0:
+                    native.update(response_native)
+            native.update(_rest(request, ("toolCallId", "name", "arguments")))
+            _native(call, native)
+            self.open_calls[call["callId"]] = call
+            self.note_task_call(call)
             yield self._write(call)
-        if not parts and not (isinstance(requests, list) and requests):
-            record = self._base("message", event)  # an empty response: kept, content absent
-            if inference is not None:
-                record["inferenceId"] = inference
-            record["messageId"] = message_id
-            record["role"] = "assistant"
-            record["author"] = "model"
-            record["content"] = []
-            record["capture"] = {"content": {"state": "absent"}}
-            _model_and_usage(record, data, usage)
-            _native(record, _rest(data, _MESSAGE_FIELDS))
-            yield self._write(record)
 
     def _usage(self, inference: str | None, data: dict[str, Any]) -> dict[str, int] | None:
         tokens = data.get("outputTokens")
@@ -278,21 +291,35 @@ class Mapper:
             self.usage_written.append(inference)
         return {"outputTokens": tokens}
 
-    def _reasoning_event(self, event: dict[str, Any]) -> Iterator[dict[str, Any]]:
-        """An ``assistant.reasoning`` not repeated on the next message: a message of its own."""
+    @staticmethod
+    def _model_and_usage(
+        record: dict[str, Any], data: dict[str, Any], usage: dict[str, int] | None, revises: bool
+    ) -> None:
+        """``model``, and ``usage`` once per response. A message written again (``supersedes``)
+        is a complete snapshot: it keeps its native count (``nativeUsage``), while ``usage``
+        stays on the record that first counted the response, so summing ``usage`` over a
+        stream counts each response once (docs/format.md)."""
+        if isinstance(data.get("model"), str):
+            record["model"] = data["model"]
+        if usage is not None:
+            record["usage"] = usage
+            record["nativeUsage"] = {"outputTokens": usage["outputTokens"]}
+        elif revises and type(data.get("outputTokens")) is int:
+            record["nativeUsage"] = {"outputTokens": data["outputTokens"]}
+
+    def _reasoning_event(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+        """``assistant.reasoning``: a reasoning-only message under its ``reasoningId``
+        (ASR-219), written at once whatever follows it."""
         self.accounting.records += 1
-        data = event["data"]
         record = self._base("message", event)
-        record["messageId"] = data.get("reasoningId") if isinstance(data.get("reasoningId"), str) else event.get("id")
+        reasoning_id = data.get("reasoningId")
+        record["messageId"] = reasoning_id if isinstance(reasoning_id, str) else event.get("id")
         record["role"] = "assistant"
         record["author"] = "model"
         record["content"] = [{"type": "reasoning", "text": data["content"]}]
-        yield self._write(record)
-
-    def _flush_reasoning(self) -> Iterator[dict[str, Any]]:
-        pending, self.pending_reasoning = self.pending_reasoning, None
-        if pending is not None:
-            yield from self._reasoning_event(pending[1])
+        _native(record, _rest(data, ("reasoningId", "content")))
+        self.reasoning_event = (data["content"], f"messageId={record['messageId']}")
+        return self._write(record)
 
     def _tool_start(self, event: dict[str, Any], data: dict[str, Any]) -> Iterator[dict[str, Any]]:
         """The start of a call already written from its tool request is a duplicate unless it
@@ -311,10 +338,9 @@ class Mapper:
         _call_input(call, data.get("arguments"))
         if isinstance(data.get("model"), str):
             call["model"] = data["model"]
-        extra = _rest(data, ("toolCallId", "toolName", "arguments", "model"))
-        if extra:
-            call["native"] = extra
-        self.open_calls[call_id] = self.emit.next_id
+        _native(call, _rest(data, ("toolCallId", "toolName", "arguments", "model")))
+        self.open_calls[call_id] = call
+        self.note_task_call(call)
         yield self._write(call)
 
     def _tool_result(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
@@ -322,20 +348,23 @@ class Mapper:
         call_id = data["toolCallId"]
         record = self._base("tool_result", event)
         record["callId"] = call_id
+        if call_id in self.aborted:
+            self.aborted.discard(call_id)
+            record["status"] = "interrupted"  # an ``abort`` stopped the turn while it ran
         success = data.get("success")
         if isinstance(success, bool):
             record["isError"] = not success
-        content, display = result_parts(data)
-        if call_id in self.linked and success is not False:  # a ``task`` call's answer: the subagent's report
+        content, display, partial = result_parts(data)
+        if success is not False and self.is_report(call_id):
             content = [{**part, "author": "agent", "origin": "subagent_report"} for part in content]
         record["content"] = content
         if display is not None:
             record["displayContent"] = display
         if not content:
             record["capture"] = {"content": {"state": "absent"}}
-        parent = self.open_calls.pop(call_id, None)
-        if parent is not None:
-            record["parent"] = parent
+        elif partial is not None:
+            record["capture"] = {"content": {"state": "truncated", "reason": partial}}
+        self.open_calls.pop(call_id, None)
         native = _rest(data, ("toolCallId", "success", "result", "error"))
         result = data.get("result")
         if isinstance(result, dict):
@@ -344,31 +373,29 @@ class Mapper:
                 native["result"] = rest
         if "error" in data:
             native["error"] = data["error"]
-        if native:
-            record["native"] = native
+        _native(record, native)
         return self._write(record)
 
-    def _subagent(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
-        """``subagent.started``: the link from the ``task`` call to the child's stream."""
-        self.accounting.records += 1
-        call_id = data["toolCallId"]
-        record = self._base("subagent", event)
-        record["callId"] = call_id
-        record["session"] = session_ref(AGENT, child_key(self.session_key, call_id))
-        self.linked.add(call_id)
-        if isinstance(data.get("agentName"), str):
-            record["agentType"] = data["agentName"]
-        if isinstance(data.get("agentDescription"), str):
-            record["description"] = data["agentDescription"]
-        if call_id in self.open_calls:
-            record["parent"] = self.open_calls[call_id]
-        native = _rest(data, ("toolCallId", "agentName", "agentDescription"))
-        if native:
-            record["native"] = native
-        return self._write(record)
+    def _close_open_calls(self, event: dict[str, Any], data: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """``session.shutdown``: the run ended with calls still open; each call is written again
+        (a complete snapshot, ``supersedes``) with ``status: interrupted``."""
+        for call_id, call in list(self.open_calls.items()):
+            revision = {k: v for k, v in call.items() if k not in ("usage", "nativeUsage", "supersedes")}
+            revision["seq"], revision["id"] = 0, ""
+            revision["status"] = "interrupted"
+            native = dict(revision.get("native") or {})
+            native["closedBy"] = {
+                "type": "session.shutdown",
+                "id": event.get("id"),
+                "shutdownType": data.get("shutdownType"),
+            }
+            revision["native"] = native
+            self.aborted.discard(call_id)
+            yield self._write(revision)
+        self.open_calls.clear()
 
 
-_NATIVE_ID = {"message": "messageId", "tool_call": "callId"}
+_NATIVE_ID = {"message": "messageId", "tool_call": "callId", "subagent": "callId"}
 #: the event types mapped to records of their own (every other type is a vendor record)
 _MAPPED = frozenset(
     {
@@ -379,6 +406,11 @@ _MAPPED = frozenset(
         "tool.execution_start",
         "tool.execution_complete",
         "subagent.started",
+        "subagent.completed",
+        "assistant.message",
+        "assistant.reasoning",
+        "abort",
+        "session.shutdown",
     }
 )
 _MESSAGE_FIELDS = (
@@ -417,11 +449,3 @@ def _call_input(call: dict[str, Any], arguments: Any) -> None:
         call["arguments"] = arguments  # a custom tool's raw input
     elif arguments is not None:
         call["input"] = arguments
-
-
-def _model_and_usage(record: dict[str, Any], data: dict[str, Any], usage: dict[str, int] | None) -> None:
-    if isinstance(data.get("model"), str):
-        record["model"] = data["model"]
-    if usage is not None:
-        record["usage"] = usage
-        record["nativeUsage"] = {"outputTokens": usage["outputTokens"]}
