@@ -17,23 +17,22 @@ from typing import TYPE_CHECKING, Any
 from ...core.adapter import Context, Emitter, start
 from ...core.spill import SpillMap
 from ...core.timestamps import from_iso, stamp
-from .content import opaque_key, prompt_author, prompt_parts, reasoning_part, result_parts, text_part
+from .content import opaque_key, prompt_author, prompt_parts, reasoning_part, text_part
 from .subagents import AGENT, CHILD_SEEN, SubagentMixin, child_key
+from .tools import ToolMixin, call_input, native_of, rest
 
 __all__ = ["AGENT", "CHILD_SEEN", "Mapper", "child_key"]
 
 if TYPE_CHECKING:
     from .adapter import CopilotCliAdapter
 
-#: ``tool.execution_start`` members that only repeat the tool request
-_START_ECHO = frozenset({"toolCallId", "toolName", "arguments", "turnId", "parentToolCallId", "model", "interactionId"})
 #: notices the CLI shows the user (ASR-205)
 _NOTICES = {"session.info": "info", "session.warning": "warning", "session.error": "error"}
 #: how many inference ids to remember for "usage written once" (chunked messages are adjacent)
 _RECENT_INFERENCES = 64
 
 
-class Mapper(SubagentMixin):
+class Mapper(ToolMixin, SubagentMixin):
     """Maps one stream's events: ``feed`` yields the records of one event.
     ``parent_key``: the parent stream of a subagent's stream (None: the session's)."""
 
@@ -90,9 +89,9 @@ class Mapper(SubagentMixin):
         elif kind in _NOTICES and isinstance(data.get("message"), str):
             yield self._notice(event, data, _NOTICES[kind])
         elif kind == "tool.execution_start" and isinstance(data.get("toolCallId"), str):
-            yield from self._tool_start(event, data)
+            yield from self.tool_start(event, data)
         elif kind == "tool.execution_complete" and isinstance(data.get("toolCallId"), str):
-            yield self._tool_result(event, data)
+            yield self.tool_result(event, data)
         elif kind == "subagent.started" and isinstance(data.get("toolCallId"), str):
             yield self.subagent_started(event, data)
         elif kind == "subagent.completed" and data.get("cancelled") is True and self.has_subagent(data):
@@ -102,7 +101,7 @@ class Mapper(SubagentMixin):
             yield from self._vendor(kind, event)
         elif kind == "session.shutdown":
             yield from self._vendor(kind, event)
-            yield from self._close_open_calls(event, data)
+            yield from self.close_open_calls(event, data)
         else:
             yield from self._vendor(kind, event)
 
@@ -162,7 +161,7 @@ class Mapper(SubagentMixin):
                     "reason": "the CLI kept only the text as displayed (no transformedContent)",
                 }
             }
-        _native(record, _rest(data, ("content", "transformedContent")))
+        native_of(record, rest(data, ("content", "transformedContent")))
         return self._write(record)
 
     def _system(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
@@ -174,7 +173,7 @@ class Mapper(SubagentMixin):
         record["author"] = "harness"
         record["origin"] = "injected"
         record["content"] = [text_part(data["content"])]
-        _native(record, _rest(data, ("content", "role")))
+        native_of(record, rest(data, ("content", "role")))
         return self._write(record)
 
     def _notification(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
@@ -186,7 +185,7 @@ class Mapper(SubagentMixin):
         record["author"] = "harness"
         record["origin"] = "injected"
         record["content"] = [text_part(data["content"])]
-        _native(record, _rest(data, ("content",)))
+        native_of(record, rest(data, ("content",)))
         return self._write(record)
 
     def _notice(self, event: dict[str, Any], data: dict[str, Any], level: str) -> dict[str, Any]:
@@ -198,7 +197,7 @@ class Mapper(SubagentMixin):
         record["audience"] = "user"
         record["content"] = [text_part(data["message"])]
         record["capture"] = {"role": {"state": "absent"}}
-        record["native"] = {"level": level, **_rest(data, ("message",))}
+        record["native"] = {"level": level, **rest(data, ("message",))}
         return self._write(record)
 
     def _assistant(self, event: dict[str, Any], data: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -241,7 +240,7 @@ class Mapper(SubagentMixin):
             parts.append(text_part(text))  # an empty response: the source kept it empty
         usage = self._usage(inference, data)
         response_native = {
-            **_rest(data, _MESSAGE_FIELDS + (("requestId",) if inference == data.get("requestId") else ())),
+            **rest(data, _MESSAGE_FIELDS + (("requestId",) if inference == data.get("requestId") else ())),
             **native_extra,
         }
         if parts or not calls:
@@ -257,7 +256,7 @@ class Mapper(SubagentMixin):
             self._model_and_usage(
                 record, data, usage, revises=isinstance(message_id, str) and self._written("message", message_id)
             )
-            _native(record, response_native)
+            native_of(record, response_native)
             yield self._write(record)
         for index, request in enumerate(calls):
             call = self._base("tool_call", event)
@@ -267,7 +266,7 @@ class Mapper(SubagentMixin):
             call["name"] = request.get("name")
             if parts:
                 call["messageId"] = message_id
-            _call_input(call, request.get("arguments"))
+            call_input(call, request.get("arguments"))
             native: dict[str, Any] = {}
             if not parts:
                 # a tools-only response has no message record: its ids ride on its calls
@@ -275,8 +274,8 @@ class Mapper(SubagentMixin):
                 self._model_and_usage(call, data, usage if index == 0 else None, revises=False)
                 if index == 0:
                     native.update(response_native)
-            native.update(_rest(request, ("toolCallId", "name", "arguments")))
-            _native(call, native)
+            native.update(rest(request, ("toolCallId", "name", "arguments")))
+            native_of(call, native)
             self.open_calls[call["callId"]] = call
             self.note_task_call(call)
             yield self._write(call)
@@ -317,82 +316,9 @@ class Mapper(SubagentMixin):
         record["role"] = "assistant"
         record["author"] = "model"
         record["content"] = [{"type": "reasoning", "text": data["content"]}]
-        _native(record, _rest(data, ("reasoningId", "content")))
+        native_of(record, rest(data, ("reasoningId", "content")))
         self.reasoning_event = (data["content"], f"messageId={record['messageId']}")
         return self._write(record)
-
-    def _tool_start(self, event: dict[str, Any], data: dict[str, Any]) -> Iterator[dict[str, Any]]:
-        """The start of a call already written from its tool request is a duplicate unless it
-        adds something (shell info, an MCP server): then it is kept as a vendor record."""
-        call_id = data["toolCallId"]
-        if call_id in self.open_calls:
-            if set(data) <= _START_ECHO:
-                self.accounting.duplicates += 1
-                return
-            yield from self._vendor(event.get("type"), event)
-            return
-        self.accounting.records += 1  # a call with no tool request (user-requested, resumed)
-        call = self._base("tool_call", event)
-        call["callId"] = call_id
-        call["name"] = data.get("toolName")
-        _call_input(call, data.get("arguments"))
-        if isinstance(data.get("model"), str):
-            call["model"] = data["model"]
-        _native(call, _rest(data, ("toolCallId", "toolName", "arguments", "model")))
-        self.open_calls[call_id] = call
-        self.note_task_call(call)
-        yield self._write(call)
-
-    def _tool_result(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
-        self.accounting.records += 1
-        call_id = data["toolCallId"]
-        record = self._base("tool_result", event)
-        record["callId"] = call_id
-        if call_id in self.aborted:
-            self.aborted.discard(call_id)
-            record["status"] = "interrupted"  # an ``abort`` stopped the turn while it ran
-        success = data.get("success")
-        if isinstance(success, bool):
-            record["isError"] = not success
-        content, display, partial = result_parts(data)
-        if success is not False and self.is_report(call_id):
-            content = [{**part, "author": "agent", "origin": "subagent_report"} for part in content]
-        record["content"] = content
-        if display is not None:
-            record["displayContent"] = display
-        if not content:
-            record["capture"] = {"content": {"state": "absent"}}
-        elif partial is not None:
-            record["capture"] = {"content": {"state": "truncated", "reason": partial}}
-        self.open_calls.pop(call_id, None)
-        native = _rest(data, ("toolCallId", "success", "result", "error"))
-        result = data.get("result")
-        if isinstance(result, dict):
-            rest = _rest(result, ("content", "detailedContent"))
-            if rest:
-                native["result"] = rest
-        if "error" in data:
-            native["error"] = data["error"]
-        _native(record, native)
-        return self._write(record)
-
-    def _close_open_calls(self, event: dict[str, Any], data: dict[str, Any]) -> Iterator[dict[str, Any]]:
-        """``session.shutdown``: the run ended with calls still open; each call is written again
-        (a complete snapshot, ``supersedes``) with ``status: interrupted``."""
-        for call_id, call in list(self.open_calls.items()):
-            revision = {k: v for k, v in call.items() if k not in ("usage", "nativeUsage", "supersedes")}
-            revision["seq"], revision["id"] = 0, ""
-            revision["status"] = "interrupted"
-            native = dict(revision.get("native") or {})
-            native["closedBy"] = {
-                "type": "session.shutdown",
-                "id": event.get("id"),
-                "shutdownType": data.get("shutdownType"),
-            }
-            revision["native"] = native
-            self.aborted.discard(call_id)
-            yield self._write(revision)
-        self.open_calls.clear()
 
 
 _NATIVE_ID = {"message": "messageId", "tool_call": "callId", "subagent": "callId"}
@@ -425,27 +351,9 @@ _MESSAGE_FIELDS = (
 )
 
 
-def _rest(data: dict[str, Any], taken: tuple[str, ...] | frozenset[str]) -> dict[str, Any]:
-    return {k: v for k, v in data.items() if k not in taken}
-
-
-def _native(record: dict[str, Any], native: dict[str, Any]) -> None:
-    if native:
-        record["native"] = native
-
-
 def _first_str(data: dict[str, Any], *keys: str) -> str | None:
     for key in keys:
         value = data.get(key)
         if isinstance(value, str) and value:
             return value
     return None
-
-
-def _call_input(call: dict[str, Any], arguments: Any) -> None:
-    if isinstance(arguments, dict):
-        call["input"] = arguments
-    elif isinstance(arguments, str):
-        call["arguments"] = arguments  # a custom tool's raw input
-    elif arguments is not None:
-        call["input"] = arguments
