@@ -307,3 +307,19 @@ def test_a_prompt_a_hook_put_there_is_the_hooks(tmp_path: Path) -> None:
     )
     prompt = next(r for r in records if r.get("role") == "user")
     assert prompt["content"][1]["author"] == "hook" and prompt["content"][1]["origin"] == "injected"
+
+
+def test_a_started_line_naming_the_calling_agent_pairs_by_its_call(tmp_path: Path) -> None:
+    events = [
+        reply("m1", requests=[call("A", "task", description="outer", prompt="do")]),
+        {"type": "subagent.started", "agentId": "A", "data": {"toolCallId": "A", "agentName": "general-purpose"}},
+        {**reply("a1", requests=[call("B", "task", description="inner", prompt="look")]), "agentId": "A"},
+        # the inner start written under the calling agent's id, not the child's
+        {"type": "subagent.started", "agentId": "A", "data": {"toolCallId": "B", "agentName": "explore"}},
+        {**reply("b1", "inner done", parentToolCallId="B"), "agentId": "B"},
+    ]
+    streams = convert(write(tmp_path, events))
+    outer, inner = f"copilot-cli:{SESSION}/agent-A", f"copilot-cli:{SESSION}/agent-B"
+    assert list(streams) == [f"copilot-cli:{SESSION}", outer, inner]
+    assert streams[outer][0]["parent"] == f"copilot-cli:{SESSION}" and streams[inner][0]["parent"] == outer
+    assert [r["session"] for r in streams[outer] if r["type"] == "subagent"] == [inner]

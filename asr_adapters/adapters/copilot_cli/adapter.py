@@ -170,7 +170,7 @@ class CopilotCliAdapter(Adapter):
         record["parent"] = parent_key
         record["idSource"] = "derived"
         yield emit(record)
-        mapper = Mapper(self, emit, context, session_id, parent_key)
+        mapper = Mapper(self, emit, context, session_id, parent_key, agent)
         for number, event in groups.lines(agent):
             yield from mapper.feed(number, event)
 

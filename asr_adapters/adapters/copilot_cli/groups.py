@@ -64,8 +64,9 @@ class Groups:
             if isinstance(call, str):
                 owner = self._task_owner.get(call)
                 if kind == "subagent.started":
-                    # the line's own ``agentId`` names the child; older lines have only the call
-                    child = agent if agent is not None else call
+                    # the line's own ``agentId`` names the child; older lines have only the
+                    # call, and an ``agentId`` naming the calling agent itself is not the child
+                    child = agent if agent is not None and agent != owner else call
                     if child not in self.parent or self.parent[child] != owner:
                         self._add(child, owner)
                     self.first_ts.setdefault(child, event.get("timestamp"))

@@ -34,7 +34,8 @@ _RECENT_INFERENCES = 64
 
 class Mapper(ToolMixin, SubagentMixin):
     """Maps one stream's events: ``feed`` yields the records of one event.
-    ``parent_key``: the parent stream of a subagent's stream (None: the session's)."""
+    ``parent_key``: the parent stream of a subagent's stream, ``agent_id`` its agent (None:
+    the session's)."""
 
     def __init__(
         self,
@@ -43,6 +44,7 @@ class Mapper(ToolMixin, SubagentMixin):
         context: Context,
         session_key: str,
         parent_key: str | None = None,
+        agent_id: str | None = None,
     ) -> None:
         self.adapter = adapter
         self.emit = emit
@@ -50,6 +52,7 @@ class Mapper(ToolMixin, SubagentMixin):
         self.context = context
         self.session_key = session_key
         self.parent_key = parent_key
+        self.agent_id = agent_id
         #: toolCallId -> its tool_call record as written, until the result arrives
         self.open_calls: dict[str, dict[str, Any]] = {}
         #: calls open when an ``abort`` came: their result is interrupted

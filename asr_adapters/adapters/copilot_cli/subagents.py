@@ -43,6 +43,8 @@ class SubagentMixin:
     emit: Emitter
     accounting: Any
     session_key: str
+    #: the agent whose stream this is (None: the session's)
+    agent_id: str | None
     written: SpillMap
     _write: Callable[[dict[str, Any]], dict[str, Any]]  # Mapper's: emit, with supersedes
 
@@ -73,7 +75,8 @@ class SubagentMixin:
         self.accounting.records += 1
         call_id = data["toolCallId"]
         agent = event.get("agentId")
-        record = self._link(call_id, agent if isinstance(agent, str) and agent else call_id)
+        child = agent if isinstance(agent, str) and agent and agent != self.agent_id else call_id
+        record = self._link(call_id, child)
         stamp(record, from_iso(event.get("timestamp")))
         if "agentType" not in record and isinstance(data.get("agentName"), str):
             record["agentType"] = data["agentName"]
