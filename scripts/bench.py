@@ -54,7 +54,7 @@ SAMPLES = ROOT.parent / "shared" / "samples"
 GOLDEN = ROOT / "golden"
 DATA = ROOT / "bench-data"
 GENERATOR = 1  # bump when the way inputs are built changes: old cache entries are then unused
-AGENTS = ("codex", "claude-code", "openclaw", "gemini-cli", "t3code", "opencode")
+AGENTS = ("codex", "claude-code", "openclaw", "gemini-cli", "t3code", "opencode", "cline", "copilot-cli")
 MB = 1 << 20
 
 # The sample each agent's input is built from: the shared sample of the agent's largest kind
@@ -62,7 +62,10 @@ MB = 1 << 20
 # Codex: a Codex Desktop rollout (the kind that reaches several GB). Claude Code: the current
 # CLI's line zoo (attachments, tasks, agent spawns). OpenClaw: the largest current-format
 # session. Gemini CLI: its JSONL era exists only as constructed golden inputs. T3 Code: a
-# SQLite database; its golden V1 thread is repeated as event rows.
+# SQLite database; its golden V1 thread is repeated as event rows. Cline: a task folder (two
+# JSON documents, read whole by design), its golden native-tools task repeated in both files.
+# Copilot CLI: no whole real file is stored; the golden case reduced from a real 1.0.55 file
+# (a subagent, hooks, reasoning), so each repetition adds a subagent stream.
 SHARED: dict[str, str] = {
     "codex": "v0.104-desktop-2026-02-sanitized-remote-compaction-images-mcp.jsonl",
     "claude-code": "cc-2.1.114-agent-team-taskcreate-attachments-redacted-thinking.jsonl",
@@ -75,7 +78,11 @@ GOLDEN_CASE: dict[str, str] = {
     "gemini-cli": "jsonl-tool-calls",
     "t3code": "v1-activities",
     "opencode": "sqlite-turn-tools-usage",
+    "cline": "native-tools-task-folder",
+    "copilot-cli": "subagent-agentid-reasoning-hooks",
 }
+#: the task id of the built Cline task folder (``tasks/<id>/``)
+CLINE_TASK = "1761000000000"
 
 # Id-valued keys (``"id"``, ``"uuid"``, ``"...Id"``, ``"..._id"``, ``"...ID"``, ``"...Uuid"``)
 # with a string value, ISO timestamps as whole string values, epoch milliseconds under time keys.
@@ -206,7 +213,8 @@ def header_count(agent: str, lines: list[bytes]) -> int:
         codex = agent == "codex" and item.get("type") == "session_meta"
         openclaw = agent == "openclaw" and item.get("type") == "session" and count == 0
         gemini = agent == "gemini-cli" and count == 0 and "sessionId" in item and "type" not in item
-        if codex or openclaw or gemini:
+        copilot = agent == "copilot-cli" and count == 0 and item.get("type") == "session.start"
+        if codex or openclaw or gemini or copilot:
             count += 1
         else:
             break
@@ -235,7 +243,7 @@ def find_sample(agent: str, overrides: dict[str, Path] | None = None) -> Sample 
     if shared and (SAMPLES / agent / shared).is_file():
         return Sample(agent, SAMPLES / agent / shared, "shared")
     case = GOLDEN / agent / GOLDEN_CASE[agent]
-    for name in ("input.jsonl", "input.sql"):
+    for name in ("input.jsonl", "input.sql", "input.json"):
         if (case / name).is_file():
             return Sample(agent, case / name, "golden")
     return None
@@ -259,28 +267,82 @@ def build_input(sample: Sample, size: int, folder: Path = DATA) -> Built:
     """A native input of at least ``size`` bytes built from ``sample``; cached in ``folder``."""
     suffix = ".sqlite" if sample.path.suffix == ".sql" else ".jsonl"
     stem = f"{sample.agent}-{_digest(sample.path)}-{size}-g{GENERATOR}"
-    path = folder / (stem + suffix)
+    task_folder = sample.path.suffix == ".json"  # Cline: a task folder, its ui timeline the entry
+    path = folder / stem / "tasks" / CLINE_TASK / "ui_messages.json" if task_folder else folder / (stem + suffix)
     meta = folder / (stem + ".meta.json")
     if path.is_file() and meta.is_file():
         return Built(path=path, **orjson.loads(meta.read_bytes()))
     folder.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    partial.unlink(missing_ok=True)
+    target = folder / stem if task_folder else path
+    partial = target.with_name(target.name + ".partial")
+    _remove(partial)
     start = time.perf_counter()
     try:
         if suffix == ".sqlite" and sample.agent == "opencode":
             lines, largest, reps = _build_opencode(sample.path, size, partial)
+        elif task_folder:
+            lines, largest, reps = _build_cline(sample.path, size, partial)
         elif suffix == ".sqlite":
             lines, largest, reps = _build_t3code(sample.path, size, partial)
         else:
             lines, largest, reps = _build_jsonl(sample, size, partial)
     except BaseException:
-        partial.unlink(missing_ok=True)
+        _remove(partial)
         raise
-    os.replace(partial, path)
-    built = Built(path, path.stat().st_size, lines, largest, reps, time.perf_counter() - start)
+    os.replace(partial, target)
+    on_disk = sum(f.stat().st_size for f in path.parent.iterdir()) if task_folder else path.stat().st_size
+    built = Built(path, on_disk, lines, largest, reps, time.perf_counter() - start)
     meta.write_bytes(orjson.dumps({k: v for k, v in asdict(built).items() if k not in ("path", "seconds")}))
     return built
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
+_HISTORY_INDEX = re.compile(rb'"conversationHistoryIndex":(\d+)')
+
+
+def _moved(shift: int) -> Callable[[re.Match[bytes]], bytes]:
+    return lambda match: b'"conversationHistoryIndex":%d' % (int(match[1]) + shift)
+
+
+def _build_cline(ui_file: Path, size: int, root: Path) -> tuple[int, int, int]:
+    """A Cline task folder under ``root``: the golden task's ui rows and api messages repeated in
+    both files (fresh ids, later ``ts``, each repetition's ``conversationHistoryIndex`` moved
+    past the api messages before it), until the two files hold ``size`` bytes together.
+    Returns (rows + messages, the larger file's size: Cline files are read whole, so the
+    largest item is a whole file, and repetitions)."""
+    ui = [orjson.dumps(row) for row in orjson.loads(ui_file.read_bytes())]
+    api_file = ui_file.with_name("api_conversation_history.json")
+    api = [orjson.dumps(message) for message in orjson.loads(api_file.read_bytes())]
+    ui_template, api_template = Template(ui), Template(api)
+    period = max(ui_template.period, api_template.period)
+    ui_template.period = api_template.period = period  # both files shift together
+    task = root / "tasks" / CLINE_TASK
+    task.mkdir(parents=True)
+    sizes = [0, 0]
+    reps = 0
+    with open(task / "ui_messages.json", "wb") as ui_out, open(task / "api_conversation_history.json", "wb") as api_out:
+        for out in (ui_out, api_out):
+            out.write(b"[")
+        while sum(sizes) < size:
+            shift = reps * len(api)
+            for index, (out, template) in enumerate(((ui_out, ui_template), (api_out, api_template))):
+                for line in template.render(reps):
+                    line = line.rstrip(b"\n")
+                    if index == 0 and shift:
+                        line = _HISTORY_INDEX.sub(_moved(shift), line)
+                    text = (b",\n" if sizes[index] else b"") + line
+                    out.write(text)
+                    sizes[index] += len(text)
+            reps += 1
+        for out in (ui_out, api_out):
+            out.write(b"]\n")
+    return reps * (len(ui) + len(api)), max(sizes) + 2, reps
 
 
 def _build_jsonl(sample: Sample, size: int, dest: Path) -> tuple[int, int, int]:
@@ -437,7 +499,7 @@ def _build_opencode(sql: Path, size: int, dest: Path) -> tuple[int, int, int]:
 def _batch_cases() -> list[tuple[str, Path]]:
     """Golden single-file JSONL inputs (no support files beside them), per agent, in name order."""
     cases = []
-    for agent in ("codex", "claude-code", "openclaw", "gemini-cli"):
+    for agent in ("codex", "claude-code", "openclaw", "gemini-cli", "copilot-cli"):
         for folder in sorted((GOLDEN / agent).glob("*/")):
             names = {p.name for p in folder.iterdir()}
             extra = {n for n in names if n != "README.md" and not n.startswith("expected")}
@@ -557,6 +619,9 @@ def floor_loads(path: Path, agent: str) -> float:
                     loads(data)
         finally:
             connection.close()
+    elif agent == "cline":  # two JSON documents, each parsed whole (as the adapter must)
+        for name in ("ui_messages.json", "api_conversation_history.json"):
+            loads(path.with_name(name).read_bytes())
     elif agent == "t3code":
         connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
@@ -825,7 +890,8 @@ def print_table(report: Report) -> None:
             f"--jobs 2 {b['jobs2']['wall_s']:.1f} s wall; jobs1/jobs2 {b['speedup']:.2f}x "
             f"(streams {b['jobs1']['streams']}/{b['jobs2']['streams']}, exit {b['jobs1']['exit']}/{b['jobs2']['exit']})"
         )
-    print("targets: convert/floor <= 3x (codex, claude-code, openclaw, gemini-cli); validate/floor <= 2x; ", end="")
+    print("targets: convert/floor <= 3x (codex, claude-code, openclaw, gemini-cli, cline, copilot-cli); ", end="")
+    print("validate/floor <= 2x; ", end="")
     print("jobs1/jobs2 >= 1.7x; RSS a fixed overhead plus a small multiple of the largest line")
     print(
         f"clocks: floor/convert/validate = process CPU (time.process_time); batch = wall; took {report.seconds:.0f} s"

@@ -36,6 +36,7 @@ def relocated_env(tmp_path: Path) -> dict[str, str]:
         "OPENCLAW_STATE_DIR": str(places / "openclaw"),
         "GEMINI_CLI_HOME": str(places / "gemini"),
         "T3CODE_HOME": str(places / "t3"),
+        "COPILOT_HOME": str(places / "copilot"),
     }
 
 
@@ -184,6 +185,7 @@ def plant_real_homes(env: dict[str, str]) -> dict[str, Path]:
             Path(env["GEMINI_CLI_HOME"]) / ".gemini/tmp/app/chats/session-2026-03-02T10-00-demo1234.jsonl",
         ),
         "t3code": (".sql", Path(env["T3CODE_HOME"]) / "userdata/state.sqlite"),
+        "copilot-cli": (".jsonl", Path(env["COPILOT_HOME"]) / "session-state/demo-session/events.jsonl"),
     }
     for agent, (suffix, target) in layouts.items():
         if agent not in registry.names():

@@ -1,5 +1,14 @@
 """Every agent's adapter package; importing this module registers them all."""
 
-from . import claude_code, cline, codex, gemini_cli, openclaw, opencode, t3code
+from . import claude_code, cline, codex, copilot_cli, gemini_cli, openclaw, opencode, t3code
 
-__all__ = ["claude_code", "cline", "codex", "gemini_cli", "openclaw", "opencode", "t3code"]
+__all__ = [
+    "claude_code",
+    "cline",
+    "codex",
+    "copilot_cli",
+    "gemini_cli",
+    "openclaw",
+    "opencode",
+    "t3code",
+]

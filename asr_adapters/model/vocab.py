@@ -48,6 +48,7 @@ REGISTRY_NAMES = {
     "t3code": "chat.t3.code",
     "cline": "bot.cline",
     "opencode": "ai.opencode",
+    "copilot-cli": "com.github.copilot-cli",
 }
 
 

@@ -22,6 +22,7 @@ PER_AGENT = [
     GOLDEN / "openclaw" / "synthetic-assistants-deliveries",
     GOLDEN / "gemini-cli" / "json-tool-calls",
     GOLDEN / "t3code" / "v1-activities",
+    GOLDEN / "copilot-cli" / "subagent-agentid-reasoning-hooks",
     SHOW / "every-record-kind",
 ]
 

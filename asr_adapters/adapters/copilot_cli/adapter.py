@@ -1,0 +1,198 @@
+"""GitHub Copilot CLI ``events.jsonl`` -> ASR streams: the session, then one per subagent.
+
+Subagent events are written inline in the parent's file, marked by the envelope's
+``agentId`` (CLI >= 1.0.32) or ``data.parentToolCallId`` (before). The main pass maps the
+session's own events and sets each subagent's aside (``groups``); each subagent's stream
+then reads them back, after the session's.
+``subagent.*`` lifecycle events belong to the stream that made the ``task`` call, which also
+gets the ``subagent`` link where the file first shows the subagent (``subagents``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+import orjson
+
+from ...core.adapter import Adapter, Context, Emitter, Stream, header
+from ...core.errors import InputError
+from ...core.refs import session_ref
+from ...core.source import Source
+from ...core.timestamps import from_iso, stamp
+from ...registry import register
+from . import discover
+from .groups import Groups
+from .mapper import AGENT, Mapper, child_key
+
+FORMAT = "copilot-cli-events"
+_START = re.compile(rb'"type"\s*:\s*"session\.start"')
+_COPILOT = re.compile(rb'"producer"\s*:\s*"copilot-agent"|"copilotVersion"\s*:')
+_EVENT = re.compile(rb'"type"\s*:\s*"(?:user\.message|assistant\.(?:message|turn_start)|tool\.execution_start)"')
+_ENVELOPE = re.compile(rb'"parentId"\s*:')
+
+
+@register
+class CopilotCliAdapter(Adapter):
+    name: ClassVar[str] = "copilot-cli"
+    registry_name: ClassVar[str] = "com.github.copilot-cli"
+    description: ClassVar[str] = "GitHub Copilot CLI session event logs (~/.copilot/session-state/<id>/events.jsonl)"
+    discovery = discover
+
+    def detect(self, source: Source) -> int:
+        if source.is_sqlite:
+            return 0
+        head = source.head()
+        if _START.search(head) and _COPILOT.search(head):
+            return 100
+        if _EVENT.search(head) and _ENVELOPE.search(head) and b'"data"' in head:
+            return 70
+        return 0
+
+    def streams(self, source: Source, context: Context) -> Iterator[Stream]:
+        first = _first_event(source)
+        session_id = _session_id(first, source)
+        main_key = session_ref(AGENT, session_id)
+        groups = Groups()
+        facts: dict[str, Any] = {}
+
+        def main_records() -> Iterator[dict[str, Any]]:
+            emit = Emitter(context.accounting)
+            mapper = Mapper(self, emit, context, session_id)
+            previous = b""  # a line written twice in a row is a duplicate
+            started = False
+            for number, event, raw in context.parsed_lines():
+                if not started:
+                    started = True
+                    record = self._header(source, session_id, event)
+                    facts.update(version=record["agent"].get("version"), cwd=record.get("cwd"))
+                    yield emit(record)
+                    if _is_start(event):
+                        context.accounting.records += 1
+                        continue
+                if raw == previous:
+                    context.accounting.duplicates += 1
+                    continue
+                previous = raw
+                owner = groups.owner_of(number, event, raw)
+                while groups.unstarted:  # a subagent first seen by its own event: linked here
+                    yield from mapper.feed(number, groups.unstarted.pop(0))
+                if owner is not None:
+                    continue
+                yield from mapper.feed(number, event)
+            if not started:
+                raise InputError(source.display, "empty file: no Copilot CLI events to convert")
+
+        yield Stream(main_key, main_records())
+        yield from self._children(source, context, session_id, main_key, facts, groups)
+
+    def _children(
+        self,
+        source: Source,
+        context: Context,
+        session_id: str,
+        main_key: str,
+        facts: dict[str, Any],
+        groups: Groups,
+    ) -> Iterator[Stream]:
+        """One stream per subagent, in order of first appearance; the spill files are
+        deleted when the last is done (or the conversion is dropped)."""
+        try:
+            yield from self._child_streams(source, context, session_id, main_key, facts, groups)
+        finally:
+            groups.close()
+
+    def _child_streams(
+        self,
+        source: Source,
+        context: Context,
+        session_id: str,
+        main_key: str,
+        facts: dict[str, Any],
+        groups: Groups,
+    ) -> Iterator[Stream]:
+        for agent in groups.order:
+            parent_agent = groups.parent.get(agent)
+            parent_key = main_key if parent_agent is None else session_ref(AGENT, child_key(session_id, parent_agent))
+            yield Stream(
+                session_ref(AGENT, child_key(session_id, agent)),
+                self._child(source, context, session_id, agent, parent_key, facts, groups),
+                main=False,
+                parent_key=parent_key,
+            )
+
+    def _header(self, source: Source, session_id: str, event: Any) -> dict[str, Any]:
+        data = event.get("data") if _is_start(event) else None
+        data = data if isinstance(data, dict) else {}
+        version = data.get("copilotVersion")
+        layout = "folder" if source.name == discover.EVENTS_FILE else "file"
+        record = header(
+            AGENT,
+            session_id,
+            agent_version=version if isinstance(version, str) else None,
+            source_format=FORMAT,
+            variant=layout,
+            file=source.name,
+        )
+        if data:
+            stamp(record, from_iso(event.get("timestamp")))
+            context = data.get("context")
+            if isinstance(context, dict) and isinstance(context.get("cwd"), str):
+                record["cwd"] = context["cwd"]
+            record["native"] = {k: v for k, v in data.items() if k not in ("sessionId", "copilotVersion")}
+        if not isinstance(data.get("sessionId"), str) and discover.session_id(source.path) is None:
+            record["idSource"] = "derived"
+        return record
+
+    def _child(
+        self,
+        source: Source,
+        context: Context,
+        session_id: str,
+        agent: str,
+        parent_key: str,
+        facts: dict[str, Any],
+        groups: Groups,
+    ) -> Iterator[dict[str, Any]]:
+        emit = Emitter(context.accounting)
+        record = header(
+            AGENT,
+            child_key(session_id, agent),
+            agent_version=facts.get("version"),
+            source_format=FORMAT,
+            variant="subagent",
+            file=source.name,
+        )
+        stamp(record, from_iso(groups.first_ts.get(agent)))
+        if facts.get("cwd") is not None:
+            record["cwd"] = facts["cwd"]
+        record["parent"] = parent_key
+        record["idSource"] = "derived"
+        yield emit(record)
+        mapper = Mapper(self, emit, context, session_id, parent_key, agent)
+        for number, event in groups.lines(agent):
+            yield from mapper.feed(number, event)
+
+
+def _is_start(event: Any) -> bool:
+    return isinstance(event, dict) and event.get("type") == "session.start"
+
+
+def _first_event(source: Source) -> Any:
+    head = source.head()
+    line = head.split(b"\n", 1)[0]
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _session_id(first: Any, source: Source) -> str:
+    data = first.get("data") if _is_start(first) else None
+    if isinstance(data, dict) and isinstance(data.get("sessionId"), str) and data["sessionId"]:
+        return data["sessionId"]
+    named = discover.session_id(source.path)
+    if named:
+        return named
+    return source.name[: -len(".jsonl")] if source.name.endswith(".jsonl") else source.name

@@ -1,0 +1,362 @@
+"""One stream's events -> ASR records, in file order.
+
+The main session and each subagent get their own ``Mapper``. Every event's records are
+written at the event, never held for a later line, so a file that grows only adds records
+(profile §1). State held between lines is bounded by what is open, never by the file: the
+tool calls still waiting for their result, the ``task`` calls and subagents of this stream,
+the last reasoning event and block (to spot a repeat) and the inference ids whose usage was
+written (a small ring).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from ...core.adapter import Context, Emitter, start
+from ...core.spill import SpillMap
+from ...core.timestamps import from_iso, stamp
+from .content import opaque_key, prompt_author, prompt_parts, reasoning_part, text_part
+from .subagents import AGENT, CHILD_SEEN, SubagentMixin, child_key
+from .tools import ToolMixin, call_input, native_of, rest
+
+__all__ = ["AGENT", "CHILD_SEEN", "Mapper", "child_key"]
+
+if TYPE_CHECKING:
+    from .adapter import CopilotCliAdapter
+
+#: notices the CLI shows the user (ASR-205)
+_NOTICES = {"session.info": "info", "session.warning": "warning", "session.error": "error"}
+#: how many inference ids to remember for "usage written once" (chunked messages are adjacent)
+_RECENT_INFERENCES = 64
+
+
+class Mapper(ToolMixin, SubagentMixin):
+    """Maps one stream's events: ``feed`` yields the records of one event.
+    ``parent_key``: the parent stream of a subagent's stream, ``agent_id`` its agent (None:
+    the session's)."""
+
+    def __init__(
+        self,
+        adapter: CopilotCliAdapter,
+        emit: Emitter,
+        context: Context,
+        session_key: str,
+        parent_key: str | None = None,
+        agent_id: str | None = None,
+    ) -> None:
+        self.adapter = adapter
+        self.emit = emit
+        self.accounting = context.accounting
+        self.context = context
+        self.session_key = session_key
+        self.parent_key = parent_key
+        self.agent_id = agent_id
+        #: toolCallId -> its tool_call record as written, until the result arrives
+        self.open_calls: dict[str, dict[str, Any]] = {}
+        #: calls open when an ``abort`` came: their result is interrupted
+        self.aborted: set[str] = set()
+        #: the last ``assistant.reasoning`` written, until the next message: (text, its ref)
+        self.reasoning_event: tuple[str, str] | None = None
+        self.last_reasoning: tuple[Any, Any] | None = None  # (opaque key, messageId)
+        self.usage_written: deque[str] = deque(maxlen=_RECENT_INFERENCES)
+        #: native id -> the record that last wrote it: a later record with it revises that one
+        self.written = SpillMap()
+        self.init_subagents()
+
+    # -- dispatch -------------------------------------------------------------------------
+
+    def feed(self, number: int, event: Any) -> Iterator[dict[str, Any]]:
+        if type(event) is not dict:
+            yield from self._vendor("line", event)
+            return
+        kind = event.get("type")
+        data = event.get("data")
+        if not isinstance(data, dict):
+            data = {}
+        if kind == CHILD_SEEN:
+            yield self.child_seen(event)
+        elif kind not in _MAPPED:
+            yield from self._vendor(kind, event)
+        elif kind == "assistant.message":
+            yield from self._assistant(event, data)
+        elif kind == "assistant.reasoning" and isinstance(data.get("content"), str):
+            yield self._reasoning_event(event, data)
+        elif kind == "user.message" and isinstance(data.get("content"), str):
+            yield self._user(event, data)
+        elif kind == "system.message" and isinstance(data.get("content"), str):
+            yield self._system(event, data)
+        elif kind == "system.notification" and isinstance(data.get("content"), str):
+            yield self._notification(event, data)
+        elif kind in _NOTICES and isinstance(data.get("message"), str):
+            yield self._notice(event, data, _NOTICES[kind])
+        elif kind == "tool.execution_start" and isinstance(data.get("toolCallId"), str):
+            yield from self.tool_start(event, data)
+        elif kind == "tool.execution_complete" and isinstance(data.get("toolCallId"), str):
+            yield self.tool_result(event, data)
+        elif kind == "subagent.started" and isinstance(data.get("toolCallId"), str):
+            yield self.subagent_started(event, data)
+        elif kind == "subagent.completed" and data.get("cancelled") is True and self.has_subagent(data):
+            yield self.subagent_cancelled(event, data)
+        elif kind == "abort":
+            self.aborted.update(self.open_calls)  # the turn was stopped: its open calls with it
+            yield from self._vendor(kind, event)
+        elif kind == "session.shutdown":
+            yield from self._vendor(kind, event)
+            yield from self.close_open_calls(event, data)
+        else:
+            yield from self._vendor(kind, event)
+
+    # -- records --------------------------------------------------------------------------
+
+    def _write(self, record: dict[str, Any]) -> dict[str, Any]:
+        """Emit ``record``; one whose native id (``messageId``, a tool call's or subagent's
+        ``callId``) an earlier record wrote (a resumed run writing an event again with a new
+        envelope id; a call's status known later) ``supersedes`` it, so no native id is claimed
+        twice."""
+        field = _NATIVE_ID.get(record["type"])
+        native = record.get(field) if field is not None else None
+        if isinstance(native, str):
+            key = f"{record['type']}:{native}"
+            earlier = self.written.get(key)
+            if earlier is not None:
+                record["supersedes"] = earlier
+            self.written[key] = self.emit.next_id
+        return self.emit(record)
+
+    def _written(self, kind: str, native: str) -> bool:
+        return self.written.get(f"{kind}:{native}") is not None
+
+    def _base(self, kind: str, event: dict[str, Any]) -> dict[str, Any]:
+        record = start(kind)
+        stamp(record, from_iso(event.get("timestamp")))
+        return record
+
+    def _vendor(self, kind: Any, event: Any) -> Iterator[dict[str, Any]]:
+        self.accounting.vendor += 1
+        record = self._base("vendor", event) if isinstance(event, dict) else start("vendor")
+        vendor = self.adapter.vendor(kind if isinstance(kind, str) else "unknown", event)
+        record["schema"], record["data"] = vendor["schema"], vendor["data"]
+        yield self._write(record)
+
+    def _user(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+        self.accounting.records += 1
+        self.reasoning_event = None
+        record = self._base("message", event)
+        record["messageId"] = event.get("id") if isinstance(event.get("id"), str) else f"line-{self.emit.seq + 1}"
+        if not isinstance(event.get("id"), str):
+            record["idSource"] = "derived"
+        record["role"] = "user"
+        author, origin = prompt_author(data, from_parent=self.parent_key is not None)
+        if author == "agent" and origin == "inter_session" and not data.get("source") and self.parent_key:
+            record["from"] = {"session": self.parent_key}  # the spawning agent's prompt
+        content, display = prompt_parts(data["content"], data.get("transformedContent"), author, origin)
+        record["content"] = content
+        if display is not None:
+            record["displayContent"] = display
+            if content:
+                record["displayCorrespondence"] = "native"
+        if not content:
+            record["capture"] = {
+                "content": {
+                    "state": "absent",
+                    "reason": "the CLI kept only the text as displayed (no transformedContent)",
+                }
+            }
+        native_of(record, rest(data, ("content", "transformedContent")))
+        return self._write(record)
+
+    def _system(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+        self.accounting.records += 1
+        record = self._base("message", event)
+        record["messageId"] = event.get("id")
+        role = data.get("role")
+        record["role"] = role if role in ("system", "developer") else "system"
+        record["author"] = "harness"
+        record["origin"] = "injected"
+        record["content"] = [text_part(data["content"])]
+        native_of(record, rest(data, ("content", "role")))
+        return self._write(record)
+
+    def _notification(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+        """A runtime notice the CLI puts in the model's context (agent finished, shell done)."""
+        self.accounting.records += 1
+        record = self._base("message", event)
+        record["messageId"] = event.get("id")
+        record["role"] = "user"
+        record["author"] = "harness"
+        record["origin"] = "injected"
+        record["content"] = [text_part(data["content"])]
+        native_of(record, rest(data, ("content",)))
+        return self._write(record)
+
+    def _notice(self, event: dict[str, Any], data: dict[str, Any], level: str) -> dict[str, Any]:
+        self.accounting.records += 1
+        record = self._base("message", event)
+        record["messageId"] = event.get("id")
+        record["author"] = "harness"
+        record["origin"] = "notice"
+        record["audience"] = "user"
+        record["content"] = [text_part(data["message"])]
+        record["capture"] = {"role": {"state": "absent"}}
+        record["native"] = {"level": level, **rest(data, ("message",))}
+        return self._write(record)
+
+    def _assistant(self, event: dict[str, Any], data: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """One model response (or one chunk of it): a message when it has text or reasoning,
+        then one ``tool_call`` per tool request. Usage (``outputTokens``) goes on the first
+        record of the response, once per inference id."""
+        self.accounting.records += 1
+        inference = _first_str(data, "apiCallId", "requestId")
+        text = data.get("content")
+        reasoning_text = data.get("reasoningText")
+        native_extra: dict[str, Any] = {}
+        event_reasoning, self.reasoning_event = self.reasoning_event, None
+        if event_reasoning is not None and reasoning_text == event_reasoning[0]:
+            # the text the ``assistant.reasoning`` just before already wrote, as a reasoning-only
+            # message under its own id (ASR-219): named here, not written twice
+            reasoning_text = None
+            native_extra["reasoningTextIn"] = event_reasoning[1]
+        message_id = data.get("messageId") if isinstance(data.get("messageId"), str) else event.get("id")
+        parts: list[Any] = []
+        key = opaque_key(data)
+        if key is not None and self.last_reasoning is not None and self.last_reasoning[0] == key:
+            native_extra["reasoningRepeatsMessage"] = self.last_reasoning[1]  # the same block again
+        else:
+            part = reasoning_part(reasoning_text, data)
+            if part is not None and "reasoningTextIn" in native_extra:
+                del part["visibility"]  # not ciphertext alone: its text is in the named record
+            if part is not None:
+                parts.append(part)
+                if key is not None:
+                    self.last_reasoning = (key, message_id)
+        if isinstance(text, str) and text:
+            parts.append(text_part(text))
+        requests = data.get("toolRequests")
+        calls = (
+            [r for r in requests if isinstance(r, dict) and isinstance(r.get("toolCallId"), str)]
+            if isinstance(requests, list)
+            else []
+        )
+        if not parts and not calls and isinstance(text, str):
+            parts.append(text_part(text))  # an empty response: the source kept it empty
+        usage = self._usage(inference, data)
+        response_native = {
+            **rest(data, _MESSAGE_FIELDS + (("requestId",) if inference == data.get("requestId") else ())),
+            **native_extra,
+        }
+        if parts or not calls:
+            record = self._base("message", event)
+            if inference is not None:
+                record["inferenceId"] = inference
+            record["messageId"] = message_id
+            record["role"] = "assistant"
+            record["author"] = "model"
+            record["content"] = parts
+            if not parts:
+                record["capture"] = {"content": {"state": "absent", "reason": "the event holds no content"}}
+            self._model_and_usage(
+                record, data, usage, revises=isinstance(message_id, str) and self._written("message", message_id)
+            )
+            native_of(record, response_native)
+            yield self._write(record)
+        for index, request in enumerate(calls):
+            call = self._base("tool_call", event)
+            if inference is not None:
+                call["inferenceId"] = inference
+            call["callId"] = request["toolCallId"]
+            call["name"] = request.get("name")
+            if parts:
+                call["messageId"] = message_id
+            call_input(call, request.get("arguments"))
+            native: dict[str, Any] = {}
+            if not parts:
+                # a tools-only response has no message record: its ids ride on its calls
+                native["messageId"] = message_id
+                self._model_and_usage(call, data, usage if index == 0 else None, revises=False)
+                if index == 0:
+                    native.update(response_native)
+            native.update(rest(request, ("toolCallId", "name", "arguments")))
+            native_of(call, native)
+            self.open_calls[call["callId"]] = call
+            self.note_task_call(call)
+            yield self._write(call)
+
+    def _usage(self, inference: str | None, data: dict[str, Any]) -> dict[str, int] | None:
+        tokens = data.get("outputTokens")
+        if type(tokens) is not int or tokens < 0:
+            return None
+        if inference is not None:
+            if inference in self.usage_written:
+                return None  # a later chunk of a response already counted
+            self.usage_written.append(inference)
+        return {"outputTokens": tokens}
+
+    @staticmethod
+    def _model_and_usage(
+        record: dict[str, Any], data: dict[str, Any], usage: dict[str, int] | None, revises: bool
+    ) -> None:
+        """``model``, and ``usage`` once per response. A message written again (``supersedes``)
+        is a complete snapshot: it keeps its native count (``nativeUsage``), while ``usage``
+        stays on the record that first counted the response, so summing ``usage`` over a
+        stream counts each response once (docs/format.md)."""
+        if isinstance(data.get("model"), str):
+            record["model"] = data["model"]
+        if usage is not None:
+            record["usage"] = usage
+            record["nativeUsage"] = {"outputTokens": usage["outputTokens"]}
+        elif revises and type(data.get("outputTokens")) is int:
+            record["nativeUsage"] = {"outputTokens": data["outputTokens"]}
+
+    def _reasoning_event(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+        """``assistant.reasoning``: a reasoning-only message under its ``reasoningId``
+        (ASR-219), written at once whatever follows it."""
+        self.accounting.records += 1
+        record = self._base("message", event)
+        reasoning_id = data.get("reasoningId")
+        record["messageId"] = reasoning_id if isinstance(reasoning_id, str) else event.get("id")
+        record["role"] = "assistant"
+        record["author"] = "model"
+        record["content"] = [{"type": "reasoning", "text": data["content"]}]
+        native_of(record, rest(data, ("reasoningId", "content")))
+        self.reasoning_event = (data["content"], f"messageId={record['messageId']}")
+        return self._write(record)
+
+
+_NATIVE_ID = {"message": "messageId", "tool_call": "callId", "subagent": "callId"}
+#: the event types mapped to records of their own (every other type is a vendor record)
+_MAPPED = frozenset(
+    {
+        "user.message",
+        "system.message",
+        "system.notification",
+        *_NOTICES,
+        "tool.execution_start",
+        "tool.execution_complete",
+        "subagent.started",
+        "subagent.completed",
+        "assistant.message",
+        "assistant.reasoning",
+        "abort",
+        "session.shutdown",
+    }
+)
+_MESSAGE_FIELDS = (
+    "messageId",
+    "content",
+    "toolRequests",
+    "reasoningText",
+    "reasoningOpaque",
+    "encryptedContent",
+    "model",
+    "outputTokens",
+)
+
+
+def _first_str(data: dict[str, Any], *keys: str) -> str | None:
+    for key in keys:
+        value = data.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
