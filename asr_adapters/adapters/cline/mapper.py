@@ -23,7 +23,7 @@ from .parts import (
     unanswered_status,
     with_result_state,
 )
-from .rows import Alignment, align, is_human
+from .rows import Alignment, align, human_kind
 from .split import (
     RESULT,
     XmlCall,
@@ -46,7 +46,7 @@ class TaskMapper(Timeline):
     def __init__(self, emit: Emitter, context: Context, ui: list[Any], api: list[Any]) -> None:
         super().__init__(emit, context, ui)
         self.api = api
-        self.alignment: Alignment = align(ui, api)
+        self.alignment: Alignment = align(ui, api, self.kinds)
         self.response = self.alignment.response
         self.next_api = 0
         #: call ids of the api history still waiting for a result, in order
@@ -317,7 +317,7 @@ class TaskMapper(Timeline):
         return body
 
     def human_row(self, position: int) -> bool:
-        return is_human(self.ui[position], position)
+        return human_kind(self.kinds[position], position)
 
 
 def _role(message: Any) -> Any:
