@@ -61,7 +61,9 @@ UI_INPUT = (
 
 def new_body(kind: str, ts: Any = None) -> dict[str, Any]:
     """A record body with ``seq``/``id`` placeholders and the epoch-ms time ``ts``, if any."""
-    return stamp({"type": kind, "seq": 0, "id": ""}, epoch_millis(ts))
+    if type(ts) is int and 0 <= ts < _EXACT_MS:  # every row and 2026 api message: no tsPrecision
+        return {"type": kind, "seq": 0, "id": "", "ts": _millis_text(ts)}
+    return stamp({"type": kind, "seq": 0, "id": ""}, from_epoch_millis(ts))
 
 
 _DAY_MS = 86_400_000
@@ -82,11 +84,24 @@ def epoch_millis(value: Any) -> TsPair:
     a ``ts`` in milliseconds, and ``strftime`` per record was a tenth of the conversion."""
     if type(value) is not int or not 0 <= value < _EXACT_MS:
         return from_epoch_millis(value)
+    return _millis_text(value), None
+
+
+_last_millis: list[Any] = [None, ""]  # the last value written and its text: records of one item share it
+
+
+def _millis_text(value: int) -> str:
+    """RFC 3339 text of ``0 <= value < _EXACT_MS`` epoch milliseconds."""
+    if value == _last_millis[0]:
+        return _last_millis[1]  # type: ignore[no-any-return]
     days, rest = divmod(value, _DAY_MS)
     seconds, millis = divmod(rest, 1000)
     minutes, second = divmod(seconds, 60)
     hour, minute = divmod(minutes, 60)
-    return f"{_day(days)}{hour:02d}:{minute:02d}:{second:02d}.{millis:03d}Z", None
+    text = f"{_day(days)}{hour:02d}:{minute:02d}:{second:02d}.{millis:03d}Z"
+    _last_millis[0] = value
+    _last_millis[1] = text
+    return text
 
 
 class Timeline:
@@ -150,15 +165,22 @@ class Timeline:
 
     # -- rows --------------------------------------------------------------------------
 
-    def row(self, position: int, row: Any) -> Iterator[dict[str, Any]]:
-        self.context.accounting.native_items += 1
+    def seen(self, position: int, row: Any) -> bool:
+        """Count a row and note a truncation it records; False when the row was folded into a
+        record written already (about half the rows of a task folder: no ``row`` call for them)."""
+        accounting = self.context.accounting
+        accounting.native_items += 1
         if isinstance(row, dict):
             deleted = row.get("conversationHistoryDeletedRange")
             if deleted is not None and deleted != self.deleted_range:
                 self.deleted_range = self.pending_truncation = deleted
         if position in self.folded:
-            self._count("folded")
-            return
+            accounting.folded += 1
+            return False
+        return True
+
+    def row(self, position: int, row: Any) -> Iterator[dict[str, Any]]:
+        """The records of a row ``seen`` let through."""
         self.outcome = "records"
         pair = self.kinds[position]
         kind, sub = pair
