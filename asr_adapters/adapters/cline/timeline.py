@@ -93,7 +93,7 @@ _last_millis: list[Any] = [None, ""]  # the last value written and its text: rec
 def _millis_text(value: int) -> str:
     """RFC 3339 text of ``0 <= value < _EXACT_MS`` epoch milliseconds."""
     if value == _last_millis[0]:
-        return _last_millis[1]  # type: ignore[no-any-return]
+        return _last_millis[1]
     days, rest = divmod(value, _DAY_MS)
     seconds, millis = divmod(rest, 1000)
     minutes, second = divmod(seconds, 60)
