@@ -122,7 +122,7 @@ class TaskMapper(Timeline):
         rows = [p for p in self.alignment.display.get(index, []) if self.human_row(p) == human]
         parts: list[dict[str, Any]] = []
         for position in rows:
-            parts += self.display_parts(self.ui[position], author)
+            parts += self.display_parts(self.ui[position], author, self.kinds[position])
             self.folded.add(position)
         return parts, rows
 

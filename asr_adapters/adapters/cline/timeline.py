@@ -87,20 +87,23 @@ def epoch_millis(value: Any) -> TsPair:
     return _millis_text(value), None
 
 
-_last_millis: list[Any] = [None, ""]  # the last value written and its text: records of one item share it
+#: the last value written and its text (records of one native item share it); one tuple,
+#: replaced whole, so threads converting side by side never pair a value with another's text
+_last_millis: tuple[int, str] = (-1, "")
 
 
 def _millis_text(value: int) -> str:
     """RFC 3339 text of ``0 <= value < _EXACT_MS`` epoch milliseconds."""
-    if value == _last_millis[0]:
-        return _last_millis[1]
+    global _last_millis
+    last = _last_millis
+    if last[0] == value:
+        return last[1]
     days, rest = divmod(value, _DAY_MS)
     seconds, millis = divmod(rest, 1000)
     minutes, second = divmod(seconds, 60)
     hour, minute = divmod(minutes, 60)
     text = f"{_day(days)}{hour:02d}:{minute:02d}:{second:02d}.{millis:03d}Z"
-    _last_millis[0] = value
-    _last_millis[1] = text
+    _last_millis = (value, text)
     return text
 
 
@@ -237,9 +240,12 @@ class Timeline:
         body.update(schema=f"{REGISTRY}/{kind}", data=data)
         return body
 
-    def display_parts(self, row: dict[str, Any], author: str | None) -> list[dict[str, Any]]:
-        """What the ui showed for a row, as parts (``author`` on each when given)."""
-        kind, sub = subtype(row)
+    def display_parts(
+        self, row: dict[str, Any], author: str | None, pair: tuple[str, str] | None = None
+    ) -> list[dict[str, Any]]:
+        """What the ui showed for a row, as parts (``author`` on each when given; ``pair``: the
+        row's ``subtype`` when the caller has it)."""
+        kind, sub = subtype(row) if pair is None else pair
         text = row.get("text")
         parts: list[dict[str, Any]] = []
         if isinstance(row.get("reasoning"), str) and row["reasoning"]:
@@ -282,7 +288,7 @@ class Timeline:
         if row.get("partial") is True:
             body["status"] = "partial"
         body["content"] = []
-        body["displayContent"] = self.display_parts(row, None)
+        body["displayContent"] = self.display_parts(row, None, self.kinds[position])
         body["capture"] = {"content": {"state": "absent", "reason": _DISPLAY_ONLY}}
         body["idSource"] = "derived"
         self._tail(body, row)
@@ -312,7 +318,7 @@ class Timeline:
         waiting, self.waiting_human = self.waiting_human, []
         display: list[dict[str, Any]] = []
         for human in waiting:
-            display += self.display_parts(self.ui[human], "human")
+            display += self.display_parts(self.ui[human], "human", self.kinds[human])
             self._count("folded")
         shown = [shown_row(self.ui[human]) for human in waiting]
         body = new_body("message", ts)
