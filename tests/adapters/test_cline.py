@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 from golden_support import GOLDEN, golden_cases, materialize_input, shared_samples
 
 from asr_adapters import registry, validate_records
-from asr_adapters.adapters.cline import discover, files
+from asr_adapters.adapters.cline import discover, files, parts
 from asr_adapters.adapters.cline.split import (
     HARNESS,
     HUMAN,
@@ -24,8 +25,10 @@ from asr_adapters.adapters.cline.split import (
     split_assistant,
     split_text,
 )
+from asr_adapters.adapters.cline.timeline import epoch_millis
 from asr_adapters.convert import Conversion
 from asr_adapters.core.source import Source
+from asr_adapters.core.timestamps import from_epoch_millis
 
 SAMPLES = shared_samples("cline")
 XML_CASE = GOLDEN / "cline" / "xml-tools-task-folder"
@@ -626,3 +629,58 @@ def test_shared_sample_converts_validates_and_balances(path: Path) -> None:
         r["id"] for r in records if r["type"] in ("tool_call", "tool_result") and (r.get("input") or r.get("content"))
     ]
     assert all("ts" in r for r in records if r["type"] == "vendor")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        0,
+        1,
+        999,
+        1000,
+        86_399_999,
+        86_400_000,
+        951_782_400_000,  # 2000-02-29
+        1_761_000_000_123,
+        1_761_000_000_999,
+        1_767_225_599_999,  # the last millisecond of 2025
+        2**31 * 1000 - 1,  # the last value of the whole-number path
+        2**31 * 1000,
+        -1,
+        4_102_444_800_001,
+        1_761_000_000_123.5,
+        True,
+        "1761000000000",
+        None,
+    ],
+)
+def test_epoch_millis_writes_what_from_epoch_millis_writes(value: Any) -> None:
+    assert epoch_millis(value) == from_epoch_millis(value)
+
+
+def test_epoch_millis_matches_from_epoch_millis_over_a_spread_of_values() -> None:
+    step = 2**31 * 1000 // 20_011  # a prime count of steps: every millisecond digit and hour shows up
+    for value in range(7, 2**31 * 1000, step):
+        assert epoch_millis(value) == from_epoch_millis(value), value
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "data:image/png;base64,iVBORw0KGgo=",
+        "data:image/svg+xml;base64,PHN2Zz4=\n",
+        "data:image/png;base64,",
+        "data:;base64,AAAA",
+        "data:image/png;charset=utf-8;base64,AAAA",
+        "data:image png;base64,AAAA",
+        "data:image/png,AAAA",
+        "data:imagé/png;base64,AAAA",
+        "DATA:image/png;base64,AAAA",
+        "https://example.com/a.png",
+        "",
+    ],
+)
+def test_data_url_cut_as_the_pattern_reads_it(url: str) -> None:
+    match = re.match(r"data:([\w.+\-/]+);base64,(.*)\Z", url, re.S)
+    expected = None if match is None else {"type": "image", "mimeType": match[1], "data": match[2]}
+    assert parts._data_url(url) == expected

@@ -23,7 +23,7 @@ from .parts import (
     unanswered_status,
     with_result_state,
 )
-from .rows import Alignment, align, is_human
+from .rows import Alignment, align, human_kind
 from .split import (
     RESULT,
     XmlCall,
@@ -46,24 +46,28 @@ class TaskMapper(Timeline):
     def __init__(self, emit: Emitter, context: Context, ui: list[Any], api: list[Any]) -> None:
         super().__init__(emit, context, ui)
         self.api = api
-        self.alignment: Alignment = align(ui, api)
+        self.alignment: Alignment = align(ui, api, self.kinds)
         self.response = self.alignment.response
         self.next_api = 0
         #: call ids of the api history still waiting for a result, in order
         self.open_calls: list[tuple[str, str]] = []
+        self._last_request: tuple[int, Any] | None = None
 
     def records(self) -> Iterator[dict[str, Any]]:
         targets = self.alignment.target
         members = {p for rows in self.alignment.display.values() for p in rows}
         members.update(p for rows in self.alignment.requests.values() for p in rows)
+        api_last = len(self.api) - 1
         for position, row in enumerate(self.ui):
             target = targets[position]
-            if target is not None and self.api:
+            if target is not None and api_last >= 0:
                 # an api message is written at the first row that shows it; rows before that
                 # (plans, checkpoints) keep their place in the timeline
                 last = target if position in members else target - 1
-                yield from self._api_until(min(last, len(self.api) - 1))
-            yield from self.row(position, row)
+                if self.next_api <= last:
+                    yield from self._api_until(min(last, api_last))
+            if self.seen(position, row):
+                yield from self.row(position, row)
         yield from self._api_until(len(self.api) - 1)
         yield from self.flush()
 
@@ -118,7 +122,7 @@ class TaskMapper(Timeline):
         rows = [p for p in self.alignment.display.get(index, []) if self.human_row(p) == human]
         parts: list[dict[str, Any]] = []
         for position in rows:
-            parts += self.display_parts(self.ui[position], author)
+            parts += self.display_parts(self.ui[position], author, self.kinds[position])
             self.folded.add(position)
         return parts, rows
 
@@ -199,7 +203,7 @@ class TaskMapper(Timeline):
         self._display(body, display, rows)
         self._api_tail(body, message)
         if requests:
-            info = parse_json(request_row.get("text"))
+            info = self._request_info(requests[-1])
             if isinstance(info, dict):
                 answered = index + 1 < len(self.api) and _role(self.api[index + 1]) == "assistant"
                 if not answered:
@@ -282,11 +286,21 @@ class TaskMapper(Timeline):
     def _usage(self, index: int, message: dict[str, Any]) -> tuple[dict[str, int] | None, Any, str | None]:
         requests = self.alignment.requests.get(index - 1, [])
         if requests:
-            info = parse_json(self.ui[requests[-1]].get("text"))
+            info = self._request_info(requests[-1])
             if isinstance(info, dict):
                 return request_usage(info)
         usage = metrics_usage(message.get("metrics"))
         return usage, (message.get("metrics") if usage is not None else None), None
+
+    def _request_info(self, position: int) -> Any:
+        """An ``api_req_started`` row's parsed text. The request's user message and the reply
+        (its usage) both read it, one after the other: the last one parsed is kept."""
+        last = self._last_request
+        if last is not None and last[0] == position:
+            return last[1]
+        info = parse_json(self.ui[position].get("text"))
+        self._last_request = (position, info)
+        return info
 
     def _xml_call(self, index: int, number: int, call: XmlCall, ts: Any) -> dict[str, Any]:
         body = new_body("tool_call", ts)
@@ -317,7 +331,7 @@ class TaskMapper(Timeline):
         return body
 
     def human_row(self, position: int) -> bool:
-        return is_human(self.ui[position], position)
+        return human_kind(self.kinds[position], position)
 
 
 def _role(message: Any) -> Any:

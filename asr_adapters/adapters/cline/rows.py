@@ -40,39 +40,76 @@ NOTICE_SAYS = frozenset(
 NOTICE_ASKS = frozenset({"api_req_failed", "mistake_limit_reached", "auto_approval_max_req_reached"})
 
 
+NONE = ("", "")
+#: one tuple per subtype seen, shared by every row of it (``subtypes`` keeps one per row)
+_SAYS: dict[str, tuple[str, str]] = {}
+_ASKS: dict[str, tuple[str, str]] = {}
+_SHARED_LIMIT = 4096
+
+
+def _shared(table: dict[str, tuple[str, str]], kind: str, sub: str) -> tuple[str, str]:
+    pair = table.get(sub)
+    if pair is None:
+        pair = (kind, sub)
+        if len(table) < _SHARED_LIMIT:
+            table[sub] = pair
+    return pair
+
+
 def subtype(row: Any) -> tuple[str, str]:
     """(``say``/``ask``, its subtype) of a ui row; ("", "") for anything else."""
     if not isinstance(row, dict):
-        return "", ""
+        return NONE
     kind = row.get("type")
-    if kind == "say" and isinstance(row.get("say"), str):
-        return "say", row["say"]
-    if kind == "ask" and isinstance(row.get("ask"), str):
-        return "ask", row["ask"]
-    return "", ""
+    if kind == "say":
+        sub = row.get("say")
+        if isinstance(sub, str):
+            return _shared(_SAYS, "say", sub)
+    elif kind == "ask":
+        sub = row.get("ask")
+        if isinstance(sub, str):
+            return _shared(_ASKS, "ask", sub)
+    return NONE
 
 
-def is_human(row: Any, position: int) -> bool:
-    kind, sub = subtype(row)
-    if kind != "say":
-        return False
-    return sub in HUMAN_SAYS or (sub == "text" and position == 0)
+def subtypes(ui: list[Any]) -> list[tuple[str, str]]:
+    """``subtype`` of every row, worked out once: the mapping asks it of each row many times."""
+    return [subtype(row) for row in ui]
 
 
-def is_text(row: Any) -> bool:
-    kind, sub = subtype(row)
-    if (kind == "say" and sub in TEXT_SAYS) or (kind == "ask" and sub in TEXT_ASKS):
+REQUEST = ("say", "api_req_started")
+
+
+def human_kind(kind: tuple[str, str], position: int) -> bool:
+    """A row a person wrote, from its ``subtype``: ``task``, ``user_feedback``, or the first row's text."""
+    return kind[0] == "say" and (kind[1] in HUMAN_SAYS or (kind[1] == "text" and position == 0))
+
+
+def text_kind(kind: tuple[str, str], row: Any) -> bool:
+    """A row showing model prose or reasoning (a partial row with no text yet shows nothing)."""
+    if (kind[0] == "say" and kind[1] in TEXT_SAYS) or (kind[0] == "ask" and kind[1] in TEXT_ASKS):
         return not (row.get("partial") is True and not row.get("text"))
     return False
 
 
+def call_kind(kind: tuple[str, str]) -> bool:
+    return (kind[0] == "say" and kind[1] in CALL_SAYS) or (kind[0] == "ask" and kind[1] in CALL_ASKS)
+
+
+def is_human(row: Any, position: int) -> bool:
+    return human_kind(subtype(row), position)
+
+
+def is_text(row: Any) -> bool:
+    return text_kind(subtype(row), row)
+
+
 def is_call(row: Any) -> bool:
-    kind, sub = subtype(row)
-    return (kind == "say" and sub in CALL_SAYS) or (kind == "ask" and sub in CALL_ASKS)
+    return call_kind(subtype(row))
 
 
 def is_request(row: Any) -> bool:
-    return subtype(row) == ("say", "api_req_started")
+    return subtype(row) == REQUEST
 
 
 @dataclass
@@ -87,42 +124,49 @@ class Alignment:
     response: dict[int, int] = field(default_factory=dict)
 
 
-def align(ui: list[Any], api: list[Any]) -> Alignment:
+def align(ui: list[Any], api: list[Any], kinds: list[tuple[str, str]] | None = None) -> Alignment:
     """Cline stamps each row with ``conversationHistoryIndex`` = the api history's length - 1
     when the row was written, so a row belongs to api message index + 1. Rows without it
-    (older builds) are placed by order: the n-th request is the n-th user message."""
+    (older builds) are placed by order: the n-th request is the n-th user message.
+    ``kinds``: the rows' ``subtypes``, when the caller has them already."""
+    if kinds is None:
+        kinds = subtypes(ui)
     out = Alignment()
     users = [i for i, m in enumerate(api) if isinstance(m, dict) and m.get("role") == "user"]
     requests_seen = -1
+    targets = out.target
     for position, row in enumerate(ui):
-        index = row.get("conversationHistoryIndex") if isinstance(row, dict) else None
+        kind = kinds[position]
+        index = row.get("conversationHistoryIndex") if kind[0] or isinstance(row, dict) else None
+        request = kind == REQUEST
         target: int | None
         if type(index) is int:
             target = index + 1
         else:
             out.native = out.native and not api
-            if is_request(row):
+            if request:
                 requests_seen += 1
                 target = users[requests_seen] if requests_seen < len(users) else None
-            elif is_human(row, position):
+            elif human_kind(kind, position):
                 target = users[requests_seen + 1] if requests_seen + 1 < len(users) else None
             else:
                 target = users[requests_seen] + 1 if 0 <= requests_seen < len(users) else None
-        out.target.append(target)
+        targets.append(target)
         if target is None:
             continue
-        if is_request(row):
+        if request:
             out.requests.setdefault(target, []).append(position)
-        elif is_human(row, position) or is_text(row):
+        elif human_kind(kind, position) or text_kind(kind, row):
             out.display.setdefault(target, []).append(position)
-    for position, row in enumerate(ui):
-        if not is_request(row):
+    count = len(ui)
+    for position, kind in enumerate(kinds):
+        if kind != REQUEST:
             continue
-        for later in range(position + 1, len(ui)):
-            other = ui[later]
-            if is_request(other) or is_human(other, later):
+        for later in range(position + 1, count):
+            other = kinds[later]
+            if other == REQUEST or human_kind(other, later):
                 break
-            if is_text(other) or is_call(other):
+            if text_kind(other, ui[later]) or call_kind(other):
                 out.response[position] = later
                 break
     return out

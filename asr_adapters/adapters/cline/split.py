@@ -173,6 +173,9 @@ def split_text(text: str, flattened: bool = False) -> list[Piece]:
     """The pieces of one user-side text block (``flattened``: Cline's whole request text,
     where blocks were joined by blank lines), adjacent pieces of one kind merged, white
     space alone joined to the piece before it."""
+    if not flattened and text[:1] != "[" and _WRAP.search(text) is None:
+        # no tool result header, no wrapper: one piece (most blocks; what the loop below finds)
+        return [Piece(_plain(text), text)] if text else []
     chunks: list[str] = []
     if flattened:
         position = 0

@@ -4,10 +4,12 @@ the rows that have no api message to fold into otherwise."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 from ...core.adapter import Context, Emitter
-from ...core.timestamps import from_epoch_millis, stamp
+from ...core.timestamps import TsPair, from_epoch_millis, stamp
 from .parts import (
     REGISTRY,
     USAGE_KEYS,
@@ -21,7 +23,7 @@ from .parts import (
     unanswered_status,
     with_result_state,
 )
-from .rows import NOTICE_ASKS, NOTICE_SAYS, is_call, is_human, is_request, is_text, subtype
+from .rows import NOTICE_ASKS, NOTICE_SAYS, REQUEST, call_kind, human_kind, subtype, subtypes, text_kind
 from .split import RESULT, Piece, split_text
 
 PLAN_ID = "task_progress"
@@ -40,6 +42,8 @@ _KEEP_WAITING = frozenset(
         "resume_completed_task",
     }
 )
+#: asks after a followup question that end its wait for an answer (asked again, or the task was interrupted)
+_ASKED_AGAIN = frozenset({"followup", "resume_task", "resume_completed_task"})
 #: the native-style id of each record type: written twice, the later record revises the earlier
 _NATIVE_ID = {"message": "messageId", "tool_call": "callId", "input_request": "requestId"}
 _DISPLAY_ONLY = "Cline's ui timeline holds only what it showed; the model-facing text is not in this input"
@@ -57,7 +61,50 @@ UI_INPUT = (
 
 def new_body(kind: str, ts: Any = None) -> dict[str, Any]:
     """A record body with ``seq``/``id`` placeholders and the epoch-ms time ``ts``, if any."""
+    if type(ts) is int and 0 <= ts < _EXACT_MS:  # every row and 2026 api message: no tsPrecision
+        return {"type": kind, "seq": 0, "id": "", "ts": _millis_text(ts)}
     return stamp({"type": kind, "seq": 0, "id": ""}, from_epoch_millis(ts))
+
+
+_DAY_MS = 86_400_000
+#: Below 2**31 seconds (January 2038) ``ms / 1000`` as a float is within 0.25 µs of the exact
+#: time, so ``from_epoch_millis`` (``datetime.fromtimestamp``, rounded to the microsecond)
+#: lands on the exact millisecond: whole-number arithmetic writes the same text, faster.
+_EXACT_MS = 2**31 * 1000
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@lru_cache(maxsize=1024)
+def _day(days: int) -> str:
+    return (_EPOCH + timedelta(days=days)).strftime("%Y-%m-%dT")
+
+
+def epoch_millis(value: Any) -> TsPair:
+    """``from_epoch_millis(value)``, the same text for every value: every record of a task has
+    a ``ts`` in milliseconds, and ``strftime`` per record was a tenth of the conversion."""
+    if type(value) is not int or not 0 <= value < _EXACT_MS:
+        return from_epoch_millis(value)
+    return _millis_text(value), None
+
+
+#: the last value written and its text (records of one native item share it); one tuple,
+#: replaced whole, so threads converting side by side never pair a value with another's text
+_last_millis: tuple[int, str] = (-1, "")
+
+
+def _millis_text(value: int) -> str:
+    """RFC 3339 text of ``0 <= value < _EXACT_MS`` epoch milliseconds."""
+    global _last_millis
+    last = _last_millis
+    if last[0] == value:
+        return last[1]
+    days, rest = divmod(value, _DAY_MS)
+    seconds, millis = divmod(rest, 1000)
+    minutes, second = divmod(seconds, 60)
+    hour, minute = divmod(minutes, 60)
+    text = f"{_day(days)}{hour:02d}:{minute:02d}:{second:02d}.{millis:03d}Z"
+    _last_millis = (value, text)
+    return text
 
 
 class Timeline:
@@ -67,10 +114,14 @@ class Timeline:
         self.emit = emit
         self.context = context
         self.ui = ui
+        #: every row's (say/ask, subtype), worked out once
+        self.kinds = subtypes(ui)
         self.api: list[Any] = []
         self.folded: set[int] = set()
         self.known_calls: set[str] = set()
-        self.written: dict[tuple[str, str], str] = {}
+        #: per record type with a native id (``_NATIVE_ID``): the record that last wrote each id
+        #: (a dict per type, not (type, id) keys: no tuple kept per record for the collector to walk)
+        self.written: dict[str, dict[str, str]] = {kind: {} for kind in _NATIVE_ID}
         self.last_kind = ""
         self.deleted_range: Any = None
         self.pending_truncation: Any = None
@@ -95,9 +146,10 @@ class Timeline:
         field = _NATIVE_ID.get(kind)
         key = body.get(field) if field is not None else None
         if isinstance(key, str):
-            if (kind, key) in self.written and "supersedes" not in body:
-                body["supersedes"] = self.written[kind, key]
-            self.written[kind, key] = self.emit.next_id
+            written = self.written[kind]
+            if key in written and "supersedes" not in body:
+                body["supersedes"] = written[key]
+            written[key] = self.emit.next_id
         self.last_kind = kind
         return self.emit(body)
 
@@ -116,38 +168,48 @@ class Timeline:
 
     # -- rows --------------------------------------------------------------------------
 
-    def row(self, position: int, row: Any) -> Iterator[dict[str, Any]]:
-        self.context.accounting.native_items += 1
+    def seen(self, position: int, row: Any) -> bool:
+        """Count a row and note a truncation it records; False when the row was folded into a
+        record written already (about half the rows of a task folder: no ``row`` call for them)."""
+        accounting = self.context.accounting
+        accounting.native_items += 1
         if isinstance(row, dict):
             deleted = row.get("conversationHistoryDeletedRange")
             if deleted is not None and deleted != self.deleted_range:
                 self.deleted_range = self.pending_truncation = deleted
         if position in self.folded:
-            self._count("folded")
-            return
+            accounting.folded += 1
+            return False
+        return True
+
+    def row(self, position: int, row: Any) -> Iterator[dict[str, Any]]:
+        """The records of a row ``seen`` let through."""
         self.outcome = "records"
-        kind, sub = subtype(row)
-        if is_request(row) or is_human(row, position):
+        pair = self.kinds[position]
+        kind, sub = pair
+        request = pair == REQUEST
+        human = human_kind(pair, position)
+        if request or human:
             self.completed = False
-        elif (kind, sub) == ("say", "completion_result"):
+        elif pair == ("say", "completion_result"):
             self.completed = True
-        if self.waiting_human and sub not in _KEEP_WAITING and not is_request(row) and not is_human(row, position):
+        if self.waiting_human and sub not in _KEEP_WAITING and not request and not human:
             yield from self._flush_human()  # the prompt was not sent by a request after it
         if not kind:
             self.outcome = "vendor"
             yield self.put(self._vendor("row", row))
-        elif is_human(row, position):
+        elif human:
             if self.api:
                 yield self._display_message(position, row, "user")
             else:
                 self.waiting_human.append(position)
                 self.outcome = None
-        elif is_request(row):
+        elif request:
             yield from self._request(position, row)
-        elif is_text(row):
+        elif text_kind(pair, row):
             yield from self._flush_human()
             yield self._display_message(position, row, "assistant")
-        elif is_call(row) and not self.api:
+        elif call_kind(pair) and not self.api:
             yield from self._flush_human()
             yield self.put(self._ui_call(position, row, kind, sub))
         elif kind == "say" and sub == "task_progress":
@@ -178,9 +240,12 @@ class Timeline:
         body.update(schema=f"{REGISTRY}/{kind}", data=data)
         return body
 
-    def display_parts(self, row: dict[str, Any], author: str | None) -> list[dict[str, Any]]:
-        """What the ui showed for a row, as parts (``author`` on each when given)."""
-        kind, sub = subtype(row)
+    def display_parts(
+        self, row: dict[str, Any], author: str | None, pair: tuple[str, str] | None = None
+    ) -> list[dict[str, Any]]:
+        """What the ui showed for a row, as parts (``author`` on each when given; ``pair``: the
+        row's ``subtype`` when the caller has it)."""
+        kind, sub = subtype(row) if pair is None else pair
         text = row.get("text")
         parts: list[dict[str, Any]] = []
         if isinstance(row.get("reasoning"), str) and row["reasoning"]:
@@ -223,7 +288,7 @@ class Timeline:
         if row.get("partial") is True:
             body["status"] = "partial"
         body["content"] = []
-        body["displayContent"] = self.display_parts(row, None)
+        body["displayContent"] = self.display_parts(row, None, self.kinds[position])
         body["capture"] = {"content": {"state": "absent", "reason": _DISPLAY_ONLY}}
         body["idSource"] = "derived"
         self._tail(body, row)
@@ -253,7 +318,7 @@ class Timeline:
         waiting, self.waiting_human = self.waiting_human, []
         display: list[dict[str, Any]] = []
         for human in waiting:
-            display += self.display_parts(self.ui[human], "human")
+            display += self.display_parts(self.ui[human], "human", self.kinds[human])
             self._count("folded")
         shown = [shown_row(self.ui[human]) for human in waiting]
         body = new_body("message", ts)
@@ -297,8 +362,9 @@ class Timeline:
         """A request with no reply whose next request sends the same text: a retry."""
         if position in self.response:
             return False
+        kinds = self.kinds
         for later in range(position + 1, len(self.ui)):
-            if is_request(self.ui[later]):
+            if kinds[later] == REQUEST:
                 info = parse_json(self.ui[later].get("text"))
                 return isinstance(info, dict) and info.get("request") == request
         return False
@@ -362,10 +428,10 @@ class Timeline:
         next one before the next request or question (Cline writes the answer as that row)."""
         for later in range(position + 1, len(self.ui)):
             row = self.ui[later]
-            kind, sub = subtype(row)
-            if (kind, sub) == ("say", "user_feedback"):
+            pair = self.kinds[later]
+            if pair == ("say", "user_feedback"):
                 return row if isinstance(row, dict) else None
-            if is_request(row) or (kind == "ask" and sub in ("followup", "resume_task", "resume_completed_task")):
+            if pair == REQUEST or (pair[0] == "ask" and pair[1] in _ASKED_AGAIN):
                 return None  # asked again, or the task was interrupted: what the person writes next is no answer
         return None
 
