@@ -16,7 +16,9 @@ _GENERAL = re.compile(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|z|[+
 TsPair = tuple[str | None, str | None]
 
 
-_last_iso: list[object] = [None, (None, None)]  # the last value from_iso read, and its answer
+# The last value from_iso read and its answer, as one tuple replaced whole: two threads (Dask's
+# threaded workers) can then never pair one value with the other's answer.
+_last_iso: tuple[object, TsPair] = (None, (None, None))
 
 
 def from_iso(value: object) -> TsPair:
@@ -24,11 +26,12 @@ def from_iso(value: object) -> TsPair:
 
     The records of one native line share its timestamp, so the last answer is kept: adapters
     call this per record without keeping a cache of their own."""
-    if value is _last_iso[0]:
-        return _last_iso[1]  # type: ignore[return-value]
+    global _last_iso
+    last_value, last_pair = _last_iso
+    if value is last_value:
+        return last_pair
     pair = _from_iso(value)
-    _last_iso[0] = value
-    _last_iso[1] = pair
+    _last_iso = (value, pair)
     return pair
 
 
