@@ -18,6 +18,7 @@ from .._callable import make_callable
 from ..core.errors import ASRError, InputError
 from . import atif
 from .report import LossReport
+from .sink import Write, byte_writer
 
 #: Export formats by name: ATIF writes one stream's records as one document; "otel" is the
 #: OpenTelemetry trace (``export_otel``), whose SDK is the optional ``otel`` extra.
@@ -78,33 +79,32 @@ def export_streams(
     one wait in temporary files; the rest are written straight after the main one's steps."""
     writer = _writer(to)
     report = LossReport(to, writer.VERSION)
-    waiting: list[IO[str]] = []
+    waiting: list[IO[bytes]] = []
     seen = 0
 
-    def children(target: IO[str]) -> None:
-        nonlocal seen
+    def children(write: Write) -> None:
         first = True
         for spool in waiting:
             spool.seek(0)
-            target.write(',"subagent_trajectories":[' if first else ",")
+            write(b',"subagent_trajectories":[' if first else b",")
             first = False
             while chunk := spool.read(1 << 16):
-                target.write(chunk)
+                write(chunk)
             spool.close()
         for key, _main, records in streams:
-            target.write(',"subagent_trajectories":[' if first else ",")
+            write(b',"subagent_trajectories":[' if first else b",")
             first = False
-            writer.write_trajectory(records, target, report, default_id=key)
+            writer.write_trajectory(records, write, report, default_id=key)
         if not first:
-            target.write("]")
+            write(b"]")
 
     for key, main, records in streams:
         if main:
             seen += 1
-            writer.write_trajectory(records, out, report, children, default_id=key)
+            writer.write_trajectory(records, byte_writer(out), report, children, default_id=key)
             break
-        spool = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 - closed once copied
-        writer.write_trajectory(records, spool, report, default_id=key)
+        spool = tempfile.TemporaryFile("w+b")  # noqa: SIM115 - closed once copied
+        writer.write_trajectory(records, spool.write, report, default_id=key)
         waiting.append(spool)
     if not seen:
         raise InputError("export", "the input has no main stream")

@@ -16,6 +16,7 @@ import orjson
 
 from .parts import flag_only, map_parts
 from .report import APPROXIMATE, CARRIED, DROPPED, LossReport
+from .sink import Write, byte_writer
 
 NAME = "atif"
 VERSION = "ATIF-v1.8"
@@ -45,8 +46,7 @@ USAGE_HOW = (
 )
 
 
-def _dumps(value: Any) -> str:
-    return orjson.dumps(value).decode()
+_dumps = orjson.dumps
 
 
 @dataclass(slots=True)
@@ -98,10 +98,10 @@ class Step:
 
 
 class TrajectoryWriter:
-    """Writes one stream's records as one ATIF trajectory object into ``out``."""
+    """Writes one stream's records as one ATIF trajectory object, as UTF-8 bytes through ``write``."""
 
-    def __init__(self, out: IO[str], report: LossReport, default_id: str | None = None) -> None:
-        self.out = out
+    def __init__(self, write: Write, report: LossReport, default_id: str | None = None) -> None:
+        self.write = write
         self.default_id = default_id
         self.report = report
         self.open: Step | None = None
@@ -134,7 +134,7 @@ class TrajectoryWriter:
         if isinstance(session, str):
             head["session_id"] = session
             head["trajectory_id"] = session
-        self.out.write(_dumps(head)[:-1] + ',"steps":[')
+        self.write(_dumps(head)[:-1] + b',"steps":[')
 
     def _flush(self) -> None:
         step, self.open = self.open, None
@@ -144,7 +144,9 @@ class TrajectoryWriter:
         self.step_count += 1
         for call in step.calls:
             self.step_of_call[call["tool_call_id"]] = self.step_count
-        self.out.write(("," if self.step_count > 1 else "") + _dumps(step.as_atif(self.step_count)))
+        if self.step_count > 1:
+            self.write(b",")
+        self.write(_dumps(step.as_atif(self.step_count)))
 
     def _begin(self, source: str, record: dict[str, Any]) -> Step:
         self._flush()
@@ -156,7 +158,7 @@ class TrajectoryWriter:
         """The open step, or a new system step to hold a record that belongs to no message."""
         return self.open if self.open is not None else self._begin("system", record)
 
-    def finish(self, tail: Callable[[IO[str]], None] | None = None) -> None:
+    def finish(self, tail: Callable[[Write], None] | None = None) -> None:
         """Close the trajectory: the last step, then agent, metrics, extra and ``tail``'s members."""
         self._flush()
         if self.step_count == 0:  # ATIF needs one step; an empty session says so in extra
@@ -169,20 +171,20 @@ class TrajectoryWriter:
         }
         if len(self.models) == 1:
             atif_agent["model_name"] = next(iter(self.models))
-        self.out.write("]," + _dumps({"agent": atif_agent})[1:-1])
+        self.write(b"]," + _dumps({"agent": atif_agent})[1:-1])
         metrics: dict[str, Any] = {
             f"total_{atif}": self.totals[atif] for _, atif in USAGE_METRICS if atif in self.totals
         }
         metrics["total_steps"] = self.step_count
-        self.out.write(',"final_metrics":' + _dumps(metrics))
+        self.write(b',"final_metrics":' + _dumps(metrics))
         extra = {k: v for k, v in self.header.items() if k not in ("type", "seq", "id", "session", "agent")}
         if self.declarations:
             extra["declarations"] = self.declarations
         if extra:
-            self.out.write(',"extra":' + _dumps({"asr": extra}))
+            self.write(b',"extra":' + _dumps({"asr": extra}))
         if tail is not None:
-            tail(self.out)
-        self.out.write("}")
+            tail(self.write)
+        self.write(b"}")
 
     # -- records -------------------------------------------------------------------------
     def add(self, record: dict[str, Any]) -> None:
@@ -442,14 +444,15 @@ def _same(left: Any, right: Any) -> bool:
 
 def write_trajectory(
     records: Iterable[dict[str, Any]],
-    out: IO[str],
+    out: IO[str] | Write,
     report: LossReport,
-    tail: Callable[[IO[str]], None] | None = None,
+    tail: Callable[[Write], None] | None = None,
     default_id: str | None = None,
 ) -> None:
-    """Write one stream's records as one ATIF trajectory object (``default_id``: its id when
-    the stream has no header)."""
-    writer = TrajectoryWriter(out, report, default_id)
+    """Write one stream's records as one ATIF trajectory object into a text stream or a bytes
+    ``write`` function (``default_id``: its id when the stream has no header; ``tail(write)``
+    adds members at the end of the object)."""
+    writer = TrajectoryWriter(out if callable(out) else byte_writer(out), report, default_id)
     for record in records:
         writer.add(record)
     writer.finish(tail)

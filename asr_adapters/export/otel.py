@@ -10,9 +10,10 @@ previous record's time) and flagged ``asr.time.estimated``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Iterable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import IO, Any
 
 import orjson
@@ -24,10 +25,11 @@ from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.trace import Status, StatusCode
 
 from ..version import __version__
-from .otlp_json import OtlpJsonExporter
+from .otlp_json import OtlpJsonExporter, PlainSpans
 from .report import APPROXIMATE, CARRIED, DROPPED, LossReport
 
 NAME = "otel"
+SCOPE = "asr_adapters.export"
 VERSION = "gen_ai semconv 1.44.0"
 SCHEMA_URL = "https://opentelemetry.io/schemas/1.44.0"
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -51,7 +53,8 @@ def nanos(ts: Any) -> int | None:
         return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return (moment - EPOCH) // timedelta(microseconds=1) * 1000
+    since = moment - EPOCH  # days, seconds, microseconds: exact, and cheaper than dividing timedeltas
+    return (since.days * 86400 + since.seconds) * 1_000_000_000 + since.microseconds * 1000
 
 
 def trace_id_of(session: str) -> int:
@@ -97,15 +100,52 @@ def _texts(parts: Any, *, reasoning: bool = False) -> list[dict[str, str]]:
     return found
 
 
-class TraceWriter:
-    """Turns one stream's records into SDK spans; the exporter (or processor) receives each span as it ends."""
+class SdkSpans:
+    """Spans made by the SDK, one tracer provider per trace; ``exporter_for(resource)`` gives the
+    exporter (each span exported as it ends) or a span processor of the caller's."""
 
-    def __init__(self, exporter_for: Any, report: LossReport, include_content: bool) -> None:
+    def __init__(self, exporter_for: Any) -> None:
         self.exporter_for = exporter_for
-        self.report = report
-        self.content = include_content
         self.provider: TracerProvider | None = None
         self.tracer: Any = None
+
+    def begin(self, session: str, resource_attributes: dict[str, Any]) -> None:
+        resource = Resource(resource_attributes)
+        self.provider = TracerProvider(resource=resource, id_generator=SessionIds(session), shutdown_on_exit=False)
+        made: SpanExporter | SpanProcessor = self.exporter_for(resource)
+        self.provider.add_span_processor(made if isinstance(made, SpanProcessor) else SimpleSpanProcessor(made))
+        self.tracer = self.provider.get_tracer(SCOPE, __version__, schema_url=SCHEMA_URL)
+
+    def start(self, name: str, parent: Span | None, at: int, attributes: dict[str, Any]) -> Span:
+        context = trace.set_span_in_context(parent) if parent is not None else None
+        span: Span = self.tracer.start_span(name, context=context, start_time=at, attributes=attributes)
+        return span
+
+    def finish(self) -> None:
+        assert self.provider is not None
+        self.provider.shutdown()
+
+
+class FileSpans(PlainSpans):
+    """Plain spans written straight into one OTLP/JSON document, with the ids the SDK path gives."""
+
+    def __init__(self, out: IO[str]) -> None:
+        super().__init__(out, SCOPE, __version__, SCHEMA_URL)
+
+    def begin(self, session: str, resource_attributes: dict[str, Any]) -> None:
+        self.begin_trace(trace_id_of(session), functools.partial(span_id_of, session), resource_attributes)
+
+    def finish(self) -> None:
+        pass
+
+
+class TraceWriter:
+    """Turns one stream's records into spans (``SdkSpans`` or ``FileSpans``), each handed on as it ends."""
+
+    def __init__(self, spans: Any, report: LossReport, include_content: bool) -> None:
+        self.spans = spans
+        self.report = report
+        self.content = include_content
         self.root: Span | None = None
         self.turn: Span | None = None
         self.turn_key: Any = None
@@ -123,8 +163,7 @@ class TraceWriter:
         return moment, False
 
     def _start(self, name: str, parent: Span | None, at: int, estimated: bool, attributes: dict[str, Any]) -> Span:
-        context = trace.set_span_in_context(parent) if parent is not None else None
-        span: Span = self.tracer.start_span(name, context=context, start_time=at, attributes=attributes)
+        span: Span = self.spans.start(name, parent, at, attributes)
         if estimated:
             span.set_attribute("asr.time.estimated", True)
         return span
@@ -138,11 +177,7 @@ class TraceWriter:
         session = str(header.get("session") or "unknown")
         agent: dict[str, Any] = header["agent"] if isinstance(header.get("agent"), dict) else {}
         self.agent = str(agent.get("name") or "unknown")
-        resource = Resource({"service.name": self.agent, "service.version": str(agent.get("version") or "")})
-        self.provider = TracerProvider(resource=resource, id_generator=SessionIds(session), shutdown_on_exit=False)
-        made: SpanExporter | SpanProcessor = self.exporter_for(resource)
-        self.provider.add_span_processor(made if isinstance(made, SpanProcessor) else SimpleSpanProcessor(made))
-        self.tracer = self.provider.get_tracer("asr_adapters.export", __version__, schema_url=SCHEMA_URL)
+        self.spans.begin(session, {"service.name": self.agent, "service.version": str(agent.get("version") or "")})
         at, estimated = self._time(header)
         attributes = {"gen_ai.conversation.id": session, "gen_ai.agent.name": self.agent}
         if agent.get("version"):
@@ -313,8 +348,7 @@ class TraceWriter:
             self._begin({})
         self._close_turn(self.last)
         self._end(self.root, self.last)
-        assert self.provider is not None
-        self.provider.shutdown()
+        self.spans.finish()
 
 
 def write_trace(
@@ -326,7 +360,11 @@ def write_trace(
 ) -> None:
     """Make one stream's spans through the SDK; ``exporter_for(resource)`` gives the exporter (each
     span exported as it ends) or a span processor of the caller's (``otlp_send`` batches)."""
-    writer = TraceWriter(exporter_for, report, include_content)
+    _write(records, SdkSpans(exporter_for), report, include_content)
+
+
+def _write(records: Iterable[dict[str, Any]], spans: Any, report: LossReport, include_content: bool) -> None:
+    writer = TraceWriter(spans, report, include_content)
     for record in records:
         writer.add(record)
     writer.finish()
@@ -337,12 +375,24 @@ def write_otlp_json(
     streams: Iterable[Iterable[dict[str, Any]]], out: IO[str], report: LossReport, *, include_content: bool = False
 ) -> None:
     """Streams (a session and its subagents) as one OTLP/JSON document (``ExportTraceServiceRequest``),
-    one trace each, linked parent to child; spans are written to ``out`` as they end."""
+    one trace each, linked parent to child; spans are written to ``out`` as they end. The spans are
+    the SDK path's (``write_otlp_json_via_sdk``), made without SDK span objects."""
+    spans = FileSpans(out)
+    for records in streams:
+        _write(records, spans, report, include_content)
+    spans.close({})
+
+
+def write_otlp_json_via_sdk(
+    streams: Iterable[Iterable[dict[str, Any]]], out: IO[str], report: LossReport, *, include_content: bool = False
+) -> None:
+    """``write_otlp_json`` through SDK spans and an SDK exporter (slower): the same document, byte for
+    byte; the tests hold the two together."""
     made: list[OtlpJsonExporter] = []
 
     def exporter_for(resource: Resource) -> SpanExporter:
         if not made:
-            made.append(OtlpJsonExporter(out, resource, "asr_adapters.export", __version__, SCHEMA_URL))
+            made.append(OtlpJsonExporter(out, resource, SCOPE, __version__, SCHEMA_URL))
         return Shared(made[0])
 
     for records in streams:
