@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import IO, Any
 
@@ -25,8 +25,9 @@ from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.trace import Status, StatusCode
 
 from ..version import __version__
-from .otlp_json import OtlpJsonExporter, PlainSpans
+from .otlp_json import Fragment, OtlpJsonExporter, PlainSpans
 from .report import APPROXIMATE, CARRIED, DROPPED, LossReport
+from .sink import Write
 
 NAME = "otel"
 SCOPE = "asr_adapters.export"
@@ -129,7 +130,7 @@ class SdkSpans:
 class FileSpans(PlainSpans):
     """Plain spans written straight into one OTLP/JSON document, with the ids the SDK path gives."""
 
-    def __init__(self, out: IO[str]) -> None:
+    def __init__(self, out: IO[str] | None) -> None:
         super().__init__(out, SCOPE, __version__, SCHEMA_URL)
 
     def begin(self, session: str, resource_attributes: dict[str, Any]) -> None:
@@ -372,15 +373,31 @@ def _write(records: Iterable[dict[str, Any]], spans: Any, report: LossReport, in
 
 
 def write_otlp_json(
-    streams: Iterable[Iterable[dict[str, Any]]], out: IO[str], report: LossReport, *, include_content: bool = False
+    streams: Iterable[Iterable[dict[str, Any]]],
+    out: IO[str],
+    report: LossReport,
+    *,
+    include_content: bool = False,
+    tail: Callable[[Write], None] | None = None,
 ) -> None:
     """Streams (a session and its subagents) as one OTLP/JSON document (``ExportTraceServiceRequest``),
     one trace each, linked parent to child; spans are written to ``out`` as they end. The spans are
-    the SDK path's (``write_otlp_json_via_sdk``), made without SDK span objects."""
+    the SDK path's (``write_otlp_json_via_sdk``), made without SDK span objects. ``tail(write)``
+    adds spans (``,{span}`` pieces, see ``write_fragment``) after them."""
     spans = FileSpans(out)
     for records in streams:
         _write(records, spans, report, include_content)
-    spans.close({})
+    spans.close({}, tail)
+
+
+def write_fragment(
+    records: Iterable[dict[str, Any]], write: Write, report: LossReport, *, include_content: bool = False
+) -> None:
+    """One stream's spans as ``,{span}`` pieces, to follow another document's spans (a folder's
+    child stream in its parent's file)."""
+    spans = FileSpans(None)
+    spans.document = Fragment(write)
+    _write(records, spans, report, include_content)
 
 
 def write_otlp_json_via_sdk(

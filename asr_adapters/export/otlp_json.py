@@ -11,7 +11,7 @@ so the file holds exactly the spans ``--endpoint`` sends through the SDK.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import IO, Any
 
 import orjson
@@ -20,7 +20,7 @@ from opentelemetry.sdk.trace import ReadableSpan, SpanLimits
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.trace import SpanContext, Status, StatusCode
 
-from .sink import byte_writer
+from .sink import Write, byte_writer
 
 #: OTLP's SPAN_KIND_INTERNAL (the SDK counts it 0): every span we make is internal.
 KIND_INTERNAL = 1
@@ -104,10 +104,28 @@ class Document:
         self.out(orjson.dumps(span))
         self.count += 1
 
-    def close(self) -> None:
+    def close(self, tail: Callable[[Write], None] | None = None) -> None:
+        """End the spans array (after ``tail(write)`` adds more) and the document."""
         if not self.closed:
             self.closed = True
+            if tail is not None:
+                tail(self.out)
             self.out(b"]" + self.tail)
+
+
+class Fragment:
+    """Spans as ``,{span}`` pieces (no head, no tail), to follow another document's spans."""
+
+    def __init__(self, write: Write) -> None:
+        self.out = write
+        self.count = 0
+
+    def write(self, span: dict[str, Any]) -> None:
+        self.out(b"," + orjson.dumps(span))
+        self.count += 1
+
+    def close(self, tail: Callable[[Write], None] | None = None) -> None:
+        pass
 
 
 class OtlpJsonExporter(SpanExporter):
@@ -198,10 +216,10 @@ class PlainSpans:
     """Makes ``PlainSpan``s for one trace at a time and writes each into one OTLP/JSON document as
     it ends. ``ids(n)`` gives the n-th span id of the trace (as the SDK's id generator does)."""
 
-    def __init__(self, out: IO[str], scope: str, version: str, schema_url: str) -> None:
+    def __init__(self, out: IO[str] | None, scope: str, version: str, schema_url: str) -> None:
         self.out = out
         self.scope = (scope, version, schema_url)
-        self.document: Document | None = None
+        self.document: Document | Fragment | None = None
         self.max_links = SpanLimits().max_links  # the SDK's limit (OTEL_SPAN_LINK_COUNT_LIMIT), to match it
         self.trace_hex = ""
         self.ids: Any = None
@@ -209,6 +227,7 @@ class PlainSpans:
 
     def begin_trace(self, trace_id: int, ids: Any, resource: dict[str, Any]) -> None:
         if self.document is None:
+            assert self.out is not None
             self.document = Document(self.out, resource, *self.scope)
         self.trace_hex = f"{trace_id:032x}"
         self.ids = ids
@@ -223,8 +242,9 @@ class PlainSpans:
         assert self.document is not None
         self.document.write(span.as_json(self.trace_hex))
 
-    def close(self, resource: dict[str, Any]) -> None:
+    def close(self, resource: dict[str, Any], tail: Callable[[Write], None] | None = None) -> None:
         """End the document (the head first, with ``resource``, when no trace was begun)."""
         if self.document is None:
+            assert self.out is not None
             self.document = Document(self.out, resource, *self.scope)
-        self.document.close()
+        self.document.close(tail)

@@ -46,6 +46,15 @@ class LossReport:
                     self.how[key] = how
         self.batch_counts = [0] * len(self.batches)
 
+    def absorb(self, other: LossReport) -> None:
+        """Add another report's counts to this one (a folder export sums its documents')."""
+        other._fold()
+        self.counts.update(other.counts)
+        for key, how in other.how.items():
+            self.how.setdefault(key, how)
+        self.records.update(other.records)
+        self.trajectories += other.trajectories
+
     def note(self, record_type: str, name: str, outcome: str, how: str = "") -> None:
         key = (record_type, name, outcome)
         count = self.counts.get(key)
