@@ -112,7 +112,8 @@ class TrajectoryWriter:
         self.models: set[str] = set()
         self.totals: dict[str, int] = {}
         self.started = False
-        self.shapes: dict[tuple[Any, ...], tuple[tuple[str, ...], int]] = {}
+        self.shapes: dict[tuple[Any, ...], tuple[tuple[str, ...], tuple[str, ...], int]] = {}
+        self.counts = report.batch_counts
         self.handlers: dict[str, Callable[[dict[str, Any]], None]] = {
             "session": self._on_session,
             "message": self._on_message,
@@ -196,25 +197,30 @@ class TrajectoryWriter:
         else:
             handler(record)
 
-    def _leftovers(self, kind: str, record: dict[str, Any], mapped: dict[str, str]) -> dict[str, Any]:
+    def _leftovers(
+        self, kind: str, record: dict[str, Any], mapped: dict[str, str], mapped_key: Any = None
+    ) -> dict[str, Any]:
         """Members with no ATIF field, for extra.asr; each member's outcome counted in the report.
-        Records of one shape (type, member names, mapping) share one classification."""
-        shape = (kind, tuple(record), tuple(mapped.items()))
+        Records of one shape (type, member names, mapping) share one classification
+        (``mapped_key``: a constant mapping's key, else its items)."""
+        shape = (kind, tuple(record), mapped_key if mapped_key is not None else tuple(mapped.items()))
         known = self.shapes.get(shape)
         if known is None:
             known = self._classify(kind, shape[1], mapped)
             self.shapes[shape] = known
-        names, batch = known
-        self.report.batch_counts[batch] += 1
+        names, part_names, batch = known
+        self.counts[batch] += 1
         kept: dict[str, Any] = {"type": kind, "id": record.get("id")}
-        for name in names:
-            value = record[name]
-            if name in PART_MEMBERS and isinstance(value, list):
-                value = [flag_only(p) for p in value if isinstance(p, dict)]
-            kept[name] = value
+        kept.update(zip(names, map(record.__getitem__, names), strict=True))
+        for name in part_names:
+            value = kept[name]
+            if isinstance(value, list):
+                kept[name] = [flag_only(p) for p in value if isinstance(p, dict)]
         return kept
 
-    def _classify(self, kind: str, names: tuple[str, ...], mapped: dict[str, str]) -> tuple[tuple[str, ...], int]:
+    def _classify(
+        self, kind: str, names: tuple[str, ...], mapped: dict[str, str]
+    ) -> tuple[tuple[str, ...], tuple[str, ...], int]:
         kept: list[str] = []
         notes: list[tuple[str, str, str, str]] = []
         for name in names:
@@ -228,7 +234,8 @@ class TrajectoryWriter:
             else:
                 kept.append(name)
                 notes.append((kind, name, APPROXIMATE, KEPT_HOW.get(name, "kept in extra.asr")))
-        return tuple(kept), self.report.add_batch(tuple(notes))
+        parts = tuple(name for name in kept if name in PART_MEMBERS)
+        return tuple(kept), parts, self.report.add_batch(tuple(notes))
 
     def _on_session(self, record: dict[str, Any]) -> None:
         self.header = record
@@ -296,8 +303,8 @@ class TrajectoryWriter:
             step.model = record["model"]
             self.models.add(record["model"])
         self._usage(step, record)
-        mapped = MESSAGE_MAPPED[(role in ("user", "assistant", "system"), has_usage, joins)]
-        leftover = self._leftovers("message", record, mapped)
+        which = (role in ("user", "assistant", "system"), has_usage, joins)
+        leftover = self._leftovers("message", record, MESSAGE_MAPPED[which], which)
         leftover.pop("content", None)
         if "copiedFrom" in record:
             leftover["copiedFrom"] = record["copiedFrom"]
@@ -370,8 +377,7 @@ class TrajectoryWriter:
             result["content"] = pieces.texts[0]
         elif pieces.texts:
             result["content"] = [{"type": "text", "text": text} for text in pieces.texts]
-        how = "" if linked else "its call is in another step: a system step with callId in extra.asr"
-        leftover = self._leftovers("tool_result", record, {"callId": how, "content": ""})
+        leftover = self._leftovers("tool_result", record, RESULT_MAPPED[linked], linked)
         leftover.pop("content", None)
         if not linked and "callId" in record:
             leftover["callId"] = record["callId"]
@@ -422,6 +428,13 @@ def _message_mapping(plain_role: bool, usage: bool, joined: bool) -> dict[str, s
 #: How a message's mapped members are reported, by (role user/assistant/system, usage, joined).
 MESSAGE_MAPPED = {
     (a, b, c): _message_mapping(a, b, c) for a in (True, False) for b in (True, False) for c in (True, False)
+}
+
+
+#: How a tool result's mapped members are reported, by whether its call is in its step.
+RESULT_MAPPED = {
+    True: {"callId": "", "content": ""},
+    False: {"callId": "its call is in another step: a system step with callId in extra.asr", "content": ""},
 }
 
 

@@ -34,6 +34,7 @@ SCOPE = "asr_adapters.export"
 VERSION = "gen_ai semconv 1.44.0"
 SCHEMA_URL = "https://opentelemetry.io/schemas/1.44.0"
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_sha256 = hashlib.sha256
 USAGE_ATTRIBUTES = (
     ("inputTokens", "gen_ai.usage.input_tokens"),
     ("outputTokens", "gen_ai.usage.output_tokens"),
@@ -65,7 +66,11 @@ def trace_id_of(session: str) -> int:
 
 def span_id_of(session: str, number: int) -> int:
     """The id of the ``number``-th span made for a session (1: its root span)."""
-    return int.from_bytes(hashlib.sha256(b"span:%d:" % number + session.encode()).digest()[:8], "big") or 1
+    return span_id_of_bytes(session.encode(), number)
+
+
+def span_id_of_bytes(session: bytes, number: int) -> int:
+    return int.from_bytes(_sha256(b"span:%d:%s" % (number, session)).digest()[:8], "big") or 1
 
 
 def root_context(session: str) -> trace.SpanContext:
@@ -134,7 +139,9 @@ class FileSpans(PlainSpans):
         super().__init__(out, SCOPE, __version__, SCHEMA_URL)
 
     def begin(self, session: str, resource_attributes: dict[str, Any]) -> None:
-        self.begin_trace(trace_id_of(session), functools.partial(span_id_of, session), resource_attributes)
+        self.begin_trace(
+            trace_id_of(session), functools.partial(span_id_of_bytes, session.encode()), resource_attributes
+        )
 
     def finish(self) -> None:
         pass
@@ -155,12 +162,27 @@ class TraceWriter:
         self.tools: dict[str, Span] = {}
         self.last: int | None = None
         self.agent = "unknown"
+        self.last_ts: Any = None
+        # the notes each record kind meets, counted by index (report.counter)
+        self.counts = report.batch_counts
+        content = (CARRIED, "") if include_content else (DROPPED, CONTENT_HOW)
+        message = (APPROXIMATE, "text parts as gen_ai.*.messages") if include_content else (DROPPED, CONTENT_HOW)
+        self.message_notes = report.counter(("message", "content", *message))
+        self.call_notes = report.counter(("tool_call", "callId/name", CARRIED, ""), ("tool_call", "input", *content))
+        self.result_notes = report.counter(
+            ("tool_result", "status/isError", CARRIED, ""), ("tool_result", "content", *content)
+        )
+        self.usage_notes: dict[tuple[str, tuple[str, ...]], int] = {}
 
     def _time(self, record: dict[str, Any]) -> tuple[int, bool]:
-        moment = nanos(record.get("ts"))
+        ts = record.get("ts")
+        if ts is not None and ts == self.last_ts:  # records of one moment: parsed once
+            return self.last or 0, False
+        moment = nanos(ts)
         if moment is None:
             return (self.last or 0), True
         self.last = moment
+        self.last_ts = ts
         return moment, False
 
     def _start(self, name: str, parent: Span | None, at: int, estimated: bool, attributes: dict[str, Any]) -> Span:
@@ -263,10 +285,16 @@ class TraceWriter:
         usage = record.get("usage")
         if not isinstance(usage, dict):
             return
+        found = tuple(asr for asr, _ in USAGE_ATTRIBUTES if isinstance(usage.get(asr), int))
         for asr, name in USAGE_ATTRIBUTES:
-            if isinstance(usage.get(asr), int):
+            if asr in found:
                 span.set_attribute(name, usage[asr])
-                self.report.note(str(record.get("type")), f"usage.{asr}", CARRIED)
+        kind = str(record.get("type"))
+        index = self.usage_notes.get((kind, found))
+        if index is None:
+            notes = tuple((kind, f"usage.{asr}", CARRIED, "") for asr in found)
+            index = self.usage_notes[(kind, found)] = self.report.counter(*notes)
+        self.counts[index] += 1
 
     def _message(self, record: dict[str, Any], at: int, estimated: bool) -> None:
         role = record.get("role")
@@ -290,8 +318,7 @@ class TraceWriter:
                 messages = orjson.loads(previous) if isinstance(previous, str) else []
                 messages.append({"role": "user", "parts": parts})
                 self.turn.set_attribute("gen_ai.input.messages", orjson.dumps(messages).decode())
-        outcome, how = (APPROXIMATE, "text parts as gen_ai.*.messages") if self.content else (DROPPED, CONTENT_HOW)
-        self.report.note("message", "content", outcome, how)
+        self.counts[self.message_notes] += 1
 
     def _tool_call(self, record: dict[str, Any], at: int, estimated: bool) -> None:
         if isinstance(record.get("usage"), dict):
@@ -307,10 +334,7 @@ class TraceWriter:
             value = record.get("input", record.get("arguments"))
             attributes["gen_ai.tool.call.arguments"] = value if isinstance(value, str) else orjson.dumps(value).decode()
         span = self._start(f"execute_tool {name}", self._parent(), at, estimated, attributes)
-        self.report.note("tool_call", "callId/name", CARRIED)
-        self.report.note(
-            "tool_call", "input", CARRIED if self.content else DROPPED, "" if self.content else CONTENT_HOW
-        )
+        self.counts[self.call_notes] += 1
         if isinstance(call_id, str):
             self._end(self.tools.pop(call_id, None), at)
             self.tools[call_id] = span
@@ -338,10 +362,7 @@ class TraceWriter:
         if self.content:
             texts = [p["content"] for p in _texts(record.get("content"))]
             span.set_attribute("gen_ai.tool.call.result", "".join(texts))
-        self.report.note("tool_result", "status/isError", CARRIED)
-        self.report.note(
-            "tool_result", "content", CARRIED if self.content else DROPPED, "" if self.content else CONTENT_HOW
-        )
+        self.counts[self.result_notes] += 1
         self._end(span, at)
 
     def finish(self) -> None:

@@ -42,7 +42,16 @@ def any_value(value: Any) -> dict[str, Any]:
 
 
 def key_values(attributes: Any) -> list[dict[str, Any]]:
-    return [{"key": key, "value": any_value(value)} for key, value in (attributes or {}).items()]
+    found = []
+    for key, value in (attributes or {}).items():
+        kind = type(value)  # strings and integers inline: most values are
+        if kind is str:
+            found.append({"key": key, "value": {"stringValue": value}})
+        elif kind is int:
+            found.append({"key": key, "value": {"intValue": str(value)}})
+        else:
+            found.append({"key": key, "value": any_value(value)})
+    return found
 
 
 def _status(code: int, message: str | None) -> dict[str, Any]:

@@ -52,6 +52,7 @@ def map_parts(parts: Any, record_type: str, name: str, report: LossReport, *, ag
     pieces = Pieces()
     if not isinstance(parts, list):
         return pieces
+    plain = 0  # text parts with nothing else: counted once below
     for index, part in enumerate(parts):
         if not isinstance(part, dict):
             report.note(record_type, f"{name}[?]", DROPPED, "not a content part")
@@ -59,7 +60,7 @@ def map_parts(parts: Any, record_type: str, name: str, report: LossReport, *, ag
         kind = str(part.get("type"))
         if kind == "text" and len(part) == 2 and isinstance(part.get("text"), str):  # the common case, fast
             pieces.texts.append(part["text"])
-            report.note(record_type, f"{name}[text]", CARRIED)
+            plain += 1
             continue
         label = _label(name, kind, part.get("visibility", "unknown"))
         provenance = {key: part[key] for key in PROVENANCE if key in part}
@@ -94,6 +95,8 @@ def map_parts(parts: Any, record_type: str, name: str, report: LossReport, *, ag
             )
         else:
             report.note(record_type, label, DROPPED, "part type unknown to the exporter")
+    if plain:
+        report.note(record_type, _label(name, "text", None), CARRIED, count=plain)
     return pieces
 
 
