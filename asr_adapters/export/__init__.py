@@ -106,8 +106,20 @@ def export_streams(
         spool = tempfile.TemporaryFile("w+b")  # noqa: SIM115 - closed once copied
         writer.write_trajectory(records, spool.write, report, default_id=key)
         waiting.append(spool)
-    if not seen:
-        raise InputError("export", "the input has no main stream")
+    if not seen and len(waiting) == 1:  # one thread of a database (T3 Code): that is the document
+        write = byte_writer(out)
+        waiting[0].seek(0)
+        while chunk := waiting[0].read(1 << 16):
+            write(chunk)
+        waiting[0].close()
+    elif not seen:
+        for spool in waiting:
+            spool.close()
+        raise InputError(
+            "export",
+            f"the input holds {len(waiting)} threads and no main stream: convert it with asr batch "
+            "(one stream per thread) and export that folder",
+        )
     return report
 
 
