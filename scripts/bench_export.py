@@ -153,7 +153,7 @@ def export_rows(agents: list[str], size: int, repeat: int, log: Callable[[str], 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--size-mb", type=float, default=200)
-    parser.add_argument("--agents", default="codex,claude-code,openclaw,gemini-cli")
+    parser.add_argument("--agents", default=",".join(bench.AGENTS))
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--rss-mb", default="", help="also peak RSS of exports of these sizes, e.g. 20,200")
     parser.add_argument("--no-timing", action="store_true", help="only the --rss-mb runs")
