@@ -113,8 +113,8 @@ def export_streams(
             write(chunk)
         waiting[0].close()
     elif not seen:
-        for spool in waiting:
-            spool.close()
+        for left in waiting:
+            left.close()
         raise InputError(
             "export",
             f"the input holds {len(waiting)} threads and no main stream: convert it with asr batch "
@@ -143,16 +143,17 @@ def send_otel(
     *,
     include_content: bool = False,
     timeout: float | None = None,
+    protocol: str = "http/protobuf",
 ) -> LossReport:
-    """Streams as traces sent to an OTLP/HTTP endpoint through the SDK's OTLP exporter, the same
-    spans as ``export_otel`` writes (needs the ``otel`` extra). Raises ``EndpointError`` when the
-    endpoint refuses the trace or cannot be reached."""
+    """Streams as traces sent to an OTLP endpoint through the SDK's OTLP exporter (``protocol``:
+    ``http/protobuf`` or ``grpc``), the same spans as ``export_otel`` writes (needs the ``otel``
+    extra). Raises ``EndpointError`` when the endpoint refuses the trace or cannot be reached."""
     try:
         from . import otel, otlp_send
     except ImportError as exc:
         raise InputError("otel", f"needs the OTLP exporter: pip install 'asr-adapters[otel]' ({exc})") from None
     report = LossReport(otel.NAME, otel.VERSION)
-    otlp_send.send_otlp(streams, endpoint, report, include_content=include_content, timeout=timeout)
+    otlp_send.send_otlp(streams, endpoint, report, include_content=include_content, timeout=timeout, protocol=protocol)
     return report
 
 
@@ -197,9 +198,11 @@ def send_path(
     *,
     include_content: bool = False,
     timeout: float | None = None,
+    protocol: str = "http/protobuf",
 ) -> LossReport:
     """``send_otel`` for an ASR stream or a native source (every stream it holds, one trace each)."""
-    return send_otel(_otel_streams(path, agent), endpoint, include_content=include_content, timeout=timeout)
+    streams = _otel_streams(path, agent)
+    return send_otel(streams, endpoint, include_content=include_content, timeout=timeout, protocol=protocol)
 
 
 make_callable(__name__, "export")

@@ -33,8 +33,13 @@ from .report import LossReport
 @click.option(
     "--endpoint",
     metavar="URL",
-    help="otel: send the traces to this OTLP/HTTP endpoint instead of writing a file "
-    "(e.g. http://127.0.0.1:4318; /v1/traces is added to a URL without a path).",
+    help="otel: send the traces to this OTLP endpoint instead of writing a file (e.g. http://127.0.0.1:4318; "
+    "/v1/traces is added to a URL without a path; with --protocol grpc: http://127.0.0.1:4317).",
+)
+@click.option(
+    "--protocol",
+    type=click.Choice(["http/protobuf", "grpc"]),
+    help="--endpoint: OTLP over HTTP with protobuf bodies (default) or over gRPC (http://host:4317).",
 )
 def export(
     path: str,
@@ -44,6 +49,7 @@ def export(
     agent: str | None,
     include_content: bool,
     endpoint: str | None,
+    protocol: str | None,
 ) -> None:
     """Export a session to another format, saying what the format cannot hold.
 
@@ -59,7 +65,9 @@ def export(
     be read or converted; 2 usage error; 3 the endpoint refused the trace or could not be reached.
     """
     if endpoint is not None:
-        _check_endpoint(to, output, endpoint)
+        _check_endpoint(to, output, endpoint, protocol or "http/protobuf")
+    elif protocol is not None:
+        raise click.UsageError("--protocol is how --endpoint sends: give --endpoint URL")
     if Path(path).is_dir():
         _export_folder(path, to, output, report_path, agent, include_content, endpoint)
         return
@@ -68,7 +76,9 @@ def export(
     with one_line_errors(path):
         try:
             if endpoint is not None:
-                report = send_path(path, endpoint, agent, include_content=include_content)
+                report = send_path(
+                    path, endpoint, agent, include_content=include_content, protocol=protocol or "http/protobuf"
+                )
             elif output is None:
                 with text_stdout() as stream:
                     report = export_path(path, stream, to, agent, include_content=include_content)
@@ -112,7 +122,7 @@ def _export_folder(
         sys.exit(1)
 
 
-def _check_endpoint(to: str, output: str | None, endpoint: str) -> None:
+def _check_endpoint(to: str, output: str | None, endpoint: str, protocol: str) -> None:
     """--endpoint is for --to otel, instead of -o, and takes an http(s) URL."""
     if to != "otel":
         raise click.UsageError("--endpoint sends OpenTelemetry traces: use it with --to otel")
@@ -123,6 +133,8 @@ def _check_endpoint(to: str, output: str | None, endpoint: str) -> None:
     parts = urlsplit(endpoint)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise click.BadParameter(f"{endpoint!r} is not an http(s) URL", param_hint="--endpoint")
+    if protocol == "grpc" and parts.path not in ("", "/"):
+        raise click.BadParameter(f"{endpoint!r}: OTLP/gRPC takes http(s)://host:port, no path", param_hint="--endpoint")
 
 
 def _write_report(report: LossReport, report_path: str | None) -> None:

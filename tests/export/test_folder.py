@@ -129,3 +129,14 @@ def test_a_folder_without_streams_is_one_error(tmp_path: Path) -> None:
     result = run("--to", "atif", str(tmp_path), "-o", str(tmp_path / "out"))
     assert result.exit_code == 1
     assert result.stderr == f"asr: error: {tmp_path}: no ASR streams (*.asr.jsonl) in this folder\n"
+
+
+def test_a_parent_that_breaks_midway_writes_no_document_and_says_what_it_held(archive: Path, tmp_path: Path) -> None:
+    parent = archive / "claude-code" / "parent.asr.jsonl"
+    lines = parent.read_text().splitlines()
+    parent.write_text("\n".join([*lines[:2], "[1]", *lines[2:]]) + "\n")
+    out = tmp_path / "out"
+    result = run("--to", "atif", str(archive), "-o", str(out))
+    assert result.exit_code == 1
+    assert f"asr: error: {parent}:3: a record must be a JSON object (1 embedded streams not written)" in result.stderr
+    assert sorted(p.name for p in out.rglob("*") if p.is_file()) == ["every.atif.json"]
