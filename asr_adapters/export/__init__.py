@@ -38,6 +38,13 @@ __all__ = [
 ]
 
 
+#: An input of several threads and no main stream is not one document.
+SEVERAL_THREADS = (
+    "the input holds {count} and no main stream: convert it with asr batch (one stream per thread) "
+    "and export that folder"
+)
+
+
 class EndpointError(ASRError):
     """The OTLP endpoint refused the trace or could not be reached (``send_otel``)."""
 
@@ -115,11 +122,7 @@ def export_streams(
     elif not seen:
         for left in waiting:
             left.close()
-        raise InputError(
-            "export",
-            f"the input holds {len(waiting)} threads and no main stream: convert it with asr batch "
-            "(one stream per thread) and export that folder",
-        )
+        raise InputError("export", SEVERAL_THREADS.format(count=f"{len(waiting)} threads"))
     return report
 
 
@@ -187,8 +190,25 @@ def export_path(
     from ..convert import Conversion
 
     conversion = Conversion(str(path), agent, as_dicts=True)
+    if conversion.source.is_sqlite:
+        return _export_thread(conversion, out, to)
     streams = ((stream.key, stream.main, stream.records) for stream in conversion.streams())
     return export_streams(streams, out, to)
+
+
+def _export_thread(conversion: Any, out: IO[str], to: str) -> LossReport:
+    """A database (T3 Code) holds threads and no main stream: its one thread is the document,
+    written straight out (no temporary file); a second thread is an error."""
+    writer = _writer(to)
+    report = LossReport(to, writer.VERSION)
+    streams = conversion.streams()
+    first = next(streams, None)
+    if first is None:
+        raise InputError(conversion.source.display, "the database holds no thread")
+    writer.write_trajectory(first.records, out, report, default_id=first.key)
+    if next(streams, None) is not None:
+        raise InputError(conversion.source.display, SEVERAL_THREADS.format(count="more than one thread"))
+    return report
 
 
 def send_path(

@@ -15,6 +15,8 @@ from typing import Any
 from .report import APPROXIMATE, CARRIED, DROPPED, LossReport
 
 PROVENANCE = ("author", "origin", "phase", "derivation", "annotations", "_meta")
+#: Members flag_only replaces (``data`` only outside a data part, ``resource`` only its blobs).
+FLAGGED = frozenset(("opaque", "signature", "blob", "data", "resource"))
 
 
 @dataclass
@@ -31,6 +33,8 @@ def flag_only(part: dict[str, Any]) -> dict[str, Any]:
     kind = part.get("type")
     if kind == "opaque":
         return {"type": "opaque", "format": part.get("format"), "opaque": True}
+    if FLAGGED.isdisjoint(part) or (kind == "data" and FLAGGED.intersection(part) == {"data"}):
+        return part  # nothing to flag (most parts): the part itself, no copy
     kept: dict[str, Any] = {}
     for key, value in part.items():
         if key in ("opaque", "signature", "blob") or (key == "data" and kind != "data"):

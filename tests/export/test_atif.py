@@ -219,6 +219,7 @@ def test_a_database_of_several_threads_says_to_export_a_batch_folder(tmp_path: P
     result = CliRunner().invoke(main, ["export", "--to", "atif", str(database), "-o", str(tmp_path / "o.json")])
     assert result.exit_code == 1
     assert result.stderr == (
-        "asr: error: export: the input holds 2 threads and no main stream: convert it with asr batch "
-        "(one stream per thread) and export that folder\n"
+        f"asr: error: {database}: the input holds more than one thread and no main stream: convert it with "
+        "asr batch (one stream per thread) and export that folder\n"
     )
+    assert not (tmp_path / "o.json").exists(), "no document: the first thread alone is not the input"
