@@ -64,13 +64,23 @@ def trace_id_of(session: str) -> int:
     return int.from_bytes(hashlib.sha256(b"trace:" + session.encode()).digest()[:16], "big") or 1
 
 
+#: Odd, so ``base + n * STEP`` (mod 2**64) never repeats within a trace.
+SPAN_STEP = 0x9E3779B97F4A7C15
+SPAN_MASK = (1 << 64) - 1
+
+
+def span_base(session: str) -> int:
+    """A session's span-id origin (one hash per trace, not one per span)."""
+    return int.from_bytes(_sha256(b"span:" + session.encode()).digest()[:8], "big")
+
+
 def span_id_of(session: str, number: int) -> int:
     """The id of the ``number``-th span made for a session (1: its root span)."""
-    return span_id_of_bytes(session.encode(), number)
+    return span_id_from(span_base(session), number)
 
 
-def span_id_of_bytes(session: bytes, number: int) -> int:
-    return int.from_bytes(_sha256(b"span:%d:%s" % (number, session)).digest()[:8], "big") or 1
+def span_id_from(base: int, number: int) -> int:
+    return ((base + number * SPAN_STEP) & SPAN_MASK) or 1
 
 
 def root_context(session: str) -> trace.SpanContext:
@@ -83,6 +93,7 @@ class SessionIds(IdGenerator):
 
     def __init__(self, session: str) -> None:
         self.session = session
+        self.base = span_base(session)
         self.count = 0
 
     def generate_trace_id(self) -> int:
@@ -90,7 +101,7 @@ class SessionIds(IdGenerator):
 
     def generate_span_id(self) -> int:
         self.count += 1
-        return span_id_of(self.session, self.count)
+        return span_id_from(self.base, self.count)
 
 
 def _texts(parts: Any, *, reasoning: bool = False) -> list[dict[str, str]]:
@@ -139,9 +150,7 @@ class FileSpans(PlainSpans):
         super().__init__(out, SCOPE, __version__, SCHEMA_URL)
 
     def begin(self, session: str, resource_attributes: dict[str, Any]) -> None:
-        self.begin_trace(
-            trace_id_of(session), functools.partial(span_id_of_bytes, session.encode()), resource_attributes
-        )
+        self.begin_trace(trace_id_of(session), functools.partial(span_id_from, span_base(session)), resource_attributes)
 
     def finish(self) -> None:
         pass

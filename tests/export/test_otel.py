@@ -187,3 +187,10 @@ def test_document_bytes_go_between_text_written_before_and_after() -> None:
     plain = io.StringIO()
     byte_writer(plain)("ü".encode())
     assert plain.getvalue() == "ü"
+
+
+def test_span_ids_never_repeat_within_a_trace_and_the_root_is_known_from_the_session() -> None:
+    ids = [otel.span_id_of("codex:one", number) for number in range(1, 20001)]
+    assert len(set(ids)) == len(ids) and 0 not in ids
+    assert otel.root_context("codex:one").span_id == ids[0]
+    assert otel.span_id_of("codex:two", 1) != ids[0]
