@@ -140,3 +140,22 @@ def test_a_parent_that_breaks_midway_writes_no_document_and_says_what_it_held(ar
     assert result.exit_code == 1
     assert f"asr: error: {parent}:3: a record must be a JSON object (1 embedded streams not written)" in result.stderr
     assert sorted(p.name for p in out.rglob("*") if p.is_file()) == ["every.atif.json"]
+
+
+@pytest.mark.parametrize(("to", "suffix"), [("atif", ".atif.json"), ("otel", ".otlp.json")])
+def test_an_asr_batch_archive_exports_as_its_native_input_does(tmp_path: Path, to: str, suffix: str) -> None:
+    """asr batch writes the subagent stream in its parent's folder; exporting the archive gives the
+    document the native input gives."""
+    source = tmp_path / "source"
+    source.mkdir()
+    shutil.copy(CASE / "input.jsonl", source / "input.jsonl")
+    shutil.copytree(CASE / "input", source / "input")
+    archive, out = tmp_path / "archive", tmp_path / "out"
+    batch = CliRunner().invoke(main, ["batch", str(source), "-o", str(archive), "-q"])
+    assert batch.exit_code == 0, batch.output
+    result = run("--to", to, str(archive), "-o", str(out))
+    assert result.exit_code == 0, result.output
+    (document,) = out.rglob(f"*{suffix}")
+    native = tmp_path / f"native{suffix}"
+    assert run("--to", to, str(CASE / "input.jsonl"), "-o", str(native)).exit_code == 0
+    assert json.loads(document.read_text()) == json.loads(native.read_text())
