@@ -598,6 +598,7 @@ class Report:
     memory: list[MemoryRow] = field(default_factory=list)
     batch: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    export: list[dict[str, Any]] = field(default_factory=list)  # --export (scripts/bench_export.py)
 
 
 def _cpu(fn: Callable[[], Any]) -> tuple[float, float, Any]:
@@ -890,7 +891,13 @@ def print_table(report: Report) -> None:
             f"--jobs 2 {b['jobs2']['wall_s']:.1f} s wall; jobs1/jobs2 {b['speedup']:.2f}x "
             f"(streams {b['jobs1']['streams']}/{b['jobs2']['streams']}, exit {b['jobs1']['exit']}/{b['jobs2']['exit']})"
         )
-    print("targets: convert/floor <= 3x (codex, claude-code, openclaw, gemini-cli, cline, copilot-cli); ", end="")
+    if report.export:  # --export: asr export (ATIF, OTLP/JSON file) next to convert, same inputs
+        import bench_export
+
+        print("export: CPU seconds, best of --repeat; target export/convert <= 1.5x")
+        bench_export.print_rows(report.export)
+    print("targets: convert/floor <= 3x (codex, claude-code, openclaw, gemini-cli, ", end="")
+    print("cline, copilot-cli, opencode); ", end="")
     print("validate/floor <= 2x; ", end="")
     print("jobs1/jobs2 >= 1.7x; RSS a fixed overhead plus a small multiple of the largest line")
     print(
@@ -911,6 +918,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, help="time each step N times, keep the least CPU (default 1; 3 quick)")
     parser.add_argument("--sample", action="append", default=[], metavar="AGENT=PATH", help="build from this file")
     parser.add_argument("--show", metavar="JSON", type=Path, help="print the table of a saved --json report")
+    parser.add_argument(
+        "--export", action="store_true", help="also asr export (ATIF and OTel) vs convert (scripts/bench_export.py)"
+    )
     parser.add_argument("--child-convert", nargs=2, metavar=("AGENT", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_convert:
@@ -963,6 +973,10 @@ def main() -> None:
                 for mb in (float(x) for x in args.memory_mb.split(",")):
                     if sample is not None:
                         report.memory.append(measure_memory(agent, sample, int(mb * MB), log))
+        if args.export:
+            import bench_export  # its own script: export/convert per agent, both formats, one run
+
+            report.export = bench_export.export_rows(agents, size, repeat, log)
         if args.batch and not args.no_batch:
             report.batch = measure_batch(args.batch, scratch, log)
     finally:

@@ -18,6 +18,7 @@ from .._callable import make_callable
 from ..core.errors import ASRError, InputError
 from . import atif
 from .report import LossReport
+from .sink import Write, byte_writer
 
 #: Export formats by name: ATIF writes one stream's records as one document; "otel" is the
 #: OpenTelemetry trace (``export_otel``), whose SDK is the optional ``otel`` extra.
@@ -35,6 +36,13 @@ __all__ = [
     "send_otel",
     "send_path",
 ]
+
+
+#: An input of several threads and no main stream is not one document.
+SEVERAL_THREADS = (
+    "the input holds {count} and no main stream: convert it with asr batch (one stream per thread) "
+    "and export that folder"
+)
 
 
 class EndpointError(ASRError):
@@ -78,36 +86,43 @@ def export_streams(
     one wait in temporary files; the rest are written straight after the main one's steps."""
     writer = _writer(to)
     report = LossReport(to, writer.VERSION)
-    waiting: list[IO[str]] = []
+    waiting: list[IO[bytes]] = []
     seen = 0
 
-    def children(target: IO[str]) -> None:
-        nonlocal seen
+    def children(write: Write) -> None:
         first = True
         for spool in waiting:
             spool.seek(0)
-            target.write(',"subagent_trajectories":[' if first else ",")
+            write(b',"subagent_trajectories":[' if first else b",")
             first = False
             while chunk := spool.read(1 << 16):
-                target.write(chunk)
+                write(chunk)
             spool.close()
         for key, _main, records in streams:
-            target.write(',"subagent_trajectories":[' if first else ",")
+            write(b',"subagent_trajectories":[' if first else b",")
             first = False
-            writer.write_trajectory(records, target, report, default_id=key)
+            writer.write_trajectory(records, write, report, default_id=key)
         if not first:
-            target.write("]")
+            write(b"]")
 
     for key, main, records in streams:
         if main:
             seen += 1
-            writer.write_trajectory(records, out, report, children, default_id=key)
+            writer.write_trajectory(records, byte_writer(out), report, children, default_id=key)
             break
-        spool = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 - closed once copied
-        writer.write_trajectory(records, spool, report, default_id=key)
+        spool = tempfile.TemporaryFile("w+b")  # noqa: SIM115 - closed once copied
+        writer.write_trajectory(records, spool.write, report, default_id=key)
         waiting.append(spool)
-    if not seen:
-        raise InputError("export", "the input has no main stream")
+    if not seen and len(waiting) == 1:  # one thread of a database (T3 Code): that is the document
+        write = byte_writer(out)
+        waiting[0].seek(0)
+        while chunk := waiting[0].read(1 << 16):
+            write(chunk)
+        waiting[0].close()
+    elif not seen:
+        for left in waiting:
+            left.close()
+        raise InputError("export", SEVERAL_THREADS.format(count=f"{len(waiting)} threads"))
     return report
 
 
@@ -131,16 +146,17 @@ def send_otel(
     *,
     include_content: bool = False,
     timeout: float | None = None,
+    protocol: str = "http/protobuf",
 ) -> LossReport:
-    """Streams as traces sent to an OTLP/HTTP endpoint through the SDK's OTLP exporter, the same
-    spans as ``export_otel`` writes (needs the ``otel`` extra). Raises ``EndpointError`` when the
-    endpoint refuses the trace or cannot be reached."""
+    """Streams as traces sent to an OTLP endpoint through the SDK's OTLP exporter (``protocol``:
+    ``http/protobuf`` or ``grpc``), the same spans as ``export_otel`` writes (needs the ``otel``
+    extra). Raises ``EndpointError`` when the endpoint refuses the trace or cannot be reached."""
     try:
         from . import otel, otlp_send
     except ImportError as exc:
         raise InputError("otel", f"needs the OTLP exporter: pip install 'asr-adapters[otel]' ({exc})") from None
     report = LossReport(otel.NAME, otel.VERSION)
-    otlp_send.send_otlp(streams, endpoint, report, include_content=include_content, timeout=timeout)
+    otlp_send.send_otlp(streams, endpoint, report, include_content=include_content, timeout=timeout, protocol=protocol)
     return report
 
 
@@ -174,8 +190,25 @@ def export_path(
     from ..convert import Conversion
 
     conversion = Conversion(str(path), agent, as_dicts=True)
+    if conversion.source.is_sqlite:
+        return _export_thread(conversion, out, to)
     streams = ((stream.key, stream.main, stream.records) for stream in conversion.streams())
     return export_streams(streams, out, to)
+
+
+def _export_thread(conversion: Any, out: IO[str], to: str) -> LossReport:
+    """A database (T3 Code) holds threads and no main stream: its one thread is the document,
+    written straight out (no temporary file); a second thread is an error."""
+    writer = _writer(to)
+    report = LossReport(to, writer.VERSION)
+    streams = conversion.streams()
+    first = next(streams, None)
+    if first is None:
+        raise InputError(conversion.source.display, "the database holds no thread")
+    writer.write_trajectory(first.records, out, report, default_id=first.key)
+    if next(streams, None) is not None:
+        raise InputError(conversion.source.display, SEVERAL_THREADS.format(count="more than one thread"))
+    return report
 
 
 def send_path(
@@ -185,9 +218,11 @@ def send_path(
     *,
     include_content: bool = False,
     timeout: float | None = None,
+    protocol: str = "http/protobuf",
 ) -> LossReport:
     """``send_otel`` for an ASR stream or a native source (every stream it holds, one trace each)."""
-    return send_otel(_otel_streams(path, agent), endpoint, include_content=include_content, timeout=timeout)
+    streams = _otel_streams(path, agent)
+    return send_otel(streams, endpoint, include_content=include_content, timeout=timeout, protocol=protocol)
 
 
 make_callable(__name__, "export")

@@ -16,6 +16,7 @@ import orjson
 
 from .parts import flag_only, map_parts
 from .report import APPROXIMATE, CARRIED, DROPPED, LossReport
+from .sink import Write, byte_writer
 
 NAME = "atif"
 VERSION = "ATIF-v1.8"
@@ -45,8 +46,7 @@ USAGE_HOW = (
 )
 
 
-def _dumps(value: Any) -> str:
-    return orjson.dumps(value).decode()
+_dumps = orjson.dumps
 
 
 @dataclass(slots=True)
@@ -98,10 +98,10 @@ class Step:
 
 
 class TrajectoryWriter:
-    """Writes one stream's records as one ATIF trajectory object into ``out``."""
+    """Writes one stream's records as one ATIF trajectory object, as UTF-8 bytes through ``write``."""
 
-    def __init__(self, out: IO[str], report: LossReport, default_id: str | None = None) -> None:
-        self.out = out
+    def __init__(self, write: Write, report: LossReport, default_id: str | None = None) -> None:
+        self.write = write
         self.default_id = default_id
         self.report = report
         self.open: Step | None = None
@@ -112,7 +112,8 @@ class TrajectoryWriter:
         self.models: set[str] = set()
         self.totals: dict[str, int] = {}
         self.started = False
-        self.shapes: dict[tuple[Any, ...], tuple[tuple[str, ...], int]] = {}
+        self.shapes: dict[tuple[Any, ...], tuple[tuple[str, ...], tuple[str, ...], int]] = {}
+        self.counts = report.batch_counts
         self.handlers: dict[str, Callable[[dict[str, Any]], None]] = {
             "session": self._on_session,
             "message": self._on_message,
@@ -134,7 +135,7 @@ class TrajectoryWriter:
         if isinstance(session, str):
             head["session_id"] = session
             head["trajectory_id"] = session
-        self.out.write(_dumps(head)[:-1] + ',"steps":[')
+        self.write(_dumps(head)[:-1] + b',"steps":[')
 
     def _flush(self) -> None:
         step, self.open = self.open, None
@@ -144,7 +145,9 @@ class TrajectoryWriter:
         self.step_count += 1
         for call in step.calls:
             self.step_of_call[call["tool_call_id"]] = self.step_count
-        self.out.write(("," if self.step_count > 1 else "") + _dumps(step.as_atif(self.step_count)))
+        if self.step_count > 1:
+            self.write(b",")
+        self.write(_dumps(step.as_atif(self.step_count)))
 
     def _begin(self, source: str, record: dict[str, Any]) -> Step:
         self._flush()
@@ -156,7 +159,7 @@ class TrajectoryWriter:
         """The open step, or a new system step to hold a record that belongs to no message."""
         return self.open if self.open is not None else self._begin("system", record)
 
-    def finish(self, tail: Callable[[IO[str]], None] | None = None) -> None:
+    def finish(self, tail: Callable[[Write], None] | None = None) -> None:
         """Close the trajectory: the last step, then agent, metrics, extra and ``tail``'s members."""
         self._flush()
         if self.step_count == 0:  # ATIF needs one step; an empty session says so in extra
@@ -169,20 +172,20 @@ class TrajectoryWriter:
         }
         if len(self.models) == 1:
             atif_agent["model_name"] = next(iter(self.models))
-        self.out.write("]," + _dumps({"agent": atif_agent})[1:-1])
+        self.write(b"]," + _dumps({"agent": atif_agent})[1:-1])
         metrics: dict[str, Any] = {
             f"total_{atif}": self.totals[atif] for _, atif in USAGE_METRICS if atif in self.totals
         }
         metrics["total_steps"] = self.step_count
-        self.out.write(',"final_metrics":' + _dumps(metrics))
+        self.write(b',"final_metrics":' + _dumps(metrics))
         extra = {k: v for k, v in self.header.items() if k not in ("type", "seq", "id", "session", "agent")}
         if self.declarations:
             extra["declarations"] = self.declarations
         if extra:
-            self.out.write(',"extra":' + _dumps({"asr": extra}))
+            self.write(b',"extra":' + _dumps({"asr": extra}))
         if tail is not None:
-            tail(self.out)
-        self.out.write("}")
+            tail(self.write)
+        self.write(b"}")
 
     # -- records -------------------------------------------------------------------------
     def add(self, record: dict[str, Any]) -> None:
@@ -194,25 +197,30 @@ class TrajectoryWriter:
         else:
             handler(record)
 
-    def _leftovers(self, kind: str, record: dict[str, Any], mapped: dict[str, str]) -> dict[str, Any]:
+    def _leftovers(
+        self, kind: str, record: dict[str, Any], mapped: dict[str, str], mapped_key: Any = None
+    ) -> dict[str, Any]:
         """Members with no ATIF field, for extra.asr; each member's outcome counted in the report.
-        Records of one shape (type, member names, mapping) share one classification."""
-        shape = (kind, tuple(record), tuple(mapped.items()))
+        Records of one shape (type, member names, mapping) share one classification
+        (``mapped_key``: a constant mapping's key, else its items)."""
+        shape = (kind, tuple(record), mapped_key if mapped_key is not None else tuple(mapped.items()))
         known = self.shapes.get(shape)
         if known is None:
             known = self._classify(kind, shape[1], mapped)
             self.shapes[shape] = known
-        names, batch = known
-        self.report.batch_counts[batch] += 1
+        names, part_names, batch = known
+        self.counts[batch] += 1
         kept: dict[str, Any] = {"type": kind, "id": record.get("id")}
-        for name in names:
-            value = record[name]
-            if name in PART_MEMBERS and isinstance(value, list):
-                value = [flag_only(p) for p in value if isinstance(p, dict)]
-            kept[name] = value
+        kept.update(zip(names, map(record.__getitem__, names), strict=True))
+        for name in part_names:
+            value = kept[name]
+            if isinstance(value, list):
+                kept[name] = [flag_only(p) for p in value if isinstance(p, dict)]
         return kept
 
-    def _classify(self, kind: str, names: tuple[str, ...], mapped: dict[str, str]) -> tuple[tuple[str, ...], int]:
+    def _classify(
+        self, kind: str, names: tuple[str, ...], mapped: dict[str, str]
+    ) -> tuple[tuple[str, ...], tuple[str, ...], int]:
         kept: list[str] = []
         notes: list[tuple[str, str, str, str]] = []
         for name in names:
@@ -226,7 +234,8 @@ class TrajectoryWriter:
             else:
                 kept.append(name)
                 notes.append((kind, name, APPROXIMATE, KEPT_HOW.get(name, "kept in extra.asr")))
-        return tuple(kept), self.report.add_batch(tuple(notes))
+        parts = tuple(name for name in kept if name in PART_MEMBERS)
+        return tuple(kept), parts, self.report.add_batch(tuple(notes))
 
     def _on_session(self, record: dict[str, Any]) -> None:
         self.header = record
@@ -294,8 +303,8 @@ class TrajectoryWriter:
             step.model = record["model"]
             self.models.add(record["model"])
         self._usage(step, record)
-        mapped = MESSAGE_MAPPED[(role in ("user", "assistant", "system"), has_usage, joins)]
-        leftover = self._leftovers("message", record, mapped)
+        which = (role in ("user", "assistant", "system"), has_usage, joins)
+        leftover = self._leftovers("message", record, MESSAGE_MAPPED[which], which)
         leftover.pop("content", None)
         if "copiedFrom" in record:
             leftover["copiedFrom"] = record["copiedFrom"]
@@ -368,8 +377,7 @@ class TrajectoryWriter:
             result["content"] = pieces.texts[0]
         elif pieces.texts:
             result["content"] = [{"type": "text", "text": text} for text in pieces.texts]
-        how = "" if linked else "its call is in another step: a system step with callId in extra.asr"
-        leftover = self._leftovers("tool_result", record, {"callId": how, "content": ""})
+        leftover = self._leftovers("tool_result", record, RESULT_MAPPED[linked], linked)
         leftover.pop("content", None)
         if not linked and "callId" in record:
             leftover["callId"] = record["callId"]
@@ -423,6 +431,13 @@ MESSAGE_MAPPED = {
 }
 
 
+#: How a tool result's mapped members are reported, by whether its call is in its step.
+RESULT_MAPPED = {
+    True: {"callId": "", "content": ""},
+    False: {"callId": "its call is in another step: a system step with callId in extra.asr", "content": ""},
+}
+
+
 def _joins_response(inference: str | None, message: dict[str, Any]) -> bool:
     """Whether an assistant message continues an open step that holds only reasoning: the same
     recorded response, or (responses unrecorded) text following its reasoning. Two
@@ -442,14 +457,15 @@ def _same(left: Any, right: Any) -> bool:
 
 def write_trajectory(
     records: Iterable[dict[str, Any]],
-    out: IO[str],
+    out: IO[str] | Write,
     report: LossReport,
-    tail: Callable[[IO[str]], None] | None = None,
+    tail: Callable[[Write], None] | None = None,
     default_id: str | None = None,
 ) -> None:
-    """Write one stream's records as one ATIF trajectory object (``default_id``: its id when
-    the stream has no header)."""
-    writer = TrajectoryWriter(out, report, default_id)
+    """Write one stream's records as one ATIF trajectory object into a text stream or a bytes
+    ``write`` function (``default_id``: its id when the stream has no header; ``tail(write)``
+    adds members at the end of the object)."""
+    writer = TrajectoryWriter(out if callable(out) else byte_writer(out), report, default_id)
     for record in records:
         writer.add(record)
     writer.finish(tail)

@@ -15,9 +15,14 @@ from .report import LossReport
 
 
 @click.command()
-@click.argument("path", type=click.Path(exists=True, dir_okay=False, allow_dash=False))
+@click.argument("path", type=click.Path(exists=True, dir_okay=True, allow_dash=False))
 @click.option("--to", "to", type=click.Choice(sorted(FORMATS)), required=True, help="The format to write.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="The document to write; stdout if absent.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(),
+    help="The document to write (stdout if absent); for a folder PATH, the folder to write documents into.",
+)
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Write the loss report here as JSON.")
 @click.option("--agent", help="The agent that wrote PATH, when PATH is a native file (default: detect it).")
 @click.option(
@@ -28,8 +33,13 @@ from .report import LossReport
 @click.option(
     "--endpoint",
     metavar="URL",
-    help="otel: send the traces to this OTLP/HTTP endpoint instead of writing a file "
-    "(e.g. http://127.0.0.1:4318; /v1/traces is added to a URL without a path).",
+    help="otel: send the traces to this OTLP endpoint instead of writing a file (e.g. http://127.0.0.1:4318; "
+    "/v1/traces is added to a URL without a path; with --protocol grpc: http://127.0.0.1:4317).",
+)
+@click.option(
+    "--protocol",
+    type=click.Choice(["http/protobuf", "grpc"]),
+    help="--endpoint: OTLP over HTTP with protobuf bodies (default) or over gRPC (http://host:4317).",
 )
 def export(
     path: str,
@@ -39,24 +49,36 @@ def export(
     agent: str | None,
     include_content: bool,
     endpoint: str | None,
+    protocol: str | None,
 ) -> None:
     """Export a session to another format, saying what the format cannot hold.
 
     PATH is an ASR stream or any native file the converters read (converted on the fly; its
-    subagent streams become embedded subagent trajectories). --to otel writes the main stream
-    as one OpenTelemetry trace in OTLP/JSON (GenAI semantic conventions), or with --endpoint sends
-    it through the SDK's OTLP/HTTP exporter. The loss report (per record type and field: carried,
-    approximate, dropped) goes to --report as JSON, else to stderr.
+    subagent streams become embedded subagent trajectories), or a folder of ASR streams (a batch
+    archive) with -o OUTDIR: one document per session, subagent streams in their parent's.
+    --to otel writes the streams as OpenTelemetry traces in OTLP/JSON (GenAI semantic
+    conventions), or with --endpoint sends them through the SDK's OTLP/HTTP exporter. The loss
+    report (per record type and field: carried, approximate, dropped) goes to --report as JSON,
+    else to stderr.
 
-    Exit codes: 0 written (or sent); 1 the source could not be read or converted; 2 usage error;
-    3 the endpoint refused the trace or could not be reached.
+    Exit codes: 0 written (or sent); 1 the source (or, for a folder, any stream in it) could not
+    be read or converted; 2 usage error; 3 the endpoint refused the trace or could not be reached.
     """
     if endpoint is not None:
-        _check_endpoint(to, output, endpoint)
+        _check_endpoint(to, output, endpoint, protocol or "http/protobuf")
+    elif protocol is not None:
+        raise click.UsageError("--protocol is how --endpoint sends: give --endpoint URL")
+    if Path(path).is_dir():
+        _export_folder(path, to, output, report_path, agent, include_content, endpoint)
+        return
+    if output is not None and Path(output).is_dir():
+        raise click.BadParameter(f"{output!r} is a folder; a folder is written only for a folder PATH", param_hint="-o")
     with one_line_errors(path):
         try:
             if endpoint is not None:
-                report = send_path(path, endpoint, agent, include_content=include_content)
+                report = send_path(
+                    path, endpoint, agent, include_content=include_content, protocol=protocol or "http/protobuf"
+                )
             elif output is None:
                 with text_stdout() as stream:
                     report = export_path(path, stream, to, agent, include_content=include_content)
@@ -71,7 +93,36 @@ def export(
     _write_report(report, report_path)
 
 
-def _check_endpoint(to: str, output: str | None, endpoint: str) -> None:
+def _export_folder(
+    path: str,
+    to: str,
+    output: str | None,
+    report_path: str | None,
+    agent: str | None,
+    include_content: bool,
+    endpoint: str | None,
+) -> None:
+    """A folder of streams into the folder OUTPUT: one error line per stream not exported, exit 1 then."""
+    from .folder import export_folder
+
+    if endpoint is not None:
+        raise click.UsageError("--endpoint takes one file, not a folder (send each file, or export to files)")
+    if output is None:
+        raise click.UsageError("a folder is exported into a folder: give -o OUTDIR")
+    if agent is not None:
+        raise click.UsageError("a folder is read as ASR streams (*.asr.jsonl): --agent is for one native file")
+    if Path(output).exists() and not Path(output).is_dir():
+        raise click.BadParameter(f"{output!r} is a file; a folder PATH is exported into a folder", param_hint="-o")
+    with one_line_errors(path):
+        result = export_folder(path, output, to, include_content=include_content)
+    for line in result.errors:
+        click.echo(f"asr: error: {line}", err=True)
+    _write_report(result.report, report_path)
+    if result.errors:
+        sys.exit(1)
+
+
+def _check_endpoint(to: str, output: str | None, endpoint: str, protocol: str) -> None:
     """--endpoint is for --to otel, instead of -o, and takes an http(s) URL."""
     if to != "otel":
         raise click.UsageError("--endpoint sends OpenTelemetry traces: use it with --to otel")
@@ -82,6 +133,8 @@ def _check_endpoint(to: str, output: str | None, endpoint: str) -> None:
     parts = urlsplit(endpoint)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise click.BadParameter(f"{endpoint!r} is not an http(s) URL", param_hint="--endpoint")
+    if protocol == "grpc" and parts.path not in ("", "/"):
+        raise click.BadParameter(f"{endpoint!r}: OTLP/gRPC takes http(s)://host:port, no path", param_hint="--endpoint")
 
 
 def _write_report(report: LossReport, report_path: str | None) -> None:

@@ -10,9 +10,10 @@ previous record's time) and flagged ``asr.time.estimated``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from collections.abc import Iterable
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from typing import IO, Any
 
 import orjson
@@ -24,13 +25,16 @@ from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.trace import Status, StatusCode
 
 from ..version import __version__
-from .otlp_json import OtlpJsonExporter
+from .otlp_json import Fragment, OtlpJsonExporter, PlainSpans
 from .report import APPROXIMATE, CARRIED, DROPPED, LossReport
+from .sink import Write
 
 NAME = "otel"
+SCOPE = "asr_adapters.export"
 VERSION = "gen_ai semconv 1.44.0"
 SCHEMA_URL = "https://opentelemetry.io/schemas/1.44.0"
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_sha256 = hashlib.sha256
 USAGE_ATTRIBUTES = (
     ("inputTokens", "gen_ai.usage.input_tokens"),
     ("outputTokens", "gen_ai.usage.output_tokens"),
@@ -51,7 +55,8 @@ def nanos(ts: Any) -> int | None:
         return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return (moment - EPOCH) // timedelta(microseconds=1) * 1000
+    since = moment - EPOCH  # days, seconds, microseconds: exact, and cheaper than dividing timedeltas
+    return (since.days * 86400 + since.seconds) * 1_000_000_000 + since.microseconds * 1000
 
 
 def trace_id_of(session: str) -> int:
@@ -59,9 +64,23 @@ def trace_id_of(session: str) -> int:
     return int.from_bytes(hashlib.sha256(b"trace:" + session.encode()).digest()[:16], "big") or 1
 
 
+#: Odd, so ``base + n * STEP`` (mod 2**64) never repeats within a trace.
+SPAN_STEP = 0x9E3779B97F4A7C15
+SPAN_MASK = (1 << 64) - 1
+
+
+def span_base(session: str) -> int:
+    """A session's span-id origin (one hash per trace, not one per span)."""
+    return int.from_bytes(_sha256(b"span:" + session.encode()).digest()[:8], "big")
+
+
 def span_id_of(session: str, number: int) -> int:
     """The id of the ``number``-th span made for a session (1: its root span)."""
-    return int.from_bytes(hashlib.sha256(b"span:%d:" % number + session.encode()).digest()[:8], "big") or 1
+    return span_id_from(span_base(session), number)
+
+
+def span_id_from(base: int, number: int) -> int:
+    return ((base + number * SPAN_STEP) & SPAN_MASK) or 1
 
 
 def root_context(session: str) -> trace.SpanContext:
@@ -74,6 +93,7 @@ class SessionIds(IdGenerator):
 
     def __init__(self, session: str) -> None:
         self.session = session
+        self.base = span_base(session)
         self.count = 0
 
     def generate_trace_id(self) -> int:
@@ -81,7 +101,7 @@ class SessionIds(IdGenerator):
 
     def generate_span_id(self) -> int:
         self.count += 1
-        return span_id_of(self.session, self.count)
+        return span_id_from(self.base, self.count)
 
 
 def _texts(parts: Any, *, reasoning: bool = False) -> list[dict[str, str]]:
@@ -97,15 +117,52 @@ def _texts(parts: Any, *, reasoning: bool = False) -> list[dict[str, str]]:
     return found
 
 
-class TraceWriter:
-    """Turns one stream's records into SDK spans; the exporter (or processor) receives each span as it ends."""
+class SdkSpans:
+    """Spans made by the SDK, one tracer provider per trace; ``exporter_for(resource)`` gives the
+    exporter (each span exported as it ends) or a span processor of the caller's."""
 
-    def __init__(self, exporter_for: Any, report: LossReport, include_content: bool) -> None:
+    def __init__(self, exporter_for: Any) -> None:
         self.exporter_for = exporter_for
-        self.report = report
-        self.content = include_content
         self.provider: TracerProvider | None = None
         self.tracer: Any = None
+
+    def begin(self, session: str, resource_attributes: dict[str, Any]) -> None:
+        resource = Resource(resource_attributes)
+        self.provider = TracerProvider(resource=resource, id_generator=SessionIds(session), shutdown_on_exit=False)
+        made: SpanExporter | SpanProcessor = self.exporter_for(resource)
+        self.provider.add_span_processor(made if isinstance(made, SpanProcessor) else SimpleSpanProcessor(made))
+        self.tracer = self.provider.get_tracer(SCOPE, __version__, schema_url=SCHEMA_URL)
+
+    def start(self, name: str, parent: Span | None, at: int, attributes: dict[str, Any]) -> Span:
+        context = trace.set_span_in_context(parent) if parent is not None else None
+        span: Span = self.tracer.start_span(name, context=context, start_time=at, attributes=attributes)
+        return span
+
+    def finish(self) -> None:
+        assert self.provider is not None
+        self.provider.shutdown()
+
+
+class FileSpans(PlainSpans):
+    """Plain spans written straight into one OTLP/JSON document, with the ids the SDK path gives."""
+
+    def __init__(self, out: IO[str] | None) -> None:
+        super().__init__(out, SCOPE, __version__, SCHEMA_URL)
+
+    def begin(self, session: str, resource_attributes: dict[str, Any]) -> None:
+        self.begin_trace(trace_id_of(session), functools.partial(span_id_from, span_base(session)), resource_attributes)
+
+    def finish(self) -> None:
+        pass
+
+
+class TraceWriter:
+    """Turns one stream's records into spans (``SdkSpans`` or ``FileSpans``), each handed on as it ends."""
+
+    def __init__(self, spans: Any, report: LossReport, include_content: bool) -> None:
+        self.spans = spans
+        self.report = report
+        self.content = include_content
         self.root: Span | None = None
         self.turn: Span | None = None
         self.turn_key: Any = None
@@ -114,17 +171,31 @@ class TraceWriter:
         self.tools: dict[str, Span] = {}
         self.last: int | None = None
         self.agent = "unknown"
+        self.last_ts: Any = None
+        # the notes each record kind meets, counted by index (report.counter)
+        self.counts = report.batch_counts
+        content = (CARRIED, "") if include_content else (DROPPED, CONTENT_HOW)
+        message = (APPROXIMATE, "text parts as gen_ai.*.messages") if include_content else (DROPPED, CONTENT_HOW)
+        self.message_notes = report.counter(("message", "content", *message))
+        self.call_notes = report.counter(("tool_call", "callId/name", CARRIED, ""), ("tool_call", "input", *content))
+        self.result_notes = report.counter(
+            ("tool_result", "status/isError", CARRIED, ""), ("tool_result", "content", *content)
+        )
+        self.usage_notes: dict[tuple[str, tuple[str, ...]], int] = {}
 
     def _time(self, record: dict[str, Any]) -> tuple[int, bool]:
-        moment = nanos(record.get("ts"))
+        ts = record.get("ts")
+        if ts is not None and ts == self.last_ts:  # records of one moment: parsed once
+            return self.last or 0, False
+        moment = nanos(ts)
         if moment is None:
             return (self.last or 0), True
         self.last = moment
+        self.last_ts = ts
         return moment, False
 
     def _start(self, name: str, parent: Span | None, at: int, estimated: bool, attributes: dict[str, Any]) -> Span:
-        context = trace.set_span_in_context(parent) if parent is not None else None
-        span: Span = self.tracer.start_span(name, context=context, start_time=at, attributes=attributes)
+        span: Span = self.spans.start(name, parent, at, attributes)
         if estimated:
             span.set_attribute("asr.time.estimated", True)
         return span
@@ -138,11 +209,7 @@ class TraceWriter:
         session = str(header.get("session") or "unknown")
         agent: dict[str, Any] = header["agent"] if isinstance(header.get("agent"), dict) else {}
         self.agent = str(agent.get("name") or "unknown")
-        resource = Resource({"service.name": self.agent, "service.version": str(agent.get("version") or "")})
-        self.provider = TracerProvider(resource=resource, id_generator=SessionIds(session), shutdown_on_exit=False)
-        made: SpanExporter | SpanProcessor = self.exporter_for(resource)
-        self.provider.add_span_processor(made if isinstance(made, SpanProcessor) else SimpleSpanProcessor(made))
-        self.tracer = self.provider.get_tracer("asr_adapters.export", __version__, schema_url=SCHEMA_URL)
+        self.spans.begin(session, {"service.name": self.agent, "service.version": str(agent.get("version") or "")})
         at, estimated = self._time(header)
         attributes = {"gen_ai.conversation.id": session, "gen_ai.agent.name": self.agent}
         if agent.get("version"):
@@ -227,10 +294,16 @@ class TraceWriter:
         usage = record.get("usage")
         if not isinstance(usage, dict):
             return
+        found = tuple(asr for asr, _ in USAGE_ATTRIBUTES if isinstance(usage.get(asr), int))
         for asr, name in USAGE_ATTRIBUTES:
-            if isinstance(usage.get(asr), int):
+            if asr in found:
                 span.set_attribute(name, usage[asr])
-                self.report.note(str(record.get("type")), f"usage.{asr}", CARRIED)
+        kind = str(record.get("type"))
+        index = self.usage_notes.get((kind, found))
+        if index is None:
+            notes = tuple((kind, f"usage.{asr}", CARRIED, "") for asr in found)
+            index = self.usage_notes[(kind, found)] = self.report.counter(*notes)
+        self.counts[index] += 1
 
     def _message(self, record: dict[str, Any], at: int, estimated: bool) -> None:
         role = record.get("role")
@@ -254,8 +327,7 @@ class TraceWriter:
                 messages = orjson.loads(previous) if isinstance(previous, str) else []
                 messages.append({"role": "user", "parts": parts})
                 self.turn.set_attribute("gen_ai.input.messages", orjson.dumps(messages).decode())
-        outcome, how = (APPROXIMATE, "text parts as gen_ai.*.messages") if self.content else (DROPPED, CONTENT_HOW)
-        self.report.note("message", "content", outcome, how)
+        self.counts[self.message_notes] += 1
 
     def _tool_call(self, record: dict[str, Any], at: int, estimated: bool) -> None:
         if isinstance(record.get("usage"), dict):
@@ -271,10 +343,7 @@ class TraceWriter:
             value = record.get("input", record.get("arguments"))
             attributes["gen_ai.tool.call.arguments"] = value if isinstance(value, str) else orjson.dumps(value).decode()
         span = self._start(f"execute_tool {name}", self._parent(), at, estimated, attributes)
-        self.report.note("tool_call", "callId/name", CARRIED)
-        self.report.note(
-            "tool_call", "input", CARRIED if self.content else DROPPED, "" if self.content else CONTENT_HOW
-        )
+        self.counts[self.call_notes] += 1
         if isinstance(call_id, str):
             self._end(self.tools.pop(call_id, None), at)
             self.tools[call_id] = span
@@ -302,10 +371,7 @@ class TraceWriter:
         if self.content:
             texts = [p["content"] for p in _texts(record.get("content"))]
             span.set_attribute("gen_ai.tool.call.result", "".join(texts))
-        self.report.note("tool_result", "status/isError", CARRIED)
-        self.report.note(
-            "tool_result", "content", CARRIED if self.content else DROPPED, "" if self.content else CONTENT_HOW
-        )
+        self.counts[self.result_notes] += 1
         self._end(span, at)
 
     def finish(self) -> None:
@@ -313,8 +379,7 @@ class TraceWriter:
             self._begin({})
         self._close_turn(self.last)
         self._end(self.root, self.last)
-        assert self.provider is not None
-        self.provider.shutdown()
+        self.spans.finish()
 
 
 def write_trace(
@@ -326,7 +391,11 @@ def write_trace(
 ) -> None:
     """Make one stream's spans through the SDK; ``exporter_for(resource)`` gives the exporter (each
     span exported as it ends) or a span processor of the caller's (``otlp_send`` batches)."""
-    writer = TraceWriter(exporter_for, report, include_content)
+    _write(records, SdkSpans(exporter_for), report, include_content)
+
+
+def _write(records: Iterable[dict[str, Any]], spans: Any, report: LossReport, include_content: bool) -> None:
+    writer = TraceWriter(spans, report, include_content)
     for record in records:
         writer.add(record)
     writer.finish()
@@ -334,15 +403,43 @@ def write_trace(
 
 
 def write_otlp_json(
-    streams: Iterable[Iterable[dict[str, Any]]], out: IO[str], report: LossReport, *, include_content: bool = False
+    streams: Iterable[Iterable[dict[str, Any]]],
+    out: IO[str],
+    report: LossReport,
+    *,
+    include_content: bool = False,
+    tail: Callable[[Write], None] | None = None,
 ) -> None:
     """Streams (a session and its subagents) as one OTLP/JSON document (``ExportTraceServiceRequest``),
-    one trace each, linked parent to child; spans are written to ``out`` as they end."""
+    one trace each, linked parent to child; spans are written to ``out`` as they end. The spans are
+    the SDK path's (``write_otlp_json_via_sdk``), made without SDK span objects. ``tail(write)``
+    adds spans (``,{span}`` pieces, see ``write_fragment``) after them."""
+    spans = FileSpans(out)
+    for records in streams:
+        _write(records, spans, report, include_content)
+    spans.close({}, tail)
+
+
+def write_fragment(
+    records: Iterable[dict[str, Any]], write: Write, report: LossReport, *, include_content: bool = False
+) -> None:
+    """One stream's spans as ``,{span}`` pieces, to follow another document's spans (a folder's
+    child stream in its parent's file)."""
+    spans = FileSpans(None)
+    spans.document = Fragment(write)
+    _write(records, spans, report, include_content)
+
+
+def write_otlp_json_via_sdk(
+    streams: Iterable[Iterable[dict[str, Any]]], out: IO[str], report: LossReport, *, include_content: bool = False
+) -> None:
+    """``write_otlp_json`` through SDK spans and an SDK exporter (slower): the same document, byte for
+    byte; the tests hold the two together."""
     made: list[OtlpJsonExporter] = []
 
     def exporter_for(resource: Resource) -> SpanExporter:
         if not made:
-            made.append(OtlpJsonExporter(out, resource, "asr_adapters.export", __version__, SCHEMA_URL))
+            made.append(OtlpJsonExporter(out, resource, SCOPE, __version__, SCHEMA_URL))
         return Shared(made[0])
 
     for records in streams:

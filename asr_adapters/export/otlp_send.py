@@ -1,4 +1,5 @@
-"""Send traces to an OTLP/HTTP endpoint through the SDK's own exporter (``--endpoint``).
+"""Send traces to an OTLP endpoint through the SDK's own exporters (``--endpoint``): OTLP/HTTP
+with protobuf bodies, or OTLP/gRPC (``--protocol grpc``).
 
 The SDK's ``BatchSpanProcessor`` drops spans when its queue is full and only logs failed
 exports; an export must send every span or say it did not. So spans go through a small
@@ -28,7 +29,9 @@ from .report import LossReport
 #: Spans per OTLP request (the SDK batch processor's default export size).
 BATCH = 512
 TRACES_PATH = "/v1/traces"
-EXPORTER_LOGGER = "opentelemetry.exporter.otlp.proto.http.trace_exporter"
+#: Both exporters log under it (``…proto.http.trace_exporter``, ``…proto.grpc.exporter``).
+EXPORTER_LOGGER = "opentelemetry.exporter.otlp.proto"
+PROTOCOLS = ("http/protobuf", "grpc")
 
 
 def traces_url(endpoint: str) -> str:
@@ -39,6 +42,26 @@ def traces_url(endpoint: str) -> str:
     if parts.path in ("", "/"):
         parts = parts._replace(path=TRACES_PATH)
     return urlunsplit(parts)
+
+
+def grpc_target(endpoint: str) -> str:
+    """The endpoint for OTLP/gRPC: ``http(s)://host:port`` (http: no TLS); gRPC has no path."""
+    parts = urlsplit(endpoint)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"{endpoint}: not an http(s) URL")
+    if parts.path not in ("", "/"):
+        raise ValueError(f"{endpoint}: OTLP/gRPC takes http(s)://host:port, without a path")
+    return urlunsplit(parts._replace(path=""))
+
+
+def _exporter(protocol: str, url: str, timeout: float | None) -> SpanExporter:
+    if protocol == "grpc":
+        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcSpanExporter
+
+        return GrpcSpanExporter(endpoint=url, timeout=timeout)
+    if protocol != "http/protobuf":
+        raise ValueError(f"{protocol}: unknown OTLP protocol (known: {', '.join(PROTOCOLS)})")
+    return OTLPSpanExporter(endpoint=url, timeout=timeout)
 
 
 class Sending:
@@ -108,6 +131,10 @@ class _Reasons(logging.Handler):
         self.records.append(record)
 
     def reason(self) -> str:
+        for record in self.records:  # the gRPC exporter's final word, after its transient errors
+            args = record.args if isinstance(record.args, tuple) else ()
+            if record.msg.startswith("Failed to export %s to %s, error code:") and len(args) == 4:
+                return f"gRPC {getattr(args[2], 'name', args[2])}: {args[3]}"
         for record in self.records:
             if record.levelno < logging.WARNING:
                 continue
@@ -117,6 +144,8 @@ class _Reasons(logging.Handler):
                 return _root_cause(errors[0])
             if record.msg.startswith("Failed to export %s batch code:") and len(args) == 3:
                 return f"HTTP {args[1]} {args[2]}".strip()
+            if record.msg.startswith("Transient error") and len(args) == 5:  # gRPC: code, ..., details
+                return f"gRPC {getattr(args[0], 'name', args[0])}: {args[4]}"
             if record.msg.startswith("Transient error") and args:
                 return str(args[0])
         return self.records[-1].getMessage() if self.records else "no reason given"
@@ -145,14 +174,15 @@ def send_otlp(
     *,
     include_content: bool = False,
     timeout: float | None = None,
+    protocol: str = "http/protobuf",
 ) -> int:
     """Streams (a session and its subagents) as traces sent to an OTLP/HTTP ``endpoint``, the same
     spans as the OTLP/JSON file. Returns the number of spans sent; raises ``EndpointError`` when
     the endpoint refused a batch or could not be reached (``timeout``: seconds per request with
     the SDK's retries, default ``OTEL_EXPORTER_OTLP_TRACES_TIMEOUT`` or 10)."""
-    url = traces_url(endpoint)
+    url = traces_url(endpoint) if protocol == "http/protobuf" else grpc_target(endpoint)
     with _quiet_exporter() as reasons:
-        sending = Sending(OTLPSpanExporter(endpoint=url, timeout=timeout))
+        sending = Sending(_exporter(protocol, url, timeout))
         try:
 
             def exporter_for(resource: Resource) -> SpanProcessor:

@@ -15,6 +15,8 @@ from typing import Any
 from .report import APPROXIMATE, CARRIED, DROPPED, LossReport
 
 PROVENANCE = ("author", "origin", "phase", "derivation", "annotations", "_meta")
+#: Members flag_only replaces (``data`` only outside a data part, ``resource`` only its blobs).
+FLAGGED = frozenset(("opaque", "signature", "blob", "data", "resource"))
 
 
 @dataclass
@@ -31,6 +33,8 @@ def flag_only(part: dict[str, Any]) -> dict[str, Any]:
     kind = part.get("type")
     if kind == "opaque":
         return {"type": "opaque", "format": part.get("format"), "opaque": True}
+    if FLAGGED.isdisjoint(part) or (kind == "data" and FLAGGED.intersection(part) == {"data"}):
+        return part  # nothing to flag (most parts): the part itself, no copy
     kept: dict[str, Any] = {}
     for key, value in part.items():
         if key in ("opaque", "signature", "blob") or (key == "data" and kind != "data"):
@@ -52,6 +56,7 @@ def map_parts(parts: Any, record_type: str, name: str, report: LossReport, *, ag
     pieces = Pieces()
     if not isinstance(parts, list):
         return pieces
+    plain = 0  # text parts with nothing else: counted once below
     for index, part in enumerate(parts):
         if not isinstance(part, dict):
             report.note(record_type, f"{name}[?]", DROPPED, "not a content part")
@@ -59,7 +64,7 @@ def map_parts(parts: Any, record_type: str, name: str, report: LossReport, *, ag
         kind = str(part.get("type"))
         if kind == "text" and len(part) == 2 and isinstance(part.get("text"), str):  # the common case, fast
             pieces.texts.append(part["text"])
-            report.note(record_type, f"{name}[text]", CARRIED)
+            plain += 1
             continue
         label = _label(name, kind, part.get("visibility", "unknown"))
         provenance = {key: part[key] for key in PROVENANCE if key in part}
@@ -94,6 +99,8 @@ def map_parts(parts: Any, record_type: str, name: str, report: LossReport, *, ag
             )
         else:
             report.note(record_type, label, DROPPED, "part type unknown to the exporter")
+    if plain:
+        report.note(record_type, _label(name, "text", None), CARRIED, count=plain)
     return pieces
 
 

@@ -30,12 +30,21 @@ class LossReport:
     #: Notes met together by records of one shape, counted once per record (cheap per record).
     batches: list[tuple[tuple[str, str, str, str], ...]] = field(default_factory=list)
     batch_counts: list[int] = field(default_factory=list)
+    groups: dict[tuple[tuple[str, str, str, str], ...], int] = field(default_factory=dict)
 
     def add_batch(self, notes: tuple[tuple[str, str, str, str], ...]) -> int:
         """Register notes that records of one shape all meet; count them with ``batch_counts[i] += 1``."""
         self.batches.append(notes)
         self.batch_counts.append(0)
         return len(self.batches) - 1
+
+    def counter(self, *notes: tuple[str, str, str, str]) -> int:
+        """The index in ``batch_counts`` of a group of notes met together (registered once per
+        group): a writer counts a record with ``batch_counts[index] += 1``."""
+        known = self.groups.get(notes)
+        if known is None:
+            known = self.groups[notes] = self.add_batch(notes)
+        return known
 
     def _fold(self) -> None:
         for notes, count in zip(self.batches, self.batch_counts, strict=True):
@@ -44,17 +53,26 @@ class LossReport:
                 self.counts[key] += count
                 if how and key not in self.how:
                     self.how[key] = how
-        self.batch_counts = [0] * len(self.batches)
+        self.batch_counts[:] = [0] * len(self.batches)  # in place: writers hold the list
 
-    def note(self, record_type: str, name: str, outcome: str, how: str = "") -> None:
+    def absorb(self, other: LossReport) -> None:
+        """Add another report's counts to this one (a folder export sums its documents')."""
+        other._fold()
+        self.counts.update(other.counts)
+        for key, how in other.how.items():
+            self.how.setdefault(key, how)
+        self.records.update(other.records)
+        self.trajectories += other.trajectories
+
+    def note(self, record_type: str, name: str, outcome: str, how: str = "", count: int = 1) -> None:
         key = (record_type, name, outcome)
-        count = self.counts.get(key)
-        if count is None:
-            self.counts[key] = 1
+        known = self.counts.get(key)
+        if known is None:
+            self.counts[key] = count
             if how:
                 self.how[key] = how
         else:
-            self.counts[key] = count + 1
+            self.counts[key] = known + count
 
     def as_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data, fields in a fixed order."""

@@ -189,3 +189,37 @@ def test_a_result_whose_call_is_elsewhere_keeps_its_call_id_in_a_system_step() -
     orphan = [r for s in steps for r in (s.get("observation") or {}).get("results", []) if "source_call_id" not in r]
     assert [r["extra"]["asr"]["callId"] for r in orphan] == ["call_ORPHAN"]
     assert [s["source"] for s in steps if s.get("observation", {}).get("results") == orphan] == ["system"]
+
+
+def t3code_database(case: str, scratch: Path) -> Path:
+    import sqlite3
+
+    from golden_support import sql_script
+
+    (scratch / case).mkdir()
+    database = scratch / case / "input.sqlite"  # the name the golden streams' headers hold
+    connection = sqlite3.connect(database)
+    connection.executescript(sql_script(GOLDEN / "t3code" / case / "input.sql"))
+    connection.commit()
+    connection.close()
+    return database
+
+
+def test_a_database_of_one_thread_exports_that_thread(tmp_path: Path) -> None:
+    """A T3 Code database holds threads and no main stream; with one thread, that thread is the document."""
+    database = t3code_database("v1-activities", tmp_path)
+    document = exported(database)
+    assert_valid_atif(document)
+    (stream,) = (GOLDEN / "t3code" / "v1-activities").glob("expected*.asr.jsonl")
+    assert document == exported(stream)
+
+
+def test_a_database_of_several_threads_says_to_export_a_batch_folder(tmp_path: Path) -> None:
+    database = t3code_database("v1-two-threads", tmp_path)
+    result = CliRunner().invoke(main, ["export", "--to", "atif", str(database), "-o", str(tmp_path / "o.json")])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"asr: error: {database}: the input holds more than one thread and no main stream: convert it with "
+        "asr batch (one stream per thread) and export that folder\n"
+    )
+    assert not (tmp_path / "o.json").exists(), "no document: the first thread alone is not the input"

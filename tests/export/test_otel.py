@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from click.testing import CliRunner
 from golden_support import GOLDEN
 
 from asr_adapters.cli import main
+from asr_adapters.export import _otel_streams
 from asr_adapters.export.report import LossReport
 from asr_adapters.stream.reader import read_records
 
@@ -116,3 +118,79 @@ def test_subagent_streams_are_child_traces_linked_both_ways(tmp_path: Path) -> N
     targets = {(link["traceId"], link["spanId"]) for _, link in links}
     assert {(trace_id, root["spanId"]) for trace_id, root in roots.items()} == targets
     assert all(span["traceId"] != link["traceId"] for span, link in links)
+
+
+def both_documents(streams: Any, include_content: bool) -> tuple[str, str, LossReport, LossReport]:
+    """The OTLP/JSON file as written (plain spans) and as the SDK's spans give it, with both reports."""
+    direct, via_sdk = io.StringIO(), io.StringIO()
+    direct_report, sdk_report = LossReport("otel", "x"), LossReport("otel", "x")
+    otel.write_otlp_json(streams(), direct, direct_report, include_content=include_content)
+    otel.write_otlp_json_via_sdk(streams(), via_sdk, sdk_report, include_content=include_content)
+    return direct.getvalue(), via_sdk.getvalue(), direct_report, sdk_report
+
+
+GOLDEN_SOURCES = sorted(GOLDEN.glob("*/*/*.asr.jsonl")) + sorted(
+    p for p in GOLDEN.glob("*/*/input.*") if p.suffix != ".sql" and not p.parent.parent.name.startswith("_")
+)
+
+
+@pytest.mark.parametrize("source", GOLDEN_SOURCES, ids=lambda p: str(p.relative_to(GOLDEN)))
+def test_the_file_holds_exactly_the_spans_the_sdk_makes(source: Path) -> None:
+    """The file export makes its spans without the SDK; the SDK path (what --endpoint sends) must give
+    the same document byte for byte: ids, parents, names, attributes and their order, links, status, times."""
+    for include_content in (False, True):
+        direct, via_sdk, direct_report, sdk_report = both_documents(
+            lambda: _otel_streams(source, None), include_content
+        )
+        assert json.loads(direct)["resourceSpans"][0]["scopeSpans"][0]["spans"], "no spans: nothing compared"
+        assert direct == via_sdk
+        assert direct_report.as_dict() == sdk_report.as_dict()
+
+
+def test_the_sdk_rules_for_ended_spans_status_and_links_hold_for_the_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cases no golden stream reaches: a response's record after its chat span ended (the SDK ignores
+    the change), an error status over another, more links than the SDK keeps (it drops the oldest)."""
+    monkeypatch.setenv("OTEL_SPAN_LINK_COUNT_LIMIT", "2")
+    head = {"type": "session", "session": "x:1", "agent": {"name": "x"}, "ts": "2026-01-01T00:00:00Z"}
+    records: list[dict[str, Any]] = [
+        head,
+        {"type": "message", "role": "user", "content": [{"type": "text", "text": "go"}]},
+    ]
+    records.append(
+        {"type": "tool_call", "callId": "c1", "name": "task", "inferenceId": "r1", "usage": {"inputTokens": 1}}
+    )
+    records.append({"type": "message", "role": "assistant", "inferenceId": "r1", "usage": {"outputTokens": 2}})
+    records += [{"type": "subagent", "callId": "c1", "session": f"x:child{n}"} for n in range(3)]
+    records.append({"type": "tool_result", "callId": "c1", "status": "error", "isError": True})
+    records.append({"type": "message", "role": "assistant", "status": "error", "error": "first", "inferenceId": "r2"})
+    direct, via_sdk, _, _ = both_documents(lambda: [iter(records)], True)
+    assert direct == via_sdk
+    spans = json.loads(direct)["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    (tool,) = [s for s in spans if s["name"] == "execute_tool task"]
+    assert [link["spanId"] for link in tool["links"]] == [f"{otel.span_id_of(f'x:child{n}', 1):016x}" for n in (1, 2)]
+    assert tool["status"] == {"code": 2, "message": "error"}
+
+
+def test_document_bytes_go_between_text_written_before_and_after() -> None:
+    """Writers put UTF-8 bytes into a text stream's buffer (no decode/encode round trip); text the
+    caller writes before and after stays in order, and a stream without a buffer gets text."""
+    from asr_adapters.export.sink import byte_writer
+
+    raw = io.BytesIO()
+    text = io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
+    text.write("before ")
+    write = byte_writer(text)
+    write("é ".encode())
+    text.write("after\n")
+    text.flush()
+    assert raw.getvalue().decode() == "before é after\n"
+    plain = io.StringIO()
+    byte_writer(plain)("ü".encode())
+    assert plain.getvalue() == "ü"
+
+
+def test_span_ids_never_repeat_within_a_trace_and_the_root_is_known_from_the_session() -> None:
+    ids = [otel.span_id_of("codex:one", number) for number in range(1, 20001)]
+    assert len(set(ids)) == len(ids) and 0 not in ids
+    assert otel.root_context("codex:one").span_id == ids[0]
+    assert otel.span_id_of("codex:two", 1) != ids[0]

@@ -46,19 +46,25 @@ def get_json(url: str) -> Any:
         return json.loads(response.read())
 
 
+class Phoenix(str):
+    """Phoenix's base URL (OTLP/HTTP at /v1/traces, its REST API), with its OTLP/gRPC URL."""
+
+    grpc: str
+
+
 @pytest.fixture(scope="module")
-def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Phoenix]:
     """A Phoenix server (arize-phoenix, the test extra) on free ports; its base URL."""
     if importlib.util.find_spec("phoenix") is None:  # not imported here: the server runs in its own process
         pytest.skip("arize-phoenix is not installed (test extra)")
     folder = tmp_path_factory.mktemp("phoenix")
-    port = free_port()
+    port, grpc_port = free_port(), free_port()
     env = {
         **os.environ,
         "PHOENIX_WORKING_DIR": str(folder),
         "PHOENIX_HOST": "127.0.0.1",
         "PHOENIX_PORT": str(port),
-        "PHOENIX_GRPC_PORT": str(free_port()),
+        "PHOENIX_GRPC_PORT": str(grpc_port),
         "PHOENIX_TELEMETRY_ENABLED": "false",
         "PHOENIX_ALLOW_EXTERNAL_RESOURCES": "false",
     }
@@ -66,7 +72,8 @@ def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     server = subprocess.Popen(
         [sys.executable, "-m", "phoenix.server.main", "serve"], env=env, stdout=log, stderr=subprocess.STDOUT
     )
-    base = f"http://127.0.0.1:{port}"
+    base = Phoenix(f"http://127.0.0.1:{port}")
+    base.grpc = f"http://127.0.0.1:{grpc_port}"
     try:
         deadline = time.monotonic() + PHOENIX_START_SECONDS
         while True:
@@ -131,11 +138,22 @@ def attribute(value: dict[str, Any]) -> Any:
     return next(iter(value.values()))
 
 
-@pytest.mark.parametrize("source", [EVERY_KIND, USAGE], ids=lambda p: p.parent.name)
-def test_phoenix_holds_the_same_spans_as_the_file(phoenix: str, tmp_path: Path, source: Path) -> None:
+@pytest.mark.parametrize(
+    ("source", "protocol"),
+    [(EVERY_KIND, "http/protobuf"), (USAGE, "http/protobuf"), (EVERY_KIND, "grpc")],
+    ids=["every-record-kind", "usage-normalized", "every-record-kind-grpc"],
+)
+def test_phoenix_holds_the_same_spans_as_the_file(
+    phoenix: Phoenix, tmp_path: Path, source: Path, protocol: str
+) -> None:
     expected = file_spans(tmp_path, source, "--include-content")
+    endpoint = phoenix.grpc if protocol == "grpc" else phoenix
+    if protocol == "grpc":  # the file's spans again, so the ids must be new to Phoenix: another session
+        source = renamed_session(tmp_path, source)
+        expected = file_spans(tmp_path, source, "--include-content")
     result = CliRunner().invoke(
-        main, ["export", "--to", "otel", str(source), "--endpoint", phoenix, "--include-content"]
+        main,
+        ["export", "--to", "otel", str(source), "--endpoint", endpoint, "--include-content", "--protocol", protocol],
     )
     assert result.exit_code == 0, result.output
     assert "as otel" in result.stderr  # the loss report still comes
@@ -153,6 +171,17 @@ def test_phoenix_holds_the_same_spans_as_the_file(phoenix: str, tmp_path: Path, 
         assert {k: v for k, v in got["attributes"].items() if k in ours} == ours, span["name"]
         for ours_key, theirs_key in (("startTimeUnixNano", "start_time"), ("endTimeUnixNano", "end_time")):
             assert micros(got[theirs_key]) == int(span[ours_key]) // 1000
+
+
+def renamed_session(tmp_path: Path, source: Path) -> Path:
+    """``source`` with another session reference (so other trace and span ids)."""
+    lines = source.read_text().splitlines()
+    header = json.loads(lines[0])
+    renamed = tmp_path / "renamed" / source.parent.name / source.name
+    renamed.parent.mkdir(parents=True)
+    text = "\n".join(lines).replace(json.dumps(header["session"]), json.dumps(header["session"] + "-grpc"))
+    renamed.write_text(text + "\n")
+    return renamed
 
 
 def test_subagents_arrive_as_traces_of_their_own(phoenix: str, tmp_path: Path) -> None:
@@ -173,6 +202,17 @@ def test_an_unreachable_endpoint_is_one_line_and_exit_3(monkeypatch: pytest.Monk
     assert result.stderr.count("\n") == 1
     reason = "OTLP export failed: Connection refused (0 spans accepted before the failure)"
     assert result.stderr == f"asr: error: {url}/v1/traces: {reason}\n"
+
+
+def test_an_unreachable_grpc_endpoint_is_one_line_and_exit_3(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "2")
+    url = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    options = ["--endpoint", url, "--protocol", "grpc"]
+    result = CliRunner().invoke(main, ["export", "--to", "otel", str(EVERY_KIND), *options])
+    assert result.exit_code == 3
+    assert result.stderr.count("\n") == 1
+    assert result.stderr.startswith(f"asr: error: {url}: OTLP export failed: gRPC UNAVAILABLE: ")
+    assert result.stderr.endswith("(0 spans accepted before the failure)\n")
 
 
 class Refusing(http.server.BaseHTTPRequestHandler):
@@ -265,6 +305,8 @@ def test_the_traces_path_is_added_only_to_a_bare_url() -> None:
         (["--to", "atif", "--endpoint", "http://127.0.0.1:4318"], "use it with --to otel"),
         (["--to", "otel", "--endpoint", "http://127.0.0.1:4318", "-o", "x.json"], "exclusive"),
         (["--to", "otel", "--endpoint", "127.0.0.1:4318"], "not an http(s) URL"),
+        (["--to", "otel", "--endpoint", "http://h:4317/v1/traces", "--protocol", "grpc"], "no path"),
+        (["--to", "otel", "--protocol", "grpc"], "give --endpoint URL"),
     ],
 )
 def test_endpoint_usage_errors_exit_2(options: list[str], message: str) -> None:
