@@ -16,7 +16,7 @@ from golden_support import GOLDEN, golden_cases, materialize_input, shared_sampl
 
 from asr_adapters import registry, validate_records
 from asr_adapters.adapters.opencode import discover
-from asr_adapters.adapters.opencode.usage import place_usage
+from asr_adapters.adapters.opencode.assistant import content_part
 from asr_adapters.batch import discover as batch_discover
 from asr_adapters.cli import main
 from asr_adapters.convert import Conversion
@@ -26,6 +26,8 @@ TURN = GOLDEN / "opencode" / "sqlite-turn-tools-usage"
 SUBAGENT = GOLDEN / "opencode" / "sqlite-subagent-todos-compaction"
 GLOBAL_TREE = GOLDEN / "opencode" / "json-global-tree"
 PROJECT_TREE = GOLDEN / "opencode" / "json-project-tree"
+ABORT = GOLDEN / "opencode" / "sqlite-abort-steps-undo"
+ABORT_KEY, UNDO_KEY = "opencode:ses_37a2f7000ffeAbortSteps00001", "opencode:ses_37a2f7100ffePartRevert0002"
 CASES = golden_cases("opencode")
 
 
@@ -113,12 +115,25 @@ def test_a_message_of_several_steps_puts_each_steps_usage_on_one_record() -> Non
     }
 
 
-def test_usage_placement_rules() -> None:
-    one, two = ({"inputTokens": 1}, {}), ({"inputTokens": 2}, {})
-    assert place_usage([one], {3: 0}, True) == (one, {})  # the only call: on the message
-    assert place_usage([one, two], {3: 0}, True) == (two, {3: one})  # earlier step: on its first call
-    assert place_usage([one], {3: 0, 4: 0}, False) == (None, {3: one})  # no message record: first call
-    assert place_usage([], {}, True) == (None, {})
+def test_records_follow_stored_part_order_with_each_steps_usage_on_its_own_record(tmp_path: Path) -> None:
+    found = streams(database(ABORT, tmp_path / "opencode.db"))[0][ABORT_KEY]
+    steps = [r for r in found if r.get("turnId") == "msg_c85d0b00e000Ab3Xk9Qm2Lp7Zr" and r.get("role") != "user"]
+    kinds = [(r["type"], r.get("messageId"), r.get("usage", {}).get("inputTokens")) for r in steps]
+    native = "msg_c85d0b010000Ab3Xk9Qm2Lp7Zr"
+    assert kinds == [
+        ("message", native, 200),  # the text-only first step: its own record, its own usage
+        ("message", f"{native}/prt_c85d0b015000Ab3Xk9Qm2Lp7Zr", 300),
+        ("tool_call", f"{native}/prt_c85d0b015000Ab3Xk9Qm2Lp7Zr", None),
+        ("tool_result", None, None),
+        ("message", f"{native}/prt_c85d0b017000Ab3Xk9Qm2Lp7Zr", None),  # text after the call comes after it
+    ]
+    assert all(r.get("idSource") == "derived" for r in steps if r["type"] == "message" and "/" in r["messageId"])
+
+
+def test_no_record_names_the_user_message_as_its_parent(tmp_path: Path) -> None:
+    found = records(database(SUBAGENT, tmp_path / "opencode.db")) + records(database(ABORT, tmp_path / "a.db"))
+    assert [r for r in found if r["type"] != "session" and "parent" in r] == []
+    assert all("turnId" in r for r in found if r.get("role") == "assistant")
 
 
 def test_old_messages_without_step_parts_take_usage_from_the_message() -> None:
@@ -132,11 +147,7 @@ def test_old_messages_without_step_parts_take_usage_from_the_message() -> None:
 def test_synthetic_text_is_the_harness_and_ignored_text_is_display_only() -> None:
     user = next(r for r in records(GLOBAL_TREE / "input.json") if r.get("role") == "user")
     authors = [(p["type"], p.get("author"), p.get("origin")) for p in user["content"]]
-    assert authors == [
-        ("text", "human", "prompt"),
-        ("resource_link", "human", "prompt"),
-        ("text", "harness", "injected"),
-    ]
+    assert authors == [("text", "human", "prompt"), ("text", "harness", "injected")]  # the text/plain file: shown only
     assert "shown only in the TUI" not in json.dumps(user["content"])
     ignored = user["displayContent"][-1]
     assert ignored["text"].startswith("(shown only in the TUI") and "author" not in ignored
@@ -166,8 +177,29 @@ def test_unfinished_calls_are_interrupted_and_failed_calls_are_errors(tmp_path: 
     failed = records(database(TURN, tmp_path / "turn.db"))
     error = next(r for r in failed if r["type"] == "tool_result" and r["callId"] == "toolu_02Read")
     assert error["isError"] is True and error["status"] == "error"
-    aborted = next(r for r in found if r.get("status") == "interrupted" and r["type"] == "message")
-    assert aborted["capture"]["content"]["state"] == "absent"
+    aborted = next(r for r in found if r["type"] == "tool_call" and r["callId"] == "toolu_06Write")
+    assert aborted["error"]["name"] == "MessageAbortedError"  # a tool-only message's facts ride on its call
+
+
+def test_opencodes_own_abort_cleanup_is_an_interruption_not_a_failure(tmp_path: Path) -> None:
+    found = streams(database(ABORT, tmp_path / "opencode.db"))[0][ABORT_KEY]
+    result = next(r for r in found if r["type"] == "tool_result" and r["callId"] == "toolu_11Bash")
+    assert result["status"] == "interrupted" and "isError" not in result
+    assert result["content"] == [{"type": "text", "text": "> acme@1.0.0 test\n> vitest\n"}]  # what the model got
+    text = next(r for r in found if r.get("content") == [{"type": "text", "text": "Running the tests first."}])
+    assert text["status"] == "interrupted"
+
+
+def test_a_call_of_a_message_still_being_generated_has_no_outcome(tmp_path: Path) -> None:
+    found = streams(database(ABORT, tmp_path / "opencode.db"))[0][ABORT_KEY]
+    live = next(r for r in found if r["type"] == "tool_result" and r["callId"] == "toolu_13Bash")
+    assert "status" not in live and live["capture"]["content"]["state"] == "absent"
+
+
+def test_zero_placeholder_tokens_give_no_usage(tmp_path: Path) -> None:
+    found = streams(database(ABORT, tmp_path / "opencode.db"))[0][ABORT_KEY]
+    turns = {"msg_c85d0b001000Ab3Xk9Qm2Lp7Zr", "msg_c85d0b019000Ab3Xk9Qm2Lp7Zr"}  # aborted, and still running
+    assert [r for r in found if r.get("turnId") in turns and "usage" in r] == []
 
 
 def test_todowrite_calls_are_plan_revisions_and_the_stored_list_is_a_duplicate_or_its_own_plan(
@@ -186,7 +218,56 @@ def test_compaction_marker_and_summary(tmp_path: Path) -> None:
     marker = next(r for r in found if r["type"] == "message" and r["content"] and r["content"][0]["type"] == "data")
     assert marker["content"][0]["schema"] == "ai.opencode/compaction" and marker["content"][0]["author"] == "harness"
     summary = next(r for r in found if r.get("summaryOf") == "compaction")
-    assert summary["parent"] == f"messageId={marker['messageId']}"
+    assert summary["turnId"] == marker["messageId"] and "parent" not in summary
+
+
+def test_the_persons_compact_is_a_human_command(tmp_path: Path) -> None:
+    found = streams(database(ABORT, tmp_path / "opencode.db"))[0][ABORT_KEY]
+    marker = next(r for r in found if r.get("content") and r["content"][0].get("schema") == "ai.opencode/compaction")
+    assert (marker["content"][0]["author"], marker["content"][0]["origin"]) == ("human", "command")
+
+
+def test_synthetic_assistant_text_and_compaction_parts_are_the_harness() -> None:
+    synthetic = content_part({"type": "text", "text": "<reminder>", "synthetic": True})
+    assert (synthetic["author"], synthetic["origin"]) == ("harness", "injected")
+    assert content_part({"type": "compaction", "auto": True})["author"] == "harness"
+    assert "author" not in content_part({"type": "text", "text": "answer"})
+
+
+def test_a_failed_todowrite_sets_no_plan(tmp_path: Path) -> None:
+    found = streams(database(ABORT, tmp_path / "opencode.db"))[0][ABORT_KEY]
+    assert any(r["type"] == "tool_call" and r["name"] == "todowrite" for r in found)
+    assert [r for r in found if r["type"] == "plan"] == []
+
+
+def test_files_read_as_text_and_agent_mentions_are_display_only(tmp_path: Path) -> None:
+    found = streams(database(ABORT, tmp_path / "opencode.db"))[0][ABORT_KEY]
+    prompt = found[1]
+    assert [p["type"] for p in prompt["content"]] == ["text"] * 5  # the person's words and OpenCode's synthetic text
+    shown = [(p["type"], p.get("mimeType") or p.get("schema")) for p in prompt["displayContent"][1:]]
+    assert shown == [
+        ("resource_link", "text/plain"),
+        ("resource_link", "application/x-directory"),
+        ("data", "ai.opencode/agent"),
+    ]
+
+
+def test_a_message_of_an_unknown_role_is_only_a_vendor_record(tmp_path: Path) -> None:
+    found = streams(database(ABORT, tmp_path / "opencode.db"))[0][ABORT_KEY]
+    assert found[-1]["schema"] == "ai.opencode/message/system" and found[-1]["ts"] == "2026-07-14T03:50:22.000Z"
+    assert not any(r.get("messageId") == found[-1]["data"]["id"] for r in found)
+
+
+def test_part_rows_give_vendor_records_their_time(tmp_path: Path) -> None:
+    patch = next(r for r in records(database(TURN, tmp_path / "opencode.db")) if r.get("schema") == "ai.opencode/patch")
+    assert patch["ts"] == "2026-07-14T03:33:23.000Z"  # the row's time_created: the part has no time of its own
+
+
+def test_zeroed_session_totals_are_left_out(tmp_path: Path) -> None:
+    by_key, _ = streams(database(ABORT, tmp_path / "opencode.db"))
+    assert "totals" not in by_key[ABORT_KEY][0]["opencode"]
+    turn = records(database(TURN, tmp_path / "turn.db"))[0]
+    assert turn["opencode"]["totals"]["cost"] > 0
 
 
 def test_a_pending_undo_names_the_records_it_hides(tmp_path: Path) -> None:
@@ -196,7 +277,16 @@ def test_a_pending_undo_names_the_records_it_hides(tmp_path: Path) -> None:
     by_id = {r["id"]: r for r in parent[: parent.index(undo)]}
     hidden = [by_id[i] for i in undo["reverted"]]
     assert hidden[0]["content"][0]["text"] == "Go ahead and move it."  # the reverted prompt and all after it
-    assert [r["type"] for r in hidden] == ["message", "message", "tool_call", "tool_result"]
+    assert [r["type"] for r in hidden] == ["message", "tool_call", "tool_result"]
+
+
+def test_a_part_level_undo_hides_that_parts_message_whole_as_cleanup_does(tmp_path: Path) -> None:
+    found = streams(database(ABORT, tmp_path / "opencode.db"))[0][UNDO_KEY]
+    undo = found[-1]
+    assert undo["data"]["partID"] == "prt_c85d0b024000Ab3Xk9Qm2Lp7Zr"
+    hidden = [r for r in found if r["id"] in undo["reverted"]]
+    assert hidden[0]["content"] == [{"type": "text", "text": "Renaming it."}]  # before the part: deleted too
+    assert [r["type"] for r in hidden] == ["message", "tool_call", "tool_result", "message"]
 
 
 def test_unknown_parts_are_vendor_and_unreadable_files_are_counted() -> None:

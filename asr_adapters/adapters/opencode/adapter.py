@@ -116,10 +116,10 @@ class OpenCodeAdapter(Adapter):
         accounting = context.accounting
         accounting.folded += 1  # the session info: the header
         yield emit(self._header(store))
-        mapper = SessionMapper(emit, accounting, store.info, self.vendor)
+        mapper = SessionMapper(emit, accounting, store.info, self.vendor, store.todos())
         for message in store.messages():
             yield from mapper.message(message)
-        yield from mapper.finish(store.todos())
+        yield from mapper.finish()
 
     def _header(self, store: SessionStore) -> dict[str, Any]:
         info = store.info
