@@ -360,6 +360,17 @@ def test_each_session_is_converted_once_from_the_newest_store(tmp_path: Path) ->
     assert found == [("ses_A", "opencode.db"), ("ses_B", "ses_B.json"), ("ses_C", "ses_C.json")]
 
 
+def test_a_database_named_by_opencode_db_elsewhere_wins_over_the_json_trees(tmp_path: Path) -> None:
+    data = tmp_path / "xdg" / "opencode"
+    plant_data_dir(data)
+    elsewhere = tmp_path / "elsewhere" / "opencode.db"
+    elsewhere.parent.mkdir()
+    (data / "opencode.db").rename(elsewhere)  # ses_A now only in a database outside the data folder
+    env = {"HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "xdg"), "OPENCODE_DB": str(elsewhere)}
+    found = sorted((d.session_id, Path(d.path).name) for d in batch_discover(env=env, agents=["opencode"]))
+    assert found == [("ses_A", "opencode.db"), ("ses_B", "ses_B.json"), ("ses_C", "ses_C.json")]
+
+
 def test_companions_are_the_sessions_files_and_the_database_beside_them(tmp_path: Path) -> None:
     data = tmp_path / "opencode"
     plant_data_dir(data)
