@@ -20,6 +20,7 @@ from asr_adapters.adapters.opencode.assistant import content_part
 from asr_adapters.batch import discover as batch_discover
 from asr_adapters.cli import main
 from asr_adapters.convert import Conversion
+from asr_adapters.core.errors import InputError
 from asr_adapters.core.source import Source
 
 TURN = GOLDEN / "opencode" / "sqlite-turn-tools-usage"
@@ -73,6 +74,19 @@ def test_message_and_part_files_are_ours_but_never_a_session_of_their_own() -> N
     for path in (message, part):
         assert not discover.is_session_file(path)
         with pytest.raises(Exception, match="message or part file"):
+            streams(path)
+
+
+def test_an_export_document_is_converted_and_a_json_without_a_session_id_is_an_error(tmp_path: Path) -> None:
+    export = GOLDEN / "opencode" / "export-document" / "input.json"
+    assert registry.get("opencode").detect(Source(export)) == 85
+    by_key, conversion = streams(export)
+    assert list(by_key) == ["opencode:ses_37a2f7200ffeExportedSess003"]
+    assert conversion.accounting.native_items == 8  # the session, two messages, five parts
+    for body in ({"info": {"title": "t"}, "messages": []}, {"title": "no id"}):
+        path = tmp_path / "odd.json"
+        path.write_text(json.dumps(body))
+        with pytest.raises(InputError, match=r"odd\.json: not an OpenCode storage file or export: no session id"):
             streams(path)
 
 
