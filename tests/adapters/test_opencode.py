@@ -227,6 +227,32 @@ def test_todowrite_calls_are_plan_revisions_and_the_stored_list_is_a_duplicate_o
     assert len(stored) == 1 and "callId" not in stored[0]
 
 
+def test_the_stored_todo_list_is_placed_by_its_time_and_records_stay_put_as_the_store_grows(tmp_path: Path) -> None:
+    path = database(SUBAGENT, tmp_path / "opencode.db")
+    parent = "ses_37a2f0000ffeParentSess0001"
+    connection = sqlite3.connect(path)
+    connection.execute("UPDATE session SET revert = NULL")
+    connection.execute("UPDATE todo SET status = 'completed' WHERE position = 1")  # differs from every call
+    connection.commit()
+    before = streams(path)[0][f"opencode:{parent}"]
+    stored = next(r for r in before if r["type"] == "plan" and "callId" not in r)
+    following = before[before.index(stored) + 1]
+    assert stored["ts"] == "2026-07-14T03:35:11.140Z" and following["content"][0]["schema"] == "ai.opencode/compaction"
+    connection.execute(
+        "INSERT INTO message VALUES ('msg_c85d0aff0000Ab3Xk9Qm2Lp7Zr', ?, 1784000200000, 1784000200000, ?)",
+        (parent, json.dumps({"role": "user", "time": {"created": 1784000200000}})),
+    )
+    connection.execute(
+        "INSERT INTO part VALUES ('prt_c85d0aff1000Ab3Xk9Qm2Lp7Zr', 'msg_c85d0aff0000Ab3Xk9Qm2Lp7Zr', ?, "
+        "1784000200000, 1784000200000, ?)",
+        (parent, json.dumps({"type": "text", "text": "One more thing."})),
+    )
+    connection.commit()
+    connection.close()
+    after = streams(path)[0][f"opencode:{parent}"]
+    assert after[: len(before)] == before and len(after) == len(before) + 1
+
+
 def test_compaction_marker_and_summary(tmp_path: Path) -> None:
     found = records(database(SUBAGENT, tmp_path / "opencode.db"))
     marker = next(r for r in found if r["type"] == "message" and r["content"] and r["content"][0]["type"] == "data")

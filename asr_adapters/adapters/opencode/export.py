@@ -32,17 +32,24 @@ class ExportSession:
 
     def messages(self) -> Iterator[NativeMessage]:
         accounting = self.context.accounting
+        seen: set[str] = set()
         for number, entry in enumerate(self.entries, 1):
-            accounting.native_items += 1
             entry = obj(entry)
             info, parts = entry.get("info"), entry.get("parts")
-            if not isinstance(info, dict):
-                accounting.unreadable += 1
-                self.context.warn(None, f"messages[{number}]: no message info (an object); skipped")
+            count = 1 + (len(parts) if isinstance(parts, list) else 0)
+            accounting.native_items += count
+            message_id = info.get("id") if isinstance(info, dict) else None
+            if not isinstance(message_id, str) or not message_id:
+                accounting.unreadable += count
+                self.context.warn(None, f"messages[{number}]: no message info with a string id; skipped with its parts")
                 continue
+            if message_id in seen:  # the same message twice: the first copy was converted
+                accounting.duplicates += count
+                continue
+            seen.add(message_id)
+            assert isinstance(info, dict)
             kept: list[dict[str, Any]] = []
             for index, part in enumerate(parts if isinstance(parts, list) else []):
-                accounting.native_items += 1
                 if isinstance(part, dict):
                     kept.append(part)
                 else:
