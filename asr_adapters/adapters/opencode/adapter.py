@@ -1,10 +1,11 @@
-"""OpenCode (anomalyco/opencode, formerly sst/opencode): its SQLite database and its JSON trees.
+"""OpenCode (anomalyco/opencode, formerly sst/opencode): its SQLite database, JSON trees and exports.
 
-Two kinds of input. The database ``opencode.db`` holds every session: one stream per session,
+Three kinds of input. The database ``opencode.db`` holds every session: one stream per session,
 a child session (``parentID``, a subagent run by the ``task`` tool) linked to its parent's
 stream. A session info file of a JSON tree (``storage/session/<projectID>/<ses>.json``, or the
 older ``project/<slug>/storage/session/info/<ses>.json``) is one session: its message, part and
-todo files are read from the tree around it. Both give the mapper the same objects
+todo files are read from the tree around it. The document ``opencode export`` prints is one
+session with its messages and parts. All give the mapper the same objects
 (``store.SessionStore``), so the records do not depend on the store.
 """
 
