@@ -4,6 +4,7 @@ discovery, and the viewer and exporters on its streams."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 import sqlite3
@@ -142,6 +143,119 @@ def test_records_follow_stored_part_order_with_each_steps_usage_on_its_own_recor
         ("message", f"{native}/prt_c85d0b017000Ab3Xk9Qm2Lp7Zr", None),  # text after the call comes after it
     ]
     assert all(r.get("idSource") == "derived" for r in steps if r["type"] == "message" and "/" in r["messageId"])
+
+
+def test_a_reasoning_part_is_a_reasoning_only_message_with_the_parts_own_id(tmp_path: Path) -> None:
+    found = records(database(TURN, tmp_path / "opencode.db"))
+    native = "msg_c85d0a063000Ab3Xk9Qm2Lp7Zr"
+    reasoning = next(r for r in found if r.get("messageId") == "prt_c85d0a065000Ab3Xk9Qm2Lp7Zr")
+    assert reasoning["content"] == [
+        {
+            "type": "reasoning",
+            "text": "Run the suite first to see which test fails.",
+            "opaque": {
+                "format": "ai.opencode/reasoning-metadata",
+                "data": '{"anthropic":{"signature":"EqQBCkgIBRAB"}}',
+            },
+            "signature": "EqQBCkgIBRAB",
+        }
+    ]  # one reasoning part, no visibility claimed (ASR-219)
+    assert "idSource" not in reasoning and reasoning["inferenceId"] == native
+    assert (reasoning["role"], reasoning["author"], reasoning["model"]) == ("assistant", "model", "claude-sonnet-4-5")
+    assert reasoning["ts"] == "2026-07-14T03:33:22.100Z"  # the part's own time.start
+    assert reasoning["turnId"] == "msg_c85d0a061000Ab3Xk9Qm2Lp7Zr" and "usage" not in reasoning
+    # the step's tool calls name the message (inferenceId), the first one carries the step's usage
+    calls = [r for r in found if r["type"] == "tool_call" and r.get("inferenceId") == native]
+    assert [("messageId" in c, "usage" in c) for c in calls] == [(False, True), (False, False)]
+    # no message record folds reasoning with anything else
+    messages = [r for r in found if r["type"] == "message"]
+    assert all(len(r["content"]) == 1 for r in messages if any(p["type"] == "reasoning" for p in r["content"]))
+
+
+def test_a_model_call_that_only_reasoned_carries_its_usage_on_its_reasoning_only_message(tmp_path: Path) -> None:
+    document = json.loads((GOLDEN / "opencode" / "export-document" / "input.json").read_text())
+    assistant = document["messages"][1]
+    ids = {"sessionID": document["info"]["id"], "messageID": assistant["info"]["id"]}
+    tokens = {"input": 7, "output": 3, "reasoning": 3, "cache": {"read": 0, "write": 0}}
+    assistant["parts"] = [
+        {"id": "prt_c85d0c004100Ab3Xk9Qm2Lp7Zr", "type": "step-start", **ids},
+        {"id": "prt_c85d0c004200Ab3Xk9Qm2Lp7Zr", "type": "reasoning", "text": "Hm.", **ids},
+        {"id": "prt_c85d0c004300Ab3Xk9Qm2Lp7Zr", "type": "step-finish", "tokens": tokens, "cost": 0, **ids},
+        *assistant["parts"],
+    ]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(document))
+    found = records(path)
+    carried = [(r["type"], r.get("messageId"), r["usage"]["inputTokens"]) for r in found if "usage" in r]
+    assert carried == [
+        ("message", "prt_c85d0c004200Ab3Xk9Qm2Lp7Zr", 7),  # the first call: only reasoning
+        ("tool_call", None, 500),  # the second: its first text/tool record (a tool call, then text)
+    ]
+
+
+def test_an_exported_reasoning_part_without_its_own_id_or_repeating_one_gets_a_derived_id(tmp_path: Path) -> None:
+    document = json.loads((GOLDEN / "opencode" / "export-document" / "input.json").read_text())
+    assistant = document["messages"][1]
+    native = assistant["info"]["id"]
+    thought = {"type": "reasoning", "text": "Look first.", "sessionID": document["info"]["id"], "messageID": native}
+    assistant["parts"][1:1] = [{**thought, "id": "prt_c85d0c004800Ab3Xk9Qm2Lp7Zr"}, thought]
+    assistant["parts"].insert(3, {**thought, "id": "prt_c85d0c004800Ab3Xk9Qm2Lp7Zr"})
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(document))
+    found = records(path)
+    ids = [(r["messageId"], r.get("idSource")) for r in found if r["type"] == "message" and r["role"] == "assistant"]
+    assert ids == [
+        ("prt_c85d0c004800Ab3Xk9Qm2Lp7Zr", None),
+        (f"{native}/reasoning@2", "derived"),  # no id: its stored position
+        (f"{native}/reasoning@3", "derived"),  # the same id again: never written twice
+        (native, None),
+    ]
+    assert not [f for f in validate_records(found) if f.is_error]
+
+
+def test_reasoning_records_keep_their_ids_as_the_store_grows_and_usage_lands_once(tmp_path: Path) -> None:
+    path = database(TURN, tmp_path / "opencode.db")
+    session = "ses_37a2f5fbfffeXrF10qk5Zvbw4K"
+    message = "msg_c85d0a0f0000Ab3Xk9Qm2Lp7Zr"  # a new assistant message, still being generated
+    connection = sqlite3.connect(path)
+    connection.execute(
+        "INSERT INTO message VALUES (?, ?, 1784000009000, 1784000009000, ?)",
+        (
+            message,
+            session,
+            json.dumps(
+                {"role": "assistant", "time": {"created": 1784000009000}, "parentID": "msg_c85d0a061000Ab3Xk9Qm2Lp7Zr"}
+            ),
+        ),
+    )
+
+    def append(part_id: str, at: int, data: dict[str, Any]) -> list[dict[str, Any]]:
+        connection.execute(
+            "INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", (part_id, message, session, at, at, json.dumps(data))
+        )
+        connection.commit()
+        return [r for r in streams(path)[0][f"opencode:{session}"] if r.get("turnId") and r["seq"] > 10]
+
+    append("prt_c85d0a0f1000Ab3Xk9Qm2Lp7Zr", 1784000009000, {"type": "step-start"})
+    one = append("prt_c85d0a0f2000Ab3Xk9Qm2Lp7Zr", 1784000009100, {"type": "reasoning", "text": "First thought."})
+    two = append("prt_c85d0a0f3000Ab3Xk9Qm2Lp7Zr", 1784000009200, {"type": "text", "text": "Answer begins."})
+    three = append("prt_c85d0a0f4000Ab3Xk9Qm2Lp7Zr", 1784000009300, {"type": "reasoning", "text": "Second thought."})
+    four = append("prt_c85d0a0f5000Ab3Xk9Qm2Lp7Zr", 1784000009400, {"type": "text", "text": "Answer ends."})
+    tokens = {"input": 90, "output": 9, "reasoning": 4, "cache": {"read": 0, "write": 0}}
+    done = append("prt_c85d0a0f6000Ab3Xk9Qm2Lp7Zr", 1784000009500, {"type": "step-finish", "tokens": tokens, "cost": 0})
+    connection.close()
+    ids = [[(r["id"], r["messageId"]) for r in stage] for stage in (one, two, three, four, done)]
+    for earlier, later in itertools.pairwise(ids):
+        assert later[: len(earlier)] == earlier  # appended parts never renumber or rename earlier records
+    assert [m for _, m in ids[-1]] == [
+        "prt_c85d0a0f2000Ab3Xk9Qm2Lp7Zr",
+        message,  # the first text run keeps the message's id
+        "prt_c85d0a0f4000Ab3Xk9Qm2Lp7Zr",
+        f"{message}/prt_c85d0a0f5000Ab3Xk9Qm2Lp7Zr",
+    ]
+    assert [len(r["content"]) for r in done] == [1, 1, 1, 1]
+    assert [r.get("usage", {}).get("inputTokens") for r in done] == [None, 90, None, None]  # once, on the text run
+    assert not [f for f in validate_records(streams(path)[0][f"opencode:{session}"]) if f.is_error]
 
 
 def test_no_record_names_the_user_message_as_its_parent(tmp_path: Path) -> None:

@@ -1,10 +1,13 @@
 """An OpenCode assistant message -> its records, in stored part order (``steps.layout``).
 
-Each run of content parts of one model call (step) is one ``message`` record: the message's
-first run keeps the native message id, a later run gets ``<message id>/<its first part id>``
-(derived from native ids, so it never changes as the message grows). Each ``tool`` part is a
-``tool_call`` and its ``tool_result``; each model call's usage (its ``step-finish``) is on the
-first record of that call.
+Each ``reasoning`` part has its own native id, so it is a reasoning-only ``message`` with that
+id (ASR-219), never folded into a neighbour. Each run of other content parts of one model call
+(step) is one ``message`` record: the message's first such run keeps the native message id, a
+later run gets ``<message id>/<its first part id>`` (derived from native ids, so it never
+changes as the message grows). Each ``tool`` part is a ``tool_call`` and its ``tool_result``.
+The message's own facts are on its first record; each model call's usage (its
+``step-finish``) is on one record of that call: its first content run or tool call, else
+(a call that only reasoned) its first reasoning-only message.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ AGENT = "opencode"
 INFO_MOVED = ("id", "sessionID", "role", "parentID", "modelID", "tokens", "cost", "error", "summary")
 _ABORTED = "MessageAbortedError"
 _HARNESS = {"author": "harness", "origin": "injected"}
+#: item kinds written as ``message`` records (a content run, a reasoning-only message)
+_MESSAGE_KINDS = ("content", "reasoning")
 
 
 def time_of(value: Any, key: str) -> Any:
@@ -95,29 +100,32 @@ class AssistantMapping:
         self.position = {id(p): n for n, p in enumerate(native.parts)}
         self.status = message_status(self.info)
         self.usages = step_usages(self.info, self.plan)
-        self.last_content = max((i for i, it in enumerate(self.plan.items) if it.kind == "content"), default=-1)
+        #: reasoning part ids written so far (an export document can repeat one: never twice)
+        self.reasoning_ids: set[str] = set()
+        self.last_content = max((i for i, it in enumerate(self.plan.items) if it.kind in _MESSAGE_KINDS), default=-1)
 
     def records(self) -> Iterator[dict[str, Any]]:
         host, plan = self.host, self.plan
         host.count("folded", sum(len(i.steps_kept) for i in plan.items) + len(plan.orphan_steps))
-        if not any(i.kind in ("content", "tool") for i in plan.items):
+        if not any(i.kind in (*_MESSAGE_KINDS, "tool") for i in plan.items):
             usage = self.usages[max(self.usages)] if self.usages else None
             yield from self._message(None, 0, usage, first=True)
             for item in plan.items:
                 yield from host.other(item.parts[0], self.native)
             return
-        first_item = next(i for i, it in enumerate(plan.items) if it.kind in ("content", "tool"))
+        first_item = next(i for i, it in enumerate(plan.items) if it.kind in (*_MESSAGE_KINDS, "tool"))
         if plan.items[first_item].kind == "tool" and self.native.outcome_due:
             host.count("folded")  # only a tool call first: the message's facts ride on it
         native_id_used = False
-        issuer: tuple[int, str] | None = None  # (step, messageId) of the last message record
+        issuer: tuple[int, str] | None = None  # (step, messageId) of the last content run's record
         for index, item in enumerate(plan.items):
-            usage = self.usages.get(item.step) if plan.holders.get(item.step) == index else None
+            usage = self.usages.get(item.step) if plan.usage_holders.get(item.step) == index else None
             first = index == first_item
-            if item.kind == "content":
+            if item.kind in _MESSAGE_KINDS:
                 record = next(self._message(item, index, usage, first, native_id_used))
-                native_id_used = True
-                issuer = (item.step, record["messageId"])
+                if item.kind == "content":
+                    native_id_used = True
+                    issuer = (item.step, record["messageId"])
                 yield record
             elif item.kind == "tool":
                 in_message = issuer[1] if issuer is not None and issuer[0] == item.step else None
@@ -150,17 +158,28 @@ class AssistantMapping:
     ) -> Iterator[dict[str, Any]]:
         host, info, native = self.host, self.info, self.native
         parts = item.parts if item is not None else []
-        host.count("folded", len(parts))
+        reasoning = item is not None and item.kind == "reasoning"
+        host.count("records" if reasoning else "folded", len(parts))  # a reasoning part is its own record
         record = start("message")
-        if first:
+        own_time = host.part_time(parts[0], native) if parts else None
+        if first and (not reasoning or own_time is None):
             stamp(record, from_epoch_millis(time_of(info.get("time"), "created")))
         else:
-            stamp(record, from_epoch_millis(host.part_time(parts[0], native)))
+            stamp(record, from_epoch_millis(own_time))
         parent = info.get("parentID")
         if isinstance(parent, str) and parent:
             record["turnId"] = parent
-        if native_id_used and parts:
-            record["messageId"] = f"{info.get('id')}/{parts[0].get('id')}"
+        part_id = parts[0].get("id") if parts else None
+        if reasoning:  # its own native id (ASR-219); inferenceId names the message it was stored in
+            record["inferenceId"] = info.get("id")
+            if isinstance(part_id, str) and part_id and part_id not in self.reasoning_ids:
+                record["messageId"] = part_id
+                self.reasoning_ids.add(part_id)
+            else:  # an export document's part with no id, or one repeated: its stored position
+                record["messageId"] = f"{info.get('id')}/reasoning@{self.position[id(parts[0])]}"
+                record["idSource"] = "derived"
+        elif native_id_used and parts:
+            record["messageId"] = f"{info.get('id')}/{part_id}"
             record["idSource"] = "derived"
         else:
             record["messageId"] = info.get("id")

@@ -2,7 +2,8 @@
 
 A user message is one ``message`` record (its text, file and other parts as content, what
 only the UI showed as ``displayContent``). An assistant message is cut at its stored part
-order (``assistant.AssistantMapping``): runs of text and reasoning are ``message`` records, a
+order (``assistant.AssistantMapping``): each reasoning part is a reasoning-only ``message``
+with its own id, runs of other content are ``message`` records, a
 ``tool`` part is a ``tool_call`` and its ``tool_result`` (OpenCode keeps both in one part, in
 its last state), a ``task`` call also a ``subagent`` record naming the child session, a
 completed ``todowrite`` call also a ``plan``; parts we have no record for are ``vendor``
