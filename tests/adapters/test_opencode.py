@@ -4,6 +4,7 @@ discovery, and the viewer and exporters on its streams."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 import sqlite3
@@ -16,16 +17,19 @@ from golden_support import GOLDEN, golden_cases, materialize_input, shared_sampl
 
 from asr_adapters import registry, validate_records
 from asr_adapters.adapters.opencode import discover
-from asr_adapters.adapters.opencode.usage import place_usage
+from asr_adapters.adapters.opencode.assistant import content_part
 from asr_adapters.batch import discover as batch_discover
 from asr_adapters.cli import main
 from asr_adapters.convert import Conversion
+from asr_adapters.core.errors import InputError
 from asr_adapters.core.source import Source
 
 TURN = GOLDEN / "opencode" / "sqlite-turn-tools-usage"
 SUBAGENT = GOLDEN / "opencode" / "sqlite-subagent-todos-compaction"
 GLOBAL_TREE = GOLDEN / "opencode" / "json-global-tree"
 PROJECT_TREE = GOLDEN / "opencode" / "json-project-tree"
+ABORT = GOLDEN / "opencode" / "sqlite-abort-steps-undo"
+ABORT_KEY, UNDO_KEY = "opencode:ses_37a2f7000ffeAbortSteps00001", "opencode:ses_37a2f7100ffePartRevert0002"
 CASES = golden_cases("opencode")
 
 
@@ -74,6 +78,19 @@ def test_message_and_part_files_are_ours_but_never_a_session_of_their_own() -> N
             streams(path)
 
 
+def test_an_export_document_is_converted_and_a_json_without_a_session_id_is_an_error(tmp_path: Path) -> None:
+    export = GOLDEN / "opencode" / "export-document" / "input.json"
+    assert registry.get("opencode").detect(Source(export)) == 85
+    by_key, conversion = streams(export)
+    assert list(by_key) == ["opencode:ses_37a2f7200ffeExportedSess003"]
+    assert conversion.accounting.native_items == 8  # the session, two messages, five parts
+    for body in ({"info": {"title": "t"}, "messages": []}, {"title": "no id"}):
+        path = tmp_path / "odd.json"
+        path.write_text(json.dumps(body))
+        with pytest.raises(InputError, match=r"odd\.json: not an OpenCode storage file or export: no session id"):
+            streams(path)
+
+
 # -- ids, order, usage --------------------------------------------------------------------
 
 
@@ -113,12 +130,138 @@ def test_a_message_of_several_steps_puts_each_steps_usage_on_one_record() -> Non
     }
 
 
-def test_usage_placement_rules() -> None:
-    one, two = ({"inputTokens": 1}, {}), ({"inputTokens": 2}, {})
-    assert place_usage([one], {3: 0}, True) == (one, {})  # the only call: on the message
-    assert place_usage([one, two], {3: 0}, True) == (two, {3: one})  # earlier step: on its first call
-    assert place_usage([one], {3: 0, 4: 0}, False) == (None, {3: one})  # no message record: first call
-    assert place_usage([], {}, True) == (None, {})
+def test_records_follow_stored_part_order_with_each_steps_usage_on_its_own_record(tmp_path: Path) -> None:
+    found = streams(database(ABORT, tmp_path / "opencode.db"))[0][ABORT_KEY]
+    steps = [r for r in found if r.get("turnId") == "msg_c85d0b00e000Ab3Xk9Qm2Lp7Zr" and r.get("role") != "user"]
+    kinds = [(r["type"], r.get("messageId"), r.get("usage", {}).get("inputTokens")) for r in steps]
+    native = "msg_c85d0b010000Ab3Xk9Qm2Lp7Zr"
+    assert kinds == [
+        ("message", native, 200),  # the text-only first step: its own record, its own usage
+        ("message", f"{native}/prt_c85d0b015000Ab3Xk9Qm2Lp7Zr", 300),
+        ("tool_call", f"{native}/prt_c85d0b015000Ab3Xk9Qm2Lp7Zr", None),
+        ("tool_result", None, None),
+        ("message", f"{native}/prt_c85d0b017000Ab3Xk9Qm2Lp7Zr", None),  # text after the call comes after it
+    ]
+    assert all(r.get("idSource") == "derived" for r in steps if r["type"] == "message" and "/" in r["messageId"])
+
+
+def test_a_reasoning_part_is_a_reasoning_only_message_with_the_parts_own_id(tmp_path: Path) -> None:
+    found = records(database(TURN, tmp_path / "opencode.db"))
+    native = "msg_c85d0a063000Ab3Xk9Qm2Lp7Zr"
+    reasoning = next(r for r in found if r.get("messageId") == "prt_c85d0a065000Ab3Xk9Qm2Lp7Zr")
+    assert reasoning["content"] == [
+        {
+            "type": "reasoning",
+            "text": "Run the suite first to see which test fails.",
+            "opaque": {
+                "format": "ai.opencode/reasoning-metadata",
+                "data": '{"anthropic":{"signature":"EqQBCkgIBRAB"}}',
+            },
+            "signature": "EqQBCkgIBRAB",
+        }
+    ]  # one reasoning part, no visibility claimed (ASR-219)
+    assert "idSource" not in reasoning and reasoning["inferenceId"] == native
+    assert (reasoning["role"], reasoning["author"], reasoning["model"]) == ("assistant", "model", "claude-sonnet-4-5")
+    assert reasoning["ts"] == "2026-07-14T03:33:22.100Z"  # the part's own time.start
+    assert reasoning["turnId"] == "msg_c85d0a061000Ab3Xk9Qm2Lp7Zr" and "usage" not in reasoning
+    # the step's tool calls name the message (inferenceId), the first one carries the step's usage
+    calls = [r for r in found if r["type"] == "tool_call" and r.get("inferenceId") == native]
+    assert [("messageId" in c, "usage" in c) for c in calls] == [(False, True), (False, False)]
+    # no message record folds reasoning with anything else
+    messages = [r for r in found if r["type"] == "message"]
+    assert all(len(r["content"]) == 1 for r in messages if any(p["type"] == "reasoning" for p in r["content"]))
+
+
+def test_a_model_call_that_only_reasoned_carries_its_usage_on_its_reasoning_only_message(tmp_path: Path) -> None:
+    document = json.loads((GOLDEN / "opencode" / "export-document" / "input.json").read_text())
+    assistant = document["messages"][1]
+    ids = {"sessionID": document["info"]["id"], "messageID": assistant["info"]["id"]}
+    tokens = {"input": 7, "output": 3, "reasoning": 3, "cache": {"read": 0, "write": 0}}
+    assistant["parts"] = [
+        {"id": "prt_c85d0c004100Ab3Xk9Qm2Lp7Zr", "type": "step-start", **ids},
+        {"id": "prt_c85d0c004200Ab3Xk9Qm2Lp7Zr", "type": "reasoning", "text": "Hm.", **ids},
+        {"id": "prt_c85d0c004300Ab3Xk9Qm2Lp7Zr", "type": "step-finish", "tokens": tokens, "cost": 0, **ids},
+        *assistant["parts"],
+    ]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(document))
+    found = records(path)
+    carried = [(r["type"], r.get("messageId"), r["usage"]["inputTokens"]) for r in found if "usage" in r]
+    assert carried == [
+        ("message", "prt_c85d0c004200Ab3Xk9Qm2Lp7Zr", 7),  # the first call: only reasoning
+        ("tool_call", None, 500),  # the second: its first text/tool record (a tool call, then text)
+    ]
+
+
+def test_an_exported_reasoning_part_without_its_own_id_or_repeating_one_gets_a_derived_id(tmp_path: Path) -> None:
+    document = json.loads((GOLDEN / "opencode" / "export-document" / "input.json").read_text())
+    assistant = document["messages"][1]
+    native = assistant["info"]["id"]
+    thought = {"type": "reasoning", "text": "Look first.", "sessionID": document["info"]["id"], "messageID": native}
+    assistant["parts"][1:1] = [{**thought, "id": "prt_c85d0c004800Ab3Xk9Qm2Lp7Zr"}, thought]
+    assistant["parts"].insert(3, {**thought, "id": "prt_c85d0c004800Ab3Xk9Qm2Lp7Zr"})
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(document))
+    found = records(path)
+    ids = [(r["messageId"], r.get("idSource")) for r in found if r["type"] == "message" and r["role"] == "assistant"]
+    assert ids == [
+        ("prt_c85d0c004800Ab3Xk9Qm2Lp7Zr", None),
+        (f"{native}/reasoning@2", "derived"),  # no id: its stored position
+        (f"{native}/reasoning@3", "derived"),  # the same id again: never written twice
+        (native, None),
+    ]
+    assert not [f for f in validate_records(found) if f.is_error]
+
+
+def test_reasoning_records_keep_their_ids_as_the_store_grows_and_usage_lands_once(tmp_path: Path) -> None:
+    path = database(TURN, tmp_path / "opencode.db")
+    session = "ses_37a2f5fbfffeXrF10qk5Zvbw4K"
+    message = "msg_c85d0a0f0000Ab3Xk9Qm2Lp7Zr"  # a new assistant message, still being generated
+    connection = sqlite3.connect(path)
+    connection.execute(
+        "INSERT INTO message VALUES (?, ?, 1784000009000, 1784000009000, ?)",
+        (
+            message,
+            session,
+            json.dumps(
+                {"role": "assistant", "time": {"created": 1784000009000}, "parentID": "msg_c85d0a061000Ab3Xk9Qm2Lp7Zr"}
+            ),
+        ),
+    )
+
+    def append(part_id: str, at: int, data: dict[str, Any]) -> list[dict[str, Any]]:
+        connection.execute(
+            "INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", (part_id, message, session, at, at, json.dumps(data))
+        )
+        connection.commit()
+        return [r for r in streams(path)[0][f"opencode:{session}"] if r.get("turnId") and r["seq"] > 10]
+
+    append("prt_c85d0a0f1000Ab3Xk9Qm2Lp7Zr", 1784000009000, {"type": "step-start"})
+    one = append("prt_c85d0a0f2000Ab3Xk9Qm2Lp7Zr", 1784000009100, {"type": "reasoning", "text": "First thought."})
+    two = append("prt_c85d0a0f3000Ab3Xk9Qm2Lp7Zr", 1784000009200, {"type": "text", "text": "Answer begins."})
+    three = append("prt_c85d0a0f4000Ab3Xk9Qm2Lp7Zr", 1784000009300, {"type": "reasoning", "text": "Second thought."})
+    four = append("prt_c85d0a0f5000Ab3Xk9Qm2Lp7Zr", 1784000009400, {"type": "text", "text": "Answer ends."})
+    tokens = {"input": 90, "output": 9, "reasoning": 4, "cache": {"read": 0, "write": 0}}
+    done = append("prt_c85d0a0f6000Ab3Xk9Qm2Lp7Zr", 1784000009500, {"type": "step-finish", "tokens": tokens, "cost": 0})
+    connection.close()
+    ids = [[(r["id"], r["messageId"]) for r in stage] for stage in (one, two, three, four, done)]
+    for earlier, later in itertools.pairwise(ids):
+        assert later[: len(earlier)] == earlier  # appended parts never renumber or rename earlier records
+    assert [m for _, m in ids[-1]] == [
+        "prt_c85d0a0f2000Ab3Xk9Qm2Lp7Zr",
+        message,  # the first text run keeps the message's id
+        "prt_c85d0a0f4000Ab3Xk9Qm2Lp7Zr",
+        f"{message}/prt_c85d0a0f5000Ab3Xk9Qm2Lp7Zr",
+    ]
+    assert [len(r["content"]) for r in done] == [1, 1, 1, 1]
+    assert [r.get("usage", {}).get("inputTokens") for r in done] == [None, 90, None, None]  # once, on the text run
+    assert not [f for f in validate_records(streams(path)[0][f"opencode:{session}"]) if f.is_error]
+
+
+def test_no_record_names_the_user_message_as_its_parent(tmp_path: Path) -> None:
+    found = records(database(SUBAGENT, tmp_path / "opencode.db")) + records(database(ABORT, tmp_path / "a.db"))
+    assert [r for r in found if r["type"] != "session" and "parent" in r] == []
+    assert all("turnId" in r for r in found if r.get("role") == "assistant")
 
 
 def test_old_messages_without_step_parts_take_usage_from_the_message() -> None:
@@ -132,11 +275,7 @@ def test_old_messages_without_step_parts_take_usage_from_the_message() -> None:
 def test_synthetic_text_is_the_harness_and_ignored_text_is_display_only() -> None:
     user = next(r for r in records(GLOBAL_TREE / "input.json") if r.get("role") == "user")
     authors = [(p["type"], p.get("author"), p.get("origin")) for p in user["content"]]
-    assert authors == [
-        ("text", "human", "prompt"),
-        ("resource_link", "human", "prompt"),
-        ("text", "harness", "injected"),
-    ]
+    assert authors == [("text", "human", "prompt"), ("text", "harness", "injected")]  # the text/plain file: shown only
     assert "shown only in the TUI" not in json.dumps(user["content"])
     ignored = user["displayContent"][-1]
     assert ignored["text"].startswith("(shown only in the TUI") and "author" not in ignored
@@ -166,8 +305,29 @@ def test_unfinished_calls_are_interrupted_and_failed_calls_are_errors(tmp_path: 
     failed = records(database(TURN, tmp_path / "turn.db"))
     error = next(r for r in failed if r["type"] == "tool_result" and r["callId"] == "toolu_02Read")
     assert error["isError"] is True and error["status"] == "error"
-    aborted = next(r for r in found if r.get("status") == "interrupted" and r["type"] == "message")
-    assert aborted["capture"]["content"]["state"] == "absent"
+    aborted = next(r for r in found if r["type"] == "tool_call" and r["callId"] == "toolu_06Write")
+    assert aborted["error"]["name"] == "MessageAbortedError"  # a tool-only message's facts ride on its call
+
+
+def test_opencodes_own_abort_cleanup_is_an_interruption_not_a_failure(tmp_path: Path) -> None:
+    found = streams(database(ABORT, tmp_path / "opencode.db"))[0][ABORT_KEY]
+    result = next(r for r in found if r["type"] == "tool_result" and r["callId"] == "toolu_11Bash")
+    assert result["status"] == "interrupted" and "isError" not in result
+    assert result["content"] == [{"type": "text", "text": "> acme@1.0.0 test\n> vitest\n"}]  # what the model got
+    text = next(r for r in found if r.get("content") == [{"type": "text", "text": "Running the tests first."}])
+    assert text["status"] == "interrupted"
+
+
+def test_a_call_of_a_message_still_being_generated_has_no_outcome(tmp_path: Path) -> None:
+    found = streams(database(ABORT, tmp_path / "opencode.db"))[0][ABORT_KEY]
+    live = next(r for r in found if r["type"] == "tool_result" and r["callId"] == "toolu_13Bash")
+    assert "status" not in live and live["capture"]["content"]["state"] == "absent"
+
+
+def test_zero_placeholder_tokens_give_no_usage(tmp_path: Path) -> None:
+    found = streams(database(ABORT, tmp_path / "opencode.db"))[0][ABORT_KEY]
+    turns = {"msg_c85d0b001000Ab3Xk9Qm2Lp7Zr", "msg_c85d0b019000Ab3Xk9Qm2Lp7Zr"}  # aborted, and still running
+    assert [r for r in found if r.get("turnId") in turns and "usage" in r] == []
 
 
 def test_todowrite_calls_are_plan_revisions_and_the_stored_list_is_a_duplicate_or_its_own_plan(
@@ -181,12 +341,87 @@ def test_todowrite_calls_are_plan_revisions_and_the_stored_list_is_a_duplicate_o
     assert len(stored) == 1 and "callId" not in stored[0]
 
 
+def test_the_stored_todo_list_is_placed_by_its_time_and_records_stay_put_as_the_store_grows(tmp_path: Path) -> None:
+    path = database(SUBAGENT, tmp_path / "opencode.db")
+    parent = "ses_37a2f0000ffeParentSess0001"
+    connection = sqlite3.connect(path)
+    connection.execute("UPDATE session SET revert = NULL")
+    connection.execute("UPDATE todo SET status = 'completed' WHERE position = 1")  # differs from every call
+    connection.commit()
+    before = streams(path)[0][f"opencode:{parent}"]
+    stored = next(r for r in before if r["type"] == "plan" and "callId" not in r)
+    following = before[before.index(stored) + 1]
+    assert stored["ts"] == "2026-07-14T03:35:11.140Z" and following["content"][0]["schema"] == "ai.opencode/compaction"
+    connection.execute(
+        "INSERT INTO message VALUES ('msg_c85d0aff0000Ab3Xk9Qm2Lp7Zr', ?, 1784000200000, 1784000200000, ?)",
+        (parent, json.dumps({"role": "user", "time": {"created": 1784000200000}})),
+    )
+    connection.execute(
+        "INSERT INTO part VALUES ('prt_c85d0aff1000Ab3Xk9Qm2Lp7Zr', 'msg_c85d0aff0000Ab3Xk9Qm2Lp7Zr', ?, "
+        "1784000200000, 1784000200000, ?)",
+        (parent, json.dumps({"type": "text", "text": "One more thing."})),
+    )
+    connection.commit()
+    connection.close()
+    after = streams(path)[0][f"opencode:{parent}"]
+    assert after[: len(before)] == before and len(after) == len(before) + 1
+
+
 def test_compaction_marker_and_summary(tmp_path: Path) -> None:
     found = records(database(SUBAGENT, tmp_path / "opencode.db"))
     marker = next(r for r in found if r["type"] == "message" and r["content"] and r["content"][0]["type"] == "data")
     assert marker["content"][0]["schema"] == "ai.opencode/compaction" and marker["content"][0]["author"] == "harness"
     summary = next(r for r in found if r.get("summaryOf") == "compaction")
-    assert summary["parent"] == f"messageId={marker['messageId']}"
+    assert summary["turnId"] == marker["messageId"] and "parent" not in summary
+
+
+def test_the_persons_compact_is_a_human_command(tmp_path: Path) -> None:
+    found = streams(database(ABORT, tmp_path / "opencode.db"))[0][ABORT_KEY]
+    marker = next(r for r in found if r.get("content") and r["content"][0].get("schema") == "ai.opencode/compaction")
+    assert (marker["content"][0]["author"], marker["content"][0]["origin"]) == ("human", "command")
+
+
+def test_synthetic_assistant_text_and_compaction_parts_are_the_harness() -> None:
+    synthetic = content_part({"type": "text", "text": "<reminder>", "synthetic": True})
+    assert (synthetic["author"], synthetic["origin"]) == ("harness", "injected")
+    assert content_part({"type": "compaction", "auto": True})["author"] == "harness"
+    assert "author" not in content_part({"type": "text", "text": "answer"})
+
+
+def test_a_failed_todowrite_sets_no_plan(tmp_path: Path) -> None:
+    found = streams(database(ABORT, tmp_path / "opencode.db"))[0][ABORT_KEY]
+    assert any(r["type"] == "tool_call" and r["name"] == "todowrite" for r in found)
+    assert [r for r in found if r["type"] == "plan"] == []
+
+
+def test_files_read_as_text_and_agent_mentions_are_display_only(tmp_path: Path) -> None:
+    found = streams(database(ABORT, tmp_path / "opencode.db"))[0][ABORT_KEY]
+    prompt = found[1]
+    assert [p["type"] for p in prompt["content"]] == ["text"] * 5  # the person's words and OpenCode's synthetic text
+    shown = [(p["type"], p.get("mimeType") or p.get("schema")) for p in prompt["displayContent"][1:]]
+    assert shown == [
+        ("resource_link", "text/plain"),
+        ("resource_link", "application/x-directory"),
+        ("data", "ai.opencode/agent"),
+    ]
+
+
+def test_a_message_of_an_unknown_role_is_only_a_vendor_record(tmp_path: Path) -> None:
+    found = streams(database(ABORT, tmp_path / "opencode.db"))[0][ABORT_KEY]
+    assert found[-1]["schema"] == "ai.opencode/message/system" and found[-1]["ts"] == "2026-07-14T03:50:22.000Z"
+    assert not any(r.get("messageId") == found[-1]["data"]["id"] for r in found)
+
+
+def test_part_rows_give_vendor_records_their_time(tmp_path: Path) -> None:
+    patch = next(r for r in records(database(TURN, tmp_path / "opencode.db")) if r.get("schema") == "ai.opencode/patch")
+    assert patch["ts"] == "2026-07-14T03:33:23.000Z"  # the row's time_created: the part has no time of its own
+
+
+def test_zeroed_session_totals_are_left_out(tmp_path: Path) -> None:
+    by_key, _ = streams(database(ABORT, tmp_path / "opencode.db"))
+    assert "totals" not in by_key[ABORT_KEY][0]["opencode"]
+    turn = records(database(TURN, tmp_path / "turn.db"))[0]
+    assert turn["opencode"]["totals"]["cost"] > 0
 
 
 def test_a_pending_undo_names_the_records_it_hides(tmp_path: Path) -> None:
@@ -196,7 +431,16 @@ def test_a_pending_undo_names_the_records_it_hides(tmp_path: Path) -> None:
     by_id = {r["id"]: r for r in parent[: parent.index(undo)]}
     hidden = [by_id[i] for i in undo["reverted"]]
     assert hidden[0]["content"][0]["text"] == "Go ahead and move it."  # the reverted prompt and all after it
-    assert [r["type"] for r in hidden] == ["message", "message", "tool_call", "tool_result"]
+    assert [r["type"] for r in hidden] == ["message", "tool_call", "tool_result"]
+
+
+def test_a_part_level_undo_hides_that_parts_message_whole_as_cleanup_does(tmp_path: Path) -> None:
+    found = streams(database(ABORT, tmp_path / "opencode.db"))[0][UNDO_KEY]
+    undo = found[-1]
+    assert undo["data"]["partID"] == "prt_c85d0b024000Ab3Xk9Qm2Lp7Zr"
+    hidden = [r for r in found if r["id"] in undo["reverted"]]
+    assert hidden[0]["content"] == [{"type": "text", "text": "Renaming it."}]  # before the part: deleted too
+    assert [r["type"] for r in hidden] == ["message", "tool_call", "tool_result", "message"]
 
 
 def test_unknown_parts_are_vendor_and_unreadable_files_are_counted() -> None:
@@ -266,6 +510,17 @@ def test_each_session_is_converted_once_from_the_newest_store(tmp_path: Path) ->
     assert not discover.is_session_file(g0 / "ses_B.json")  # in the global tree
     assert discover.is_session_file(g0 / "ses_C.json")
     env = {"HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "xdg")}
+    found = sorted((d.session_id, Path(d.path).name) for d in batch_discover(env=env, agents=["opencode"]))
+    assert found == [("ses_A", "opencode.db"), ("ses_B", "ses_B.json"), ("ses_C", "ses_C.json")]
+
+
+def test_a_database_named_by_opencode_db_elsewhere_wins_over_the_json_trees(tmp_path: Path) -> None:
+    data = tmp_path / "xdg" / "opencode"
+    plant_data_dir(data)
+    elsewhere = tmp_path / "elsewhere" / "opencode.db"
+    elsewhere.parent.mkdir()
+    (data / "opencode.db").rename(elsewhere)  # ses_A now only in a database outside the data folder
+    env = {"HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "xdg"), "OPENCODE_DB": str(elsewhere)}
     found = sorted((d.session_id, Path(d.path).name) for d in batch_discover(env=env, agents=["opencode"]))
     assert found == [("ses_A", "opencode.db"), ("ses_B", "ses_B.json"), ("ses_C", "ses_C.json")]
 

@@ -1,10 +1,11 @@
-"""OpenCode (anomalyco/opencode, formerly sst/opencode): its SQLite database and its JSON trees.
+"""OpenCode (anomalyco/opencode, formerly sst/opencode): its SQLite database, JSON trees and exports.
 
-Two kinds of input. The database ``opencode.db`` holds every session: one stream per session,
+Three kinds of input. The database ``opencode.db`` holds every session: one stream per session,
 a child session (``parentID``, a subagent run by the ``task`` tool) linked to its parent's
 stream. A session info file of a JSON tree (``storage/session/<projectID>/<ses>.json``, or the
 older ``project/<slug>/storage/session/info/<ses>.json``) is one session: its message, part and
-todo files are read from the tree around it. Both give the mapper the same objects
+todo files are read from the tree around it. The document ``opencode export`` prints is one
+session with its messages and parts. All give the mapper the same objects
 (``store.SessionStore``), so the records do not depend on the store.
 """
 
@@ -24,6 +25,7 @@ from ...core.timestamps import from_epoch_millis, stamp
 from ...registry import register
 from . import discover
 from .db import REQUIRED, Database, DbSession, session_info, table_names
+from .export import ExportSession, is_export
 from .jsontree import JsonSession
 from .mapper import AGENT, SessionMapper
 from .store import SessionStore
@@ -33,6 +35,7 @@ _SESSION_FACT = re.compile(rb'"(?:projectID|slug|directory|version)"\s*:')
 _MESSAGE = re.compile(rb'"id"\s*:\s*"msg_')
 _PART = re.compile(rb'"id"\s*:\s*"prt_')
 _ROLE = re.compile(rb'"role"\s*:\s*"(?:user|assistant)"')
+_EXPORT = re.compile(rb'^\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"ses_')
 _OTHER_DATABASES = ("orchestration_events", "transcript_events")
 _HEADER_MOVED = ("id", "title", "directory", "parentID", "version")
 
@@ -58,6 +61,8 @@ class OpenCodeAdapter(Adapter):
         head = source.head().lstrip()
         if not head.startswith(b"{"):
             return 0
+        if _EXPORT.match(head):
+            return 85  # ``opencode export``: the session info, then its messages
         if _SESSION_ID.search(head) and _SESSION_FACT.search(head) and not _ROLE.search(head):
             return 90
         message = _MESSAGE.search(head) and _ROLE.search(head) and b'"sessionID"' in head
@@ -75,6 +80,11 @@ class OpenCodeAdapter(Adapter):
             raise InputError(source.display, f"not an OpenCode session file: {exc}") from None
         if not isinstance(info, dict):
             raise InputError(source.display, "not an OpenCode session file: not a JSON object")
+        if is_export(info):
+            context.accounting.native_items += 1  # the session info: the header
+            exported = ExportSession(info, source.name, context)
+            yield Stream(session_ref(AGENT, self._session_id(source, exported.info)), self._records(exported, context))
+            return
         if "role" in info or "messageID" in info:
             raise InputError(
                 source.display,
@@ -84,8 +94,19 @@ class OpenCodeAdapter(Adapter):
         context.accounting.native_items += 1
         tree = discover.tree_of(source.path, info.get("id")) if source.path is not None else None
         store = JsonSession(info, tree, source.name, context)
-        key = session_ref(AGENT, store.info.get("id"))
+        key = session_ref(AGENT, self._session_id(source, store.info))
         yield Stream(key, self._records(store, context))
+
+    @staticmethod
+    def _session_id(source: Source, info: dict[str, Any]) -> str:
+        """The session's id, or an error: a JSON file with none is no OpenCode storage file."""
+        session_id = info.get("id")
+        if not isinstance(session_id, str) or not session_id:
+            raise InputError(
+                source.display,
+                "not an OpenCode storage file or export: no session id (a string `id` in the session info)",
+            )
+        return session_id
 
     def _database(self, source: Source, context: Context) -> Iterator[Stream]:
         if source.path is None:
@@ -116,10 +137,10 @@ class OpenCodeAdapter(Adapter):
         accounting = context.accounting
         accounting.folded += 1  # the session info: the header
         yield emit(self._header(store))
-        mapper = SessionMapper(emit, accounting, store.info, self.vendor)
+        mapper = SessionMapper(emit, accounting, store.info, self.vendor, store.todos())
         for message in store.messages():
             yield from mapper.message(message)
-        yield from mapper.finish(store.todos())
+        yield from mapper.finish()
 
     def _header(self, store: SessionStore) -> dict[str, Any]:
         info = store.info

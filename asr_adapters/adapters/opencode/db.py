@@ -96,7 +96,7 @@ def session_info(row: dict[str, Any], context: Context) -> dict[str, Any]:
         )
         if k in row
     }
-    if totals:
+    if any(totals.values()):  # all zero: an imported session, whose totals OpenCode never filled
         info["totals"] = totals
     return info
 
@@ -129,21 +129,22 @@ class DbSession:
         session_id = str(self.info["id"])
         accounting = self.context.accounting
         cursor = self.db.connection.execute(
-            "SELECT m.id, m.data, p.id, p.data FROM message m LEFT JOIN part p ON p.message_id = m.id "
+            "SELECT m.id, m.data, p.id, p.data, p.time_created FROM message m LEFT JOIN part p ON p.message_id = m.id "
             "WHERE m.session_id = ? ORDER BY m.time_created, m.id, p.id",
             (session_id,),
         )
         current: str | None = None
         info: dict[str, Any] | None = None
         parts: list[dict[str, Any]] = []
+        times: dict[str, int] = {}
         try:
             while rows := cursor.fetchmany(PAGE):
-                for raw_id, data, raw_part, part_data in rows:
+                for raw_id, data, raw_part, part_data, part_time in rows:
                     message_id = _text(raw_id)
                     if message_id != current:
                         if current is not None:
-                            yield from self._message(session_id, current, info, parts)
-                        current, parts = message_id, []
+                            yield from self._message(session_id, current, info, parts, times)
+                        current, parts, times = message_id, [], {}
                         accounting.native_items += 1
                         info = parse_object(data, f"message {message_id}", self.context)
                     if raw_part is not None:
@@ -152,31 +153,41 @@ class DbSession:
                         part = parse_object(part_data, f"part {part_id}", self.context)
                         if part is not None:
                             parts.append(with_ids(part, id=part_id, sessionID=session_id, messageID=message_id))
+                            if isinstance(part_time, int):
+                                times[part_id] = part_time
             if current is not None:
-                yield from self._message(session_id, current, info, parts)
+                yield from self._message(session_id, current, info, parts, times)
         finally:
             cursor.close()
 
     @staticmethod
     def _message(
-        session_id: str, message_id: str, info: dict[str, Any] | None, parts: list[dict[str, Any]]
+        session_id: str,
+        message_id: str,
+        info: dict[str, Any] | None,
+        parts: list[dict[str, Any]],
+        times: dict[str, int],
     ) -> Iterator[NativeMessage]:
         if info is not None:
-            yield NativeMessage(with_ids(info, id=message_id, sessionID=session_id), parts)
+            yield NativeMessage(with_ids(info, id=message_id, sessionID=session_id), parts, part_times=times)
         elif parts:  # the parts of an unreadable message still say something
-            yield NativeMessage({"id": message_id, "sessionID": session_id}, parts, outcome_due=False)
+            ids = {"id": message_id, "sessionID": session_id}
+            yield NativeMessage(ids, parts, outcome_due=False, part_times=times)
 
-    def todos(self) -> list[Any] | None:
+    def todos(self) -> tuple[list[Any] | None, int | None]:
+        """The ``todo`` rows as one list, and the latest ``time_updated`` among them."""
         if "todo" not in self.db.tables:
-            return None
+            return None, None
         rows = self.db.connection.execute(
-            "SELECT content, status, priority, position FROM todo WHERE session_id = ? ORDER BY position",
+            "SELECT content, status, priority, position, time_updated FROM todo WHERE session_id = ? ORDER BY position",
             (str(self.info["id"]),),
         ).fetchall()
         if not rows:
-            return None
+            return None, None
         self.context.accounting.native_items += 1  # the stored list is one item, as in the JSON tree
-        return [{"content": _text(c), "status": _text(s), "priority": _text(p)} for c, s, p, _ in rows]
+        times = [t for *_, t in rows if isinstance(t, int)]
+        todos = [{"content": _text(c), "status": _text(s), "priority": _text(p)} for c, s, p, _, _ in rows]
+        return todos, max(times) if times else None
 
 
 def table_names(path: Path) -> set[str]:

@@ -37,15 +37,29 @@ def data_dirs(env: Mapping[str, str]) -> list[Path]:
     return [Path(home) / ".local" / "share" / "opencode"] if home else []
 
 
+#: the database ``OPENCODE_DB`` names in the environment discovery was last given: a session it
+#: holds is converted from it, not from a JSON tree of any home (``newer_store_has``)
+_NAMED_DATABASES: set[Path] = set()
+
+
+def named_database(env: Mapping[str, str]) -> Path | None:
+    """The database ``OPENCODE_DB`` names, when it is an absolute path."""
+    override = env.get("OPENCODE_DB", "").strip()
+    if override and override != ":memory:" and os.path.isabs(os.path.expanduser(override)):
+        return Path(override).expanduser()
+    return None
+
+
 def default_homes(env: Mapping[str, str]) -> list[Path]:
     """The data folder (database and both JSON trees), and the folder of the database that
     ``OPENCODE_DB`` names when it is an absolute path elsewhere."""
     homes = data_dirs(env)
-    override = env.get("OPENCODE_DB", "").strip()
-    if override and override != ":memory:" and os.path.isabs(os.path.expanduser(override)):
-        folder = Path(override).expanduser().parent
-        if folder not in homes:
-            homes.append(folder)
+    named = named_database(env)
+    _NAMED_DATABASES.clear()  # the environment of the latest discovery, not every earlier one
+    if named is not None:
+        _NAMED_DATABASES.add(named)
+        if named.parent not in homes:
+            homes.append(named.parent)
     return homes
 
 
@@ -148,12 +162,17 @@ def _databases(data: Path) -> Iterator[Path]:
 
 
 def newer_store_has(tree: Tree) -> bool:
-    """Whether a newer store of the same data folder holds this session: a database (for both
-    JSON trees) or the global tree (for the per-project tree)."""
+    """Whether a newer store holds this session: a database of the same data folder or the one
+    ``OPENCODE_DB`` names (in this environment or one discovery was given), for both JSON
+    trees; the global tree, for the per-project tree."""
     data = tree.data_dir()
     if data is None:
         return False
-    for database in _databases(data):
+    named = set(_NAMED_DATABASES)
+    from_environment = named_database(os.environ)
+    if from_environment is not None:
+        named.add(from_environment)
+    for database in [*_databases(data), *sorted(named)]:
         try:
             mtime = database.stat().st_mtime_ns
         except OSError:

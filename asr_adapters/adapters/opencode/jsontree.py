@@ -81,7 +81,11 @@ class JsonSession:
                 continue
             yield NativeMessage(with_ids(info, id=message_id, sessionID=session_id), parts)
 
-    def todos(self) -> list[Any] | None:
+    def todos(self) -> tuple[list[Any] | None, int | None]:
+        """The todo file's list; the file keeps no time of its own (placed at the end)."""
+        return self._todo_list(), None
+
+    def _todo_list(self) -> list[Any] | None:
         tree = self.tree
         if tree is None or tree.todo is None or not tree.todo.is_file():
             return None

@@ -77,13 +77,15 @@ class TodoPlans:
         time = obj(state.get("time"))
         return self._plan(items, call_id, time.get("end", time.get("start")))
 
-    def from_store(self, todos: list[Any]) -> Iterator[dict[str, Any]]:
+    def from_store(self, todos: list[Any], ts: Any = None) -> Iterator[dict[str, Any]]:
         """The stored current list: a duplicate of the last call's plan, or a plan of its own."""
         comparable = [{k: v for k, v in e.items() if k != "entryId"} for e in self.last_entries or []]
         items = entries(todos)
         if items is None:
             self.accounting.vendor += 1
-            yield self.emit({"type": "vendor", "schema": f"{REGISTRY}/todo", "data": todos})
+            record = stamp(start("vendor"), from_epoch_millis(ts))
+            record.update(schema=f"{REGISTRY}/todo", data=todos)
+            yield self.emit(record)
             return
         if (
             self.last_entries is not None
@@ -92,4 +94,4 @@ class TodoPlans:
             self.accounting.duplicates += 1
             return
         self.accounting.records += 1
-        yield self._plan(items, None, None)
+        yield self._plan(items, None, ts)

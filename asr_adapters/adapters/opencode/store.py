@@ -25,6 +25,8 @@ class NativeMessage:
     parts: list[dict[str, Any]] = field(default_factory=list)
     #: False when the message's own item was unreadable (already counted): only its parts are mapped.
     outcome_due: bool = True
+    #: part id -> the store's own time for the part (the database's ``time_created``)
+    part_times: dict[str, int] = field(default_factory=dict)
 
 
 class SessionStore(Protocol):
@@ -37,7 +39,9 @@ class SessionStore(Protocol):
 
     def messages(self) -> Iterator[NativeMessage]: ...
 
-    def todos(self) -> list[Any] | None: ...
+    def todos(self) -> tuple[list[Any] | None, int | None]:
+        """The stored todo list (None when there is none) and when it was last written."""
+        ...
 
 
 def parse_object(data: bytes | str, what: str, context: Context) -> dict[str, Any] | None:
