@@ -230,7 +230,7 @@ def test_a_repeated_thinking_block_is_written_once_and_named() -> None:
     messages = [r for r in child if r["type"] == "message"]
     assert [p["type"] for p in messages[0]["content"]] == ["reasoning"]
     assert [p["type"] for p in messages[1]["content"]] == ["text"]
-    assert messages[1]["native"]["reasoningRepeatsMessage"] == messages[0]["messageId"]
+    assert messages[1]["native"]["reasoningRepeatsMessage"] == f"messageId={messages[0]['messageId']}"
 
 
 def test_tool_start_is_a_duplicate_unless_it_adds_something() -> None:
