@@ -189,3 +189,15 @@ def test_a_call_written_again_at_shutdown_keeps_its_native_count_but_not_usage(t
     first, closed = [r for r in records if r["type"] == "tool_call"]
     assert first["usage"] == {"outputTokens": 5} and closed["status"] == "interrupted"
     assert "usage" not in closed and closed["nativeUsage"] == {"outputTokens": 5}
+
+
+def test_a_start_long_after_its_request_is_still_compared_by_value(tmp_path: Path) -> None:
+    events = [reply(f"m{n}", requests=[call(f"c{n}", "bash", command=f"echo {n}")]) for n in range(700)]
+    events += [_start("c0", "bash", arguments={"command": "echo 0"}), result("c0", "0"), _start("c1", "sh")]
+    records = main(convert(write(tmp_path, events)))
+    revised = [r for r in records if r["type"] == "tool_call" and r["callId"] in ("c0", "c1")]
+    assert [(r["callId"], r["name"], r["input"]) for r in revised] == [
+        ("c0", "bash", {"command": "echo 0"}),
+        ("c1", "bash", {"command": "echo 1"}),
+        ("c1", "sh", {"command": "echo 1"}),
+    ]

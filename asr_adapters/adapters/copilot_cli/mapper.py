@@ -25,6 +25,8 @@ __all__ = ["AGENT", "CHILD_SEEN", "Mapper", "child_key"]
 if TYPE_CHECKING:
     from .adapter import CopilotCliAdapter
 
+#: calls (with their inputs) kept in memory before the oldest move to the spill file
+_CALLS_IN_MEMORY = 512
 #: notices the CLI shows the user (ASR-205)
 _NOTICES = {"session.info": "info", "session.warning": "warning", "session.error": "error"}
 
@@ -61,7 +63,9 @@ class Mapper(ToolMixin, SubagentMixin):
         self.usage_written = SpillMap()
         #: native id -> the record that last wrote it: a later record with it revises that one
         self.written = SpillMap()
-        self.calls = SpillMap()
+        #: toolCallId -> its call as written (input and all): few kept in memory, starts follow
+        #: their requests closely
+        self.calls = SpillMap(limit=_CALLS_IN_MEMORY)
         self.init_subagents()
 
     # -- dispatch -------------------------------------------------------------------------
