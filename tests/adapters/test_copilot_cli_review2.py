@@ -201,3 +201,13 @@ def test_a_start_long_after_its_request_is_still_compared_by_value(tmp_path: Pat
         ("c1", "bash", {"command": "echo 1"}),
         ("c1", "sh", {"command": "echo 1"}),
     ]
+
+
+def test_a_request_written_after_its_result_is_not_left_open(tmp_path: Path) -> None:
+    events = [
+        result("c2", "B"),
+        reply("m2", requests=[call("c2", "view", path="b")]),
+        {"type": "session.shutdown", "data": {"shutdownType": "routine"}},
+    ]
+    calls = [r for r in main(convert(write(tmp_path, events))) if r["type"] == "tool_call"]
+    assert len(calls) == 1 and "status" not in calls[0]

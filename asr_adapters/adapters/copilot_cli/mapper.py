@@ -66,6 +66,8 @@ class Mapper(ToolMixin, SubagentMixin):
         #: toolCallId -> its call as written (input and all): few kept in memory, starts follow
         #: their requests closely
         self.calls = SpillMap(limit=_CALLS_IN_MEMORY)
+        #: toolCallIds whose result was written: a request or start arriving later never reopens them
+        self.finished = SpillMap()
         self.init_subagents()
 
     # -- dispatch -------------------------------------------------------------------------
@@ -285,10 +287,11 @@ class Mapper(ToolMixin, SubagentMixin):
                     native.update(response_native)
             native.update(rest(request, ("toolCallId", "name", "arguments")))
             native_of(call, native)
-            self.open_calls[call["callId"]] = call
+            self.open(call)
             self.note_task_call(call)
             written = self._write(call)
-            self.remember_call(call, {**rest(data, ()), "toolName": request.get("name")})
+            done = self.finished.get(call["callId"]) is not None
+            self.remember_call(call, {**rest(data, ()), "toolName": request.get("name")}, done)
             yield written
 
     def _usage(

@@ -22,12 +22,18 @@ class ToolMixin:
     open_calls: dict[str, dict[str, Any]]
     #: toolCallId -> [its tool_call as last written, what its request said, has a result]
     calls: SpillMap
+    finished: SpillMap
     aborted: set[str]
     _write: Callable[[dict[str, Any]], dict[str, Any]]
     _base: Callable[[str, dict[str, Any]], dict[str, Any]]
     _vendor: Callable[[Any, Any], Iterator[dict[str, Any]]]
     note_task_call: Callable[[dict[str, Any]], None]
     is_report: Callable[[str], bool]
+
+    def open(self, call: dict[str, Any]) -> None:
+        """The call waits for its result, unless the result came first (lines out of order)."""
+        if self.finished.get(call["callId"]) is None:
+            self.open_calls[call["callId"]] = call
 
     def remember_call(self, call: dict[str, Any], said: dict[str, Any], done: bool = False) -> None:
         """Keep what a written call said, to compare a later start of it by value."""
@@ -60,10 +66,10 @@ class ToolMixin:
         if isinstance(data.get("model"), str):
             call["model"] = data["model"]
         native_of(call, rest(data, ("toolCallId", "toolName", "arguments", "model")))
-        self.open_calls[call_id] = call
+        self.open(call)
         self.note_task_call(call)
         written = self._write(call)
-        self.remember_call(call, data)
+        self.remember_call(call, data, done=self.finished.get(call_id) is not None)
         yield written
 
     def _revise_call(
@@ -88,7 +94,7 @@ class ToolMixin:
         revision["native"] = native
         written = self._write(revision)
         if not done:
-            self.open_calls[revision["callId"]] = revision
+            self.open(revision)
         self.remember_call(revision, {**said, **data}, done)
         return written
 
@@ -114,6 +120,7 @@ class ToolMixin:
         elif partial is not None:
             record["capture"] = {"content": {"state": "truncated", "reason": partial}}
         self.open_calls.pop(call_id, None)
+        self.finished[call_id] = True
         known = self.calls.get(call_id)
         if known is not None and not known[2]:
             self.remember_call(known[0], known[1], done=True)
