@@ -287,7 +287,7 @@ class Mapper(ToolMixin, SubagentMixin):
                     native.update(response_native)
             native.update(rest(request, ("toolCallId", "name", "arguments")))
             native_of(call, native)
-            self.open(call)
+            self.open_call(call)
             self.note_task_call(call)
             written = self._write(call)
             done = self.finished.get(call["callId"]) is not None

@@ -30,7 +30,7 @@ class ToolMixin:
     note_task_call: Callable[[dict[str, Any]], None]
     is_report: Callable[[str], bool]
 
-    def open(self, call: dict[str, Any]) -> None:
+    def open_call(self, call: dict[str, Any]) -> None:
         """The call waits for its result, unless the result came first (lines out of order)."""
         if self.finished.get(call["callId"]) is None:
             self.open_calls[call["callId"]] = call
@@ -66,7 +66,7 @@ class ToolMixin:
         if isinstance(data.get("model"), str):
             call["model"] = data["model"]
         native_of(call, rest(data, ("toolCallId", "toolName", "arguments", "model")))
-        self.open(call)
+        self.open_call(call)
         self.note_task_call(call)
         written = self._write(call)
         self.remember_call(call, data, done=self.finished.get(call_id) is not None)
@@ -94,7 +94,7 @@ class ToolMixin:
         revision["native"] = native
         written = self._write(revision)
         if not done:
-            self.open(revision)
+            self.open_call(revision)
         self.remember_call(revision, {**said, **data}, done)
         return written
 
