@@ -119,19 +119,6 @@ def test_steering_and_queued_prompts_keep_their_delivery_as_origin(tmp_path: Pat
     assert steer["content"][1]["author"] == queued["content"][1]["author"] == "human"
 
 
-def test_the_parents_prompt_in_a_subagent_stream_is_the_agents_words(tmp_path: Path) -> None:
-    events = [
-        reply("m1", requests=[call("t1", "task", description="Look", prompt="Look around")]),
-        {"type": "subagent.started", "agentId": "t1", "data": {"toolCallId": "t1", "agentName": "explore"}},
-        {**user("Look around"), "agentId": "t1"},
-    ]
-    streams = convert(write(tmp_path, events))
-    main_key, child_key = streams
-    prompt = next(r for r in streams[child_key] if r.get("role") == "user")
-    assert prompt["displayContent"][0]["author"] == "agent"
-    assert prompt["from"] == {"session": main_key}
-
-
 # -- 4: reasoning events keep their ids, and growing the file changes no record --------------
 
 
@@ -195,7 +182,7 @@ def test_a_subagent_without_started_is_linked_at_its_first_event_and_stays_put(t
     grown = main(convert(write(tmp_path, [task, *child, result("task1", "Found 3."), reply("m2", "It found 3.")])))
     link = next(r for r in cut if r["type"] == "subagent")
     assert link == next(r for r in grown if r["type"] == "subagent") and link["seq"] == 3
-    assert (link["ts"], link["agentType"], link["description"]) == ("2026-05-26T16:00:02.000Z", "explore", "Look")
+    assert "ts" not in link and (link["agentType"], link["description"]) == ("explore", "Look")  # no time of its own
     report = next(r for r in grown if r["type"] == "tool_result")
     assert report["content"][0]["origin"] == "subagent_report"
 
@@ -213,7 +200,7 @@ def test_equal_reasoning_text_in_two_responses_is_kept_in_both(tmp_path: Path) -
     ]
     messages = {r["messageId"]: r for r in main(convert(write(tmp_path, events))) if r.get("role") == "assistant"}
     assert messages["m2"]["content"][0] == {"type": "reasoning", "text": "Let me think."}
-    assert messages["m4"]["native"]["reasoningRepeatsMessage"] == "m3"  # the same blob again: once
+    assert messages["m4"]["native"]["reasoningRepeatsMessage"] == "messageId=m3"  # the same blob again: once
 
 
 # -- 8: a message written again keeps its native count, usage counted once ----------------------
@@ -293,20 +280,6 @@ def test_a_prompt_with_only_its_display_text_is_display_content(tmp_path: Path) 
     assert prompt["content"] == [] and prompt["capture"]["content"]["state"] == "absent"
     assert prompt["displayContent"] == [{"type": "text", "text": "run tests", "author": "human", "origin": "prompt"}]
     assert not [f for f in validate_records(records) if f.severity == "error"]
-
-
-def test_a_prompt_a_hook_put_there_is_the_hooks(tmp_path: Path) -> None:
-    stamp = "<current_datetime>x</current_datetime>\n\n"
-    records = main(
-        convert(
-            write(
-                tmp_path,
-                [user("Remember the style guide.", stamp + "Remember the style guide.", source="hook-sessionStart")],
-            )
-        )
-    )
-    prompt = next(r for r in records if r.get("role") == "user")
-    assert prompt["content"][1]["author"] == "hook" and prompt["content"][1]["origin"] == "injected"
 
 
 def test_a_started_line_naming_the_calling_agent_pairs_by_its_call(tmp_path: Path) -> None:

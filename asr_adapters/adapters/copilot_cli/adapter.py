@@ -10,6 +10,7 @@ gets the ``subagent`` link where the file first shows the subagent (``subagents`
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from typing import Any, ClassVar
@@ -20,6 +21,7 @@ from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.errors import InputError
 from ...core.refs import session_ref
 from ...core.source import Source
+from ...core.spill import SpillMap
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
 from . import discover
@@ -60,18 +62,20 @@ class CopilotCliAdapter(Adapter):
         def main_records() -> Iterator[dict[str, Any]]:
             emit = Emitter(context.accounting)
             mapper = Mapper(self, emit, context, session_id)
-            previous = b""  # a line written twice in a row is a duplicate
+            previous = b""  # a line with no event id written twice in a row is a duplicate
+            seen = SpillMap()  # event id -> digest of its line: the same line again is a duplicate
             started = False
             for number, event, raw in context.parsed_lines():
                 if not started:
                     started = True
+                    _seen_before(seen, event, raw)
                     record = self._header(source, session_id, event)
                     facts.update(version=record["agent"].get("version"), cwd=record.get("cwd"))
                     yield emit(record)
                     if _is_start(event):
                         context.accounting.records += 1
                         continue
-                if raw == previous:
+                if raw == previous or _seen_before(seen, event, raw):
                     context.accounting.duplicates += 1
                     continue
                 previous = raw
@@ -173,6 +177,19 @@ class CopilotCliAdapter(Adapter):
         mapper = Mapper(self, emit, context, session_id, parent_key, agent)
         for number, event in groups.lines(agent):
             yield from mapper.feed(number, event)
+
+
+def _seen_before(seen: SpillMap, event: Any, raw: bytes) -> bool:
+    """Whether this exact line (same event id, same bytes) was read before, anywhere in the
+    file; a line under an id already seen but with other bytes is a new version, mapped."""
+    event_id = event.get("id") if type(event) is dict else None
+    if not isinstance(event_id, str):
+        return False
+    digest = hashlib.blake2b(raw, digest_size=16).digest()
+    if seen.get(event_id) == digest:
+        return True
+    seen[event_id] = digest
+    return False
 
 
 def _is_start(event: Any) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 
 
 def text_part(text: str, author: str | None = None, origin: str | None = None) -> dict[str, Any]:
+    """A text part with its author and origin when they are known (ASR-202: else absent)."""
     part: dict[str, Any] = {"type": "text", "text": text}
     if author is not None:
         part["author"] = author
@@ -65,7 +66,9 @@ def typed_span(typed: str, transformed: str) -> tuple[int, int] | None:
     return (fits[0], fits[0] + len(typed)) if len(fits) == 1 else None
 
 
-def prompt_parts(typed: str, transformed: Any, author: str, origin: str) -> tuple[list[Any], list[Any] | None]:
+def prompt_parts(
+    typed: str, transformed: Any, author: str | None, origin: str | None
+) -> tuple[list[Any], list[Any] | None]:
     """(content, displayContent) of a user message.
 
     ``content`` is the text "as displayed in the timeline" (SDK); ``transformedContent`` the
@@ -100,21 +103,22 @@ def prompt_parts(typed: str, transformed: Any, author: str, origin: str) -> tupl
 _DELIVERY_ORIGIN = {"steering": "steer", "queued": "queued"}
 
 
-def prompt_author(data: dict[str, Any], from_parent: bool = False) -> tuple[str, str]:
-    """(author, origin) of a ``user.message``: a person's prompt unless the CLI says another
-    agent (``source: agent-<id>``), a hook, a skill or autopilot put it there; in a
-    subagent's stream a prompt with no ``source`` is the parent agent's (``from_parent``)."""
+def prompt_author(data: dict[str, Any], in_subagent: bool = False) -> tuple[str | None, str | None]:
+    """(author, origin) of a ``user.message``, from what the CLI records: the SDK documents
+    ``source`` values ``agent-<id>`` (another agent's prompt) and ``skill-<name>`` (a hidden
+    skill injection; any other value is taken as the harness's too), and
+    ``isAutopilotContinuation``. No value names a hook. In a subagent's stream a prompt with
+    no ``source`` has no marker saying who wrote it: author and origin stay unstated
+    (ASR-202), and no sender is inferred (ASR-226)."""
     source = data.get("source")
     if isinstance(source, str) and source:
         if source.startswith("agent-"):
             return "agent", "inter_session"
-        if "hook" in source.lower():
-            return "hook", "injected"
         return "harness", "injected"
     if data.get("isAutopilotContinuation") is True:
         return "harness", "injected"
-    if from_parent:
-        return "agent", "inter_session"
+    if in_subagent:
+        return None, None
     delivery = data.get("delivery")
     return "human", _DELIVERY_ORIGIN.get(delivery, "prompt") if isinstance(delivery, str) else "prompt"
 
@@ -196,19 +200,41 @@ def result_parts(data: dict[str, Any]) -> tuple[list[Any], list[Any] | None, str
     return content, display, "; ".join(partial) or None
 
 
-def _binary_part(binary: Any) -> tuple[dict[str, Any] | None, str | None]:
-    """One ``binaryResultsForLlm`` entry: (its part, why its bytes are not in it)."""
+def attachment_parts(attachments: Any) -> tuple[list[Any], str | None]:
+    """(parts, why they are partial) for the ``user.message`` attachments whose bytes the CLI
+    sent to the model natively, outside the prompt text: ``blob`` entries, and ``file``
+    entries with an ``assetId`` (SDK: "marks bytes sent natively") or an ``omittedReason``.
+    Other attachments are rendered into the model-facing text (``<tagged_files>``, an
+    ``<extension_context>`` block), which ``transformedContent`` already holds."""
+    parts: list[Any] = []
+    partial: list[str] = []
+    for entry in attachments if isinstance(attachments, list) else ():
+        if not isinstance(entry, dict):
+            continue
+        kind = entry.get("type")
+        if kind == "blob" or (kind == "file" and ("assetId" in entry or "omittedReason" in entry)):
+            part, why = _binary_part(entry, "attachment")
+            if part is not None:
+                parts.append(part)
+            if why is not None:
+                partial.append(why)
+    return parts, "; ".join(partial) or None
+
+
+def _binary_part(binary: Any, what: str = "result") -> tuple[dict[str, Any] | None, str | None]:
+    """One binary the model got (a ``binaryResultsForLlm`` entry, an attachment): (its part,
+    why its bytes are not in it)."""
     if not isinstance(binary, dict) or not isinstance(binary.get("mimeType"), str):
-        return None, "a binary result without a media type is kept only under native"
+        return None, f"a binary {what} without a media type is kept only under native"
     mime = binary["mimeType"]
     kind = "image" if mime.startswith("image/") else "audio" if mime.startswith("audio/") else None
     data = binary.get("data")
     if kind is None:
-        return None, f"a {mime} binary result sent to the model is kept only under native (no part type for it)"
+        return None, f"a {mime} binary {what} sent to the model is kept only under native (no part type for it)"
     part: dict[str, Any] = {"type": kind, "mimeType": mime}
     if isinstance(data, str):
         part["data"] = data
         return part, None
     if isinstance(binary.get("omittedReason"), str):
-        return part, f"the CLI did not store the bytes of a {mime} result ({binary['omittedReason']})"
-    return part, f"the bytes of a {mime} result are in another event ({binary.get('assetId')})"
+        return part, f"the CLI did not store the bytes of a {mime} {what} ({binary['omittedReason']})"
+    return part, f"the bytes of a {mime} {what} are in another event ({binary.get('assetId')})"

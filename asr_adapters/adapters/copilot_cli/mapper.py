@@ -4,20 +4,19 @@ The main session and each subagent get their own ``Mapper``. Every event's recor
 written at the event, never held for a later line, so a file that grows only adds records
 (profile §1). State held between lines is bounded by what is open, never by the file: the
 tool calls still waiting for their result, the ``task`` calls and subagents of this stream,
-the last reasoning event and block (to spot a repeat) and the inference ids whose usage was
-written (a small ring).
+the last reasoning event and block (to spot a repeat); per response and per call, what was
+written is kept in ``SpillMap``s (memory bounded, nothing forgotten).
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ...core.adapter import Context, Emitter, start
 from ...core.spill import SpillMap
 from ...core.timestamps import from_iso, stamp
-from .content import opaque_key, prompt_author, prompt_parts, reasoning_part, text_part
+from .content import attachment_parts, opaque_key, prompt_author, prompt_parts, reasoning_part, text_part
 from .subagents import AGENT, CHILD_SEEN, SubagentMixin, child_key
 from .tools import ToolMixin, call_input, native_of, rest
 
@@ -26,10 +25,10 @@ __all__ = ["AGENT", "CHILD_SEEN", "Mapper", "child_key"]
 if TYPE_CHECKING:
     from .adapter import CopilotCliAdapter
 
+#: calls (with their inputs) kept in memory before the oldest move to the spill file
+_CALLS_IN_MEMORY = 512
 #: notices the CLI shows the user (ASR-205)
 _NOTICES = {"session.info": "info", "session.warning": "warning", "session.error": "error"}
-#: how many inference ids to remember for "usage written once" (chunked messages are adjacent)
-_RECENT_INFERENCES = 64
 
 
 class Mapper(ToolMixin, SubagentMixin):
@@ -60,9 +59,15 @@ class Mapper(ToolMixin, SubagentMixin):
         #: the last ``assistant.reasoning`` written, until the next message: (text, its ref)
         self.reasoning_event: tuple[str, str] | None = None
         self.last_reasoning: tuple[Any, Any] | None = None  # (opaque key, messageId)
-        self.usage_written: deque[str] = deque(maxlen=_RECENT_INFERENCES)
+        #: the responses (inference id, else messageId) whose ``usage`` was written
+        self.usage_written = SpillMap()
         #: native id -> the record that last wrote it: a later record with it revises that one
         self.written = SpillMap()
+        #: toolCallId -> its call as written (input and all): few kept in memory, starts follow
+        #: their requests closely
+        self.calls = SpillMap(limit=_CALLS_IN_MEMORY)
+        #: toolCallIds whose result was written: a request or start arriving later never reopens them
+        self.finished = SpillMap()
         self.init_subagents()
 
     # -- dispatch -------------------------------------------------------------------------
@@ -148,10 +153,12 @@ class Mapper(ToolMixin, SubagentMixin):
         if not isinstance(event.get("id"), str):
             record["idSource"] = "derived"
         record["role"] = "user"
-        author, origin = prompt_author(data, from_parent=self.parent_key is not None)
-        if author == "agent" and origin == "inter_session" and not data.get("source") and self.parent_key:
-            record["from"] = {"session": self.parent_key}  # the spawning agent's prompt
+        author, origin = prompt_author(data, in_subagent=self.parent_key is not None)
         content, display = prompt_parts(data["content"], data.get("transformedContent"), author, origin)
+        partial = None
+        if content:  # bytes sent natively beside the model-facing text (kept under native too)
+            attached, partial = attachment_parts(data.get("attachments"))
+            content.extend(attached)
         record["content"] = content
         if display is not None:
             record["displayContent"] = display
@@ -164,6 +171,8 @@ class Mapper(ToolMixin, SubagentMixin):
                     "reason": "the CLI kept only the text as displayed (no transformedContent)",
                 }
             }
+        elif partial is not None:
+            record["capture"] = {"content": {"state": "truncated", "reason": partial}}
         native_of(record, rest(data, ("content", "transformedContent")))
         return self._write(record)
 
@@ -222,7 +231,7 @@ class Mapper(ToolMixin, SubagentMixin):
         parts: list[Any] = []
         key = opaque_key(data)
         if key is not None and self.last_reasoning is not None and self.last_reasoning[0] == key:
-            native_extra["reasoningRepeatsMessage"] = self.last_reasoning[1]  # the same block again
+            native_extra["reasoningRepeatsMessage"] = f"messageId={self.last_reasoning[1]}"  # the same block again
         else:
             part = reasoning_part(reasoning_text, data)
             if part is not None and "reasoningTextIn" in native_extra:
@@ -241,7 +250,8 @@ class Mapper(ToolMixin, SubagentMixin):
         )
         if not parts and not calls and isinstance(text, str):
             parts.append(text_part(text))  # an empty response: the source kept it empty
-        usage = self._usage(inference, data)
+        revises = isinstance(message_id, str) and self._written("message", message_id)
+        usage = self._usage(inference, message_id, data, revises)
         response_native = {
             **rest(data, _MESSAGE_FIELDS + (("requestId",) if inference == data.get("requestId") else ())),
             **native_extra,
@@ -256,9 +266,7 @@ class Mapper(ToolMixin, SubagentMixin):
             record["content"] = parts
             if not parts:
                 record["capture"] = {"content": {"state": "absent", "reason": "the event holds no content"}}
-            self._model_and_usage(
-                record, data, usage, revises=isinstance(message_id, str) and self._written("message", message_id)
-            )
+            self._model_and_usage(record, data, usage)
             native_of(record, response_native)
             yield self._write(record)
         for index, request in enumerate(calls):
@@ -274,40 +282,50 @@ class Mapper(ToolMixin, SubagentMixin):
             if not parts:
                 # a tools-only response has no message record: its ids ride on its calls
                 native["messageId"] = message_id
-                self._model_and_usage(call, data, usage if index == 0 else None, revises=False)
+                self._model_and_usage(call, data, usage if index == 0 else None, native_count=index == 0)
                 if index == 0:
                     native.update(response_native)
             native.update(rest(request, ("toolCallId", "name", "arguments")))
             native_of(call, native)
-            self.open_calls[call["callId"]] = call
+            self.open_call(call)
             self.note_task_call(call)
-            yield self._write(call)
+            written = self._write(call)
+            done = self.finished.get(call["callId"]) is not None
+            self.remember_call(call, {**rest(data, ()), "toolName": request.get("name")}, done)
+            yield written
 
-    def _usage(self, inference: str | None, data: dict[str, Any]) -> dict[str, int] | None:
+    def _usage(
+        self, inference: str | None, message_id: Any, data: dict[str, Any], revises: bool
+    ) -> dict[str, int] | None:
+        """``usage`` for this record, or None: a record revising an earlier record of the same
+        message never carries it, nor does a later chunk of a response already counted (the
+        same inference id), however far apart the two lines are."""
         tokens = data.get("outputTokens")
-        if type(tokens) is not int or tokens < 0:
+        if type(tokens) is not int or tokens < 0 or revises:
             return None
-        if inference is not None:
-            if inference in self.usage_written:
-                return None  # a later chunk of a response already counted
-            self.usage_written.append(inference)
+        response = inference if inference is not None else message_id
+        if isinstance(response, str):
+            key = ("i:" if inference is not None else "m:") + response
+            if self.usage_written.get(key) is not None:
+                return None
+            self.usage_written[key] = True
         return {"outputTokens": tokens}
 
     @staticmethod
     def _model_and_usage(
-        record: dict[str, Any], data: dict[str, Any], usage: dict[str, int] | None, revises: bool
+        record: dict[str, Any], data: dict[str, Any], usage: dict[str, int] | None, native_count: bool = True
     ) -> None:
-        """``model``, and ``usage`` once per response. A message written again (``supersedes``)
-        is a complete snapshot: it keeps its native count (``nativeUsage``), while ``usage``
-        stays on the record that first counted the response, so summing ``usage`` over a
-        stream counts each response once (docs/format.md)."""
+        """``model``, ``usage`` once per response and the record's own count (``nativeUsage``).
+        A message written again (``supersedes``) or a later chunk of a response keeps its
+        native count while ``usage`` stays on the record that first counted the response, so
+        summing ``usage`` over a stream counts each response once (docs/format.md)."""
         if isinstance(data.get("model"), str):
             record["model"] = data["model"]
         if usage is not None:
             record["usage"] = usage
-            record["nativeUsage"] = {"outputTokens": usage["outputTokens"]}
-        elif revises and type(data.get("outputTokens")) is int:
-            record["nativeUsage"] = {"outputTokens": data["outputTokens"]}
+        tokens = data.get("outputTokens")
+        if native_count and type(tokens) is int and tokens >= 0:
+            record["nativeUsage"] = {"outputTokens": tokens}
 
     def _reasoning_event(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
         """``assistant.reasoning``: a reasoning-only message under its ``reasoningId``
@@ -324,7 +342,7 @@ class Mapper(ToolMixin, SubagentMixin):
         return self._write(record)
 
 
-_NATIVE_ID = {"message": "messageId", "tool_call": "callId", "subagent": "callId"}
+_NATIVE_ID = {"message": "messageId", "tool_call": "callId", "tool_result": "callId", "subagent": "callId"}
 #: the event types mapped to records of their own (every other type is a vendor record)
 _MAPPED = frozenset(
     {

@@ -3,10 +3,14 @@
 The link is written where the file first shows the subagent: at its ``subagent.started``
 (whose own ``toolCallId`` and envelope ``agentId`` pair the call with the child), or, when
 the child's events come first or the file has none, at the child's first event (the main
-pass puts a ``CHILD_SEEN`` line there). What the call asked for comes from the ``task``
-call's input (``name`` -> ``address``, ``agent_type`` -> ``agentType``, ``description``), as
-the Claude Code adapter takes it from its ``Task`` call; ``agentDescription`` is the agent
-type's generic blurb and stays under ``native``. A later ``subagent.started`` for a link
+pass puts a ``CHILD_SEEN`` line there). That early link names its call only when this stream
+wrote a ``tool_call`` with the call id the child's events give (``parentToolCallId``, else
+its ``agentId``), never a guessed one, and has no ``ts`` (the file has no time for it); the
+``subagent.started`` that pairs them later supersedes it, so each child has one current link.
+What the call asked for comes from the ``task`` call's input (``name`` -> ``address``,
+``agent_type`` -> ``agentType``, ``description``), as the Claude Code adapter takes it from
+its ``Task`` call; ``agentDescription`` is the agent type's generic blurb and stays under
+``native``. A later ``subagent.started`` for a link
 already written, and a ``subagent.completed`` with ``cancelled: true``, write it again
 (``supersedes``), a complete snapshot each time.
 """
@@ -47,12 +51,15 @@ class SubagentMixin:
     agent_id: str | None
     written: SpillMap
     _write: Callable[[dict[str, Any]], dict[str, Any]]  # Mapper's: emit, with supersedes
+    _written: Callable[[str, str], bool]
 
     def init_subagents(self) -> None:
         #: ``task`` callId -> (its input, its timestamp)
         self.task_calls: dict[str, tuple[dict[str, Any], str | None]] = {}
         #: ``task`` callId -> the subagent record last written for it
         self.subagents: dict[str, dict[str, Any]] = {}
+        #: child stream -> the id of a link written without a call (superseded when paired)
+        self.unpaired: dict[str, str] = {}
 
     def note_task_call(self, call: dict[str, Any]) -> None:
         if call.get("name") == "task":
@@ -77,6 +84,9 @@ class SubagentMixin:
         agent = event.get("agentId")
         child = agent if isinstance(agent, str) and agent and agent != self.agent_id else call_id
         record = self._link(call_id, child)
+        early = self.unpaired.pop(record["session"], None)
+        if early is not None and not self._written("subagent", call_id):
+            record["supersedes"] = early  # the link written at the child's first event
         stamp(record, from_iso(event.get("timestamp")))
         if "agentType" not in record and isinstance(data.get("agentName"), str):
             record["agentType"] = data["agentName"]
@@ -87,12 +97,16 @@ class SubagentMixin:
 
     def child_seen(self, event: dict[str, Any]) -> dict[str, Any]:
         """A subagent whose events came with no ``subagent.started`` before them: linked at its
-        first event, dated by its ``task`` call when this stream made it. Not a native item."""
+        first event, with no ``ts`` (no line records the delegation's time) and with its call
+        only when this stream wrote that call. Not a native item."""
         call_id, agent = event["toolCallId"], event["agentId"]
         record = self._link(call_id, agent)
-        task = self.task_calls.get(call_id)
-        stamp(record, from_iso(task[1] if task is not None and task[1] else event.get("timestamp")))
-        return self._remember(call_id, record)
+        if self._written("tool_call", call_id):
+            return self._remember(call_id, record)
+        del record["callId"]  # the call the child's events name is not in this stream
+        written = self._write(record)
+        self.unpaired[record["session"]] = written["id"]
+        return written
 
     def subagent_cancelled(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
         """``subagent.completed`` with ``cancelled: true``: the subagent was torn down, not

@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ...core.spill import SpillMap
 from .content import result_parts
 
-#: ``tool.execution_start`` members that only repeat the tool request
-_START_ECHO = frozenset({"toolCallId", "toolName", "arguments", "turnId", "parentToolCallId", "model", "interactionId"})
+#: ``tool.execution_start`` members that can repeat what its tool request's response said
+_START_ECHO = ("toolName", "arguments", "turnId", "parentToolCallId", "model", "interactionId")
+#: the members that define the call: a start that gives them other values revises it
+_CALL_DEFINING = ("toolName", "arguments", "model")
 
 
 class ToolMixin:
@@ -17,6 +20,9 @@ class ToolMixin:
 
     accounting: Any
     open_calls: dict[str, dict[str, Any]]
+    #: toolCallId -> [its tool_call as last written, what its request said, has a result]
+    calls: SpillMap
+    finished: SpillMap
     aborted: set[str]
     _write: Callable[[dict[str, Any]], dict[str, Any]]
     _base: Callable[[str, dict[str, Any]], dict[str, Any]]
@@ -24,15 +30,33 @@ class ToolMixin:
     note_task_call: Callable[[dict[str, Any]], None]
     is_report: Callable[[str], bool]
 
+    def open_call(self, call: dict[str, Any]) -> None:
+        """The call waits for its result, unless the result came first (lines out of order)."""
+        if self.finished.get(call["callId"]) is None:
+            self.open_calls[call["callId"]] = call
+
+    def remember_call(self, call: dict[str, Any], said: dict[str, Any], done: bool = False) -> None:
+        """Keep what a written call said, to compare a later start of it by value."""
+        self.calls[call["callId"]] = [call, {k: v for k, v in said.items() if k in _START_ECHO}, done]
+
     def tool_start(self, event: dict[str, Any], data: dict[str, Any]) -> Iterator[dict[str, Any]]:
-        """The start of a call already written from its tool request is a duplicate unless it
-        adds something (shell info, an MCP server): then it is kept as a vendor record."""
+        """The start of a call already written (from its tool request, or an earlier start),
+        compared by value: the same values are a duplicate; other values for the tool, its
+        arguments or model revise the call (``supersedes``); anything else it adds (shell
+        info, an MCP server, another turn id) is kept as a vendor record. A start after the
+        call's result never reopens it."""
         call_id = data["toolCallId"]
-        if call_id in self.open_calls:
-            if set(data) <= _START_ECHO:
+        known = self.calls.get(call_id)
+        if known is not None:
+            call, said, done = known
+            said = {**said, "arguments": call.get("input", call.get("arguments"))}
+            stated = {k: v for k, v in data.items() if k != "toolCallId"}
+            if any(k in stated and k in said and stated[k] != said[k] for k in _CALL_DEFINING):
+                yield self._revise_call(event, data, call, said, done)
+            elif all(k in said and said[k] == v for k, v in stated.items()):
                 self.accounting.duplicates += 1
-                return
-            yield from self._vendor(event.get("type"), event)
+            else:
+                yield from self._vendor(event.get("type"), event)
             return
         self.accounting.records += 1  # a call with no tool request (user-requested, resumed)
         call = self._base("tool_call", event)
@@ -42,9 +66,37 @@ class ToolMixin:
         if isinstance(data.get("model"), str):
             call["model"] = data["model"]
         native_of(call, rest(data, ("toolCallId", "toolName", "arguments", "model")))
-        self.open_calls[call_id] = call
+        self.open_call(call)
         self.note_task_call(call)
-        yield self._write(call)
+        written = self._write(call)
+        self.remember_call(call, data, done=self.finished.get(call_id) is not None)
+        yield written
+
+    def _revise_call(
+        self, event: dict[str, Any], data: dict[str, Any], call: dict[str, Any], said: dict[str, Any], done: bool
+    ) -> dict[str, Any]:
+        """The call written again as its start states it: same ``callId``, ``inferenceId`` and
+        ``native.messageId``, the start's tool, arguments and model, the start's data under
+        ``native.executionStart``; its ``usage`` stays on the record that counted it."""
+        self.accounting.records += 1
+        revision = {k: v for k, v in call.items() if k not in ("seq", "id", "ts", "tsPrecision", "usage", "supersedes")}
+        revision = {**self._base("tool_call", event), **revision}
+        if "toolName" in data:
+            revision["name"] = data["toolName"]
+        if "arguments" in data:
+            revision.pop("input", None)
+            revision.pop("arguments", None)
+            call_input(revision, data["arguments"])
+        if isinstance(data.get("model"), str):
+            revision["model"] = data["model"]
+        native = dict(revision.get("native") or {})
+        native["executionStart"] = {"id": event.get("id"), "data": data}
+        revision["native"] = native
+        written = self._write(revision)
+        if not done:
+            self.open_call(revision)
+        self.remember_call(revision, {**said, **data}, done)
+        return written
 
     def tool_result(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
         self.accounting.records += 1
@@ -68,6 +120,10 @@ class ToolMixin:
         elif partial is not None:
             record["capture"] = {"content": {"state": "truncated", "reason": partial}}
         self.open_calls.pop(call_id, None)
+        self.finished[call_id] = True
+        known = self.calls.get(call_id)
+        if known is not None and not known[2]:
+            self.remember_call(known[0], known[1], done=True)
         native = rest(data, ("toolCallId", "success", "result", "error"))
         result = data.get("result")
         if isinstance(result, dict):
@@ -83,7 +139,7 @@ class ToolMixin:
         """``session.shutdown``: the run ended with calls still open; each call is written again
         (a complete snapshot, ``supersedes``) with ``status: interrupted``."""
         for call_id, call in list(self.open_calls.items()):
-            revision = {k: v for k, v in call.items() if k not in ("usage", "nativeUsage", "supersedes")}
+            revision = {k: v for k, v in call.items() if k not in ("usage", "supersedes")}
             revision["seq"], revision["id"] = 0, ""
             revision["status"] = "interrupted"
             native = dict(revision.get("native") or {})
@@ -94,7 +150,10 @@ class ToolMixin:
             }
             revision["native"] = native
             self.aborted.discard(call_id)
-            yield self._write(revision)
+            written = self._write(revision)
+            known = self.calls.get(call_id)
+            self.remember_call(revision, known[1] if known is not None else {})
+            yield written
         self.open_calls.clear()
 
 
