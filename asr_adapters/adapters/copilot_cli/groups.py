@@ -55,10 +55,16 @@ class Groups:
         if type(event) is not dict:
             return None
         kind = event.get("type")
-        agent = agent_of(event)
-        if agent is None and not (isinstance(kind, str) and kind.startswith("subagent.")):
-            return None  # the session's own event: the common case, decided first
-        if isinstance(kind, str) and kind.startswith("subagent."):
+        lifecycle = type(kind) is str and kind.startswith("subagent.")
+        agent = event.get("agentId")
+        if not (agent and isinstance(agent, str)):  # ``agent_of``, inlined: runs on every line
+            data = event.get("data")
+            agent = data.get("parentToolCallId") if type(data) is dict else None
+            if not (agent and isinstance(agent, str)):
+                if not lifecycle:
+                    return None  # the session's own event: the common case, decided first
+                agent = None
+        if lifecycle:
             data = event.get("data")
             call = data.get("toolCallId") if isinstance(data, dict) else None
             if isinstance(call, str):

@@ -15,8 +15,9 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ...core.adapter import Context, Emitter, start
+from ...core.refs import schema_name
 from ...core.spill import SpillMap
-from ...core.timestamps import from_iso, stamp
+from ...core.timestamps import from_iso
 from .content import opaque_key, prompt_author, prompt_parts, reasoning_part, text_part
 from .subagents import AGENT, CHILD_SEEN, SubagentMixin, child_key
 from .tools import ToolMixin, call_input, native_of, rest
@@ -69,7 +70,7 @@ class Mapper(ToolMixin, SubagentMixin):
 
     def feed(self, number: int, event: Any) -> Iterator[dict[str, Any]]:
         if type(event) is not dict:
-            yield from self._vendor("line", event)
+            yield self._vendor("line", event)
             return
         kind = event.get("type")
         data = event.get("data")
@@ -78,7 +79,7 @@ class Mapper(ToolMixin, SubagentMixin):
         if kind == CHILD_SEEN:
             yield self.child_seen(event)
         elif kind not in _MAPPED:
-            yield from self._vendor(kind, event)
+            yield self._vendor(kind, event)
         elif kind == "assistant.message":
             yield from self._assistant(event, data)
         elif kind == "assistant.reasoning" and isinstance(data.get("content"), str):
@@ -101,12 +102,12 @@ class Mapper(ToolMixin, SubagentMixin):
             yield self.subagent_cancelled(event, data)
         elif kind == "abort":
             self.aborted.update(self.open_calls)  # the turn was stopped: its open calls with it
-            yield from self._vendor(kind, event)
+            yield self._vendor(kind, event)
         elif kind == "session.shutdown":
-            yield from self._vendor(kind, event)
+            yield self._vendor(kind, event)
             yield from self.close_open_calls(event, data)
         else:
-            yield from self._vendor(kind, event)
+            yield self._vendor(kind, event)
 
     # -- records --------------------------------------------------------------------------
 
@@ -117,7 +118,7 @@ class Mapper(ToolMixin, SubagentMixin):
         twice."""
         field = _NATIVE_ID.get(record["type"])
         native = record.get(field) if field is not None else None
-        if isinstance(native, str):
+        if type(native) is str:
             key = f"{record['type']}:{native}"
             earlier = self.written.get(key)
             if earlier is not None:
@@ -129,16 +130,23 @@ class Mapper(ToolMixin, SubagentMixin):
         return self.written.get(f"{kind}:{native}") is not None
 
     def _base(self, kind: str, event: dict[str, Any]) -> dict[str, Any]:
-        record = start(kind)
-        stamp(record, from_iso(event.get("timestamp")))
+        """``start(kind)`` stamped with the event's time (``stamp``, inlined: once per record)."""
+        record = {"type": kind, "seq": 0, "id": ""}
+        ts, precision = from_iso(event.get("timestamp"))
+        if ts is not None:
+            record["ts"] = ts
+            if precision is not None:
+                record["tsPrecision"] = precision
         return record
 
-    def _vendor(self, kind: Any, event: Any) -> Iterator[dict[str, Any]]:
+    def _vendor(self, kind: Any, event: Any) -> dict[str, Any]:
+        """The event kept verbatim (``Adapter.vendor``); a vendor record has no native id, so
+        it is emitted without ``_write``'s look-up."""
         self.accounting.vendor += 1
         record = self._base("vendor", event) if isinstance(event, dict) else start("vendor")
-        vendor = self.adapter.vendor(kind if isinstance(kind, str) else "unknown", event)
-        record["schema"], record["data"] = vendor["schema"], vendor["data"]
-        yield self._write(record)
+        record["schema"] = schema_name(self.adapter.registry_name, kind if isinstance(kind, str) else "unknown")
+        record["data"] = event
+        return self.emit(record)
 
     def _user(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
         self.accounting.records += 1
@@ -242,10 +250,10 @@ class Mapper(ToolMixin, SubagentMixin):
         if not parts and not calls and isinstance(text, str):
             parts.append(text_part(text))  # an empty response: the source kept it empty
         usage = self._usage(inference, data)
-        response_native = {
-            **rest(data, _MESSAGE_FIELDS + (("requestId",) if inference == data.get("requestId") else ())),
-            **native_extra,
-        }
+        taken = _MESSAGE_FIELDS_AND_REQUEST if inference == data.get("requestId") else _MESSAGE_FIELDS
+        response_native = rest(data, taken)
+        if native_extra:
+            response_native.update(native_extra)
         if parts or not calls:
             record = self._base("message", event)
             if inference is not None:
@@ -352,6 +360,7 @@ _MESSAGE_FIELDS = (
     "model",
     "outputTokens",
 )
+_MESSAGE_FIELDS_AND_REQUEST = (*_MESSAGE_FIELDS, "requestId")
 
 
 def _first_str(data: dict[str, Any], *keys: str) -> str | None:
