@@ -116,14 +116,16 @@ class Mapper(ToolMixin, SubagentMixin):
         ``callId``) an earlier record wrote (a resumed run writing an event again with a new
         envelope id; a call's status known later) ``supersedes`` it, so no native id is claimed
         twice."""
-        field = _NATIVE_ID.get(record["type"])
+        kind = record["type"]
+        field = _NATIVE_ID.get(kind)
         native = record.get(field) if field is not None else None
         if type(native) is str:
-            key = f"{record['type']}:{native}"
-            earlier = self.written.get(key)
+            key = f"{kind}:{native}"
+            written = self.written
+            earlier = written.get(key)
             if earlier is not None:
                 record["supersedes"] = earlier
-            self.written[key] = self.emit.next_id
+            written[key] = self.emit.next_id
         return self.emit(record)
 
     def _written(self, kind: str, native: str) -> bool:
@@ -226,7 +228,9 @@ class Mapper(ToolMixin, SubagentMixin):
             # message under its own id (ASR-219): named here, not written twice
             reasoning_text = None
             native_extra["reasoningTextIn"] = event_reasoning[1]
-        message_id = data.get("messageId") if isinstance(data.get("messageId"), str) else event.get("id")
+        message_id = data.get("messageId")
+        if not isinstance(message_id, str):
+            message_id = event.get("id")
         parts: list[Any] = []
         key = opaque_key(data)
         if key is not None and self.last_reasoning is not None and self.last_reasoning[0] == key:
