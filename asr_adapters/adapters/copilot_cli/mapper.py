@@ -62,6 +62,7 @@ class Mapper(ToolMixin, SubagentMixin):
         self.reasoning_event: tuple[str, str] | None = None
         self.last_reasoning: tuple[Any, Any] | None = None  # (opaque key, messageId)
         self.usage_written: deque[str] = deque(maxlen=_RECENT_INFERENCES)
+        self._usage_seen: set[str] = set()  # the same ids as ``usage_written``, to look up
         #: native id -> the record that last wrote it: a later record with it revises that one
         self.written = SpillMap()
         self.init_subagents()
@@ -146,7 +147,13 @@ class Mapper(ToolMixin, SubagentMixin):
         it is emitted without ``_write``'s look-up."""
         self.accounting.vendor += 1
         record = self._base("vendor", event) if isinstance(event, dict) else start("vendor")
-        record["schema"] = schema_name(self.adapter.registry_name, kind if isinstance(kind, str) else "unknown")
+        name = kind if isinstance(kind, str) else "unknown"
+        schema = _SCHEMAS.get(name)
+        if schema is None:
+            schema = schema_name(self.adapter.registry_name, name)
+            if len(_SCHEMAS) < _SCHEMA_LIMIT:  # event types are few; a hostile file's are not kept
+                _SCHEMAS[name] = schema
+        record["schema"] = schema
         record["data"] = event
         return self.emit(record)
 
@@ -300,9 +307,13 @@ class Mapper(ToolMixin, SubagentMixin):
         if type(tokens) is not int or tokens < 0:
             return None
         if inference is not None:
-            if inference in self.usage_written:
+            if inference in self._usage_seen:
                 return None  # a later chunk of a response already counted
-            self.usage_written.append(inference)
+            recent = self.usage_written
+            if len(recent) == recent.maxlen:
+                self._usage_seen.discard(recent[0])  # the oldest, about to be pushed out
+            recent.append(inference)
+            self._usage_seen.add(inference)
         return {"outputTokens": tokens}
 
     @staticmethod
@@ -337,6 +348,9 @@ class Mapper(ToolMixin, SubagentMixin):
 
 
 _NATIVE_ID = {"message": "messageId", "tool_call": "callId", "subagent": "callId"}
+#: event type -> its vendor schema name (``schema_name``), for the first event types seen
+_SCHEMAS: dict[str, str] = {}
+_SCHEMA_LIMIT = 512
 #: the event types mapped to records of their own (every other type is a vendor record)
 _MAPPED = frozenset(
     {

@@ -29,7 +29,7 @@ class ToolMixin:
         adds something (shell info, an MCP server): then it is kept as a vendor record."""
         call_id = data["toolCallId"]
         if call_id in self.open_calls:
-            if set(data) <= _START_ECHO:
+            if _START_ECHO.issuperset(data):  # every member only repeats the request
                 self.accounting.duplicates += 1
                 return
             yield self._vendor(event.get("type"), event)
