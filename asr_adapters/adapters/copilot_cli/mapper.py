@@ -225,7 +225,11 @@ class Mapper(ToolMixin, SubagentMixin):
         then one ``tool_call`` per tool request. Usage (``outputTokens``) goes on the first
         record of the response, once per inference id."""
         self.accounting.records += 1
-        inference = _first_str(data, "apiCallId", "requestId")
+        inference = data.get("apiCallId")  # the first non-empty string of the two
+        if not (inference and isinstance(inference, str)):
+            inference = data.get("requestId")
+            if not (inference and isinstance(inference, str)):
+                inference = None
         text = data.get("content")
         reasoning_text = data.get("reasoningText")
         native_extra: dict[str, Any] = {}
@@ -379,11 +383,3 @@ _MESSAGE_FIELDS = (
     "outputTokens",
 )
 _MESSAGE_FIELDS_AND_REQUEST = (*_MESSAGE_FIELDS, "requestId")
-
-
-def _first_str(data: dict[str, Any], *keys: str) -> str | None:
-    for key in keys:
-        value = data.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
