@@ -65,6 +65,7 @@ class CopilotCliAdapter(Adapter):
             previous = b""  # a line with no event id written twice in a row is a duplicate
             seen = SpillMap()  # event id -> digest of its line: the same line again is a duplicate
             started = False
+            owner_of, unstarted, feed = groups.owner_of, groups.unstarted, mapper.feed  # per line
             for number, event, raw in context.parsed_lines():
                 if not started:
                     started = True
@@ -79,12 +80,12 @@ class CopilotCliAdapter(Adapter):
                     context.accounting.duplicates += 1
                     continue
                 previous = raw
-                owner = groups.owner_of(number, event, raw)
-                while groups.unstarted:  # a subagent first seen by its own event: linked here
-                    yield from mapper.feed(number, groups.unstarted.pop(0))
+                owner = owner_of(number, event, raw)
+                while unstarted:  # a subagent first seen by its own event: linked here
+                    yield from feed(number, unstarted.pop(0))
                 if owner is not None:
                     continue
-                yield from mapper.feed(number, event)
+                yield from feed(number, event)
             if not started:
                 raise InputError(source.display, "empty file: no Copilot CLI events to convert")
 

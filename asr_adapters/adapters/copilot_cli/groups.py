@@ -39,7 +39,8 @@ class Groups:
         self.children: dict[str | None, list[str]] = {}
         #: ``CHILD_SEEN`` lines for the session's stream, taken by the main pass as they come
         self.unstarted: list[dict[str, Any]] = []
-        self._buffers: dict[str, list[bytes]] = {}
+        #: agent -> its set-aside lines in memory, as ``(line number, the line as read)``
+        self._buffers: dict[str, list[tuple[int, bytes]]] = {}
         self._sizes: dict[str, int] = {}
         self._buffered = 0
         self._disk: IO[bytes] | None = None
@@ -55,10 +56,16 @@ class Groups:
         if type(event) is not dict:
             return None
         kind = event.get("type")
-        agent = agent_of(event)
-        if agent is None and not (isinstance(kind, str) and kind.startswith("subagent.")):
-            return None  # the session's own event: the common case, decided first
-        if isinstance(kind, str) and kind.startswith("subagent."):
+        lifecycle = type(kind) is str and kind.startswith("subagent.")
+        agent = event.get("agentId")
+        if not (agent and isinstance(agent, str)):  # ``agent_of``, inlined: runs on every line
+            data = event.get("data")
+            agent = data.get("parentToolCallId") if type(data) is dict else None
+            if not (agent and isinstance(agent, str)):
+                if not lifecycle:
+                    return None  # the session's own event: the common case, decided first
+                agent = None
+        if lifecycle:
             data = event.get("data")
             call = data.get("toolCallId") if isinstance(data, dict) else None
             if isinstance(call, str):
@@ -75,7 +82,7 @@ class Groups:
             return None
         if agent not in self.parent:
             self._unstarted(number, agent, event)
-        self._keep(agent, b"%d\t%s" % (number, raw))
+        self._keep(agent, number, raw)
         data = event.get("data") if kind == "assistant.message" else None
         requests = data.get("toolRequests") if isinstance(data, dict) else None
         for request in requests if isinstance(requests, list) else ():
@@ -97,7 +104,7 @@ class Groups:
         if owner is None:
             self.unstarted.append(seen)
         else:
-            self._keep(owner, b"%d\t%s" % (number, orjson.dumps(seen)))
+            self._keep(owner, number, orjson.dumps(seen))
 
     def _add(self, agent: str, parent: str | None) -> None:
         if agent not in self.parent:
@@ -107,10 +114,13 @@ class Groups:
         self.parent[agent] = parent
         self.children.setdefault(parent, []).append(agent)
 
-    def _keep(self, agent: str, line: bytes) -> None:
-        self._buffers.setdefault(agent, []).append(line)
-        self._sizes[agent] = self._sizes.get(agent, 0) + len(line) + 1
-        self._buffered += len(line) + 1
+    def _keep(self, agent: str, number: int, raw: bytes) -> None:
+        """Set a line aside; it is joined to its number (``number\traw``) only if it moves to
+        disk, so a line that stays in memory is never copied."""
+        self._buffers.setdefault(agent, []).append((number, raw))
+        size = len(raw) + 8  # about the bytes it takes on disk: number, tab, line, newline
+        self._sizes[agent] = self._sizes.get(agent, 0) + size
+        self._buffered += size
         if self._buffered > _MEMORY:
             for largest in sorted(self._sizes, key=self._sizes.__getitem__, reverse=True):
                 self._move_to_disk(largest)
@@ -122,7 +132,7 @@ class Groups:
         self._buffered -= self._sizes.pop(agent)
         if self._disk is None:
             self._disk = tempfile.TemporaryFile(prefix="asr-copilot-")  # noqa: SIM115 - closed by close()
-        chunk = b"\n".join(lines) + b"\n"
+        chunk = b"".join(b"%d\t%s\n" % line for line in lines)
         offset = self._disk.seek(0, 2)
         self._disk.write(chunk)
         self._chunks.setdefault(agent, []).append((offset, len(chunk)))
@@ -137,8 +147,8 @@ class Groups:
                 yield _parse(line)
         kept = self._buffers.pop(agent, [])
         self._buffered -= self._sizes.pop(agent, 0)
-        for line in kept:
-            yield _parse(line)
+        for number, raw in kept:
+            yield number, _loads(raw)
 
     def close(self) -> None:
         """Drop every set-aside line and the spill file."""
@@ -152,10 +162,14 @@ class Groups:
 
 def _parse(line: bytes) -> tuple[int, Any]:
     number, _, raw = line.partition(b"\t")
+    return int(number), _loads(raw)
+
+
+def _loads(raw: bytes) -> Any:
     try:
-        return int(number), orjson.loads(raw)
+        return orjson.loads(raw)
     except orjson.JSONDecodeError:  # JavaScript's lone surrogates, as the main pass read them
-        return int(number), loads_with_lone_surrogates(raw)
+        return loads_with_lone_surrogates(raw)
 
 
 def agent_of(event: Any) -> str | None:

@@ -14,8 +14,9 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ...core.adapter import Context, Emitter, start
+from ...core.refs import schema_name
 from ...core.spill import SpillMap
-from ...core.timestamps import from_iso, stamp
+from ...core.timestamps import from_iso
 from .content import attachment_parts, opaque_key, prompt_author, prompt_parts, reasoning_part, text_part
 from .subagents import AGENT, CHILD_SEEN, SubagentMixin, child_key
 from .tools import ToolMixin, call_input, native_of, rest
@@ -74,7 +75,7 @@ class Mapper(ToolMixin, SubagentMixin):
 
     def feed(self, number: int, event: Any) -> Iterator[dict[str, Any]]:
         if type(event) is not dict:
-            yield from self._vendor("line", event)
+            yield self._vendor("line", event)
             return
         kind = event.get("type")
         data = event.get("data")
@@ -83,7 +84,7 @@ class Mapper(ToolMixin, SubagentMixin):
         if kind == CHILD_SEEN:
             yield self.child_seen(event)
         elif kind not in _MAPPED:
-            yield from self._vendor(kind, event)
+            yield self._vendor(kind, event)
         elif kind == "assistant.message":
             yield from self._assistant(event, data)
         elif kind == "assistant.reasoning" and isinstance(data.get("content"), str):
@@ -106,12 +107,12 @@ class Mapper(ToolMixin, SubagentMixin):
             yield self.subagent_cancelled(event, data)
         elif kind == "abort":
             self.aborted.update(self.open_calls)  # the turn was stopped: its open calls with it
-            yield from self._vendor(kind, event)
+            yield self._vendor(kind, event)
         elif kind == "session.shutdown":
-            yield from self._vendor(kind, event)
+            yield self._vendor(kind, event)
             yield from self.close_open_calls(event, data)
         else:
-            yield from self._vendor(kind, event)
+            yield self._vendor(kind, event)
 
     # -- records --------------------------------------------------------------------------
 
@@ -120,30 +121,45 @@ class Mapper(ToolMixin, SubagentMixin):
         ``callId``) an earlier record wrote (a resumed run writing an event again with a new
         envelope id; a call's status known later) ``supersedes`` it, so no native id is claimed
         twice."""
-        field = _NATIVE_ID.get(record["type"])
+        kind = record["type"]
+        field = _NATIVE_ID.get(kind)
         native = record.get(field) if field is not None else None
-        if isinstance(native, str):
-            key = f"{record['type']}:{native}"
-            earlier = self.written.get(key)
+        if type(native) is str:
+            key = f"{kind}:{native}"
+            written = self.written
+            earlier = written.get(key)
             if earlier is not None:
                 record["supersedes"] = earlier
-            self.written[key] = self.emit.next_id
+            written[key] = self.emit.next_id
         return self.emit(record)
 
     def _written(self, kind: str, native: str) -> bool:
         return self.written.get(f"{kind}:{native}") is not None
 
     def _base(self, kind: str, event: dict[str, Any]) -> dict[str, Any]:
-        record = start(kind)
-        stamp(record, from_iso(event.get("timestamp")))
+        """``start(kind)`` stamped with the event's time (``stamp``, inlined: once per record)."""
+        record = {"type": kind, "seq": 0, "id": ""}
+        ts, precision = from_iso(event.get("timestamp"))
+        if ts is not None:
+            record["ts"] = ts
+            if precision is not None:
+                record["tsPrecision"] = precision
         return record
 
-    def _vendor(self, kind: Any, event: Any) -> Iterator[dict[str, Any]]:
+    def _vendor(self, kind: Any, event: Any) -> dict[str, Any]:
+        """The event kept verbatim (``Adapter.vendor``); a vendor record has no native id, so
+        it is emitted without ``_write``'s look-up."""
         self.accounting.vendor += 1
         record = self._base("vendor", event) if isinstance(event, dict) else start("vendor")
-        vendor = self.adapter.vendor(kind if isinstance(kind, str) else "unknown", event)
-        record["schema"], record["data"] = vendor["schema"], vendor["data"]
-        yield self._write(record)
+        name = kind if isinstance(kind, str) else "unknown"
+        schema = _SCHEMAS.get(name)
+        if schema is None:
+            schema = schema_name(self.adapter.registry_name, name)
+            if len(_SCHEMAS) < _SCHEMA_LIMIT:  # event types are few; a hostile file's are not kept
+                _SCHEMAS[name] = schema
+        record["schema"] = schema
+        record["data"] = event
+        return self.emit(record)
 
     def _user(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
         self.accounting.records += 1
@@ -217,7 +233,11 @@ class Mapper(ToolMixin, SubagentMixin):
         then one ``tool_call`` per tool request. Usage (``outputTokens``) goes on the first
         record of the response, once per inference id."""
         self.accounting.records += 1
-        inference = _first_str(data, "apiCallId", "requestId")
+        inference = data.get("apiCallId")  # the first non-empty string of the two
+        if not (inference and isinstance(inference, str)):
+            inference = data.get("requestId")
+            if not (inference and isinstance(inference, str)):
+                inference = None
         text = data.get("content")
         reasoning_text = data.get("reasoningText")
         native_extra: dict[str, Any] = {}
@@ -227,7 +247,9 @@ class Mapper(ToolMixin, SubagentMixin):
             # message under its own id (ASR-219): named here, not written twice
             reasoning_text = None
             native_extra["reasoningTextIn"] = event_reasoning[1]
-        message_id = data.get("messageId") if isinstance(data.get("messageId"), str) else event.get("id")
+        message_id = data.get("messageId")
+        if not isinstance(message_id, str):
+            message_id = event.get("id")
         parts: list[Any] = []
         key = opaque_key(data)
         if key is not None and self.last_reasoning is not None and self.last_reasoning[0] == key:
@@ -252,10 +274,10 @@ class Mapper(ToolMixin, SubagentMixin):
             parts.append(text_part(text))  # an empty response: the source kept it empty
         revises = isinstance(message_id, str) and self._written("message", message_id)
         usage = self._usage(inference, message_id, data, revises)
-        response_native = {
-            **rest(data, _MESSAGE_FIELDS + (("requestId",) if inference == data.get("requestId") else ())),
-            **native_extra,
-        }
+        taken = _MESSAGE_FIELDS_AND_REQUEST if inference == data.get("requestId") else _MESSAGE_FIELDS
+        response_native = rest(data, taken)
+        if native_extra:
+            response_native.update(native_extra)
         if parts or not calls:
             record = self._base("message", event)
             if inference is not None:
@@ -343,6 +365,9 @@ class Mapper(ToolMixin, SubagentMixin):
 
 
 _NATIVE_ID = {"message": "messageId", "tool_call": "callId", "tool_result": "callId", "subagent": "callId"}
+#: event type -> its vendor schema name (``schema_name``), for the first event types seen
+_SCHEMAS: dict[str, str] = {}
+_SCHEMA_LIMIT = 512
 #: the event types mapped to records of their own (every other type is a vendor record)
 _MAPPED = frozenset(
     {
@@ -370,11 +395,4 @@ _MESSAGE_FIELDS = (
     "model",
     "outputTokens",
 )
-
-
-def _first_str(data: dict[str, Any], *keys: str) -> str | None:
-    for key in keys:
-        value = data.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
+_MESSAGE_FIELDS_AND_REQUEST = (*_MESSAGE_FIELDS, "requestId")

@@ -26,7 +26,7 @@ class ToolMixin:
     aborted: set[str]
     _write: Callable[[dict[str, Any]], dict[str, Any]]
     _base: Callable[[str, dict[str, Any]], dict[str, Any]]
-    _vendor: Callable[[Any, Any], Iterator[dict[str, Any]]]
+    _vendor: Callable[[Any, Any], dict[str, Any]]
     note_task_call: Callable[[dict[str, Any]], None]
     is_report: Callable[[str], bool]
 
@@ -56,7 +56,7 @@ class ToolMixin:
             elif all(k in said and said[k] == v for k, v in stated.items()):
                 self.accounting.duplicates += 1
             else:
-                yield from self._vendor(event.get("type"), event)
+                yield self._vendor(event.get("type"), event)
             return
         self.accounting.records += 1  # a call with no tool request (user-requested, resumed)
         call = self._base("tool_call", event)
@@ -158,7 +158,13 @@ class ToolMixin:
 
 
 def rest(data: dict[str, Any], taken: tuple[str, ...] | frozenset[str]) -> dict[str, Any]:
-    return {k: v for k, v in data.items() if k not in taken}
+    """``data`` without the ``taken`` members, the others in their order. A copy with the few
+    taken members deleted: about half the cost of filtering every member (once per record)."""
+    kept = data.copy()
+    for key in taken:
+        if key in kept:
+            del kept[key]
+    return kept
 
 
 def native_of(record: dict[str, Any], native: dict[str, Any]) -> None:
