@@ -186,7 +186,8 @@ def _seen_before(seen: SpillMap, event: Any, raw: bytes) -> bool:
     event_id = event.get("id") if type(event) is dict else None
     if not isinstance(event_id, str):
         return False
-    digest = hashlib.blake2b(raw, digest_size=16).digest()
+    # hex text, not bytes: a spilled str is stored as itself, bytes would be encoded per entry
+    digest = hashlib.blake2b(raw, digest_size=16).hexdigest()
     if seen.get(event_id) == digest:
         return True
     seen[event_id] = digest

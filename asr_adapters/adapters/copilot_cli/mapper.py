@@ -312,8 +312,7 @@ class Mapper(ToolMixin, SubagentMixin):
             self.open_call(call)
             self.note_task_call(call)
             written = self._write(call)
-            done = self.finished.get(call["callId"]) is not None
-            self.remember_call(call, {**rest(data, ()), "toolName": request.get("name")}, done)
+            self.remember_call(call, {**rest(data, ()), "toolName": request.get("name")})
             yield written
 
     def _usage(
@@ -330,7 +329,7 @@ class Mapper(ToolMixin, SubagentMixin):
             key = ("i:" if inference is not None else "m:") + response
             if self.usage_written.get(key) is not None:
                 return None
-            self.usage_written[key] = True
+            self.usage_written[key] = 1  # an int: stored as itself if spilled, not encoded
         return {"outputTokens": tokens}
 
     @staticmethod

@@ -20,7 +20,8 @@ class ToolMixin:
 
     accounting: Any
     open_calls: dict[str, dict[str, Any]]
-    #: toolCallId -> [its tool_call as last written, what its request said, has a result]
+    #: toolCallId -> [its tool_call as last written, what its request said]; whether it has a
+    #: result is ``finished`` alone (kept apart so a result never rewrites the spilled call)
     calls: SpillMap
     finished: SpillMap
     aborted: set[str]
@@ -35,9 +36,9 @@ class ToolMixin:
         if self.finished.get(call["callId"]) is None:
             self.open_calls[call["callId"]] = call
 
-    def remember_call(self, call: dict[str, Any], said: dict[str, Any], done: bool = False) -> None:
+    def remember_call(self, call: dict[str, Any], said: dict[str, Any]) -> None:
         """Keep what a written call said, to compare a later start of it by value."""
-        self.calls[call["callId"]] = [call, {k: v for k, v in said.items() if k in _START_ECHO}, done]
+        self.calls[call["callId"]] = [call, {k: v for k, v in said.items() if k in _START_ECHO}]
 
     def tool_start(self, event: dict[str, Any], data: dict[str, Any]) -> Iterator[dict[str, Any]]:
         """The start of a call already written (from its tool request, or an earlier start),
@@ -48,7 +49,8 @@ class ToolMixin:
         call_id = data["toolCallId"]
         known = self.calls.get(call_id)
         if known is not None:
-            call, said, done = known
+            call, said = known
+            done = self.finished.get(call_id) is not None
             said = {**said, "arguments": call.get("input", call.get("arguments"))}
             stated = {k: v for k, v in data.items() if k != "toolCallId"}
             if any(k in stated and k in said and stated[k] != said[k] for k in _CALL_DEFINING):
@@ -69,7 +71,7 @@ class ToolMixin:
         self.open_call(call)
         self.note_task_call(call)
         written = self._write(call)
-        self.remember_call(call, data, done=self.finished.get(call_id) is not None)
+        self.remember_call(call, data)
         yield written
 
     def _revise_call(
@@ -95,7 +97,7 @@ class ToolMixin:
         written = self._write(revision)
         if not done:
             self.open_call(revision)
-        self.remember_call(revision, {**said, **data}, done)
+        self.remember_call(revision, {**said, **data})
         return written
 
     def tool_result(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
@@ -120,10 +122,7 @@ class ToolMixin:
         elif partial is not None:
             record["capture"] = {"content": {"state": "truncated", "reason": partial}}
         self.open_calls.pop(call_id, None)
-        self.finished[call_id] = True
-        known = self.calls.get(call_id)
-        if known is not None and not known[2]:
-            self.remember_call(known[0], known[1], done=True)
+        self.finished[call_id] = 1  # an int: stored as itself if spilled, not encoded
         native = rest(data, ("toolCallId", "success", "result", "error"))
         result = data.get("result")
         if isinstance(result, dict):
