@@ -193,7 +193,9 @@ def test_a_model_call_that_only_reasoned_carries_its_usage_on_its_reasoning_only
     ]
 
 
-def test_an_exported_reasoning_part_without_its_own_id_or_repeating_one_gets_a_derived_id(tmp_path: Path) -> None:
+def test_an_exported_reasoning_part_without_its_own_id_gets_a_derived_id_and_a_repeated_one_is_a_duplicate(
+    tmp_path: Path,
+) -> None:
     document = json.loads((GOLDEN / "opencode" / "export-document" / "input.json").read_text())
     assistant = document["messages"][1]
     native = assistant["info"]["id"]
@@ -202,14 +204,65 @@ def test_an_exported_reasoning_part_without_its_own_id_or_repeating_one_gets_a_d
     assistant["parts"].insert(3, {**thought, "id": "prt_c85d0c004800Ab3Xk9Qm2Lp7Zr"})
     path = tmp_path / "export.json"
     path.write_text(json.dumps(document))
-    found = records(path)
+    out, conversion = streams(path)
+    found = [r for rs in out.values() for r in rs]
     ids = [(r["messageId"], r.get("idSource")) for r in found if r["type"] == "message" and r["role"] == "assistant"]
     assert ids == [
         ("prt_c85d0c004800Ab3Xk9Qm2Lp7Zr", None),
         (f"{native}/reasoning@2", "derived"),  # no id: its stored position
-        (f"{native}/reasoning@3", "derived"),  # the same id again: never written twice
-        (native, None),
+        (native, None),  # the repeated part is a copy: no second record
     ]
+    assert conversion.accounting.duplicates == 1
+    assert not [f for f in validate_records(found) if f.is_error]
+
+
+def test_a_part_repeated_in_an_export_document_is_a_duplicate_not_repeated_content(tmp_path: Path) -> None:
+    # the reviewer's shape: a reasoning part and a text part each stored twice in one message
+    ses, msg = "ses_E0000000000000000000000001", "msg_e002"
+    ids = {"sessionID": ses, "messageID": msg}
+    tokens = {"input": 1, "output": 2, "reasoning": 0, "cache": {"read": 0, "write": 0}}
+    thought = {"id": "prt_e002b", "type": "reasoning", "text": "r1", "time": {"start": 1784000002100}, **ids}
+    answer = {"id": "prt_e002d", "type": "text", "text": "ans", **ids}
+    document = {
+        "info": {"id": ses, "directory": "/w", "title": "t", "time": {"created": 1784000000000}},
+        "messages": [
+            {
+                "info": {"id": "msg_e001", "sessionID": ses, "role": "user", "time": {"created": 1784000001000}},
+                "parts": [{"id": "prt_e001a", "type": "text", "text": "hi", "sessionID": ses, "messageID": "msg_e001"}],
+            },
+            {
+                "info": {
+                    "id": msg,
+                    "sessionID": ses,
+                    "role": "assistant",
+                    "parentID": "msg_e001",
+                    "modelID": "m",
+                    "time": {"created": 1784000002000, "completed": 1784000003000},
+                    "tokens": tokens,
+                },
+                "parts": [
+                    {"id": "prt_e002a", "type": "step-start", **ids},
+                    thought,
+                    dict(thought),
+                    {"type": "reasoning", "text": "noid", **ids},
+                    answer,
+                    dict(answer),
+                    {"id": "prt_e002e", "type": "step-finish", "reason": "stop", "tokens": tokens, **ids},
+                ],
+            },
+        ],
+    }
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(document))
+    out, conversion = streams(path)
+    found = [r for rs in out.values() for r in rs]
+    assistant = [r for r in found if r["type"] == "message" and r["role"] == "assistant"]
+    assert [(r["messageId"], [p.get("text") for p in r["content"]]) for r in assistant] == [
+        ("prt_e002b", ["r1"]),
+        (f"{msg}/reasoning@2", ["noid"]),  # no id of its own: its position among the kept parts
+        (msg, ["ans"]),  # the text once, not "ans" twice
+    ]
+    assert conversion.accounting.duplicates == 2
     assert not [f for f in validate_records(found) if f.is_error]
 
 
