@@ -347,6 +347,15 @@ def test_a_child_sessions_prompt_comes_from_the_parent_session(tmp_path: Path) -
     assert keys == {parent_key: None, child_key: parent_key}
 
 
+def test_subagent_and_plan_records_are_in_their_tool_calls_turn(tmp_path: Path) -> None:
+    found = records(database(SUBAGENT, tmp_path / "opencode.db"))
+    calls = {r["callId"]: r for r in found if r["type"] == "tool_call"}
+    derived = [r for r in found if r["type"] in ("subagent", "plan") and "callId" in r]
+    assert {r["type"] for r in derived} == {"subagent", "plan"}
+    for record in derived:
+        assert record["turnId"] == calls[record["callId"]]["turnId"]
+
+
 # -- tools, plans, compaction ----------------------------------------------------------------
 
 
