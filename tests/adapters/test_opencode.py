@@ -193,7 +193,9 @@ def test_a_model_call_that_only_reasoned_carries_its_usage_on_its_reasoning_only
     ]
 
 
-def test_an_exported_reasoning_part_without_its_own_id_or_repeating_one_gets_a_derived_id(tmp_path: Path) -> None:
+def test_an_exported_reasoning_part_without_its_own_id_gets_a_derived_id_and_a_repeated_one_is_a_duplicate(
+    tmp_path: Path,
+) -> None:
     document = json.loads((GOLDEN / "opencode" / "export-document" / "input.json").read_text())
     assistant = document["messages"][1]
     native = assistant["info"]["id"]
@@ -202,14 +204,65 @@ def test_an_exported_reasoning_part_without_its_own_id_or_repeating_one_gets_a_d
     assistant["parts"].insert(3, {**thought, "id": "prt_c85d0c004800Ab3Xk9Qm2Lp7Zr"})
     path = tmp_path / "export.json"
     path.write_text(json.dumps(document))
-    found = records(path)
+    out, conversion = streams(path)
+    found = [r for rs in out.values() for r in rs]
     ids = [(r["messageId"], r.get("idSource")) for r in found if r["type"] == "message" and r["role"] == "assistant"]
     assert ids == [
         ("prt_c85d0c004800Ab3Xk9Qm2Lp7Zr", None),
         (f"{native}/reasoning@2", "derived"),  # no id: its stored position
-        (f"{native}/reasoning@3", "derived"),  # the same id again: never written twice
-        (native, None),
+        (native, None),  # the repeated part is a copy: no second record
     ]
+    assert conversion.accounting.duplicates == 1
+    assert not [f for f in validate_records(found) if f.is_error]
+
+
+def test_a_part_repeated_in_an_export_document_is_a_duplicate_not_repeated_content(tmp_path: Path) -> None:
+    # the reviewer's shape: a reasoning part and a text part each stored twice in one message
+    ses, msg = "ses_E0000000000000000000000001", "msg_e002"
+    ids = {"sessionID": ses, "messageID": msg}
+    tokens = {"input": 1, "output": 2, "reasoning": 0, "cache": {"read": 0, "write": 0}}
+    thought = {"id": "prt_e002b", "type": "reasoning", "text": "r1", "time": {"start": 1784000002100}, **ids}
+    answer = {"id": "prt_e002d", "type": "text", "text": "ans", **ids}
+    document = {
+        "info": {"id": ses, "directory": "/w", "title": "t", "time": {"created": 1784000000000}},
+        "messages": [
+            {
+                "info": {"id": "msg_e001", "sessionID": ses, "role": "user", "time": {"created": 1784000001000}},
+                "parts": [{"id": "prt_e001a", "type": "text", "text": "hi", "sessionID": ses, "messageID": "msg_e001"}],
+            },
+            {
+                "info": {
+                    "id": msg,
+                    "sessionID": ses,
+                    "role": "assistant",
+                    "parentID": "msg_e001",
+                    "modelID": "m",
+                    "time": {"created": 1784000002000, "completed": 1784000003000},
+                    "tokens": tokens,
+                },
+                "parts": [
+                    {"id": "prt_e002a", "type": "step-start", **ids},
+                    thought,
+                    dict(thought),
+                    {"type": "reasoning", "text": "noid", **ids},
+                    answer,
+                    dict(answer),
+                    {"id": "prt_e002e", "type": "step-finish", "reason": "stop", "tokens": tokens, **ids},
+                ],
+            },
+        ],
+    }
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(document))
+    out, conversion = streams(path)
+    found = [r for rs in out.values() for r in rs]
+    assistant = [r for r in found if r["type"] == "message" and r["role"] == "assistant"]
+    assert [(r["messageId"], [p.get("text") for p in r["content"]]) for r in assistant] == [
+        ("prt_e002b", ["r1"]),
+        (f"{msg}/reasoning@2", ["noid"]),  # no id of its own: its position among the kept parts
+        (msg, ["ans"]),  # the text once, not "ans" twice
+    ]
+    assert conversion.accounting.duplicates == 2
     assert not [f for f in validate_records(found) if f.is_error]
 
 
@@ -292,6 +345,15 @@ def test_a_child_sessions_prompt_comes_from_the_parent_session(tmp_path: Path) -
     assert link["session"] == child_key and link["callId"] == "toolu_04Task" and link["agentType"] == "explore"
     keys = {s.key: s.parent_key for s in Conversion(tmp_path / "opencode.db", "opencode", as_dicts=True).streams()}
     assert keys == {parent_key: None, child_key: parent_key}
+
+
+def test_subagent_and_plan_records_are_in_their_tool_calls_turn(tmp_path: Path) -> None:
+    found = records(database(SUBAGENT, tmp_path / "opencode.db"))
+    calls = {r["callId"]: r for r in found if r["type"] == "tool_call"}
+    derived = [r for r in found if r["type"] in ("subagent", "plan") and "callId" in r]
+    assert {r["type"] for r in derived} == {"subagent", "plan"}
+    for record in derived:
+        assert record["turnId"] == calls[record["callId"]]["turnId"]
 
 
 # -- tools, plans, compaction ----------------------------------------------------------------
@@ -573,3 +635,141 @@ def test_shared_sample_converts_validates_and_balances(path: Path) -> None:
     assert conversion.accounting.balanced()
     for found in by_key.values():
         assert not [f for f in validate_records(found) if f.is_error]
+
+
+# -- the second review: where a message's facts and outcome go --------------------------------
+
+_SES = "ses_T0000000000000000000000001"
+
+
+def _review_db(target: Path, error: dict[str, Any] | None, parts: list[tuple[str, dict[str, Any]]]) -> Path:
+    """A session with one prompt and one assistant message ``msg_t2`` of ``parts`` (the
+    reviewer's build2.py / build3.py shapes)."""
+    connection = sqlite3.connect(target)
+    connection.executescript((GOLDEN / "opencode" / "schema.sql").read_text())
+    connection.execute(
+        "INSERT INTO project VALUES (?,?,?,?,?,?,?,?,?)", ("p", "/w", "git", None, 1, 1, None, "[]", None)
+    )
+    connection.execute(
+        "INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated)"
+        " VALUES (?,?,?,?,?,?,?,?)",
+        (_SES, "p", "s", "/w", "t", "1.2.10", 1784000000000, 1784000000001),
+    )
+    info: dict[str, Any] = {
+        "role": "assistant",
+        "parentID": "msg_t1",
+        "modelID": "m",
+        "time": {"created": 1784000002000, "completed": 1784000009000},
+    }
+    if error is not None:
+        info["error"] = error
+    for mid, data, at in (("msg_t1", {"role": "user", "time": {"created": 1784000001000}}, 1784000001000),):
+        connection.execute("INSERT INTO message VALUES (?,?,?,?,?)", (mid, _SES, at, at, json.dumps(data)))
+    connection.execute(
+        "INSERT INTO part VALUES (?,?,?,?,?,?)",
+        ("prt_t1a", "msg_t1", _SES, 1784000001000, 1784000001000, json.dumps({"type": "text", "text": "go"})),
+    )
+    connection.execute(
+        "INSERT INTO message VALUES (?,?,?,?,?)", ("msg_t2", _SES, 1784000002000, 1784000002000, json.dumps(info))
+    )
+    for n, (part_id, data) in enumerate(parts):
+        at = 1784000002000 + n * 100
+        connection.execute("INSERT INTO part VALUES (?,?,?,?,?,?)", (part_id, "msg_t2", _SES, at, at, json.dumps(data)))
+    connection.commit()
+    connection.close()
+    return target
+
+
+_TOKENS = {"input": 1, "output": 1, "reasoning": 0, "cache": {"read": 0, "write": 0}}
+_STEP_ONE = [
+    ("prt_t2a", {"type": "step-start"}),
+    ("prt_t2b", {"type": "reasoning", "text": "plan", "time": {"start": 1784000002100, "end": 1784000002200}}),
+    ("prt_t2c", {"type": "text", "text": "Listing files.", "time": {"start": 1784000002300, "end": 1784000002400}}),
+    (
+        "prt_t2d",
+        {
+            "type": "tool",
+            "callID": "c1",
+            "tool": "ls",
+            "state": {"status": "completed", "input": {}, "output": "a b", "time": {"start": 1784000002500, "end": 1}},
+        },
+    ),
+    ("prt_t2e", {"type": "step-finish", "reason": "tool-calls", "cost": 0.1, "tokens": _TOKENS}),
+    ("prt_t2f", {"type": "step-start"}),
+]
+
+
+def _assistant(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    kinds = ("message", "tool_call", "tool_result")
+    return [r for r in found if r.get("turnId") == "msg_t1" and r["type"] in kinds and r.get("role") != "user"]
+
+
+def test_a_summary_message_starting_with_reasoning_has_its_facts_on_the_record_with_its_native_id(
+    tmp_path: Path,
+) -> None:
+    parts = [*_STEP_ONE[:3], ("prt_t2e", _STEP_ONE[4][1])]
+    path = _review_db(tmp_path / "opencode.db", None, parts)
+    connection = sqlite3.connect(path)
+    row = connection.execute("SELECT data FROM message WHERE id = 'msg_t2'").fetchone()
+    connection.execute(
+        "UPDATE message SET data = ? WHERE id = 'msg_t2'", (json.dumps({**json.loads(row[0]), "summary": True}),)
+    )
+    connection.commit()
+    connection.close()
+    reasoning, text = (r for r in _assistant(records(path)) if r["type"] == "message")
+    assert reasoning["messageId"] == "prt_t2b" and "summaryOf" not in reasoning and "info" not in reasoning["opencode"]
+    assert text["messageId"] == "msg_t2" and text["summaryOf"] == "compaction" and "info" in text["opencode"]
+
+
+def test_an_abort_in_the_second_step_leaves_the_first_steps_records_complete(tmp_path: Path) -> None:
+    aborted = {
+        "type": "tool",
+        "callID": "c2",
+        "tool": "bash",
+        "state": {
+            "status": "error",
+            "input": {"command": "sleep 9"},
+            "error": "Tool execution aborted",
+            "metadata": {"interrupted": True},
+            "time": {"start": 1784000003100, "end": 1784000009000},
+        },
+    }
+    error = {"name": "MessageAbortedError", "data": {"message": "Aborted"}}
+    found = _assistant(records(_review_db(tmp_path / "opencode.db", error, [*_STEP_ONE, ("prt_t2g", aborted)])))
+    messages = [r for r in found if r["type"] == "message"]
+    assert [(r["messageId"], r["status"], "error" in r) for r in messages] == [
+        ("prt_t2b", "complete", False),
+        ("msg_t2", "complete", False),  # its step finished: the abort came later
+    ]
+    last_call = [r for r in found if r["type"] == "tool_call"][-1]
+    assert last_call["callId"] == "c2" and "error" not in last_call
+    assert [r["status"] for r in found if r["type"] == "tool_result"] == ["complete", "interrupted"]
+    # the step that was aborted wrote no message record: the error stays in the message's facts
+    assert messages[1]["opencode"]["info"]["error"] == error
+
+
+def test_an_error_in_a_step_that_wrote_nothing_is_kept_in_the_messages_facts(tmp_path: Path) -> None:
+    error = {"name": "APIError", "data": {"message": "rate limited", "isRetryable": False}}
+    every = records(_review_db(tmp_path / "opencode.db", error, _STEP_ONE))
+    found = _assistant(every)
+    assert [(r["type"], r.get("status"), "error" in r) for r in found] == [
+        ("message", "complete", False),
+        ("message", "complete", False),
+        ("tool_call", None, False),
+        ("tool_result", "complete", False),
+    ]
+    assert found[1]["opencode"]["info"]["error"] == error
+    assert not [f for f in validate_records(every) if f.is_error]
+
+
+def test_the_unfinished_steps_runs_carry_the_messages_outcome(tmp_path: Path) -> None:
+    error = {"name": "APIError", "data": {"message": "rate limited"}}
+    later = ("prt_t2g", {"type": "text", "text": "Now", "time": {"start": 1784000003100}})
+    found = _assistant(records(_review_db(tmp_path / "opencode.db", error, [*_STEP_ONE, later])))
+    messages = [r for r in found if r["type"] == "message"]
+    assert [(r["status"], r.get("error")) for r in messages] == [
+        ("complete", None),
+        ("complete", None),
+        ("error", error),  # the run of the step that failed
+    ]
+    assert "error" not in messages[1]["opencode"]["info"]  # it is on a record: not kept twice

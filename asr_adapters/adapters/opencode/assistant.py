@@ -5,7 +5,9 @@ id (ASR-219), never folded into a neighbour. Each run of other content parts of 
 (step) is one ``message`` record: the message's first such run keeps the native message id, a
 later run gets ``<message id>/<its first part id>`` (derived from native ids, so it never
 changes as the message grows). Each ``tool`` part is a ``tool_call`` and its ``tool_result``.
-The message's own facts are on its first record; each model call's usage (its
+The message's own facts (``opencode.info``, ``summaryOf``) are on the record with its native
+id (its first content run), else on its first tool call, else its first reasoning-only message;
+each model call's usage (its
 ``step-finish``) is on one record of that call: its first content run or tool call, else
 (a call that only reasoned) its first reasoning-only message.
 """
@@ -102,44 +104,60 @@ class AssistantMapping:
         self.usages = step_usages(self.info, self.plan)
         #: reasoning part ids written so far (an export document can repeat one: never twice)
         self.reasoning_ids: set[str] = set()
-        self.last_content = max((i for i, it in enumerate(self.plan.items) if it.kind in _MESSAGE_KINDS), default=-1)
+        items = self.plan.items
+        #: the record carrying the message's facts: its first content run (the record with the
+        #: message's native id), else its first tool call, else its first reasoning-only message
+        order = ("content", "tool", "reasoning")
+        self.facts_item = next((i for kind in order for i, it in enumerate(items) if it.kind == kind), None)
+        #: a model call with its ``step-finish`` is complete: the message's outcome (abort, error,
+        #: still streaming) is only on the records of a call that did not finish
+        self.finished_steps = set(self.plan.finishes)
+        carried = not self.plan.has_steps or self.facts_item is None
+        carried = carried or any(it.step not in self.finished_steps for it in items if it.kind in _MESSAGE_KINDS)
+        if self.facts_item is not None and items[self.facts_item].kind == "tool":
+            carried = carried or items[self.facts_item].step not in self.finished_steps
+        #: when no record carries the message's ``error`` (the call that failed wrote none), it
+        #: stays in ``opencode.info`` so it is not lost
+        self.info_moved = INFO_MOVED if carried else tuple(k for k in INFO_MOVED if k != "error")
 
     def records(self) -> Iterator[dict[str, Any]]:
         host, plan = self.host, self.plan
         host.count("folded", sum(len(i.steps_kept) for i in plan.items) + len(plan.orphan_steps))
         if not any(i.kind in (*_MESSAGE_KINDS, "tool") for i in plan.items):
             usage = self.usages[max(self.usages)] if self.usages else None
-            yield from self._message(None, 0, usage, first=True)
+            yield from self._message(None, usage, first=True, earliest=True)
             for item in plan.items:
                 yield from host.other(item.parts[0], self.native)
             return
         first_item = next(i for i, it in enumerate(plan.items) if it.kind in (*_MESSAGE_KINDS, "tool"))
-        if plan.items[first_item].kind == "tool" and self.native.outcome_due:
+        facts_item = self.facts_item
+        assert facts_item is not None
+        if plan.items[facts_item].kind == "tool" and self.native.outcome_due:
             host.count("folded")  # only a tool call first: the message's facts ride on it
         native_id_used = False
         issuer: tuple[int, str] | None = None  # (step, messageId) of the last content run's record
         for index, item in enumerate(plan.items):
             usage = self.usages.get(item.step) if plan.usage_holders.get(item.step) == index else None
-            first = index == first_item
+            first = index == facts_item
             if item.kind in _MESSAGE_KINDS:
-                record = next(self._message(item, index, usage, first, native_id_used))
+                record = next(self._message(item, usage, first, native_id_used, earliest=index == first_item))
                 if item.kind == "content":
                     native_id_used = True
                     issuer = (item.step, record["messageId"])
                 yield record
             elif item.kind == "tool":
                 in_message = issuer[1] if issuer is not None and issuer[0] == item.step else None
-                facts = self._facts_for(first, usage) if first else None
+                facts = self._facts_for(item, usage) if first else None
                 yield from host.tool(item, self.native, in_message, usage, facts, self.status != "partial")
             else:
                 yield from host.other(item.parts[0], self.native)
 
-    def _facts_for(self, first: bool, usage: Usage | None) -> dict[str, Any]:
-        """The message's own facts, carried by its first record when that is a tool call."""
+    def _facts_for(self, item: Item, usage: Usage | None) -> dict[str, Any]:
+        """The message's own facts, carried by a tool call when the message has no content run."""
         facts: dict[str, Any] = {}
-        self._facts(facts, usage, first=first, with_error=True)
+        self._facts(facts, usage, first=True, with_error=item.step not in self.finished_steps)
         kept = [leftover(p) for p in self.plan.orphan_steps]
-        facts[AGENT] = {"info": leftover(self.info, INFO_MOVED), **({"parts": kept} if kept else {})}
+        facts[AGENT] = {"info": leftover(self.info, self.info_moved), **({"parts": kept} if kept else {})}
         return facts
 
     def _facts(self, record: dict[str, Any], usage: Usage | None, first: bool, with_error: bool) -> None:
@@ -154,15 +172,17 @@ class AssistantMapping:
             record["summaryOf"] = "compaction"
 
     def _message(
-        self, item: Item | None, index: int, usage: Usage | None, first: bool, native_id_used: bool = False
+        self, item: Item | None, usage: Usage | None, first: bool, native_id_used: bool = False, earliest: bool = False
     ) -> Iterator[dict[str, Any]]:
+        """One message record; ``first``: it carries the message's facts, ``earliest``: it is the
+        message's first record (stamped with the message's time when it has none of its own)."""
         host, info, native = self.host, self.info, self.native
         parts = item.parts if item is not None else []
         reasoning = item is not None and item.kind == "reasoning"
         host.count("records" if reasoning else "folded", len(parts))  # a reasoning part is its own record
         record = start("message")
         own_time = host.part_time(parts[0], native) if parts else None
-        if first and (not reasoning or own_time is None):
+        if earliest and (not reasoning or own_time is None):
             stamp(record, from_epoch_millis(time_of(info.get("time"), "created")))
         else:
             stamp(record, from_epoch_millis(own_time))
@@ -185,8 +205,9 @@ class AssistantMapping:
             record["messageId"] = info.get("id")
         record["role"] = "assistant"
         record["author"] = "model"
-        # a run whose model call finished is complete; the message's outcome is on its last run
-        finished = item is not None and item.step in self.plan.finishes and index != self.last_content
+        # a run whose model call finished is complete; the message's outcome is on the runs of
+        # the call that did not finish (a message without step parts: on all of its runs)
+        finished = item is not None and item.step in self.finished_steps
         status = "complete" if finished else self.status
         record["status"] = status
         record["content"] = [content_part(p) for p in parts]
@@ -206,7 +227,7 @@ class AssistantMapping:
         kept = [content_leftover(p) if p in parts else leftover(p) for p in folded]
         own: dict[str, Any] = {}
         if first:
-            own["info"] = leftover(info, INFO_MOVED)
+            own["info"] = leftover(info, self.info_moved)
         own["parts"] = kept
         record[AGENT] = own
         if first and native.outcome_due:

@@ -33,6 +33,8 @@ class ExportSession:
     def messages(self) -> Iterator[NativeMessage]:
         accounting = self.context.accounting
         seen: set[str] = set()
+        #: part ids written so far: a part id is unique in OpenCode's store, so a repeat is a copy
+        parts_seen: set[str] = set()
         for number, entry in enumerate(self.entries, 1):
             entry = obj(entry)
             info, parts = entry.get("info"), entry.get("parts")
@@ -50,7 +52,12 @@ class ExportSession:
             assert isinstance(info, dict)
             kept: list[dict[str, Any]] = []
             for index, part in enumerate(parts if isinstance(parts, list) else []):
-                if isinstance(part, dict):
+                part_id = part.get("id") if isinstance(part, dict) else None
+                if isinstance(part_id, str) and part_id in parts_seen:  # the same part twice: the first is kept
+                    accounting.duplicates += 1
+                elif isinstance(part, dict):
+                    if isinstance(part_id, str):
+                        parts_seen.add(part_id)
                     kept.append(part)
                 else:
                     accounting.unreadable += 1

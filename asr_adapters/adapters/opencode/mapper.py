@@ -235,9 +235,9 @@ class SessionMapper:
         if name == "task":
             child = obj(state.get("metadata")).get("sessionId")
             if isinstance(child, str) and child:
-                yield self.emit(self._subagent(call_id, child, state))
+                yield self.emit(self._subagent(call_id, child, state, info))
         if name == "todowrite" and status == "completed" and isinstance(state.get("input"), dict):
-            plan = self.plans.from_call(call_id, state)
+            plan = self.plans.from_call(call_id, state, call.get("turnId"))
             if plan is not None:
                 yield plan
         yield self.emit(self._result(part, state, call_id, name, info, finished))
@@ -286,9 +286,11 @@ class SessionMapper:
         if isinstance(parent, str) and parent:
             record["turnId"] = parent
 
-    def _subagent(self, call_id: str, child: str, state: dict[str, Any]) -> dict[str, Any]:
+    def _subagent(self, call_id: str, child: str, state: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
+        """The child session a ``task`` call started, in the call's turn."""
         record = start("subagent")
         stamp(record, from_epoch_millis(time_of(state.get("time"), "start")))
+        self._turn(record, info)
         record["callId"] = call_id
         record["session"] = session_ref(AGENT, child)
         arguments = obj(state.get("input"))

@@ -53,9 +53,13 @@ class TodoPlans:
         self.last_id: str | None = None
         self.last_entries: list[dict[str, Any]] | None = None
 
-    def _plan(self, items: list[dict[str, Any]], call_id: str | None, ts: Any) -> dict[str, Any]:
+    def _plan(
+        self, items: list[dict[str, Any]], call_id: str | None, ts: Any, turn: str | None = None
+    ) -> dict[str, Any]:
         record = start("plan")
         stamp(record, from_epoch_millis(ts))
+        if turn is not None:
+            record["turnId"] = turn
         record["planId"] = PLAN_ID
         record["planType"] = "items"
         if call_id is not None:
@@ -68,14 +72,15 @@ class TodoPlans:
         self.last_id, self.last_entries = emitted["id"], items
         return emitted
 
-    def from_call(self, call_id: str, state: dict[str, Any]) -> dict[str, Any] | None:
-        """The plan a ``todowrite`` call set (its input's ``todos``), part of the call's records."""
+    def from_call(self, call_id: str, state: dict[str, Any], turn: str | None = None) -> dict[str, Any] | None:
+        """The plan a ``todowrite`` call set (its input's ``todos``), part of the call's records
+        (so in the call's turn, ``turn``)."""
         todos = state["input"].get("todos")
         items = entries(todos) if isinstance(todos, list) else None
         if items is None:
             return None
         time = obj(state.get("time"))
-        return self._plan(items, call_id, time.get("end", time.get("start")))
+        return self._plan(items, call_id, time.get("end", time.get("start")), turn)
 
     def from_store(self, todos: list[Any], ts: Any = None) -> Iterator[dict[str, Any]]:
         """The stored current list: a duplicate of the last call's plan, or a plan of its own."""
