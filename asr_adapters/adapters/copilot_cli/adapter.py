@@ -104,28 +104,19 @@ class CopilotCliAdapter(Adapter):
         """One stream per subagent, in order of first appearance; the spill files are
         deleted when the last is done (or the conversion is dropped)."""
         try:
-            yield from self._child_streams(source, context, session_id, main_key, facts, groups)
+            for agent in groups.order:
+                parent_agent = groups.parent.get(agent)
+                parent_key = (
+                    main_key if parent_agent is None else session_ref(AGENT, child_key(session_id, parent_agent))
+                )
+                yield Stream(
+                    session_ref(AGENT, child_key(session_id, agent)),
+                    self._child(source, context, session_id, agent, parent_key, facts, groups),
+                    main=False,
+                    parent_key=parent_key,
+                )
         finally:
             groups.close()
-
-    def _child_streams(
-        self,
-        source: Source,
-        context: Context,
-        session_id: str,
-        main_key: str,
-        facts: dict[str, Any],
-        groups: Groups,
-    ) -> Iterator[Stream]:
-        for agent in groups.order:
-            parent_agent = groups.parent.get(agent)
-            parent_key = main_key if parent_agent is None else session_ref(AGENT, child_key(session_id, parent_agent))
-            yield Stream(
-                session_ref(AGENT, child_key(session_id, agent)),
-                self._child(source, context, session_id, agent, parent_key, facts, groups),
-                main=False,
-                parent_key=parent_key,
-            )
 
     def _header(self, source: Source, session_id: str, event: Any) -> dict[str, Any]:
         data = event.get("data") if _is_start(event) else None

@@ -193,27 +193,25 @@ class Mapper(ToolMixin, SubagentMixin):
         return self._write(record)
 
     def _system(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
-        self.accounting.records += 1
-        record = self._base("message", event)
-        record["messageId"] = event.get("id")
         role = data.get("role")
-        record["role"] = role if role in ("system", "developer") else "system"
-        record["author"] = "harness"
-        record["origin"] = "injected"
-        record["content"] = [text_part(data["content"])]
-        native_of(record, rest(data, ("content", "role")))
-        return self._write(record)
+        return self._injected(event, data, role if role in ("system", "developer") else "system", ("content", "role"))
 
     def _notification(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
         """A runtime notice the CLI puts in the model's context (agent finished, shell done)."""
+        return self._injected(event, data, "user", ("content",))
+
+    def _injected(
+        self, event: dict[str, Any], data: dict[str, Any], role: str, taken: tuple[str, ...]
+    ) -> dict[str, Any]:
+        """A message the harness put in the model's context, under the event's id."""
         self.accounting.records += 1
         record = self._base("message", event)
         record["messageId"] = event.get("id")
-        record["role"] = "user"
+        record["role"] = role
         record["author"] = "harness"
         record["origin"] = "injected"
         record["content"] = [text_part(data["content"])]
-        native_of(record, rest(data, ("content",)))
+        native_of(record, rest(data, taken))
         return self._write(record)
 
     def _notice(self, event: dict[str, Any], data: dict[str, Any], level: str) -> dict[str, Any]:
