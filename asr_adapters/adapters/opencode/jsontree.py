@@ -8,13 +8,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ...core.adapter import Context
 from ...core.companion import CompanionSkipped, read_companion
 from ...core.source import MAX_DOCUMENT_BYTES
 from .discover import Tree, json_files
-from .store import NativeMessage, parse_object, with_ids
+from .store import NativeMessage, parse_object, parse_stored, with_ids
 
 FORMAT = "opencode-json"
 
@@ -93,13 +91,5 @@ class JsonSession:
         data = self._bytes(tree.todo)
         if data is None:
             return None
-        try:
-            value = orjson.loads(data)
-        except orjson.JSONDecodeError as exc:
-            value = exc
-        if isinstance(value, list):
-            return value
-        reason = f"not JSON ({value})" if isinstance(value, Exception) else "not a JSON array"
-        self.context.accounting.unreadable += 1
-        self.context.warn(None, f"todo/{tree.todo.name}: {reason}; skipped")
-        return None
+        value = parse_stored(data, f"todo/{tree.todo.name}", self.context, list)
+        return value if isinstance(value, list) else None

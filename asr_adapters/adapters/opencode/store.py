@@ -46,13 +46,21 @@ class SessionStore(Protocol):
 
 def parse_object(data: bytes | str, what: str, context: Context) -> dict[str, Any] | None:
     """A stored JSON object, or None (counted unreadable, with a warning naming ``what``)."""
+    value = parse_stored(data, what, context, dict)
+    return value if isinstance(value, dict) else None
+
+
+def parse_stored(data: bytes | str, what: str, context: Context, kind: type) -> Any:
+    """A stored JSON value of type ``kind`` (object or array), or None (counted unreadable,
+    with a warning naming ``what``)."""
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         value = exc
-    if isinstance(value, dict):
+    if isinstance(value, kind):
         return value
-    reason = f"not JSON ({value})" if isinstance(value, Exception) else "not a JSON object"
+    shape = "a JSON object" if kind is dict else "a JSON array"
+    reason = f"not JSON ({value})" if isinstance(value, Exception) else f"not {shape}"
     context.accounting.unreadable += 1
     context.warn(None, f"{what}: {reason}; skipped")
     return None
