@@ -7,6 +7,7 @@ from typing import Any
 
 import orjson
 
+from ...core.usage import token_counts
 from .split import HARNESS, HUMAN, RESULT, result_state
 
 REGISTRY = "bot.cline"
@@ -120,12 +121,7 @@ USAGE_KEYS = frozenset(("tokensIn", "tokensOut", "cacheReads", "cacheWrites", "c
 def _normalized(source: Any, names: tuple[tuple[str, str], ...]) -> dict[str, int] | None:
     if not isinstance(source, dict):
         return None
-    usage = {}
-    for native, name in names:
-        value = source.get(native)
-        if type(value) is int and value >= 0:
-            usage[name] = value
-    return usage or None
+    return token_counts(source, names) or None
 
 
 #: a request's ``cancelReason`` -> the status of the response it cut short (ASR-206)

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.usage import token_counts
+
 _NORMALIZED = (
     ("input", "inputTokens"),
     ("output", "outputTokens"),
@@ -32,12 +34,7 @@ def normalized_usage(tokens: Any, produced: bool = False) -> dict[str, int] | No
         return None
     if produced and not any(type(v) is int and v for v in tokens.values()):
         return None
-    usage = {}
-    for native, name in _NORMALIZED:
-        value = tokens.get(native)
-        if type(value) is int and value >= 0:
-            usage[name] = value
-    return usage or None
+    return token_counts(tokens, _NORMALIZED) or None
 
 
 def put_usage(body: dict[str, Any], tokens: Any, produced: bool = False) -> None:

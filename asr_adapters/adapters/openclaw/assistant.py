@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from ...core.usage import token_counts
 from ...model.order import canonical_part_order
 
 #: Synthetic assistant messages written by OpenClaw itself, never by a model.
@@ -56,11 +57,7 @@ def normalized_usage(usage: Any) -> dict[str, int] | None:
     """
     if not isinstance(usage, dict):
         return None
-    out: dict[str, int] = {}
-    for native, key in _USAGE_KEYS:
-        value = usage.get(native)
-        if value.__class__ is int and value >= 0:
-            out[key] = value
+    out = token_counts(usage, _USAGE_KEYS)
     return out if any(out.values()) else None
 
 
