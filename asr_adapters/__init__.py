@@ -18,6 +18,8 @@ from .convert import Conversion
 from .core.accounting import Accounting, Diagnostic
 from .core.errors import ASRError, InputError, UnknownAgentError
 from .incremental import IncrementalResult, IncrementalState, convert_incremental
+from .stats.scanner import session_summary
+from .stats.summary import SessionSummary
 from .stream import read_models, read_records, write_jsonl
 from .validate import Finding, validate_records
 from .version import __version__
@@ -63,6 +65,7 @@ __all__ = [
     "IncrementalState",
     "InputError",
     "SessionDescriptor",
+    "SessionSummary",
     "UnknownAgentError",
     "__version__",
     "convert",
@@ -72,6 +75,7 @@ __all__ = [
     "read_models",
     "read_records",
     "schema",
+    "session_summary",
     "to_dict",
     "to_model",
     "validate",
