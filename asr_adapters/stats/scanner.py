@@ -106,6 +106,9 @@ class SessionScanner:
     def observe(self, record: dict[str, Any]) -> None:
         summary = self.summary
         summary.records += 1
+        if "copiedFrom" in record:  # history replayed from another session: counted there, not again
+            summary.copied_records += 1
+            return
         kind = record.get("type")
         ts = record.get("ts")
         now = epoch(ts)

@@ -188,6 +188,7 @@ class SessionSummary:
     last_time: float | None = None
     active_seconds: float = 0.0
     records: int = 0
+    copied_records: int = 0  # records with ``copiedFrom``: another session's, not counted here
     responses: list[Response] = field(default_factory=list)
     tool_calls: list[ToolCall] = field(default_factory=list)
     prompt_times: list[float | None] = field(default_factory=list)
@@ -256,6 +257,7 @@ class SessionSummary:
             "durationSeconds": self.duration_seconds,
             "activeSeconds": self.active_seconds,
             "records": self.records,
+            "copiedRecords": self.copied_records,
             **self.totals.as_dict(),
             "toolCalls": len(self.tool_calls),
             "failedToolCalls": self.failed_tool_calls,

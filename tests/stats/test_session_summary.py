@@ -289,3 +289,17 @@ def test_price_false_prices_nothing_but_keeps_recorded_costs() -> None:
     stream.reply("2026-01-05T10:00:01Z", "claude-sonnet-4-5", usage(1_000, 10))
     summary = session_summary(stream.records, price=False)
     assert [(r.cost, r.cost_by) for r in summary.responses] == [(0.2, "agent"), (None, None)]
+
+
+def test_records_copied_from_another_session_count_nothing() -> None:
+    stream = Stream("codex:fork", parent="codex:orig")
+    copied = "codex:orig#messageId=m1"
+    stream.prompt("2026-01-05T09:00:00Z", "old prompt", copiedFrom=copied)
+    stream.reply("2026-01-05T09:00:05Z", "gpt-5", usage(1_000, 10), copiedFrom=copied)
+    stream.call("2026-01-05T09:00:06Z", "old", copiedFrom=copied)
+    stream.prompt("2026-01-05T10:00:00Z", "new prompt")
+    stream.reply("2026-01-05T10:00:05Z", "gpt-5", usage(2_000, 20))
+    summary = session_summary(stream.records)
+    assert summary.copied_records == 3 and summary.records == 6
+    assert summary.prompts == 1 and summary.tokens.input == 2_000 and summary.tool_calls == []
+    assert summary.first_ts == "2026-01-05T10:00:00Z" and summary.active_seconds == 5
