@@ -29,9 +29,10 @@ from .version import __version__
 if _typing.TYPE_CHECKING:
     from .convert import convert as convert
     from .export import export as export
+    from .stats import stats as stats
     from .validate import validate as validate
 else:
-    from . import convert, export, validate
+    from . import convert, export, stats, validate
 
 
 def schema() -> dict[str, _Any]:
@@ -76,6 +77,7 @@ __all__ = [
     "read_records",
     "schema",
     "session_summary",
+    "stats",
     "to_dict",
     "to_model",
     "validate",

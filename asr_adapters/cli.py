@@ -227,3 +227,12 @@ def _add_export_commands() -> None:
 
 
 _add_export_commands()
+
+
+def _add_stats_commands() -> None:
+    from .stats.command import stats
+
+    main.add_command(stats)
+
+
+_add_stats_commands()

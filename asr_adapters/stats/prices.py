@@ -223,3 +223,31 @@ class Prices:
 
 
 _UNSOLVED: Any = object()
+
+
+class PriceUpdateError(Exception):
+    """The newest price data could not be fetched (``update_prices``)."""
+
+
+def update_prices(url: str | None = None, timeout: float = 30.0) -> str:
+    """Fetch genai-prices' newest price data once, with the library's own updater
+    (``genai_prices.UpdatePrices``, from its GitHub data unless ``url`` names another copy),
+    and use it for the rest of this process. Returns the data's description."""
+    import genai_prices
+    from genai_prices import data_snapshot
+    from genai_prices.update_prices import DEFAULT_UPDATE_URL
+
+    updater = genai_prices.UpdatePrices(url=url or DEFAULT_UPDATE_URL, update_interval=3600)
+    updater.start()
+    try:
+        if not updater.wait(timeout):
+            raise PriceUpdateError(f"no price data from {updater.url} within {timeout:g} s")
+    except PriceUpdateError:
+        raise
+    except Exception as exc:  # the library re-raises the fetch's own error (HTTP, JSON, schema)
+        raise PriceUpdateError(f"price data from {updater.url} could not be used: {type(exc).__name__}: {exc}") from exc
+    finally:
+        updater.stop()
+    if not data_snapshot.get_snapshot().from_auto_update:
+        raise PriceUpdateError(f"price data from {updater.url} was not installed")
+    return f"genai-prices {genai_prices.__version__} (updated from {updater.url})"

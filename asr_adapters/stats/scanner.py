@@ -99,6 +99,9 @@ class SessionScanner:
         self._call_status: dict[str, Any] = {}
         self._results: dict[str, dict[str, Any]] = {}
         self._lone_calls: list[ToolCall] = []
+        # callId -> (inferenceId, turnId, the model named last before it, responses before it)
+        self._call_context: dict[str, tuple[str | None, str | None, str | None, int]] = {}
+        self._response_models: dict[str, str] = {}  # inferenceId or "turn:" + turnId -> model
         self._usage_responses: set[str] = set()
         self._responses_seen: dict[str, tuple[str | None, str | None, float | None, str | None]] = {}
         self._subagents: dict[str, Subagent] = {}
@@ -216,15 +219,28 @@ class SessionScanner:
         name = _text(record.get("name"))
         if not isinstance(call_id, str):
             status = record.get("status")
-            self._lone_calls.append(ToolCall(None, name, _text(ts), when, outcome_of(status, None), _text(status)))
+            lone = ToolCall(
+                None, name, _text(ts), when, outcome_of(status, None), _text(status), model=self._model_of(record)
+            )
+            self._lone_calls.append(lone)
             return
         known = self._calls.get(call_id)
         if known is None:  # a revision (supersedes) keeps the first sighting's time
-            self._calls[call_id] = ToolCall(call_id, name, _text(ts), when)
+            self._calls[call_id] = ToolCall(call_id, name, _text(ts), when, model=self._model_of(record))
+            self._call_context[call_id] = (
+                _text(record.get("inferenceId")),
+                _text(record.get("turnId")),
+                self._model,
+                len(self.summary.responses),
+            )
         elif name is not None:
             known.name = name
         if "status" in record:
             self._call_status[call_id] = record["status"]
+
+    def _model_of(self, record: dict[str, Any]) -> str | None:
+        model = record.get("model")
+        return model if isinstance(model, str) and model else None
 
     def _subagent(self, record: dict[str, Any]) -> None:
         session = _text(record.get("session"))
@@ -261,6 +277,11 @@ class SessionScanner:
         inference = record.get("inferenceId")
         if isinstance(inference, str):
             self._usage_responses.add(inference)
+            if model is not None:
+                self._response_models[inference] = model
+        turn = record.get("turnId")
+        if isinstance(turn, str) and model is not None:
+            self._response_models["turn:" + turn] = model
 
     def _seen_response(self, record: dict[str, Any], ts: Any, when: float | None) -> None:
         """A record of a model response that carries no usage: counted once by its inferenceId
@@ -287,9 +308,12 @@ class SessionScanner:
         for response in summary.responses:
             if response.time is None:
                 response.time = fallback
+        responses = summary.responses
         for call_id, call in self._calls.items():
             result = self._results.pop(call_id, None)
             self._join(call, self._call_status.get(call_id), result)
+            if call.model is None:
+                call.model = self._call_model(call_id, responses)
         for call_id, result in self._results.items():  # a result whose call the stream lacks
             call = ToolCall(call_id, _text(result.get("name")), None, None)
             self._join(call, None, result)
@@ -301,6 +325,16 @@ class SessionScanner:
         summary.prompt_times = [fallback if when is None else when for when in summary.prompt_times]
         summary.subagents = list(self._subagents.values())
         return summary
+
+    def _call_model(self, call_id: str, responses: list[Response]) -> str | None:
+        """The model of the response a call came with: the one with its inferenceId, else the
+        last of its turn, else the model named before it, else the next response's."""
+        inference, turn, before, count = self._call_context.get(call_id, (None, None, None, 0))
+        models = self._response_models
+        found = (models.get(inference) if inference else None) or (models.get("turn:" + turn) if turn else None)
+        if found is not None or before is not None:
+            return found or before
+        return responses[min(count, len(responses) - 1)].model if responses else None
 
     @staticmethod
     def _join(call: ToolCall, call_status: Any, result: dict[str, Any] | None) -> None:

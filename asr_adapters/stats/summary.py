@@ -70,6 +70,7 @@ class ToolCall:
     is_error: bool = False
     exit_code: int | None = None
     result_ts: str | None = None
+    model: str | None = None  # the model in use when the call was made (the last one named)
 
     @property
     def failed(self) -> bool:
@@ -85,6 +86,7 @@ class ToolCall:
             "isError": self.is_error,
             "exitCode": self.exit_code,
             "resultTs": self.result_ts,
+            "model": self.model,
         }
 
 

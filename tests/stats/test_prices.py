@@ -78,9 +78,13 @@ def test_prices_equal_calc_price(model: str) -> None:
         output = rnd.randint(0, 40_000)
         tokens = Tokens(inp, read, write, output, rnd.randint(0, output))
         when = datetime(
-            rnd.choice([2025, 2026]), rnd.randint(1, 12), rnd.randint(1, 28), rnd.randint(0, 23), rnd.randint(0, 59),
+            rnd.choice([2025, 2026]),
+            rnd.randint(1, 12),
+            rnd.randint(1, 28),
+            rnd.randint(0, 23),
+            rnd.randint(0, 59),
             tzinfo=UTC,
-        )  # fmt: skip
+        )
         got = prices.price(model, tokens, when.timestamp())
         assert got is not None
         expected = reference(model, tokens, when)

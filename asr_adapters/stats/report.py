@@ -1,0 +1,182 @@
+"""``report()`` and ``stats()``: read the inputs, sum each session up, group the summaries.
+
+Inputs are read in worker processes when there are many (each one converted or read once,
+its summary sent back, nothing else kept), in the order they were found, so two runs over the
+same files give the same report.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, tzinfo
+from typing import Any
+
+from .group import GROUPINGS, Aggregator, Selection
+from .prices import Prices
+from .rows import Row
+from .scanner import IDLE_SECONDS, default_prices
+from .sources import Input, Summarized, plan, summarize
+from .when import moment, zone
+
+#: Fewer inputs than this are read in this process (a worker pool costs more than it saves).
+PARALLEL_FROM = 16
+
+TimeLike = str | datetime | float | int | None
+
+
+@dataclass
+class Report:
+    """A grouped report: its rows, the total, and what could not be read."""
+
+    by: str
+    rows: list[Row]
+    total: Row
+    tz: tzinfo
+    inputs: int = 0
+    sessions: int = 0  # session streams read (subagents included)
+    skipped: list[str] = field(default_factory=list)  # inputs not read, each with its reason
+    warnings: list[str] = field(default_factory=list)
+    warning_count: int = 0
+    unpriced_models: dict[str, int] = field(default_factory=dict)  # model -> its unpriced tokens
+    price_data: str | None = None
+    homes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "by": self.by,
+            "timezone": str(self.tz),
+            "rows": [row.as_dict(self.tz) for row in self.rows],
+            "totals": self.total.as_dict(self.tz),
+            "unpricedModels": dict(sorted(self.unpriced_models.items())),
+            "priceData": self.price_data,
+            "inputs": self.inputs,
+            "sessionStreams": self.sessions,
+            "skipped": self.skipped,
+            "warnings": self.warning_count,
+        }
+
+
+def _time(value: TimeLike, tz: tzinfo, *, end: bool) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return (value if value.tzinfo is not None else value.replace(tzinfo=tz)).timestamp()
+    if isinstance(value, int | float):
+        return float(value)
+    return moment(value, tz, end=end)
+
+
+def _names(value: str | Iterable[str] | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+def report(
+    paths: Iterable[str | os.PathLike[str]] | str | os.PathLike[str] | None = None,
+    *,
+    by: str = "day",
+    since: TimeLike = None,
+    until: TimeLike = None,
+    agents: str | Iterable[str] | None = None,
+    projects: str | Iterable[str] | None = None,
+    models: str | Iterable[str] | None = None,
+    breakdown: bool = False,
+    timezone: str | tzinfo | None = None,
+    env: Mapping[str, str] | None = None,
+    jobs: int | None = None,
+    price: bool = True,
+    idle_seconds: float = IDLE_SECONDS,
+    now: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Report:
+    """Read ``paths`` (native files or folders, ASR streams, batch archives; every agent's home
+    when None) and group what they hold ``by`` one of ``GROUPINGS``. ``since``/``until``: an
+    ISO date or date-time, ``7d``/``12h``, ``today``/``yesterday``, a datetime or epoch seconds
+    (``until`` exclusive; a bare date means through that day). ``agents`` are agent names;
+    ``projects`` and ``models`` globs or parts of the folder or model name. ``progress(done,
+    total)`` is called as inputs are read."""
+    if by not in GROUPINGS:
+        raise ValueError(f"cannot group by {by!r}: one of {', '.join(GROUPINGS)}")
+    tz = timezone if isinstance(timezone, tzinfo) else zone(timezone)
+    wanted = _names(agents)
+    selection = Selection(
+        since=_time(since, tz, end=False),
+        until=_time(until, tz, end=True),
+        agents=frozenset(wanted),
+        projects=_names(projects),
+        models=_names(models),
+    )
+    if isinstance(paths, str | os.PathLike):
+        paths = [paths]
+    found = plan(None if paths is None else list(paths), env=env, agents=wanted)
+    aggregator = Aggregator(by, tz, selection, breakdown=breakdown)
+    result = Report(by, [], aggregator.total, tz, inputs=len(found.inputs), skipped=list(found.problems))
+    result.homes = [str(home) for home in found.homes]
+    prices = default_prices() if price else None  # made before any worker starts: they inherit it
+    parents: dict[str, str] = {}
+    for done, summarized in enumerate(_read(found.inputs, jobs, price, idle_seconds, prices), 1):
+        if progress is not None:
+            progress(done, len(found.inputs))
+        if summarized.error is not None:
+            result.skipped.append(summarized.error)
+            continue
+        result.warnings.extend(summarized.warnings[: max(0, 100 - len(result.warnings))])
+        result.warning_count += summarized.warning_count
+        parents.update(summarized.children)
+        for summary in summarized.summaries:
+            result.sessions += 1
+            for subagent in summary.subagents:
+                if subagent.session is not None and summary.session is not None:
+                    parents.setdefault(subagent.session, summary.session)
+            if aggregator.add(summary):
+                for response in summary.responses:
+                    if response.unpriced and selection.when(response.time) and selection.model(response.model):
+                        name = response.model or "unknown"
+                        result.unpriced_models[name] = result.unpriced_models.get(name, 0) + response.tokens.total
+    result.rows = aggregator.finish(parents, now=now)
+    if prices is not None:
+        result.price_data = prices.data_version
+    return result
+
+
+def _read(
+    inputs: list[Input], jobs: int | None, price: bool, idle: float, prices: Prices | None
+) -> Iterator[Summarized]:
+    from ..batch.pool import cpu_count
+
+    workers = min(jobs or cpu_count(), len(inputs))
+    if workers <= 1 or len(inputs) < PARALLEL_FROM:
+        for item in inputs:
+            yield summarize(item, price=price, idle_seconds=idle, prices=prices)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from functools import partial
+
+    from ..batch.pool import init_worker
+
+    context = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
+    work = partial(summarize, price=price, idle_seconds=idle)
+    chunk = max(1, min(32, len(inputs) // (workers * 8)))
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker, initargs=(os.getpid(), ())) as pool:
+        yield from pool.map(work, inputs, chunksize=chunk)
+
+
+def stats(
+    paths: Iterable[str | os.PathLike[str]] | str | os.PathLike[str] | None = None,
+    *,
+    as_dicts: bool = False,
+    **options: Any,
+) -> list[Row] | list[dict[str, Any]]:
+    """The rows of ``report(paths, **options)``: ``Row`` dataclasses, or with ``as_dicts`` the
+    dicts ``asr stats --json`` prints (docs/stats.md)."""
+    result = report(paths, **options)
+    if as_dicts:
+        return [row.as_dict(result.tz) for row in result.rows]
+    return result.rows
+
+
+__all__ = ["Report", "report", "stats"]
