@@ -24,6 +24,7 @@ from golden_support import GOLDEN
 
 from asr_adapters.cli import main
 
+pytestmark = pytest.mark.services
 send = pytest.importorskip("asr_adapters.export.otlp_send", reason="otel extra (OTLP exporter)")
 from opentelemetry.sdk.trace import TracerProvider  # noqa: E402 - after the skip above
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult  # noqa: E402
