@@ -152,3 +152,42 @@ def codex_rollout(
         line(reply, "event_msg", {"type": "task_complete", "turn_id": turn_id, "last_agent_message": "done"})
     path.write_bytes(b"".join(orjson.dumps(item) + b"\n" for item in lines))
     return path
+
+
+def plant_shared_samples(env: dict[str, str], samples: Path) -> dict[str, list[Path]]:
+    """The shared samples of every agent that has session files among them, each where its
+    agent keeps sessions; the agents with none (T3 Code keeps only its schema there, OpenCode
+    and Copilot CLI nothing) get their golden input. Returns the session files per agent."""
+    planted: dict[str, list[Path]] = {}
+
+    def copy(source: Path, target: Path) -> Path:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target)
+        else:
+            shutil.copyfile(source, target)
+        return target
+
+    claude = Path(env["CLAUDE_CONFIG_DIR"]) / "projects"
+    for transcript in sorted((samples / "claude-code").glob("*.jsonl")):
+        planted.setdefault("claude-code", []).append(copy(transcript, claude / transcript.stem / transcript.name))
+        if (samples / "claude-code" / transcript.stem).is_dir():
+            copy(samples / "claude-code" / transcript.stem, claude / transcript.stem / transcript.stem)
+    for agent, base, where, pattern in (
+        ("codex", "CODEX_HOME", "sessions/samples", "*.jsonl"),
+        ("openclaw", "OPENCLAW_STATE_DIR", "agents/main/sessions", "*"),
+        ("gemini-cli", "GEMINI_CLI_HOME", ".gemini/tmp/samples/chats", "*.json*"),
+    ):
+        for source in sorted((samples / agent).glob(pattern)):
+            if source.name != "SOURCES.md":
+                copy(source, Path(env[base]) / where / source.name)
+                planted.setdefault(agent, []).append(Path(env[base]) / where / source.name)
+    tasks = Path(env["XDG_CONFIG_HOME"]) / "Code/User/globalStorage/saoudrizwan.claude-dev/tasks"
+    for number, source in enumerate(sorted((samples / "cline").glob("*.json"))):
+        planted.setdefault("cline", []).append(copy(source, tasks / f"17600000000{number:02d}" / "ui_messages.json"))
+    missing = [agent for agent in EVERY_AGENT if agent not in planted]
+    for agent, path in plant_every_agent(env, missing).items():
+        planted[agent] = [path]
+    for path in Path(env["HOME"]).parent.rglob("*"):  # the samples are read-only; the copies need not be
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return planted
