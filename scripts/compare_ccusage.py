@@ -45,8 +45,8 @@ class Missing(Exception):
 @dataclass
 class Counts:
     input: int = 0  # ccusage: uncached input; ours: every input token
-    cacheRead: int = 0  # noqa: N815 (the JSON's names)
-    cacheWrite: int = 0  # noqa: N815
+    cacheRead: int = 0
+    cacheWrite: int = 0
     output: int = 0
     cost: float = 0.0
 
