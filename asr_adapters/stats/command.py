@@ -74,6 +74,9 @@ def _seconds(value: str) -> float:
     "--no-cost", is_flag=True, help="Price nothing with genai-prices (costs the agents recorded still count)."
 )
 @click.option("--no-progress", is_flag=True, help="No progress bar, even on a terminal.")
+@click.option(
+    "--no-cache", is_flag=True, help="Read every input again, and keep nothing for the next run (docs/stats.md)."
+)
 def stats(
     paths: tuple[str, ...],
     by: str,
@@ -92,6 +95,7 @@ def stats(
     prices_url: str | None,
     no_cost: bool,
     no_progress: bool,
+    no_cache: bool,
 ) -> None:
     """Tokens, cost and activity of every agent's sessions, grouped by day (or --by ...).
 
@@ -125,6 +129,7 @@ def stats(
             price=not no_cost,
             idle_seconds=idle_seconds,
             progress=progress,
+            cache=None if no_cache else True,
         )
     except TimeSpecError as exc:
         close()

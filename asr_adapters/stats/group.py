@@ -111,27 +111,48 @@ class Aggregator:
         project = summary.cwd
         breakdown = self.breakdown
         place = self._placer(summary)
+        parts: dict[_Place, Row] = {}  # this session's share of each row, merged into the row once
+
+        def part(where: _Place | None) -> Row | None:
+            if where is None:
+                return None
+            share = parts.get(where)
+            if share is None:
+                share = parts[where] = Row(self.by, where[0])
+                if self.by == "model":
+                    share.prompts = share.active_seconds = None
+            return share
+
+        whole = Row("total", "total")
         for response in responses:
-            row = self._mark(place(response.time, response.model or UNKNOWN), session, agent, project)
-            if row is not None:
-                row.add_response(response, breakdown)
-            self.total.add_response(response, breakdown)
+            share = part(place(response.time, response.model or UNKNOWN))
+            if share is not None:
+                share.add_response(response, breakdown)
+            whole.add_response(response, breakdown)
         for call in calls:
-            row = self._mark(place(call.time, call.model or UNKNOWN), session, agent, project)
-            if row is not None:
-                row.add_call(call, breakdown)
-            self.total.add_call(call, breakdown)
+            share = part(place(call.time, call.model or UNKNOWN))
+            if share is not None:
+                share.add_call(call, breakdown)
+            whole.add_call(call, breakdown)
         for moment in prompts:
-            row = self._mark(place(moment, None), session, agent, project)
-            if row is not None and row.prompts is not None:
-                row.prompts += 1
+            share = part(place(moment, None))
+            if share is not None:
+                share.seen(moment)
+                if share.prompts is not None:
+                    share.prompts += 1
         for start, seconds in slots:
-            row = self._mark(place(start, None), session, agent, project)
-            if row is not None and row.active_seconds is not None:
-                row.active_seconds += seconds
-        assert self.total.prompts is not None and self.total.active_seconds is not None
-        self.total.prompts += len(prompts)
-        self.total.active_seconds += sum(seconds for _, seconds in slots)
+            share = part(place(start, None))
+            if share is not None and share.active_seconds is not None:
+                share.active_seconds += seconds
+        for moment in prompts:
+            whole.seen(moment)
+        whole.prompts = len(prompts)
+        whole.active_seconds = sum(seconds for _, seconds in slots)
+        for where, share in parts.items():
+            row = self._mark(where, session, agent, project)
+            if row is not None:
+                row.merge(share)
+        self.total.merge(whole)
         self._mark_total(session, agent, project)
         if self.by == "block":
             self._keep_events(session, agent, project, responses, calls, prompts, slots)

@@ -120,13 +120,18 @@ class Prices:
         self._tables: dict[tuple[int, int], tuple[Any, tuple[int, ...]]] = {}
         self._linear: dict[tuple[int, int], _Linear | None] = {}
         self._kept: list[Any] = []  # every table keyed by id() stays alive, so no id is reused
+        self._steps: dict[int, int] = {}  # id(ModelInfo) -> seconds its price table stays the same for
+        self._starts: dict[int, tuple[int, ...]] = {}  # id(table) -> its tiers' starts
 
     @property
     def data_version(self) -> str:
         """Which price data is in use: the genai-prices version, and whether it was updated."""
         snapshot = self._snapshots.get_snapshot()
-        origin = "updated" if snapshot.from_auto_update else "bundled"
-        return f"genai-prices {self._genai.__version__} ({origin})"
+        if snapshot.from_auto_update:
+            return (
+                f"genai-prices {self._genai.__version__} (updated {snapshot.timestamp.isoformat(timespec='seconds')})"
+            )
+        return f"genai-prices {self._genai.__version__} (bundled)"
 
     def price(self, model: str, tokens: Tokens, when: float | None) -> Price | None:
         if tokens.cache_read + tokens.cache_write > tokens.input or tokens.reasoning > tokens.output:
@@ -136,15 +141,18 @@ class Prices:
             return None
         provider, info = found
         seconds = when if when is not None else datetime.now(tz=UTC).timestamp()
-        at = (id(info), int(seconds // 60))
+        step = self._steps.get(id(info))
+        if step is None:
+            step = self._steps[id(info)] = self._step(info)
+        at = (id(info), int(seconds // step))
         known = self._tables.get(at)
         if known is None:
             table = info.get_prices(datetime.fromtimestamp(seconds, tz=UTC))
-            starts = tuple(
-                sorted(
-                    {t.start for value in vars(table).values() if isinstance(value, self._tiered) for t in value.tiers}
+            starts = self._starts.get(id(table))
+            if starts is None:
+                starts = self._starts[id(table)] = tuple(
+                    sorted({t.start for v in vars(table).values() if isinstance(v, self._tiered) for t in v.tiers})
                 )
-            )
             self._kept.append(table)
             known = self._tables[at] = (table, starts)
         table, starts = known
@@ -160,6 +168,16 @@ class Prices:
             return Price(float(self._exact(provider, info, seconds, tokens)), provider.id, info.id)
         return Price(linear.cost(tokens), provider.id, info.id)
 
+    def _step(self, info: Any) -> int:
+        """How long one look-up of ``info``'s table holds: a UTC day (prices change by date),
+        or a minute for a model with off-peak prices by time of day."""
+        from genai_prices.types import TimeOfDateConstraint
+
+        prices = info.prices if isinstance(info.prices, list) else []
+        variants = getattr(info, "price_variants", None) or []
+        constraints = [getattr(c, "constraint", None) for c in [*prices, *variants]]
+        return 60 if any(isinstance(c, TimeOfDateConstraint) for c in constraints) else 86_400
+
     def _match(self, model: str) -> tuple[Any, Any] | None:
         snapshot = self._snapshots.get_snapshot()
         if snapshot is not self._snapshot:  # prices were updated: every cached answer is stale
@@ -168,6 +186,8 @@ class Prices:
             self._tables.clear()
             self._linear.clear()
             self._kept.clear()
+            self._steps.clear()
+            self._starts.clear()
         if model in self._models:
             return self._models[model]
         found = None

@@ -11,15 +11,22 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .group import GROUPINGS, Aggregator, Selection
 from .prices import Prices
 from .rows import Row
 from .scanner import IDLE_SECONDS, default_prices
 from .sources import Input, Summarized, plan, summarize
+from .summary import SessionSummary
 from .when import moment, zone
 
+if TYPE_CHECKING:
+    from .cache import SummaryCache
+
+#: Warnings kept to be shown (the rest are counted).
+MAX_WARNINGS = 100
 #: Fewer inputs than this are read in this process (a worker pool costs more than it saves).
 PARALLEL_FROM = 16
 
@@ -42,6 +49,13 @@ class Report:
     unpriced_models: dict[str, int] = field(default_factory=dict)  # model -> its unpriced tokens
     price_data: str | None = None
     homes: list[str] = field(default_factory=list)
+    cached: int = 0  # inputs whose summaries came from the cache
+
+    def warn(self, message: str) -> None:
+        """Count a warning; the first ``MAX_WARNINGS`` are kept to be shown."""
+        self.warning_count += 1
+        if len(self.warnings) < MAX_WARNINGS:
+            self.warnings.append(message)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -53,6 +67,7 @@ class Report:
             "priceData": self.price_data,
             "inputs": self.inputs,
             "sessionStreams": self.sessions,
+            "fromCache": self.cached,
             "skipped": self.skipped,
             "warnings": self.warning_count,
         }
@@ -91,13 +106,16 @@ def report(
     idle_seconds: float = IDLE_SECONDS,
     now: float | None = None,
     progress: Callable[[int, int], None] | None = None,
+    cache: str | os.PathLike[str] | bool | None = None,
 ) -> Report:
     """Read ``paths`` (native files or folders, ASR streams, batch archives; every agent's home
     when None) and group what they hold ``by`` one of ``GROUPINGS``. ``since``/``until``: an
     ISO date or date-time, ``7d``/``12h``, ``today``/``yesterday``, a datetime or epoch seconds
     (``until`` exclusive; a bare date means through that day). ``agents`` are agent names;
     ``projects`` and ``models`` globs or parts of the folder or model name. ``progress(done,
-    total)`` is called as inputs are read."""
+    total)`` is called as inputs are read. ``cache`` (a file, or True for the default one,
+    docs/stats.md "Cache") keeps each input's summaries between runs: unchanged inputs are not
+    read again."""
     if by not in GROUPINGS:
         raise ValueError(f"cannot group by {by!r}: one of {', '.join(GROUPINGS)}")
     tz = timezone if isinstance(timezone, tzinfo) else zone(timezone)
@@ -116,33 +134,96 @@ def report(
     result = Report(by, [], aggregator.total, tz, inputs=len(found.inputs), skipped=list(found.problems))
     result.homes = [str(home) for home in found.homes]
     prices = default_prices() if price else None  # made before any worker starts: they inherit it
+    store = _open_cache(cache, prices, price, idle_seconds)
+    if store is not None and store.problem:
+        result.warn(store.problem)
     parents: dict[str, str] = {}
-    for done, summarized in enumerate(_read(found.inputs, jobs, price, idle_seconds, prices), 1):
-        if progress is not None:
-            progress(done, len(found.inputs))
-        if summarized.error is not None:
-            result.skipped.append(summarized.error)
-            continue
-        result.warnings.extend(summarized.warnings[: max(0, 100 - len(result.warnings))])
-        result.warning_count += summarized.warning_count
-        parents.update(summarized.children)
-        for summary in summarized.summaries:
-            result.sessions += 1
-            for subagent in summary.subagents:
-                if subagent.session is not None and summary.session is not None:
-                    parents.setdefault(subagent.session, summary.session)
-            if aggregator.add(summary):
-                for response in summary.responses:
-                    if response.unpriced and selection.when(response.time) and selection.model(response.model):
-                        name = response.model or "unknown"
-                        result.unpriced_models[name] = result.unpriced_models.get(name, 0) + response.tokens.total
+    read_from: dict[str, str] = {}  # session -> the input it was counted from
+    try:
+        for done, summarized in enumerate(_read(found.inputs, jobs, price, idle_seconds, prices, store), 1):
+            if progress is not None:
+                progress(done, len(found.inputs))
+            if summarized.error is not None:
+                result.skipped.append(summarized.error)
+                continue
+            for warning in summarized.warnings:
+                result.warn(warning)
+            result.warning_count += summarized.warning_count - len(summarized.warnings)
+            parents.update(summarized.children)
+            for summary in summarized.summaries:
+                _count(summary, summarized, result, aggregator, selection, parents, read_from)
+    finally:
+        if store is not None:
+            store.close()  # what was read so far is kept, even when the run is interrupted
+            result.cached = store.hits
     result.rows = aggregator.finish(parents, now=now)
     if prices is not None:
         result.price_data = prices.data_version
     return result
 
 
+def _count(
+    summary: SessionSummary,
+    summarized: Summarized,
+    result: Report,
+    aggregator: Aggregator,
+    selection: Selection,
+    parents: dict[str, str],
+    read_from: dict[str, str],
+) -> None:
+    """One session stream into the report, once: a session already counted from another input
+    (a copy, or an archive and its source) is left out with a warning."""
+    where = str(summarized.input.path)
+    if summary.session is not None:
+        first = read_from.setdefault(summary.session, where)
+        if first != where:
+            result.warn(f"{where}: {summary.session} was already counted from {first}: counted once")
+            return
+    result.sessions += 1
+    for subagent in summary.subagents:
+        if subagent.session is not None and summary.session is not None:
+            parents.setdefault(subagent.session, summary.session)
+    if aggregator.add(summary):
+        for response in summary.responses:
+            if response.unpriced and selection.when(response.time) and selection.model(response.model):
+                name = response.model or "unknown"
+                result.unpriced_models[name] = result.unpriced_models.get(name, 0) + response.tokens.total
+
+
+def _open_cache(
+    cache: str | os.PathLike[str] | bool | None, prices: Prices | None, price: bool, idle: float
+) -> SummaryCache | None:
+    if cache is None or cache is False:
+        return None
+    from .cache import code_fingerprint, default_path
+
+    path = default_path() if cache is True else Path(cache)
+    data = prices.data_version if prices is not None else "no prices"
+    from .cache import SummaryCache
+
+    return SummaryCache(path, f"{code_fingerprint()}|{data}|{idle}|{price}")
+
+
 def _read(
+    inputs: list[Input], jobs: int | None, price: bool, idle: float, prices: Prices | None, store: SummaryCache | None
+) -> Iterator[Summarized]:
+    """Each input's summaries, in input order: from the cache when unchanged, else read."""
+    if store is None:
+        yield from _summarize_all(inputs, jobs, price, idle, prices)
+        return
+    stamps = [store.stamp(item) for item in inputs]
+    hits = [store.get(item, stamp) for item, stamp in zip(inputs, stamps, strict=True)]
+    fresh = _summarize_all([i for i, hit in zip(inputs, hits, strict=True) if hit is None], jobs, price, idle, prices)
+    for item, stamp, hit in zip(inputs, stamps, hits, strict=True):
+        if hit is not None:
+            yield hit
+            continue
+        result = next(fresh)
+        store.put(item, stamp, result)
+        yield result
+
+
+def _summarize_all(
     inputs: list[Input], jobs: int | None, price: bool, idle: float, prices: Prices | None
 ) -> Iterator[Summarized]:
     from ..batch.pool import cpu_count

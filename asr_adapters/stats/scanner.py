@@ -36,6 +36,7 @@ _USAGE_MEMBERS = (
 )
 
 _DEFAULT_PRICES: Prices | None = None
+_fromisoformat = datetime.fromisoformat
 
 
 def default_prices() -> Prices:
@@ -73,11 +74,15 @@ def _short(status: Any) -> str | None:
     return status.rsplit("/", 1)[-1] if isinstance(status, str) else None
 
 
-def outcome_of(call_status: Any, result: dict[str, Any] | None) -> str:
+#: What a call keeps of its latest result: (isError, status, exitCode, ts, name).
+Result = tuple[Any, Any, Any, Any, Any]
+
+
+def outcome_of(call_status: Any, result: Result | None) -> str:
     """A call's outcome from its result (else its own status): docs/stats.md, "Tool calls"."""
-    if result is not None and result.get("isError") is True:
+    if result is not None and result[0] is True:
         return "failed"
-    status = _short(result.get("status") if result is not None else call_status)
+    status = _short(result[1] if result is not None else call_status)
     if status == "error":
         return "failed"
     if status in ("denied", "cancelled", "interrupted"):
@@ -97,7 +102,8 @@ class SessionScanner:
         self._times = array("d")  # every record time: 8 bytes a record
         self._calls: dict[str, ToolCall] = {}
         self._call_status: dict[str, Any] = {}
-        self._results: dict[str, dict[str, Any]] = {}
+        # callId -> the latest result's (isError, status, exitCode, ts, name)
+        self._results: dict[str, Result] = {}
         self._lone_calls: list[ToolCall] = []
         # callId -> (inferenceId, turnId, the model named last before it, responses before it)
         self._call_context: dict[str, tuple[str | None, str | None, str | None, int]] = {}
@@ -112,40 +118,46 @@ class SessionScanner:
         if "copiedFrom" in record:  # history replayed from another session: counted there, not again
             summary.copied_records += 1
             return
-        kind = record.get("type")
-        ts = record.get("ts")
-        now = epoch(ts)
+        get = record.get
+        kind = get("type")
+        ts = get("ts")
+        now = None
+        if ts.__class__ is str:
+            try:
+                moment = _fromisoformat(ts)
+                if moment.tzinfo is not None:  # the profile's ts always has a zone: a bare one is no moment
+                    now = moment.timestamp()
+            except ValueError:
+                pass
         if now is not None:
-            self._clock(now, ts)  # epoch() gave a time: ts is a string
-        when = now if now is not None else self._last_time
-        model = record.get("model")
-        if isinstance(model, str) and model:
+            if summary.first_time is None or now < summary.first_time:
+                summary.first_time, summary.first_ts = now, ts
+            if summary.last_time is None or now > summary.last_time:
+                summary.last_time, summary.last_ts = now, ts
+            self._times.append(now)
+            self._last_time = now
+            when: float | None = now
+        else:
+            when = self._last_time
+        model = get("model")
+        if model.__class__ is str and model:
             self._model = model
-        if kind == "session":
-            self._header(record)
-        elif kind == "message":
+        if kind == "message":
             self._message(record, when)
         elif kind == "tool_call":
             self._tool_call(record, ts, when)
         elif kind == "tool_result":
-            call_id = record.get("callId")
-            if isinstance(call_id, str):
-                self._results[call_id] = record
+            call_id = get("callId")
+            if call_id.__class__ is str:  # only what the join needs: never the result's content
+                self._results[call_id] = (get("isError"), get("status"), get("exitCode"), ts, get("name"))
+        elif kind == "session":
+            self._header(record)
         elif kind == "subagent":
             self._subagent(record)
         if "usage" in record or "nativeUsage" in record:
             self._usage(record, ts, when)
-        else:
+        elif "inferenceId" in record:
             self._seen_response(record, ts, when)
-
-    def _clock(self, now: float, ts: Any) -> None:
-        summary = self.summary
-        if summary.first_time is None or now < summary.first_time:
-            summary.first_time, summary.first_ts = now, ts
-        if summary.last_time is None or now > summary.last_time:
-            summary.last_time, summary.last_ts = now, ts
-        self._times.append(now)
-        self._last_time = now
 
     def _activity(self) -> None:
         """Active time: the gaps between consecutive record times (sorted: sources write some
@@ -315,7 +327,7 @@ class SessionScanner:
             if call.model is None:
                 call.model = self._call_model(call_id, responses)
         for call_id, result in self._results.items():  # a result whose call the stream lacks
-            call = ToolCall(call_id, _text(result.get("name")), None, None)
+            call = ToolCall(call_id, _text(result[4]), None, None)
             self._join(call, None, result)
             self._lone_calls.append(call)
         summary.tool_calls = [*self._calls.values(), *self._lone_calls]
@@ -337,16 +349,16 @@ class SessionScanner:
         return responses[min(count, len(responses) - 1)].model if responses else None
 
     @staticmethod
-    def _join(call: ToolCall, call_status: Any, result: dict[str, Any] | None) -> None:
+    def _join(call: ToolCall, call_status: Any, result: Result | None) -> None:
         call.outcome = outcome_of(call_status, result)
         if result is not None:
-            call.status = _text(result.get("status"))
-            call.is_error = result.get("isError") is True
-            exit_code = result.get("exitCode")
+            is_error, status, exit_code, ts, name = result
+            call.status = _text(status)
+            call.is_error = is_error is True
             call.exit_code = exit_code if exit_code.__class__ is int else None
-            call.result_ts = _text(result.get("ts"))
+            call.result_ts = _text(ts)
             if call.name is None:
-                call.name = _text(result.get("name"))
+                call.name = _text(name)
         else:
             call.status = _text(call_status)
 

@@ -25,6 +25,7 @@ def home_env(root: Path) -> dict[str, str]:
         "COPILOT_HOME": str(root / "copilot"),
         "XDG_DATA_HOME": str(root / "data"),
         "XDG_CONFIG_HOME": str(root / "config"),
+        "XDG_CACHE_HOME": str(root / "cache"),  # asr stats keeps its cache here, never in the real home
     }
 
 

@@ -327,3 +327,17 @@ def test_the_library_returns_rows_as_dataclasses_or_dicts(tmp_path: Path) -> Non
     assert weeks[0]["key"] == "2026-W02" and weeks[0]["start"] == "2026-01-05T00:00:00+00:00"  # type: ignore[index]
     with pytest.raises(ValueError, match="cannot group by"):
         asr_adapters.stats(env=env, by="year")
+
+
+def test_a_session_read_twice_counts_once(tmp_path: Path) -> None:
+    env = home_env(tmp_path)
+    rollout = codex_rollout(
+        Path(env["CODEX_HOME"]), "019e2000-0000-7000-8000-00000000000f", [{"at": T0, "input": 1_000, "output": 10}]
+    )
+    archive = tmp_path / "archive"
+    assert CliRunner(env=env).invoke(main, ["batch", "--discover", "-o", str(archive), "-q"]).exit_code == 0
+    result = CliRunner(env=env).invoke(main, ["stats", str(rollout), str(archive), "--json"])
+    assert result.exit_code == 0
+    data = orjson.loads(result.stdout)
+    assert data["totals"]["inputTokens"] == 1_000 and data["sessionStreams"] == 1
+    assert "was already counted from" in result.stderr and rollout.name in result.stderr
