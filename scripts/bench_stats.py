@@ -225,9 +225,8 @@ def main() -> int:
     )
     print(f"ccusage   {theirs['wall']:7.1f} s wall  {theirs['cpu']:7.1f} s CPU")
     print(f"asr stats {ours['wall']:7.1f} s wall  {ours['cpu']:7.1f} s CPU   cold ({result['ratio_wall']:.2f}x faster)")
-    print(
-        f"asr stats {warm['wall']:7.1f} s wall  {warm['cpu']:7.1f} s CPU   warm ({result['ratio_warm_wall']:.2f}x faster)"
-    )
+    ratio = result["ratio_warm_wall"]
+    print(f"asr stats {warm['wall']:7.1f} s wall  {warm['cpu']:7.1f} s CPU   warm ({ratio:.2f}x faster)")
     if not args.no_archive:
         archive = args.data / f"{home.name}-archive"
         if not (archive / "_manifest.json").exists():
