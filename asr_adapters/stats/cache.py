@@ -29,6 +29,7 @@ from .summary import Response, SessionSummary, Subagent, ToolCall
 #: Bump when what a cached entry holds changes shape.
 FORMAT = 2
 _TABLE = f"entries{FORMAT}"  # a cache written by another format is a table this one never reads
+_SNIFFS = f"sniffs{FORMAT}"
 
 
 def default_path(env: Mapping[str, str] | None = None) -> Path:
@@ -60,6 +61,7 @@ class SummaryCache:
         self.problem: str | None = None
         self._db: sqlite3.Connection | None = None
         self._pending = 0
+        self.code = ""
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(path, timeout=5)
@@ -68,8 +70,13 @@ class SummaryCache:
                 f"CREATE TABLE IF NOT EXISTS {_TABLE} (path TEXT, settings TEXT, stamp TEXT, data BLOB,"
                 " PRIMARY KEY (path, settings))"
             )
-            code = settings.split("|", 1)[0]  # entries of another version of the code are never read again
+            self._db.execute(
+                f"CREATE TABLE IF NOT EXISTS {_SNIFFS} (path TEXT, named INTEGER, code TEXT, size INTEGER,"
+                " mtime_ns INTEGER, kind TEXT, detail TEXT, PRIMARY KEY (path, named))"
+            )
+            code = self.code = settings.split("|", 1)[0]  # another version of the code: never read again
             self._db.execute(f"DELETE FROM {_TABLE} WHERE substr(settings, 1, ?) != ?", (len(code), code))
+            self._db.execute(f"DELETE FROM {_SNIFFS} WHERE code != ?", (code,))
             self._db.commit()
         except (OSError, sqlite3.Error) as exc:
             self._fail(exc)
@@ -79,6 +86,34 @@ class SummaryCache:
         if self._db is not None:
             self._db.close()
         self._db = None
+
+    def recall(self, path: str, size: int, mtime_ns: int, named: bool) -> tuple[str, str | None] | None:
+        """What the unchanged file ``path`` was found to be (sources.SniffMemo)."""
+        if self._db is None:
+            return None
+        try:
+            row = self._db.execute(
+                f"SELECT size, mtime_ns, kind, detail FROM {_SNIFFS} WHERE path = ? AND named = ? AND code = ?",
+                (path, int(named), self.code),
+            ).fetchone()
+        except sqlite3.Error as exc:
+            self._fail(exc)
+            return None
+        if row is None or row[0] != size or row[1] != mtime_ns:
+            return None
+        return str(row[2]), None if row[3] is None else str(row[3])
+
+    def keep(self, path: str, size: int, mtime_ns: int, named: bool, kind: str, detail: str | None) -> None:
+        if self._db is None:
+            return
+        try:
+            self._db.execute(
+                f"INSERT OR REPLACE INTO {_SNIFFS} (path, named, code, size, mtime_ns, kind, detail)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (path, int(named), self.code, size, mtime_ns, kind, detail),
+            )
+        except sqlite3.Error as exc:
+            self._fail(exc)
 
     def stamp(self, item: Input) -> str | None:
         """The input's fingerprint now (None when it cannot be taken: not cached)."""

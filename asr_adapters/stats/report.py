@@ -129,12 +129,12 @@ def report(
     )
     if isinstance(paths, str | os.PathLike):
         paths = [paths]
-    found = plan(None if paths is None else list(paths), env=env, agents=wanted)
+    prices = default_prices() if price else None  # made before any worker starts: they inherit it
+    store = _open_cache(cache, prices, price, idle_seconds)
+    found = plan(None if paths is None else list(paths), env=env, agents=wanted, memo=store)
     aggregator = Aggregator(by, tz, selection, breakdown=breakdown)
     result = Report(by, [], aggregator.total, tz, inputs=len(found.inputs), skipped=list(found.problems))
     result.homes = [str(home) for home in found.homes]
-    prices = default_prices() if price else None  # made before any worker starts: they inherit it
-    store = _open_cache(cache, prices, price, idle_seconds)
     if store is not None and store.problem:
         result.warn(store.problem)
     parents: dict[str, str] = {}

@@ -12,13 +12,13 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
 from ..batch.homes import agent_homes
 from ..batch.manifest import MANIFEST, read_entries
-from ..batch.scan import prefilter, sniff_content, walk
+from ..batch.scan import prefilter, walk
 from ..core.errors import ASRError
 from ..core.source import BadLine, Source
 from ..stream.sniff import is_asr_stream
@@ -73,15 +73,17 @@ def plan(
     *,
     env: Mapping[str, str] | None = None,
     agents: Iterable[str] | None = None,
+    memo: SniffMemo | None = None,
 ) -> Plan:
-    """The inputs under ``paths`` (files or folders), or under every agent's home when None."""
+    """The inputs under ``paths`` (files or folders), or under every agent's home when None;
+    ``memo`` remembers what each file was found to be, so an unchanged file is not sniffed again."""
     wanted = list(agents or [])
     result = Plan()
     seen: set[str] = set()
     if paths is None:
         homes = [home.path for home in agent_homes(env, wanted or None) if home.exists]
         result.homes = homes
-        _folders(homes, result, seen, explicit=False)
+        _folders(homes, result, seen, explicit=False, memo=memo)
         return result
     for raw in paths:
         path = Path(raw)
@@ -89,9 +91,9 @@ def plan(
             if (path / MANIFEST).is_file():
                 _archive(path, result, seen)
             else:
-                _folders([path], result, seen, explicit=False)
+                _folders([path], result, seen, explicit=False, memo=memo)
         elif path.exists():
-            _folders([path], result, seen, explicit=True)
+            _folders([path], result, seen, explicit=True, memo=memo)
         else:
             result.problems.append(f"{raw}: no such file or folder")
     return result
@@ -126,7 +128,16 @@ def _streams_under(folder: Path) -> list[Path]:
     return found
 
 
-def _folders(roots: list[Path], result: Plan, seen: set[str], *, explicit: bool) -> None:
+class SniffMemo(Protocol):
+    """What a file was found to be, remembered by its path, size and mtime (the stats cache):
+    (``asr``, None), (``native``, agent) or (``none``, the reason)."""
+
+    def recall(self, path: str, size: int, mtime_ns: int, named: bool) -> tuple[str, str | None] | None: ...
+
+    def keep(self, path: str, size: int, mtime_ns: int, named: bool, kind: str, detail: str | None) -> None: ...
+
+
+def _folders(roots: list[Path], result: Plan, seen: set[str], *, explicit: bool, memo: SniffMemo | None = None) -> None:
     def tell(path: Path, reason: str, _folder: bool) -> None:
         result.problems.append(f"{path}: {reason}")
 
@@ -140,19 +151,60 @@ def _folders(roots: list[Path], result: Plan, seen: set[str], *, explicit: bool)
             if named:
                 result.problems.append(f"{path}: empty file")
             continue
-        try:
-            head = Source(path).head()
-        except (OSError, ASRError) as exc:
-            result.problems.append(f"{path}: unreadable: {exc}")
-            continue
-        if is_asr_stream(head):
+        known = memo.recall(candidate.real, candidate.size, candidate.mtime_ns, named) if memo else None
+        if known is None:
+            known = _sniff(path)
+            if memo is not None and known[0] != "unreadable":
+                memo.keep(candidate.real, candidate.size, candidate.mtime_ns, named, *known)
+        kind, detail = known
+        if kind == "agent" and detail is not None:
+            kind, detail = _claimed(path, detail, named)
+        if kind == "asr":
             _add(result, seen, Input(path, "asr", None, candidate.size))
-            continue
-        adapter, reason = sniff_content(path, explicit=named)
-        if adapter is not None:
-            _add(result, seen, Input(path, "native", adapter.name, candidate.size))
+        elif kind == "native":
+            _add(result, seen, Input(path, "native", detail, candidate.size))
+        elif kind == "unreadable":
+            result.problems.append(f"{path}: unreadable: {detail}")
         elif named:
-            result.problems.append(f"{path}: not a session log any agent here writes ({reason})")
+            result.problems.append(f"{path}: not a session log any agent here writes ({detail})")
+
+
+def _sniff(path: Path) -> tuple[str, str | None]:
+    """What a file's content is (the part of the sniff that depends on the content alone, so
+    the cache may keep it): an ASR stream, an agent's log (its name), or neither (and why)."""
+    from .. import registry
+    from ..batch.scan import AMBIGUOUS, NO_ADAPTER, SNIFF_FAILED, UNREADABLE, SniffSource
+    from ..core.errors import UnknownAgentError
+
+    try:
+        head = Source(path).head()
+    except (OSError, ASRError) as exc:
+        return "unreadable", str(exc)
+    if is_asr_stream(head):
+        return "asr", None
+    try:
+        return "agent", registry.detect(SniffSource(path)).name
+    except UnknownAgentError as exc:
+        return "none", AMBIGUOUS if "could be" in str(exc) else NO_ADAPTER
+    except OSError:
+        return "none", UNREADABLE
+    except Exception:
+        return "none", SNIFF_FAILED
+
+
+def _claimed(path: Path, agent: str, named: bool) -> tuple[str, str | None]:
+    """Whether the claiming agent takes the file as a session of its own: asked every run, as
+    the answer can depend on the files beside it (Cline's timelines, Gemini CLI's twins). A file
+    named by the user is not asked: the user chose it."""
+    from .. import registry
+    from ..batch.scan import NOT_SESSION, SNIFF_FAILED
+
+    if named:
+        return "native", agent
+    try:
+        return ("native", agent) if registry.get(agent).is_session_file(path) else ("none", NOT_SESSION)
+    except Exception:
+        return "none", SNIFF_FAILED
 
 
 def summarize(

@@ -67,3 +67,25 @@ def test_a_broken_cache_is_said_and_read_around(tmp_path: Path) -> None:
     data, stderr = run(env)
     assert data["totals"]["inputTokens"] == 1_000 and data["fromCache"] == 0
     assert "the stats cache is not used" in stderr
+
+
+def test_what_a_file_is_is_remembered_but_whether_it_is_a_session_is_asked_again(tmp_path: Path) -> None:
+    """The content sniff is cached by size and mtime; the claiming agent's "is this a session of
+    its own" is asked every run, as it depends on the files beside it (a Cline api history is the
+    task's entry only while no timeline sits beside it)."""
+    import shutil
+
+    from golden_support import GOLDEN
+
+    env = home_env(tmp_path)
+    task = Path(env["XDG_CONFIG_HOME"]) / "Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1760000000001"
+    task.mkdir(parents=True)
+    case = GOLDEN / "cline" / "native-tools-task-folder"
+    shutil.copy(case / "api_conversation_history.json", task / "api_conversation_history.json")
+    alone, _ = run(env)
+    assert alone["inputs"] == 1 and alone["fromCache"] == 0
+    shutil.copy(case / "input.json", task / "ui_messages.json")  # the timeline appears beside it
+    both, _ = run(env)
+    assert both["inputs"] == 1 and both["fromCache"] == 0  # the timeline is the entry now, read fresh
+    fresh, _ = run(env, "--no-cache")
+    assert without_cache_count(fresh) == without_cache_count(both)
