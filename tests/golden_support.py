@@ -10,6 +10,7 @@ every changed line before committing.
 from __future__ import annotations
 
 import io
+import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,8 @@ from asr_adapters.stream.writer import StreamWriter
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
-SHARED_SAMPLES = ROOT.parent / "shared" / "samples"
+#: ../shared/samples beside the repository (CI lays it there); ASR_SHARED_SAMPLES names another place
+SHARED_SAMPLES = Path(os.environ.get("ASR_SHARED_SAMPLES") or ROOT.parent / "shared" / "samples")
 
 
 @dataclass(frozen=True)
