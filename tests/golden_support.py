@@ -24,8 +24,9 @@ from asr_adapters.stream.writer import StreamWriter
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
-#: ../shared/samples beside the repository (CI lays it there); ASR_SHARED_SAMPLES names another place
-SHARED_SAMPLES = Path(os.environ.get("ASR_SHARED_SAMPLES") or ROOT.parent / "shared" / "samples")
+#: Real session files, one folder per agent: $ASR_SAMPLES, else ../shared/samples beside the clone
+#: (CI has it; a user's clone has not, and the tests that read them skip saying so).
+SHARED_SAMPLES = Path(os.environ.get("ASR_SAMPLES") or ROOT.parent / "shared" / "samples")
 
 
 @dataclass(frozen=True)
