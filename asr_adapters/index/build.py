@@ -162,10 +162,13 @@ def _manifest_sources(archive: Path) -> dict[str, str]:
 class Builder:
     """One run over one archive into one open index."""
 
-    def __init__(self, conn: sqlite3.Connection, archive: Path, report: IndexReport) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, archive: Path, report: IndexReport, batch_streams: int = BATCH_STREAMS
+    ) -> None:
         self.conn = conn
         self.archive = archive
         self.report = report
+        self.batch_streams = batch_streams
         self.sources = _manifest_sources(archive)
         self.next_part = 0
 
@@ -198,7 +201,7 @@ class Builder:
                 length = os.lstat(self.archive / path).st_size
             except OSError:
                 length = 0
-            if batch and (len(batch) >= BATCH_STREAMS or size + length > BATCH_BYTES):
+            if batch and (len(batch) >= self.batch_streams or size + length > BATCH_BYTES):
                 yield batch
                 batch, size = [], 0
             batch.append(path)
@@ -329,11 +332,13 @@ def build_index(
     output: str | os.PathLike[str] | None = None,
     *,
     progress: Callable[[int, int], None] | None = None,
+    batch_streams: int = BATCH_STREAMS,
 ) -> IndexReport:
     """Index (or bring up to date) every stream under ``archive`` into ``output`` (default
     ``ARCHIVE/_index.sqlite``). Raises ``store.IndexFileError`` for an output that cannot be an
     index and ``outputs.OutputError`` when it cannot be written; a stream that cannot be read
-    is one line in ``IndexReport.problems``, never an exception."""
+    is one line in ``IndexReport.problems``, never an exception. ``batch_streams``: streams per
+    transaction (fewer commit more often, more are faster)."""
     started = time.monotonic()
     root = Path(archive)
     if not root.is_dir():
@@ -344,7 +349,7 @@ def build_index(
     paths = stream_files(root)
     conn = store.open_for_writing(target, root)
     try:
-        Builder(conn, root, report).run(paths, progress)
+        Builder(conn, root, report, batch_streams).run(paths, progress)
     finally:
         store.finish(conn)
     report.seconds = time.monotonic() - started

@@ -48,6 +48,8 @@ def _errors() -> Iterator[None]:
 
     try:
         yield
+    except (click.ClickException, click.exceptions.Exit):
+        raise
     except (QueryError, IndexFileError) as exc:
         _fail(str(exc), EXIT_USAGE)
     except OutputError as exc:

@@ -15,7 +15,7 @@ from typing import Any
 #: Part types whose own ``text`` member is the part's text.
 _TEXT_PARTS = frozenset({"text", "refusal"})
 #: How deep a structured value is walked for text (hostile nesting stops here, never recurses on).
-_MAX_DEPTH = 64
+_MAX_DEPTH = 200
 
 
 def is_opaque(value: Any) -> bool:
