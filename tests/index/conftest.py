@@ -3,7 +3,6 @@ they are: ../shared/samples, or ASR_SAMPLES), and small constructed streams."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +17,7 @@ from asr_adapters.cli import main
 from asr_adapters.index import build_index
 from asr_adapters.model.order import canonical_order
 
-SAMPLES = Path(os.environ.get("ASR_SAMPLES") or SHARED_SAMPLES)
+SAMPLES = SHARED_SAMPLES
 
 
 def batch(sources: Path, out: Path) -> Path:
