@@ -26,7 +26,7 @@ import orjson
 
 from ..core.source import BadLine, Source
 from . import schema, store
-from .rows import StreamRows
+from .rows import Pending, StreamRows
 
 #: Stream file names an archive holds (as ``asr batch`` and ``asr convert -o DIR/`` write them).
 STREAM_SUFFIXES = (".asr.jsonl", ".asr.jsonl.zst", ".asr.jsonl.gz")
@@ -35,9 +35,11 @@ DEFAULT_NAME = "_index.sqlite"
 #: A transaction holds at most this many streams, or this many bytes of them (a bigger stream alone).
 BATCH_STREAMS = 256
 BATCH_BYTES = 64 << 20
-#: Rows (or characters of text) collected before they are written.
-FLUSH_ROWS = 4096
+#: Rows (or characters of text) collected, from one stream or several, before they are written.
+FLUSH_ROWS = 16384
 FLUSH_CHARS = 16 << 20
+#: How often (in records) the rows held are counted.
+CHECK_EVERY = 512
 
 _INSERTS = {
     table.name: f"INSERT INTO {table.name} ({', '.join(table.names)}) VALUES ({', '.join('?' * len(table.names))})"
@@ -72,6 +74,8 @@ _SESSION_FACTS = (
     "error",
 )
 _UPDATE_SESSION = f"UPDATE sessions SET {', '.join(f'{c} = ?' for c in _SESSION_FACTS)} WHERE sid = ?"
+_COLUMNS = ", ".join(_SESSION_FACTS)
+_INSERT_SESSION = f"INSERT INTO sessions ({_COLUMNS}, sid, path) VALUES ({', '.join('?' * (len(_SESSION_FACTS) + 2))})"
 
 
 @dataclass
@@ -106,11 +110,12 @@ def stream_files(archive: Path) -> list[str]:
     """Every stream file below ``archive`` as a relative POSIX path, sorted; hidden files and
     folders (temporary outputs) left out, links not followed."""
     found: list[str] = []
-    for root, dirs, files in os.walk(archive):
+    top = os.fspath(archive)
+    for root, dirs, files in os.walk(top):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in files:
-            if name.endswith(STREAM_SUFFIXES) and not name.startswith("."):
-                found.append(Path(root, name).relative_to(archive).as_posix())
+        relative = os.path.relpath(root, top)
+        prefix = "" if relative == "." else relative.replace(os.sep, "/") + "/"
+        found.extend(prefix + name for name in files if name.endswith(STREAM_SUFFIXES) and not name.startswith("."))
     return sorted(found)
 
 
@@ -169,8 +174,10 @@ class Builder:
         self.archive = archive
         self.report = report
         self.batch_streams = batch_streams
+        self.pending = Pending()
         self.sources = _manifest_sources(archive)
         self.next_part = 0
+        self.next_sid = 0
 
     def run(self, paths: list[str], progress: Callable[[int, int], None] | None) -> None:
         known = {row[0] for row in self.conn.execute("SELECT path FROM sessions")}
@@ -179,8 +186,10 @@ class Builder:
         for batch in self._batches(paths):
             with store.transaction(self.conn):
                 self.next_part = (self.conn.execute("SELECT max(part_id) FROM parts").fetchone()[0] or 0) + 1
+                self.next_sid = (self.conn.execute("SELECT max(sid) FROM sessions").fetchone()[0] or 0) + 1
                 for path in batch:
                     self._one(path)
+                self._flush()
             done += len(batch)
             if progress is not None:
                 progress(done, len(paths))
@@ -198,7 +207,7 @@ class Builder:
         size = 0
         for path in paths:
             try:
-                length = os.lstat(self.archive / path).st_size
+                length = os.lstat(os.path.join(self.archive, path)).st_size
             except OSError:
                 length = 0
             if batch and (len(batch) >= self.batch_streams or size + length > BATCH_BYTES):
@@ -211,7 +220,7 @@ class Builder:
 
     def _one(self, path: str) -> None:
         self.report.streams += 1
-        full = self.archive / path
+        full = os.path.join(self.archive, path)
         try:
             fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
         except OSError as exc:  # vanished since the walk, or unreadable: its old rows stay
@@ -239,18 +248,20 @@ class Builder:
             if row is not None:
                 sid = row[0]
                 self._delete_rows(sid)
-            else:
-                sid = self.conn.execute("INSERT INTO sessions (path) VALUES (?)", (path,)).lastrowid
-            self._index(sid, path, handle, fingerprint)
+            else:  # a new session's row is written whole once its stream is read
+                sid = self.next_sid
+                self.next_sid += 1
+            self._index(sid, path, handle, fingerprint, new=row is None)
 
     def _delete_rows(self, sid: int) -> None:
         self.conn.execute(_DELETE_FTS, (sid,))
         for table in schema.SESSION_TABLES:
             self.conn.execute(f"DELETE FROM {table.name} WHERE sid = ?", (sid,))
 
-    def _index(self, sid: int, path: str, handle: IO[bytes], fingerprint: tuple[int, int, int]) -> None:
+    def _index(self, sid: int, path: str, handle: IO[bytes], fingerprint: tuple[int, int, int], *, new: bool) -> None:
         reader = _Hashing(handle)
-        rows = StreamRows(sid)
+        rows = StreamRows(sid, self.pending)
+        pending = self.pending
         error: str | None = None
         unreadable = 0
         first = True
@@ -275,10 +286,11 @@ class Builder:
                 break
             first = False
             rows.add(record)
-            if rows.text_chars > FLUSH_CHARS or sum(len(r) for r in rows.rows.values()) > FLUSH_ROWS:
-                self._flush(rows)
+            if pending.text_chars > FLUSH_CHARS or (number % CHECK_EVERY == 0 and pending.size() > FLUSH_ROWS):
+                self._flush()
         rows.finish()
-        self._flush(rows)
+        if pending.text_chars > FLUSH_CHARS or pending.size() > FLUSH_ROWS:
+            self._flush()
         digest = reader.drain()
         if unreadable > 1:
             error = f"{unreadable} unreadable lines; the first: {error}"
@@ -286,7 +298,7 @@ class Builder:
         self.report.indexed += 1
         self.report.records += facts.records
         if error is not None:
-            self.report.problems.append(f"{self.archive / path}: {error}")
+            self.report.problems.append(f"{os.path.join(self.archive, path)}: {error}")
         # TODO(stats): token and cost totals (input_tokens … cost_usd) come from
         # asr_adapters.stats.session_summary once it is on main; until then they stay NULL.
         values = [
@@ -307,10 +319,15 @@ class Builder:
             digest,
             error,
         ]
-        self.conn.execute(_UPDATE_SESSION, [*values, sid])
+        if new:
+            self.conn.execute(_INSERT_SESSION, [*values, sid, path])
+        else:
+            self.conn.execute(_UPDATE_SESSION, [*values, sid])
 
-    def _flush(self, rows: StreamRows) -> None:
-        for table, batch in rows.take():
+    def _flush(self) -> None:
+        """Write the rows held (results that came after their call was written go last)."""
+        pending = self.pending
+        for table, batch in pending.take():
             if table == "parts":
                 fts = []
                 for row in batch:
@@ -322,9 +339,9 @@ class Builder:
                 self.conn.executemany("INSERT INTO parts_fts (rowid, text) VALUES (?, ?)", fts)
             else:
                 self.conn.executemany(_INSERTS[table], batch)
-        if rows.updates:
-            self.conn.executemany(_UPDATE_RESULT, [[*values, rows.sid, call_id] for call_id, values in rows.updates])
-            rows.updates.clear()
+        if pending.updates:
+            self.conn.executemany(_UPDATE_RESULT, pending.updates)
+            pending.updates = []
 
 
 def build_index(

@@ -106,18 +106,37 @@ class ResultFacts:
         return [self.seq, self.ts, self.status, self.is_error, self.exit_code, self.outcome]
 
 
-class StreamRows:
-    """Rows for one stream (session ``sid``), collected in ``rows[table]`` until the builder
-    takes them; ``updates`` holds results that arrived after their call was written."""
+class Pending:
+    """Rows waiting to be written, table by table, from one stream or several (the builder writes
+    them in batches); ``updates`` are results that came after their call was handed over."""
 
-    def __init__(self, sid: int) -> None:
-        self.sid = sid
-        self.facts = SessionFacts()
+    def __init__(self) -> None:
         self.rows: dict[str, list[Row]] = {
             t: [] for t in ("messages", "parts", "tool_calls", "plans", "subagents", "deliveries", "usage")
         }
-        self.updates: list[tuple[str, Row]] = []  # (call_id, ResultFacts.values()) for calls already written
-        self.text_chars = 0  # characters of text collected since the builder last took the rows
+        self.updates: list[Row] = []  # [*ResultFacts.values(), sid, call_id]
+        self.text_chars = 0  # characters of text held
+
+    def size(self) -> int:
+        return sum(map(len, self.rows.values())) + len(self.updates)
+
+    def take(self) -> Iterable[tuple[str, list[Row]]]:
+        """The rows held, table by table, emptied as they are handed over."""
+        for table, rows in self.rows.items():
+            if rows:
+                self.rows[table] = []
+                yield table, rows
+        self.text_chars = 0
+
+
+class StreamRows:
+    """One stream's (session ``sid``) records as rows, appended to ``pending``."""
+
+    def __init__(self, sid: int, pending: Pending | None = None) -> None:
+        self.sid = sid
+        self.facts = SessionFacts()
+        self.pending = pending if pending is not None else Pending()
+        self.rows = self.pending.rows
         self._pending: OrderedDict[str, list[Row]] = OrderedDict()  # call_id -> its call rows awaiting a result
         self._written: set[str] = set()  # calls written before their result came
         self._answered: set[str] = set()
@@ -264,7 +283,7 @@ class StreamRows:
         text: str | None,
     ) -> None:
         chars = len(text) if text is not None else None
-        self.text_chars += chars or 0
+        self.pending.text_chars += chars or 0
         self.rows["parts"].append(
             [
                 None,
@@ -353,7 +372,7 @@ class StreamRows:
                 row[-6:] = facts.values()
             self.rows["tool_calls"].extend(waiting)
         elif call_id in self._written:
-            self.updates.append((call_id, facts.values()))
+            self.pending.updates.append([*facts.values(), self.sid, call_id])
         else:
             self._early.setdefault(call_id, facts)
             return
@@ -422,14 +441,6 @@ class StreamRows:
             self.rows["tool_calls"].extend(waiting)
         self._pending.clear()
         self._early.clear()
-
-    def take(self) -> Iterable[tuple[str, list[Row]]]:
-        """The rows collected so far, table by table, emptied as they are handed over."""
-        for table, rows in self.rows.items():
-            if rows:
-                self.rows[table] = []
-                yield table, rows
-        self.text_chars = 0
 
 
 _HANDLERS = {

@@ -26,6 +26,8 @@ from . import schema
 
 #: How long a writer waits for another one (a second ``asr index``, a search) before giving up.
 BUSY_TIMEOUT_MS = 60_000
+#: SQLite's page cache while indexing (a fixed bound, whatever the archive's size).
+CACHE_KB = 32_768
 
 
 class IndexFileError(ASRError):
@@ -115,6 +117,7 @@ def open_for_writing(path: Path, archive: Path) -> sqlite3.Connection:
     _same_file(conn, path)
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute(f"PRAGMA cache_size = -{CACHE_KB}")
     return conn
 
 
