@@ -9,6 +9,7 @@ or ``memory`` (the spec's reason for those origins) and records that are copies
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,36 +133,55 @@ def _where(search: Search) -> tuple[list[str], list[Any]]:
     if search.until is not None:
         clauses.append("p.ts < ?")
         params.append(search.until)
-    if search.tools or search.failed:
-        call = ["t.sid = p.sid", "t.call_id = p.call_id"]
-        if search.tools:
-            call.append(f"t.name IN ({', '.join('?' * len(search.tools))})")
-            params.extend(search.tools)
-        if search.failed:
-            call.append("t.outcome = 'error'")
-        clauses.append(f"EXISTS (SELECT 1 FROM tool_calls t WHERE {' AND '.join(call)})")
+    return clauses, params
+
+
+def _call_clauses(search: Search) -> tuple[list[str], list[Any]]:
+    """``--tool`` and ``--failed``: conditions on the tool call (``t``) a part belongs to."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if search.tools:
+        clauses.append(f"t.name IN ({', '.join('?' * len(search.tools))})")
+        params.extend(search.tools)
+    if search.failed:
+        clauses.append("t.outcome = 'error'")
     return clauses, params
 
 
 _COLUMNS = (
-    "p.sid, p.seq, p.record_id, p.ts, p.record_type, p.field, p.part_type, p.author, p.origin, p.phase, "
-    "p.call_id, s.session, s.agent, s.path"
+    "p.part_id, p.sid, p.seq, p.record_id, p.ts, p.record_type, p.field, p.part_type, p.author, p.origin, "
+    "p.phase, p.call_id, s.session, s.agent, s.path"
 )
 
 
 def _statement(search: Search) -> tuple[str, list[Any]]:
+    """The query that finds the parts, best (or newest) first. Snippets are made afterwards for
+    the parts shown only: FTS5 would make one for every match before sorting them."""
     clauses, params = _where(search)
+    calls, call_params = _call_clauses(search)
     if search.text.strip():
-        snippet = f"snippet(parts_fts, 0, '{_START}', '{_END}', '…', {SNIPPET_TOKENS})"
+        if calls:
+            on_call = " AND ".join(["t.sid = p.sid", "t.call_id = p.call_id", *calls])
+            clauses.append(f"EXISTS (SELECT 1 FROM tool_calls t WHERE {on_call})")
+            params.extend(call_params)
         sql = (
-            f"SELECT {_COLUMNS}, {snippet}, bm25(parts_fts) FROM parts_fts "
+            f"SELECT {_COLUMNS}, parts_fts.rank FROM parts_fts "
             "JOIN parts p ON p.part_id = parts_fts.rowid JOIN sessions s ON s.sid = p.sid "
             f"WHERE parts_fts MATCH ?{''.join(' AND ' + c for c in clauses)} "
-            f"ORDER BY {'p.ts DESC, ' if search.newest_first else ''}bm25(parts_fts), p.part_id"
+            f"ORDER BY {'p.ts DESC, ' if search.newest_first else ''}parts_fts.rank, p.part_id"
         )
         return sql, [search.text, *params]
+    if calls:  # driven by the (few) calls that qualify, each joined to its call's and result's parts
+        source = (
+            "tool_calls t JOIN parts p ON p.sid = t.sid AND p.seq IN (t.seq, t.result_seq) AND p.call_id = t.call_id "
+            "JOIN sessions s ON s.sid = p.sid"
+        )
+        clauses = calls + clauses
+        params = call_params + params
+    else:
+        source = "parts p JOIN sessions s ON s.sid = p.sid"
     sql = (
-        f"SELECT {_COLUMNS}, substr(p.text, 1, {PLAIN_SNIPPET}), NULL FROM parts p JOIN sessions s ON s.sid = p.sid "
+        f"SELECT {_COLUMNS}, NULL FROM {source} "
         f"WHERE p.text IS NOT NULL AND p.text <> ''{''.join(' AND ' + c for c in clauses)} "
         "ORDER BY p.ts DESC, p.part_id DESC"
     )
@@ -196,31 +216,55 @@ def run_search(index: str | Path, search: Search) -> list[Hit]:
 
 
 def _collect(conn: sqlite3.Connection, archive: Path, search: Search) -> list[Hit]:
+    """The first ``limit`` records found: the ordered query read a page at a time (LIMIT lets
+    SQLite keep only the best rows while sorting), one part per record, then their snippets."""
     sql, params = _statement(search)
-    hits: list[Hit] = []
+    rows: list[tuple[Any, ...]] = []
     seen: set[tuple[int, int]] = set()
+    page = search.limit * 3 + 10
+    offset = 0
     try:
-        cursor = conn.execute(sql, params)
-        for row in cursor:
-            key = (row[0], row[1])
-            if key in seen:
-                continue  # one hit per record (its content and displayContent may say the same)
-            seen.add(key)
-            hits.append(_hit(conn, archive, row, marked=bool(search.text.strip())))
-            if len(hits) >= search.limit:
+        while len(rows) < search.limit:
+            batch = conn.execute(f"{sql} LIMIT ? OFFSET ?", [*params, page, offset]).fetchall()
+            for row in batch:
+                key = (row[1], row[2])
+                if key not in seen:  # one hit per record (its content and displayContent may say the same)
+                    seen.add(key)
+                    rows.append(row)
+                    if len(rows) >= search.limit:
+                        break
+            if len(batch) < page:
                 break
+            offset += page
+            page *= 4
+        snippets = _snippets(conn, [row[0] for row in rows], search)
     except sqlite3.OperationalError as exc:
         message = str(exc)
         if any(marker in message for marker in _QUERY_ERRORS):
             hint = 'FTS5 syntax: quote words in "double quotes", or use --literal'
             raise QueryError(f"bad search query {search.text!r}: {message} ({hint})") from None
         raise store.IndexFileError(f"cannot search the index: {message}") from None
-    return hits
+    return [_hit(conn, archive, row, snippets.get(row[0], "")) for row in rows]
 
 
-def _hit(conn: sqlite3.Connection, archive: Path, row: tuple[Any, ...], *, marked: bool) -> Hit:
-    sid, seq, record_id, ts, record_type, field_name, part_type, author, origin, phase, call_id = row[:11]
-    session, agent, path, raw_snippet, score = row[11:]
+def _snippets(conn: sqlite3.Connection, part_ids: list[int], search: Search) -> dict[int, str]:
+    """Snippets of the parts shown, in one query (marked where the query matched)."""
+    if not part_ids:
+        return {}
+    marks = ", ".join("?" * len(part_ids))
+    if search.text.strip():
+        sql = (
+            f"SELECT rowid, snippet(parts_fts, 0, '{_START}', '{_END}', '…', {SNIPPET_TOKENS}) FROM parts_fts "
+            f"WHERE parts_fts MATCH ? AND rowid IN ({marks})"
+        )
+        return {k: v or "" for k, v in conn.execute(sql, [search.text, *part_ids])}
+    sql = f"SELECT part_id, substr(text, 1, {PLAIN_SNIPPET}) FROM parts WHERE part_id IN ({marks})"
+    return {k: v or "" for k, v in conn.execute(sql, part_ids)}
+
+
+def _hit(conn: sqlite3.Connection, archive: Path, row: tuple[Any, ...], marked: str) -> Hit:
+    sid, seq, record_id, ts, record_type, field_name, part_type, author, origin, phase, call_id = row[1:12]
+    session, agent, path, score = row[12:]
     tool = outcome = None
     if call_id is not None and record_type in ("tool_call", "tool_result"):
         found = conn.execute(
@@ -231,13 +275,13 @@ def _hit(conn: sqlite3.Connection, archive: Path, row: tuple[Any, ...], *, marke
             tool, outcome = found
     if author is None and record_type in ("tool_result", "tool_call"):
         author = "tool" if record_type == "tool_result" else "model"
-    text = raw_snippet or ""
-    snippet, spans = _highlights(text) if marked else (text, [])
+    snippet, spans = _highlights(marked)
+    stream = os.path.join(archive, path)
     return Hit(
         session=session,
         agent=agent,
-        path=str(archive / path),
-        link=f"{archive / path}#{record_id or 'r' + str(seq)}",
+        path=stream,
+        link=f"{stream}#{record_id or 'r' + str(seq)}",
         seq=seq,
         record_id=record_id,
         ts=ts,
