@@ -3,8 +3,9 @@
 No per-agent code: every value comes from the ASR record model. A part's author, origin and
 phase are its effective values (ASR-224: the part's own, else its message's). Text comes from
 ``texts`` (opaque content never). The only state kept across records is what pairs a tool
-result with its call: the calls still waiting for a result (bounded: past ``MAX_PENDING`` the
-oldest is written as it is and a later result updates it).
+result with its call: the calls still waiting for a result and the latest results (each
+bounded by ``MAX_PENDING``: past it, the oldest waiting call is written as it is and a later
+result updates it).
 """
 
 from __future__ import annotations
@@ -138,9 +139,7 @@ class StreamRows:
         self.pending = pending if pending is not None else Pending()
         self.rows = self.pending.rows
         self._pending: OrderedDict[str, list[Row]] = OrderedDict()  # call_id -> its call rows awaiting a result
-        self._written: set[str] = set()  # calls written before their result came
-        self._answered: set[str] = set()
-        self._early: dict[str, ResultFacts] = {}  # results seen before their call
+        self._results: OrderedDict[str, ResultFacts] = OrderedDict()  # recent results, for calls after them
         self._models: set[str] = set()
         self._position = 0
 
@@ -339,23 +338,21 @@ class StreamRows:
         if call_id is None:
             self.rows["tool_calls"].append(row)
             return
-        early = self._early.pop(call_id, None)
-        if early is not None:
-            row[-6:] = early.values()
+        known = self._results.get(call_id)
+        if known is not None:  # its result came first, or this call revises one already answered
+            row[-6:] = known.values()
             self.rows["tool_calls"].append(row)
             return
         self._pending.setdefault(call_id, []).append(row)
         self._pending.move_to_end(call_id)
-        while len(self._pending) > MAX_PENDING:
-            old_id, old_rows = self._pending.popitem(last=False)
-            self.rows["tool_calls"].extend(old_rows)
-            self._written.add(old_id)
+        while len(self._pending) > MAX_PENDING:  # the oldest waiting call is written as it is
+            self.rows["tool_calls"].extend(self._pending.popitem(last=False)[1])
 
     def _tool_result(self, record: dict[str, Any], base: Row, copied: str | None) -> None:
         call_id = _str(record.get("callId"))
         for name in ("content", "displayContent"):
             self._parts(record, base, copied, "tool_result", name, record, call_id)
-        if call_id is None or call_id in self._answered:
+        if call_id is None:
             return
         is_error = record.get("isError")
         facts = ResultFacts(
@@ -371,12 +368,12 @@ class StreamRows:
             for row in waiting:
                 row[-6:] = facts.values()
             self.rows["tool_calls"].extend(waiting)
-        elif call_id in self._written:
-            self.pending.updates.append([*facts.values(), self.sid, call_id])
-        else:
-            self._early.setdefault(call_id, facts)
-            return
-        self._answered.add(call_id)
+        elif call_id not in self._results:  # a call written before its result (or none): the
+            self.pending.updates.append([*facts.values(), self.sid, call_id])  # update finds it, if any
+        if call_id not in self._results:  # a second result for one call changes nothing
+            self._results[call_id] = facts
+            while len(self._results) > MAX_PENDING:
+                self._results.popitem(last=False)
 
     def _plan(self, record: dict[str, Any], base: Row, copied: str | None) -> None:
         entries = record.get("entries")
@@ -440,7 +437,7 @@ class StreamRows:
         for waiting in self._pending.values():
             self.rows["tool_calls"].extend(waiting)
         self._pending.clear()
-        self._early.clear()
+        self._results.clear()
 
 
 _HANDLERS = {

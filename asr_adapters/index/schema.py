@@ -90,9 +90,12 @@ SESSIONS = Table(
         _c("models", "json", "the `model` values of its records, in order of first use (JSON array)"),
         _c("records", "int", "records read"),
         _c("messages", "int", "message records"),
-        *_TOKENS,
-        _c("total_tokens", "int", "tokens in all, as the stats summary counts them"),
-        _c("cost_usd", "real", "cost in US dollars, from the stats summary"),
+        *(
+            _c(c.name, "int", f"the session's total {c.doc}, from the stats summary (NULL for now: docs/index.md)")
+            for c in _TOKENS
+        ),
+        _c("total_tokens", "int", "the session's tokens in all, from the stats summary (NULL for now)"),
+        _c("cost_usd", "real", "the session's cost in US dollars, from the stats summary (NULL for now)"),
         _c("source_path", "text", "the native file it was converted from (the batch manifest), when known"),
         _c("size", "int", "the stream file's size when indexed"),
         _c("mtime_ns", "int", "its modification time (ns) when indexed"),
@@ -263,3 +266,17 @@ def ddl() -> list[str]:
     statements.append("CREATE UNIQUE INDEX sessions_path ON sessions (path)")
     statements.append(FTS_DDL)
     return statements
+
+
+def markdown() -> str:
+    """The tables as docs/index.md lists them (a test keeps the page and this in step)."""
+    lines = [f"Schema version {SCHEMA_VERSION} (`meta.schema_version`).", ""]
+    for table in (*TABLES, META):
+        lines += [f"### `{table.name}`", "", table.doc, "", "| column | type | meaning |", "| --- | --- | --- |"]
+        for column in table.columns:
+            kind = SQLITE_TYPES[column.kind] + {"bool": " (0/1)", "json": " (JSON)"}.get(column.kind, "")
+            lines.append(f"| `{column.name}` | {kind} | {column.doc} |")
+        lines.append("")
+    fts = "The FTS5 table over `parts.text` (`rowid` = `parts.part_id`; external content: the text is stored once)."
+    lines += ["### `parts_fts`", "", fts, ""]
+    return "\n".join(lines)
