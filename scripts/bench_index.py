@@ -53,7 +53,7 @@ QUERIES = [
     ("rare word", "zstd", {}),
     ("no match", "xylophonequartz", {}),
     ("failed tool calls, no text", "", {"failed": True}),
-    ("tool filter", "test", {"tools": ["shell"]}),
+    ("tool filter", "test", {"tools": ["Bash"]}),
     ("newest first", "test", {"newest_first": True}),
 ]
 
