@@ -50,7 +50,7 @@ QUERIES = [
     ("phrase", '"failing parser test"', {}),
     ("prefix", "pars*", {}),
     ("two words OR", "cargo OR pytest", {}),
-    ("rare word", "zstd", {}),
+    ("absent word", "zstd", {}),
     ("no match", "xylophonequartz", {}),
     ("failed tool calls, no text", "", {"failed": True}),
     ("tool filter", "test", {"tools": ["Bash"]}),
