@@ -11,6 +11,7 @@ stream's size.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import os
@@ -224,7 +225,9 @@ class Builder:
         try:
             fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
         except OSError as exc:  # vanished since the walk, or unreadable: its old rows stay
-            if not isinstance(exc, FileNotFoundError):
+            if exc.errno == errno.ELOOP:
+                self.report.problems.append(f"{full}: is a symbolic link; links are not followed")
+            elif not isinstance(exc, FileNotFoundError):
                 self.report.problems.append(f"{full}: cannot read: {exc.strerror or exc}")
             return
         with os.fdopen(fd, "rb") as handle:

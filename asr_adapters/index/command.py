@@ -161,6 +161,10 @@ def _who(hit: Any) -> str:
 
     who = author_label(hit.author)
     extra = [v for v in (hit.origin, hit.phase) if v]
+    if hit.part_type == "reasoning":
+        extra.append(f"reasoning, {hit.visibility or 'visibility unknown'}")
+    if hit.status and hit.status != "complete":
+        extra.append(hit.status)
     if hit.tool:
         extra.append(f"{hit.tool}" + (f", {hit.outcome}" if hit.outcome else ""))
     return who + (f" ({', '.join(extra)})" if extra else "")

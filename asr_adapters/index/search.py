@@ -70,6 +70,8 @@ class Hit:
     record_type: str
     field: str
     part_type: str | None
+    visibility: str | None  # a reasoning part's: full, summary, … (never shown as full unless full)
+    status: str | None  # the message's status (withdrawn, interrupted, …)
     author: str | None  # the part's effective author (ASR-224), or the one its record implies
     origin: str | None
     phase: str | None
@@ -150,7 +152,7 @@ def _call_clauses(search: Search) -> tuple[list[str], list[Any]]:
 
 _COLUMNS = (
     "p.part_id, p.sid, p.seq, p.record_id, p.ts, p.record_type, p.field, p.part_type, p.author, p.origin, "
-    "p.phase, p.call_id, s.session, s.agent, s.path"
+    "p.phase, p.call_id, s.session, s.agent, s.path, p.visibility"
 )
 
 
@@ -264,8 +266,11 @@ def _snippets(conn: sqlite3.Connection, part_ids: list[int], search: Search) -> 
 
 def _hit(conn: sqlite3.Connection, archive: Path, row: tuple[Any, ...], marked: str) -> Hit:
     sid, seq, record_id, ts, record_type, field_name, part_type, author, origin, phase, call_id = row[1:12]
-    session, agent, path, score = row[12:]
-    tool = outcome = None
+    session, agent, path, visibility, score = row[12:]
+    tool = outcome = status = None
+    if record_type == "message":  # withdrawn, interrupted …: a reader must say so (ASR-225)
+        found = conn.execute("SELECT status FROM messages WHERE sid = ? AND seq = ?", (sid, seq)).fetchone()
+        status = found[0] if found else None
     if call_id is not None and record_type in ("tool_call", "tool_result"):
         found = conn.execute(
             "SELECT name, outcome FROM tool_calls WHERE sid = ? AND call_id = ? ORDER BY seq DESC LIMIT 1",
@@ -288,6 +293,8 @@ def _hit(conn: sqlite3.Connection, archive: Path, row: tuple[Any, ...], marked: 
         record_type=record_type,
         field=field_name,
         part_type=part_type,
+        visibility=visibility,
+        status=status,
         author=author,
         origin=origin,
         phase=phase,

@@ -137,3 +137,23 @@ def test_a_malformed_query_is_one_error_line_and_exit_2(hostile: tuple[Path, Pat
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("asr: error: bad search query"), result.stderr
     assert "Traceback" not in result.output
+
+
+def test_compressed_streams_are_read_and_links_are_not_followed(tmp_path: Path) -> None:
+    import gzip
+    import os
+
+    import zstandard
+
+    archive = tmp_path / "archive"
+    plain = write_stream(archive / "plain.asr.jsonl", [header("codex:x"), _message("zstdword")])
+    data = plain.read_bytes()
+    plain.unlink()
+    (archive / "x.asr.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(data))
+    (archive / "y.asr.jsonl.gz").write_bytes(gzip.compress(data.replace(b"zstdword", b"gzipword")))
+    outside = write_stream(tmp_path / "outside" / "o.asr.jsonl", [header("codex:o"), _message("outsideword")])
+    os.symlink(outside, archive / "link.asr.jsonl")
+    index = tmp_path / "index.sqlite"
+    report = build_index(archive, index)
+    assert report.problems == [f"{archive / 'link.asr.jsonl'}: is a symbolic link; links are not followed"]
+    assert [len(_search(index, w)[1]) for w in ("zstdword", "gzipword", "outsideword")] == [1, 1, 0]

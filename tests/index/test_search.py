@@ -107,6 +107,13 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
             },
             {"type": "subagent", "callId": "c3", "session": "codex:s2", "description": "explore the zebra module"},
             {"type": "delivery", "message": "messageId=m4", "status": "sent"},
+            {
+                "type": "message",
+                "messageId": "m5",
+                "role": "user",
+                "status": "withdrawn",
+                "content": [_text("quince, never sent")],
+            },
         ],
     )
     write_stream(
@@ -196,8 +203,16 @@ def test_filters(archive: Path) -> None:
 def test_plans_subagents_reasoning_are_searchable_signatures_are_not(archive: Path) -> None:
     assert [h["record_type"] for h in _search(archive, '"fix zebra parser"')] == ["plan"]
     assert [h["record_type"] for h in _search(archive, "module")] == ["subagent"]
-    assert [h["part_type"] for h in _search(archive, "thoughts")] == ["reasoning"]
+    assert [(h["part_type"], h["visibility"]) for h in _search(archive, "thoughts")] == [("reasoning", "full")]
     assert _search(archive, "sigzebra") == []
+
+
+def test_a_withdrawn_message_is_said_to_be(archive: Path) -> None:
+    assert [h["status"] for h in _search(archive, "quince")] == ["withdrawn"]
+    result = CliRunner().invoke(main, ["search", "quince", "--index", str(archive / "_index.sqlite")])
+    assert result.stdout.splitlines()[0].endswith("unknown (withdrawn)")
+    result = CliRunner().invoke(main, ["search", "thoughts", "--index", str(archive / "_index.sqlite")])
+    assert result.stdout.splitlines()[0].endswith("model (reasoning, full)")
 
 
 def test_human_output_and_exit_status(archive: Path) -> None:
