@@ -13,11 +13,11 @@ from pathlib import Path
 
 import orjson
 import pytest
-import truth
 from click.testing import CliRunner
 
 from asr_adapters.cli import main
 from asr_adapters.index.search import Search, literal_query, run_search
+from index import truth
 
 ARCHIVES = ["golden", "samples"]
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import orjson
 import pytest
 from click.testing import CliRunner
-from conftest import header, write_stream
 
 from asr_adapters.cli import main
 from asr_adapters.index import build_index
+from index.conftest import header, write_stream
 
 SYNTAX = "NEAR(alpha beta) AND OR NOT * ^ \"unbalanced : ( ) {text}: -minus col:umn 'quote"
 QUOTED = 'it\'s "quoted" `tick` $(x)'

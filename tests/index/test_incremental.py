@@ -9,11 +9,11 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from conftest import batch, header, write_stream
 from golden_support import GOLDEN
 
 from asr_adapters.index import build_index
 from asr_adapters.index.schema import TABLES
+from index.conftest import batch, header, write_stream
 
 SOURCES = ["10-tool-calls-every-kind", "03-user-message-parts", "30-usage-follows-the-response"]
 GROWING = GOLDEN / "codex" / "07-assistant-phase-and-mirrors" / "input.jsonl"

@@ -11,11 +11,10 @@ import sys
 import time
 from pathlib import Path
 
-import truth
-from test_incremental import dump
-
 from asr_adapters.index import build_index
 from asr_adapters.index.search import Search, run_search
+from index import truth
+from index.test_incremental import dump
 
 CHILD = "import sys; from asr_adapters.index import build_index; build_index(sys.argv[1], sys.argv[2], batch_streams=8)"
 COPIES = 6

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import header
 
 from asr_adapters.index import build, build_index, rows
+from index.conftest import header
 
 MB = 1 << 20
 MARGIN = 1 * MB

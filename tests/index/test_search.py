@@ -13,11 +13,11 @@ from pathlib import Path
 import orjson
 import pytest
 from click.testing import CliRunner
-from conftest import header, write_stream
 
 from asr_adapters.cli import main
 from asr_adapters.index import build_index
 from asr_adapters.index.rows import outcome
+from index.conftest import header, write_stream
 
 
 def _text(text: str, **extra: object) -> dict[str, object]:
