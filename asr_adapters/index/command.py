@@ -237,8 +237,8 @@ def search_command(
 ) -> None:
     """Search an index for QUERY (FTS5 syntax: words, "a phrase", OR, NOT, prefix*).
 
-    With ARCHIVE, its index (ARCHIVE/_index.sqlite) is built or brought up to date first;
-    --index FILE searches that index as it is. QUERY '' finds every part the filters keep,
+    With ARCHIVE, its index (ARCHIVE/_index.sqlite, or --index FILE) is built or brought up
+    to date first; --index FILE alone searches that index as it is. QUERY '' finds every part the filters keep,
     newest first. Content with origin retrieval or memory and records copied from other
     sessions are left out unless asked for, so nothing is found twice. Each result names the
     session, the record, its time, who wrote the text, a snippet, and the link asr show opens.
@@ -266,9 +266,9 @@ def search_command(
         limit=limit,
     )
     with _errors():
-        if index_file is None:
-            assert archive is not None
-            index_file = str(_index(archive, None, quiet=True).index)
+        if archive is not None:  # brought up to date first (into --index FILE when given)
+            index_file = str(_index(archive, index_file, quiet=True).index)
+        assert index_file is not None
         hits = run_search(index_file, search)
     color = not as_json and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     for hit in hits:

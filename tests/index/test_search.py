@@ -237,6 +237,9 @@ def test_search_with_an_archive_builds_its_index(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert orjson.loads(result.stdout)["record_id"] == "r2"
     assert (root / "_index.sqlite").is_file()
+    elsewhere = tmp_path / "elsewhere.sqlite"
+    result = CliRunner().invoke(main, ["search", "quokka", str(root), "--index", str(elsewhere)])
+    assert result.exit_code == 0 and elsewhere.is_file(), "ARCHIVE with --index: that file brought up to date"
 
 
 def test_open_shows_the_session_page_at_the_record(archive: Path, tmp_path: Path) -> None:
