@@ -227,3 +227,13 @@ def _add_export_commands() -> None:
 
 
 _add_export_commands()
+
+
+def _add_index_commands() -> None:
+    from .index.command import index_command, search_command
+
+    main.add_command(index_command)
+    main.add_command(search_command)
+
+
+_add_index_commands()
