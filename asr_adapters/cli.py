@@ -14,7 +14,7 @@ import click
 import orjson
 
 from . import registry
-from .cli_convert import PipeClosed, Report, UsageProblem, copy_note, to_file, to_folder, to_stdout
+from .cli_convert import Report, UsageProblem, copy_note, to_file, to_folder, to_stdout
 from .cli_params import (
     CONVERT_EXITS,
     EXIT_INPUT,
@@ -29,7 +29,7 @@ from .cli_params import (
 from .cli_validate import validate_paths
 from .convert import Conversion
 from .core.errors import ASRError
-from .outputs import OutputError, SameFileError, pipe_closed
+from .outputs import OutputError, PipeClosed, SameFileError, UnusableOutput, pipe_closed
 from .version import __version__
 
 
@@ -91,7 +91,7 @@ def convert(path: str, output: str | None, agent: str | None, thread: str | None
             to_stdout(conversion, report)
     except PipeClosed:
         pipe_closed()
-    except (UsageProblem, SameFileError) as exc:
+    except (UsageProblem, SameFileError, UnusableOutput) as exc:
         _fail(str(exc), EXIT_USAGE)
     except OutputError as exc:
         _fail(str(exc), EXIT_OUTPUT)

@@ -44,15 +44,21 @@ Exit status: 0 done, 2 usage error.
 @contextlib.contextmanager
 def one_line_errors(path: str) -> Iterator[None]:
     """``asr show`` / ``asr export``: a failure is one ``asr: error:`` line and its exit status
-    (the output is the input: usage, 2; unreadable or unconvertible input: 1), never a traceback."""
+    (the output is the input or cannot be one: usage, 2; unreadable or unconvertible input: 1;
+    the output cannot be written: 3, as for ``asr convert``), never a traceback."""
     from .core.errors import ASRError
-    from .outputs import SameFileError
+    from .outputs import EXIT_PIPE_CLOSED, OutputError, PipeClosed, SameFileError, UnusableOutput
 
     try:
         yield
-    except SameFileError as exc:
+    except (SameFileError, UnusableOutput) as exc:
         click.echo(f"asr: error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
+    except OutputError as exc:
+        click.echo(f"asr: error: {exc}", err=True)
+        sys.exit(EXIT_OUTPUT)
+    except PipeClosed:  # the reader of a FIFO or socket output went away
+        sys.exit(EXIT_PIPE_CLOSED)
     except ASRError as exc:
         click.echo(f"asr: error: {exc}", err=True)
         sys.exit(EXIT_INPUT)

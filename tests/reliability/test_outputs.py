@@ -1,0 +1,312 @@
+"""Outputs never harm what they name (issue 25, items 1, 2 and 5), for every command that writes:
+``asr convert``, ``asr show`` (a page, a site), ``asr export`` (a document, a folder).
+
+- A PATH the user names that is a FIFO, a socket or a character device is written to as a
+  stream, like stdout, and is still that FIFO, socket or device afterwards; a block device is
+  refused (exit 2). Nothing is ever renamed over a file that is not a regular file.
+- Inside an output folder, a link planted at a file's name (final or temporary) is never
+  written through, a symlinked folder is refused with one error line (exit 3), and a FIFO at a
+  file's name is never replaced.
+- An output that cannot be written is one ``asr: error:`` line and exit 3, whatever the command.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import shutil
+import socket
+import stat
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from harness import deadline
+
+from asr_adapters import outputs
+from asr_adapters.cli import main
+
+GOLDEN = Path(__file__).resolve().parents[2] / "golden"
+NATIVE = GOLDEN / "codex" / "07-assistant-phase-and-mirrors" / "input.jsonl"
+STREAM = GOLDEN / "codex" / "07-assistant-phase-and-mirrors" / "expected.asr.jsonl"
+PRECIOUS = b"precious: must not change"
+
+#: Every command line that writes one file the user names (the target is appended).
+FILE_WRITERS: dict[str, list[str]] = {
+    "convert": ["convert", str(NATIVE), "-o"],
+    "show html": ["show", str(STREAM), "-o"],
+    "show markdown": ["show", str(STREAM), "--format", "markdown", "-o"],
+    "export atif": ["export", "--to", "atif", str(STREAM), "-o"],
+    "export otel": ["export", "--to", "otel", str(STREAM), "-o"],
+    "export --report": ["export", "--to", "atif", str(STREAM), "--report"],
+}
+
+
+def run(args: list[str]) -> tuple[int, str]:
+    with deadline(30):  # a writer that opens a planted FIFO would wait forever
+        result = CliRunner().invoke(main, args)
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    return result.exit_code, result.stderr
+
+
+def expected_bytes(name: str, tmp_path: Path) -> bytes:
+    """What the command writes to a regular file."""
+    target = tmp_path / "reference" / "out"
+    code, err = run([*FILE_WRITERS[name], str(target)])
+    assert code == 0, err
+    return target.read_bytes()
+
+
+class Collector:
+    """Reads whatever arrives on a FIFO or a listening socket, in a thread."""
+
+    def __init__(self, opener: Callable[[], Iterator[bytes]]) -> None:
+        self.data = b""
+        self.thread = threading.Thread(target=self._read, args=(opener,), daemon=True)
+        self.thread.start()
+
+    def _read(self, opener: Callable[[], Iterator[bytes]]) -> None:
+        self.data = b"".join(opener())
+
+    def result(self) -> bytes:
+        self.thread.join(10)
+        assert not self.thread.is_alive(), "nothing was written to the FIFO or socket"
+        return self.data
+
+
+def fifo_reader(path: Path) -> Collector:
+    os.mkfifo(path)
+
+    def read() -> Iterator[bytes]:
+        with open(path, "rb") as handle:
+            yield handle.read()
+
+    return Collector(read)
+
+
+def socket_reader(path: Path) -> Collector:
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        listener.bind(str(path))
+    except OSError as exc:  # a socket path longer than the platform allows
+        pytest.skip(f"cannot bind a socket at {path}: {exc}")
+    listener.listen(1)
+    listener.settimeout(10)
+
+    def read() -> Iterator[bytes]:
+        with listener, contextlib.suppress(TimeoutError):
+            connection, _ = listener.accept()
+            with connection:
+                while chunk := connection.recv(1 << 16):
+                    yield chunk
+
+    return Collector(read)
+
+
+# -- item 1: a FIFO, socket or device named as the output ----------------------------------
+
+
+@pytest.mark.parametrize("name", list(FILE_WRITERS))
+def test_a_fifo_named_as_the_output_is_written_to_and_stays_a_fifo(name: str, tmp_path: Path) -> None:
+    expected = expected_bytes(name, tmp_path)
+    target = tmp_path / "out.fifo"
+    reader = fifo_reader(target)
+    code, err = run([*FILE_WRITERS[name], str(target)])
+    assert code == 0, err
+    assert stat.S_ISFIFO(os.lstat(target).st_mode), "the FIFO was replaced"
+    assert reader.result() == expected
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.fifo", "reference"]
+
+
+@pytest.mark.parametrize("name", list(FILE_WRITERS))
+def test_a_socket_named_as_the_output_is_written_to_and_stays_a_socket(name: str, tmp_path: Path) -> None:
+    expected = expected_bytes(name, tmp_path)
+    target = tmp_path / "out.sock"
+    reader = socket_reader(target)
+    code, err = run([*FILE_WRITERS[name], str(target)])
+    assert code == 0, err
+    assert stat.S_ISSOCK(os.lstat(target).st_mode), "the socket was replaced"
+    assert reader.result() == expected
+
+
+def _device(path: Path, kind: int, major: int, minor: int) -> Path:
+    try:
+        os.mknod(path, kind | 0o666, os.makedev(major, minor))
+    except PermissionError:
+        pytest.skip("making a device file needs root")
+    return path
+
+
+@pytest.mark.parametrize("name", list(FILE_WRITERS))
+def test_a_character_device_named_as_the_output_is_written_to_and_stays_one(name: str, tmp_path: Path) -> None:
+    device = _device(tmp_path / "null", stat.S_IFCHR, 1, 3)  # the null device, in the test's folder
+    code, err = run([*FILE_WRITERS[name], str(device)])
+    assert code == 0, err
+    assert stat.S_ISCHR(os.lstat(device).st_mode), "the device was replaced by a file"
+    assert os.listdir(tmp_path) == ["null"], "nothing is left beside it"
+
+
+@pytest.mark.parametrize("name", list(FILE_WRITERS))
+def test_dev_null_stays_the_null_device(name: str) -> None:
+    # never run the command when the rule would rename over the device (as root, that would
+    # replace this machine's /dev/null)
+    assert outputs.writes_directly(Path(os.devnull))
+    before = os.stat(os.devnull)
+    code, err = run([*FILE_WRITERS[name], os.devnull])
+    assert code == 0, err
+    after = os.stat(os.devnull)
+    assert stat.S_ISCHR(after.st_mode) and (after.st_ino, after.st_rdev) == (before.st_ino, before.st_rdev)
+
+
+@pytest.mark.parametrize("name", list(FILE_WRITERS))
+def test_a_block_device_named_as_the_output_is_refused(name: str, tmp_path: Path) -> None:
+    device = _device(tmp_path / "disk", stat.S_IFBLK, 7, 250)  # a loop device number; never opened
+    code, err = run([*FILE_WRITERS[name], str(device)])
+    assert code == 2, err
+    assert "block device" in err and len(err.splitlines()) == 1
+    assert stat.S_ISBLK(os.lstat(device).st_mode)
+
+
+# -- item 2 and 1: inside an output folder ---------------------------------------------------
+
+#: Every command line that writes a folder (the folder is appended), with its input.
+ARCHIVE = "ARCHIVE"
+FOLDER_WRITERS: dict[str, list[str]] = {
+    "convert -o DIR/": ["convert", str(GOLDEN / "claude-code" / "subagent-folder" / "input.jsonl"), "-o"],
+    "show site": ["show", ARCHIVE, "-o"],
+    "export atif folder": ["export", "--to", "atif", ARCHIVE, "-o"],
+    "export otel folder": ["export", "--to", "otel", ARCHIVE, "-o"],
+}
+
+
+def _archive(tmp_path: Path) -> Path:
+    """A batch-shaped archive: a session and its subagent, and another agent's session."""
+    case = GOLDEN / "claude-code" / "subagent-folder"
+    archive = tmp_path / "archive"
+    (archive / "claude-code" / "parent").mkdir(parents=True)
+    (archive / "codex").mkdir()
+    shutil.copy(case / "expected.asr.jsonl", archive / "claude-code" / "parent.asr.jsonl")
+    (child,) = sorted(case.glob("expected.claude-code_*.asr.jsonl"))
+    shutil.copy(child, archive / "claude-code" / "parent" / "agent.asr.jsonl")
+    shutil.copy(STREAM, archive / "codex" / "one.asr.jsonl")
+    return archive
+
+
+def folder_command(name: str, tmp_path: Path, out: Path) -> list[str]:
+    args = FOLDER_WRITERS[name]
+    if ARCHIVE in args:
+        archive = tmp_path / "archive"
+        if not archive.exists():
+            _archive(tmp_path)
+        args = [str(archive) if arg == ARCHIVE else arg for arg in args]
+    return [*args, f"{out}/"]
+
+
+def written_files(name: str, tmp_path: Path) -> list[Path]:
+    """The files the command writes into a fresh folder (relative to it)."""
+    probe = tmp_path / "probe"
+    code, err = run(folder_command(name, tmp_path, probe))
+    assert code == 0, err
+    return sorted(p.relative_to(probe) for p in probe.rglob("*") if p.is_file())
+
+
+def _outside(tmp_path: Path) -> Path:
+    outside = tmp_path / "outside" / "victim.txt"
+    outside.parent.mkdir()
+    outside.write_bytes(PRECIOUS)
+    return outside
+
+
+@pytest.mark.parametrize("name", list(FOLDER_WRITERS))
+def test_links_planted_at_every_name_in_an_output_folder_are_not_written_through(name: str, tmp_path: Path) -> None:
+    outside = _outside(tmp_path)
+    files = written_files(name, tmp_path)
+    out = tmp_path / "out"
+    for relative in files:  # the final name and every fixed temporary name a writer has used
+        for planted in (relative, relative.with_name(relative.name + ".part")):
+            (out / planted).parent.mkdir(parents=True, exist_ok=True)
+            (out / planted).symlink_to(outside)
+    code, err = run(folder_command(name, tmp_path, out))
+    assert code == 0, err
+    assert outside.read_bytes() == PRECIOUS
+    for relative in files:
+        assert not (out / relative).is_symlink() and (out / relative).stat().st_size > 0
+    assert not [p for p in out.rglob("*") if p.name.startswith(outputs.TEMP_PREFIX)]
+
+
+@pytest.mark.parametrize("name", list(FOLDER_WRITERS))
+def test_a_symlinked_folder_inside_an_output_folder_is_refused(name: str, tmp_path: Path) -> None:
+    files = written_files(name, tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = tmp_path / "out"
+    out.mkdir()
+    linked = next(relative.parts[0] for relative in files if len(relative.parts) > 1)
+    (out / linked).symlink_to(elsewhere, target_is_directory=True)
+    code, err = run(folder_command(name, tmp_path, out))
+    assert code == 3, err
+    assert err.startswith("asr: error: ") and len(err.splitlines()) == 1, err
+    assert "symbolic link" in err
+    assert list(elsewhere.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", list(FOLDER_WRITERS))
+def test_a_fifo_at_a_name_inside_an_output_folder_is_never_replaced(name: str, tmp_path: Path) -> None:
+    files = written_files(name, tmp_path)
+    out = tmp_path / "out"
+    planted = out / files[-1]
+    planted.parent.mkdir(parents=True)
+    os.mkfifo(planted)
+    code, err = run(folder_command(name, tmp_path, out))
+    assert code == 3, err
+    assert "FIFO" in err and len(err.splitlines()) == 1, err
+    assert stat.S_ISFIFO(os.lstat(planted).st_mode)
+
+
+# -- item 5: an output that cannot be written is exit 3, one line ----------------------------
+
+
+def _limited(args: list[str]) -> tuple[int, str]:
+    """``asr ARGS`` in a child process whose writes fail past 200 bytes (``RLIMIT_FSIZE``): a
+    full disk, for every file the command writes."""
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (200, 200))
+
+    command = [sys.executable, "-c", "from asr_adapters.cli import main; main()", *args]
+    done = subprocess.run(command, capture_output=True, preexec_fn=limit, timeout=120, check=False)
+    return done.returncode, done.stderr.decode()
+
+
+@pytest.mark.parametrize("name", list(FILE_WRITERS))
+def test_an_unwritable_file_output_is_one_line_and_exit_3(name: str, tmp_path: Path) -> None:
+    target = tmp_path / "out"
+    code, err = _limited([*FILE_WRITERS[name], str(target)])
+    assert code == 3, err
+    assert len(err.splitlines()) == 1 and err.startswith("asr: error: ") and "cannot write the output" in err, err
+    assert not target.exists()
+
+
+@pytest.mark.parametrize("name", list(FOLDER_WRITERS))
+def test_an_unwritable_output_folder_is_one_line_and_exit_3(name: str, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code, err = _limited(folder_command(name, tmp_path, out))
+    assert code == 3, err
+    assert len(err.splitlines()) == 1 and err.startswith("asr: error: ") and "cannot write the output" in err, err
+
+
+@pytest.mark.parametrize("name", list(FOLDER_WRITERS))
+def test_a_file_where_an_output_folder_must_be_is_one_line_and_exit_3(name: str, tmp_path: Path) -> None:
+    files = written_files(name, tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / files[0].parts[0]).write_bytes(PRECIOUS)
+    code, err = run(folder_command(name, tmp_path, out))
+    assert code == 3, err
+    assert len(err.splitlines()) == 1 and err.startswith("asr: error: "), err
+    assert (out / files[0].parts[0]).read_bytes() == PRECIOUS
