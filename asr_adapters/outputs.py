@@ -401,6 +401,12 @@ def write_whole(
         raise
 
 
+def open_lock_file(path: Path) -> IO[bytes]:
+    """A lock file, created when absent, never through a link, never truncated (``asr batch``'s
+    ``_batch.lock``: only its ``flock`` matters)."""
+    return os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o644), "r+b")
+
+
 def append_bytes(target: Path, data: bytes) -> None:
     """``data`` added at the end of the file the caller keeps (``IncrementalResult.write``)."""
     with open(target, "ab") as handle:

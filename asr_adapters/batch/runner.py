@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 
+from ..outputs import make_folder, place, place_new, remove_file
 from ..version import __version__
 from .atomic import atomic_write_bytes, inside, sweep_temps
 from .engine_dask import MISSING as DASK_MISSING
@@ -101,7 +102,7 @@ def run_batch(options: BatchOptions) -> Summary:
         summary.seconds = time.monotonic() - started
         return summary
     try:
-        outdir.mkdir(parents=True, exist_ok=True)
+        make_folder(outdir)
     except OSError as exc:
         raise output_error(outdir, exc) from None
     with locked(outdir, shard) as locks:
@@ -372,7 +373,7 @@ class _Batch:
                 target = inside(self.outdir, relative)
                 relative = self._place_new(output.temp, target, relative, source, result.agent, output)
             else:
-                os.replace(output.temp, inside(self.outdir, relative))
+                place(output.temp, inside(self.outdir, relative))
             self.claims[relative] = source
             placed.append(relative)
         previous = self.manifest.sources.get(source)
@@ -384,7 +385,7 @@ class _Batch:
                         if self.out is not None:
                             self.out.remove(old)
                         else:
-                            inside(self.outdir, old).unlink()
+                            remove_file(inside(self.outdir, old))
         warnings = [{"line": d.get("line"), "reason": d.get("reason")} for d in result.diagnostics]
         if len(warnings) > MAX_WARNINGS:
             more = len(warnings) - MAX_WARNINGS
@@ -399,14 +400,11 @@ class _Batch:
         """A shard placing a name no manifest it knows gives to anyone: created exclusively
         (``link`` fails when the name exists), since another shard may be placing the same
         session's name right now; if it exists, the tagged name, as for a second claimant."""
-        try:
-            os.link(temp, target)
-        except FileExistsError:
-            tag = short_hash(f"{source}\0{output.key}", 8)
-            relative = output_path(agent, output.session_id, output.parent_id, tag)
-            os.replace(temp, inside(self.outdir, relative))
+        if place_new(temp, target):
             return relative
-        os.unlink(temp)
+        tag = short_hash(f"{source}\0{output.key}", 8)
+        relative = output_path(agent, output.session_id, output.parent_id, tag)
+        place(temp, inside(self.outdir, relative))
         return relative
 
     def _write_errors(self) -> None:

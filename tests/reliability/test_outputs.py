@@ -24,6 +24,7 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import orjson
 import pytest
 from click.testing import CliRunner
 from harness import deadline
@@ -310,3 +311,61 @@ def test_a_file_where_an_output_folder_must_be_is_one_line_and_exit_3(name: str,
     assert code == 3, err
     assert len(err.splitlines()) == 1 and err.startswith("asr: error: "), err
     assert (out / files[0].parts[0]).read_bytes() == PRECIOUS
+
+
+# -- asr batch: the same rules, a source whose output cannot be written fails (exit 1) ---------
+
+
+def _sources(tmp_path: Path) -> Path:
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copytree(GOLDEN / "claude-code" / "subagent-folder", src / "project")
+    shutil.copy(NATIVE, src / "rollout-2026-05-11T08-26-55-019e1625-0000-7000-8000-000000000010.jsonl")
+    return src
+
+
+def _batch(src: Path, out: Path) -> tuple[int, list[dict[str, object]]]:
+    code, _ = run(["batch", str(src), "-o", str(out), "-j", "1", "-q"])
+    errors = out / "_errors.jsonl"
+    rows = [orjson.loads(line) for line in errors.read_bytes().splitlines()] if errors.exists() else []
+    return code, [row for row in rows if row["severity"] == "error"]
+
+
+def _batch_outputs(tmp_path: Path) -> tuple[Path, list[Path]]:
+    src = _sources(tmp_path)
+    probe = tmp_path / "probe"
+    assert _batch(src, probe) == (0, [])
+    return src, sorted(p.relative_to(probe) for p in probe.rglob("*.asr.jsonl"))
+
+
+def test_batch_never_writes_through_links_planted_at_its_names(tmp_path: Path) -> None:
+    outside = _outside(tmp_path)
+    src, files = _batch_outputs(tmp_path)
+    out = tmp_path / "out"
+    for relative in [*files, Path("_manifest.json"), Path("_errors.jsonl")]:
+        (out / relative).parent.mkdir(parents=True, exist_ok=True)
+        (out / relative).symlink_to(outside)
+    assert _batch(src, out) == (0, [])
+    assert outside.read_bytes() == PRECIOUS
+    assert all(not (out / relative).is_symlink() for relative in files)
+
+
+def test_batch_never_replaces_a_fifo_at_an_output_name(tmp_path: Path) -> None:
+    src, files = _batch_outputs(tmp_path)
+    out = tmp_path / "out"
+    planted = out / files[-1]
+    planted.parent.mkdir(parents=True)
+    os.mkfifo(planted)
+    code, errors = _batch(src, out)
+    assert code == 1 and len(errors) == 1 and "a FIFO is there; refusing to replace it" in str(errors[0]["reason"])
+    assert stat.S_ISFIFO(os.lstat(planted).st_mode)
+
+
+def test_batch_refuses_any_symlinked_folder_inside_outdir(tmp_path: Path) -> None:
+    src, files = _batch_outputs(tmp_path)
+    out = tmp_path / "out"
+    (out / "elsewhere-inside").mkdir(parents=True)
+    (out / files[0].parts[0]).symlink_to(out / "elsewhere-inside", target_is_directory=True)
+    code, errors = _batch(src, out)
+    assert code == 1 and errors and all("symbolic link inside the output folder" in str(e["reason"]) for e in errors)
+    assert list((out / "elsewhere-inside").iterdir()) == []
