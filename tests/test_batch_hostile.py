@@ -17,6 +17,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -121,6 +122,62 @@ def test_paths_in_a_hostile_manifest_never_delete_or_replace_outside_outdir(toy:
     assert all(victim.read_text() == "keep me" for victim in victims)
     kept = orjson.loads(manifest_path.read_bytes())["sources"]
     assert all(not o.startswith(("/", "..")) and ".." not in o.split("/") for e in kept.values() for o in e["outputs"])
+
+
+def _edit_manifest(out: Path, edit: Any) -> None:
+    path = out / "_manifest.json"
+    manifest = orjson.loads(path.read_bytes())
+    edit(manifest["sources"])
+    path.write_bytes(orjson.dumps(manifest))
+
+
+@pytest.mark.parametrize("other", ["still there", "vanished", "entry deleted too"])
+def test_an_edited_manifest_never_makes_batch_delete_another_sessions_output(
+    toy: None, tmp_path: Path, other: str
+) -> None:
+    """Issue 25.3: a source's entry edited to list another session's output. That output is
+    never removed when this source is converted again: not while another entry lists it (its
+    source there or vanished), nor when its header names another source file."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    one = toy_file(src / "a-one.jsonl", "s1", {"say": "hi"})
+    two = toy_file(src / "b-two.jsonl", "s2", {"say": "archive me"})
+    batch([src], out, jobs=1)
+    victim = out / "toy" / "s2.asr.jsonl"
+    kept = victim.read_bytes()
+    if other != "still there":
+        two.unlink()  # archived by the agent: this output is now the only copy
+
+    def edit(sources: dict[str, Any]) -> None:
+        sources[str(one.resolve())]["outputs"].append("toy/s2.asr.jsonl")
+        if other == "entry deleted too":
+            del sources[str(two.resolve())]
+
+    _edit_manifest(out, edit)
+    toy_file(one, "s1-renamed", {"say": "changed"})  # converted again: its own old output goes
+    summary = batch([src], out, jobs=1)
+    assert summary.failed == 0
+    assert victim.read_bytes() == kept
+    assert not (out / "toy" / "s1.asr.jsonl").exists(), "this source's own stale output is still removed"
+    sources = orjson.loads((out / "_manifest.json").read_bytes())["sources"]
+    assert sources[str(one.resolve())]["outputs"] == ["toy/s1-renamed.asr.jsonl"]
+    if other == "entry deleted too":  # kept, and said why
+        notices = [orjson.loads(line) for line in (out / "_errors.jsonl").read_bytes().splitlines()]
+        assert [n["reason"] for n in notices if "toy/s2.asr.jsonl" in n["reason"]] == [
+            "earlier output toy/s2.asr.jsonl kept: its header names the source file b-two.jsonl, not this one"
+        ]
+
+
+def test_an_output_two_entries_list_is_removed_by_neither(toy: None, tmp_path: Path) -> None:
+    src, out = tmp_path / "src", tmp_path / "out"
+    one = toy_file(src / "a-one.jsonl", "s1", {"say": "hi"})
+    two = toy_file(src / "b-two.jsonl", "s2", {"say": "there"})
+    batch([src], out, jobs=1)
+    shared = out / "toy" / "s1.asr.jsonl"
+    _edit_manifest(out, lambda sources: sources[str(two.resolve())]["outputs"].append("toy/s1.asr.jsonl"))
+    toy_file(one, "s1-renamed", {"say": "changed"})
+    toy_file(two, "s2-renamed", {"say": "changed"})
+    assert batch([src], out, jobs=1).failed == 0
+    assert shared.is_file()
 
 
 def test_a_folder_link_planted_in_outdir_is_not_written_through(toy: None, tmp_path: Path) -> None:

@@ -166,6 +166,16 @@ class RemoteOut:
             return None
         return data
 
+    def head(self, relative: str) -> bytes | None:
+        """The first line of an object (at most ``stale.HEAD_BYTES``), None when it is not there."""
+        from .stale import HEAD_BYTES
+
+        try:
+            data: bytes = self.fs.cat_file(self.key(relative), start=0, end=HEAD_BYTES)
+        except FileNotFoundError:
+            return None
+        return data.split(b"\n", 1)[0]
+
     def write(self, name: str, data: bytes) -> None:
         """One PUT: the object is replaced whole or left as it was."""
         self.fs.pipe_file(self.key(name), data)

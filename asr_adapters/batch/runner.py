@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from .pool import cpu_count, run_on_executor, run_parallel
 from .progress import Progress
 from .remote import Listed, RemoteOut, StoreError, filesystem, is_url, join, listing, local_path
 from .scan import LINK_LOOP, Candidate, Filters, prefilter, walk
+from .stale import listed_counts, read_head, source_names, why_kept
 from .summary import Summary, errors_name
 from .worker import Item, Result, companions, run_item
 
@@ -139,6 +141,7 @@ class _Batch:
         self.notices: list[dict[str, Any]] = []  # what the walk left out and the user should hear of
         self.sizes: dict[str, int] = {}
         self.claims: dict[str, str] = {}
+        self.listed_outputs: Counter[str] = Counter()  # output -> how many manifest entries list it
         self.order: dict[str, int] = {}  # source -> its place in the walk
         self.waiting: dict[int, Result] = {}  # results received before every earlier one
         self.committed = 0
@@ -228,6 +231,8 @@ class _Batch:
         for url in remote_roots:
             self.listed[url] = list(listing(url, skip=self.out.url if self.out is not None else None))
         self.listed_urls = {obj.url for listed in self.listed.values() for obj in listed}
+        # before vanished sources are dropped: an output one of them lists is never removed
+        self.listed_outputs = listed_counts(entry.outputs for entry in self.manifest.sources.values())
         for source in [s for s in self.manifest.sources if not self.exists(s)]:
             self.manifest.drop(source)
             self.summary.gone += 1
@@ -378,14 +383,7 @@ class _Batch:
             placed.append(relative)
         previous = self.manifest.sources.get(source)
         if previous is not None:
-            for old in previous.outputs:
-                if old not in placed and self.claims.get(old) == source:
-                    del self.claims[old]
-                    with contextlib.suppress(OSError):
-                        if self.out is not None:
-                            self.out.remove(old)
-                        else:
-                            remove_file(inside(self.outdir, old))
+            self._remove_stale(result, previous, placed)
         warnings = [{"line": d.get("line"), "reason": d.get("reason")} for d in result.diagnostics]
         if len(warnings) > MAX_WARNINGS:
             more = len(warnings) - MAX_WARNINGS
@@ -395,6 +393,32 @@ class _Batch:
         )
         entry.etag = result.etag
         self.manifest.set(source, entry)
+
+    def _remove_stale(self, result: Result, previous: Entry, placed: list[str]) -> None:
+        """Remove the earlier outputs this source no longer produces, each only when the
+        manifest and the file itself agree it is this source's (``batch.stale``)."""
+        names = source_names(result.source, [*previous.companions, *result.companions])
+        for old in previous.outputs:
+            if old in placed or self.claims.get(old) != result.source:
+                continue
+            del self.claims[old]
+            with contextlib.suppress(OSError):
+                head = self.out.head(old) if self.out is not None else read_head(inside(self.outdir, old))
+                reason = why_kept(old, head, names, self.listed_outputs[old])
+                if reason is not None:
+                    self.notices.append(
+                        {
+                            "path": result.source,
+                            "line": None,
+                            "reason": reason,
+                            "agent": result.agent,
+                            "severity": "warning",
+                        }
+                    )
+                elif self.out is not None:
+                    self.out.remove(old)
+                else:
+                    remove_file(inside(self.outdir, old))
 
     def _place_new(self, temp: str, target: Path, relative: str, source: str, agent: str, output: Any) -> str:
         """A shard placing a name no manifest it knows gives to anyone: created exclusively
