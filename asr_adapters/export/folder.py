@@ -23,7 +23,7 @@ from typing import IO, Any
 import orjson
 
 from ..core.errors import ASRError, InputError
-from ..outputs import OutputError, PipeClosed, text_output
+from ..outputs import OutputError, PipeClosed, text_output, unique_under_folding
 from ..stream.reader import read_records
 from ..view.site import find_streams
 from . import atif
@@ -147,6 +147,8 @@ def export_folder(
     version = atif.VERSION if to == "atif" else _otel_version()
     result = FolderExport(LossReport(to, version))
     documents, sessions, result.errors = plan(streams)
+    names = {root: root.relative_to(source).as_posix()[: -len(".asr.jsonl")] + SUFFIXES[to] for root in documents}
+    names = unique_under_folding(names, SUFFIXES[to])
     for root, children in documents.items():
         report = LossReport(to, version)
         spools: list[IO[bytes]] = []
@@ -159,8 +161,7 @@ def export_folder(
                     result.errors.append(one_line(child, exc) + f" (left out of {root.name})")
                     continue
                 report.absorb(part)
-            relative = root.relative_to(source).as_posix()
-            out = target / (relative[: -len(".asr.jsonl")] + SUFFIXES[to])
+            out = target / names[root]
             try:
                 with text_output(out, root, inside=target) as handle:
                     _write_root(to, root, handle, report, _copy_in(spools, to), include_content)

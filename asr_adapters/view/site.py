@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from ..core.errors import InputError
-from ..outputs import OutputError, PipeClosed, text_output
+from ..outputs import OutputError, PipeClosed, text_output, unique_under_folding
 from .html import render_html, render_index
 
 
@@ -50,7 +50,7 @@ def render_site(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> 
     if not source.is_dir():
         raise InputError(str(folder), "not a folder")
     streams = find_streams(source)
-    pages = {stream: page_name(stream, source) for stream in streams}
+    pages = unique_under_folding({stream: page_name(stream, source) for stream in streams}, ".html")
     by_session: dict[str, str] = {}
     for stream in streams:
         session = _session_of(stream)

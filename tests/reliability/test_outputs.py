@@ -369,3 +369,19 @@ def test_batch_refuses_any_symlinked_folder_inside_outdir(tmp_path: Path) -> Non
     code, errors = _batch(src, out)
     assert code == 1 and errors and all("symbolic link inside the output folder" in str(e["reason"]) for e in errors)
     assert list((out / "elsewhere-inside").iterdir()) == []
+
+
+# -- item 21: names unique under case folding, for the writers that mirror an archive's names ---
+
+
+@pytest.mark.parametrize("name", ["show site", "export atif folder", "export otel folder"])
+def test_mirrored_names_differing_only_in_case_stay_apart_under_folding(name: str, tmp_path: Path) -> None:
+    archive = tmp_path / "archive"
+    for stem in ("codex/One", "codex/one", "Codex/one"):  # one file on macOS or Windows, three here
+        (archive / stem).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(STREAM, archive / f"{stem}.asr.jsonl")
+    out = tmp_path / "out"
+    code, err = run([*FOLDER_WRITERS[name][:-2], str(archive), "-o", str(out)])
+    assert code == 0, err
+    written = [p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and p.name != "index.html"]
+    assert len(written) == 3 and len({w.casefold() for w in written}) == 3, written
