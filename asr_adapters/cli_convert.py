@@ -7,6 +7,7 @@ silently: streams found but not written are counted and named on stderr.
 
 from __future__ import annotations
 
+import itertools
 import sys
 import tempfile
 from collections import Counter
@@ -29,6 +30,7 @@ from .outputs import (
     open_output,
 )
 from .stream.writer import StreamWriter
+from .validate.stream import StreamValidator
 
 
 class UsageProblem(ASRError):
@@ -48,6 +50,7 @@ class Report:
 
     streams: list[StreamReport] = field(default_factory=list)
     types: Counter[str] = field(default_factory=Counter)
+    check: bool = True  # every stream written is validated as it is written (--no-check: off)
 
     def add(self, key: str) -> StreamReport:
         report = StreamReport(key)
@@ -55,11 +58,34 @@ class Report:
         return report
 
 
-def _counted(records: Iterator[dict[str, Any]], report: StreamReport, types: Counter[str]) -> Iterator[dict[str, Any]]:
+class InvalidOutput(ASRError):
+    """A converted stream that ``asr validate`` rejects: a converter bug, never exit 0."""
+
+
+def _written(
+    records: Iterator[dict[str, Any]], entry: StreamReport, types: Counter[str], report: Report, display: str
+) -> Iterator[dict[str, Any]]:
+    """The records of one stream as they are written: counted, and (unless ``report.check`` is
+    off) each fed to the validator; a stream that ends with an error finding is
+    ``InvalidOutput``, raised before the output gets its name."""
+    validator = StreamValidator() if report.check else None
+    add = validator.add if validator is not None else None
     for record in records:
-        report.records += 1
+        entry.records += 1
         types[record.get("type", "?")] += 1
+        if add is not None:
+            add(record)
         yield record
+    if validator is None:
+        return
+    errors = [finding for finding in validator.finish() if finding.is_error]
+    if errors:
+        first = errors[0]
+        where = f"seq {first.seq}: " if first.seq is not None else ""
+        raise InvalidOutput(
+            f"{display}: the converted stream {entry.key} is one asr validate rejects ({len(errors)} error(s); "
+            f"the first: {where}{first.rule}: {first.message}); a converter bug, please report it"
+        )
 
 
 def _drain(stream: Stream, report: Report) -> None:
@@ -103,6 +129,7 @@ def _write_main(conversion: Conversion, dest: Sink, report: Report) -> None:
     counted. An input whose first stream is not a main one (a T3 Code database) is written
     when that stream turns out to be its only one: it is held in a temporary file until then."""
     written = 0
+    display = conversion.source.display
     held: IO[bytes] | None = None
     held_types: Counter[str] = Counter()
     try:
@@ -110,13 +137,15 @@ def _write_main(conversion: Conversion, dest: Sink, report: Report) -> None:
             if stream.main and written == 0:
                 entry = report.add(stream.key)
                 entry.written_to = "stdout"
-                StreamWriter(cast(IO[bytes], dest)).write_all(_counted(stream.records, entry, report.types))
+                records = _written(iter(stream.records), entry, report.types, report, display)
+                StreamWriter(cast(IO[bytes], dest)).write_all(records)
                 written += 1
             elif index == 0 and conversion.select is None:
                 held = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below
                 entry = report.add(stream.key)
                 sink = Sink(held, "a temporary file")
-                StreamWriter(cast(IO[bytes], sink)).write_all(_counted(stream.records, entry, held_types))
+                records = _written(iter(stream.records), entry, held_types, report, display)
+                StreamWriter(cast(IO[bytes], sink)).write_all(records)
             else:
                 _drain(stream, report)
         if written == 0 and held is not None and len(conversion.keys) == 1:
@@ -198,11 +227,8 @@ def to_folder(conversion: Conversion, folder: Path, source: Path | None, report:
             pending = placed[relative] = cast(PendingFile, open_output(target, source, inside=folder))
             entry = report.add(stream.key)
             entry.written_to = str(target)
-            writer = StreamWriter(cast(IO[bytes], pending.sink))
-            writer.write(first)
-            entry.records += 1
-            report.types[first.get("type", "?")] += 1
-            writer.write_all(_counted(records, entry, report.types))
+            written = _written(itertools.chain([first], records), entry, report.types, report, display)
+            StreamWriter(cast(IO[bytes], pending.sink)).write_all(written)
             _guarded(pending.finish, target)
         _check_thread(conversion)
         _check_agent(conversion)

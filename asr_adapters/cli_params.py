@@ -24,9 +24,11 @@ EXIT_INTERRUPTED = 130
 CONVERT_EXITS = """\b
 Exit status:
   0    converted
-  1    the input cannot be converted (not a session log, an ASR stream, broken, or a wrong --agent)
-  2    usage error: unknown option or agent, missing file, a URL, unknown --thread, output is the input
-  3    the output cannot be written (read-only place, full disk, file-size limit, a planted link)
+  1    the input cannot be converted (not a session log, an ASR stream, broken, or a wrong --agent),
+       or it converts to a stream asr validate rejects (a converter bug; not with --no-check)
+  2    usage error: unknown option or agent, missing file, a URL, unknown --thread, output is the input,
+       output is a block device
+  3    the output cannot be written (read-only place, full disk, file-size limit, a planted link or FIFO)
   130  interrupted
   141  the reader of standard output went away (asr convert X | head): nothing printed
 """

@@ -154,10 +154,12 @@ def test_a_character_device_named_as_the_output_is_written_to_and_stays_one(name
 
 @pytest.mark.parametrize("name", list(FILE_WRITERS))
 def test_dev_null_stays_the_null_device(name: str) -> None:
+    before = os.stat(os.devnull)
+    if not stat.S_ISCHR(before.st_mode):
+        pytest.fail(f"{os.devnull} was {outputs.kind_of(before.st_mode)} before this test ran: something replaced it")
     # never run the command when the rule would rename over the device (as root, that would
     # replace this machine's /dev/null)
     assert outputs.writes_directly(Path(os.devnull))
-    before = os.stat(os.devnull)
     code, err = run([*FILE_WRITERS[name], os.devnull])
     assert code == 0, err
     after = os.stat(os.devnull)
