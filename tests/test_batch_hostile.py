@@ -24,6 +24,7 @@ import pytest
 from test_batch import RUNNER, TESTS, batch, outputs, register_toy, toy_file, tree
 
 from asr_adapters import registry
+from asr_adapters.batch.scan import TEMP_NAME
 
 
 @pytest.fixture
@@ -461,3 +462,15 @@ def test_absurd_since_values_are_a_usage_error(toy: None, tmp_path: Path, since:
     finished = subprocess.run(command, capture_output=True, check=False)
     assert finished.returncode == 2, finished.stderr.decode()
     assert "Traceback" not in finished.stderr.decode() and "--since" in finished.stderr.decode()
+
+
+def test_files_with_a_batch_temporary_name_are_counted_not_silently_skipped(toy: None, tmp_path: Path) -> None:
+    """Issue 25.22: a source folder's ``.asr-tmp-…`` files (another batch's temporary files) are
+    not converted, and the summary and ``_errors.jsonl`` say so."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    toy_file(src / "good.jsonl", "good", {"say": "fine"})
+    toy_file(src / "a" / ".asr-tmp-4242-0", "staged", {"say": "in flight"})
+    summary = batch([src], out, jobs=1)
+    assert (summary.converted, summary.unclaimed, dict(summary.unclaimed_reasons)) == (1, 1, {TEMP_NAME: 1})
+    rows = [orjson.loads(line) for line in (out / "_errors.jsonl").read_bytes().splitlines()]
+    assert [row["path"] for row in rows if row["reason"] == TEMP_NAME] == [str(src / "a" / ".asr-tmp-4242-0")]

@@ -199,7 +199,7 @@ class _Batch:
             root = os.path.realpath(candidate.root)
             yield Item(key, str(candidate.path), candidate.explicit, known, root, follow)
 
-    def _left_out(self, path: Path, reason: str, folder: bool) -> None:
+    def _left_out(self, path: Path | str, reason: str, folder: bool) -> None:
         """A file or folder the walk did not take: counted by reason, and (but for a link loop,
         which is no loss) a warning row in ``_errors.jsonl`` naming it."""
         key = reason.split(":", 1)[0]
@@ -229,7 +229,8 @@ class _Batch:
         """Plan (walk, diff against the manifest, pack into tasks biggest first), execute (the
         tasks on the local process pool, or in this process), commit (in walk order, here)."""
         for url in remote_roots:
-            self.listed[url] = list(listing(url, skip=self.out.url if self.out is not None else None))
+            skip = self.out.url if self.out is not None else None
+            self.listed[url] = list(listing(url, skip, lambda found, why: self._left_out(found, why, False)))
         self.listed_urls = {obj.url for listed in self.listed.values() for obj in listed}
         # before vanished sources are dropped: an output one of them lists is never removed
         self.listed_outputs = listed_counts(entry.outputs for entry in self.manifest.sources.values())
