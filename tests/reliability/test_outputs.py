@@ -387,3 +387,42 @@ def test_mirrored_names_differing_only_in_case_stay_apart_under_folding(name: st
     assert code == 0, err
     written = [p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and p.name != "index.html"]
     assert len(written) == 3 and len({w.casefold() for w in written}) == 3, written
+
+
+# -- the library's writers: the same rules --------------------------------------------------
+
+
+def test_write_jsonl_to_a_path_is_whole_or_nothing_and_never_through_a_planted_temp(tmp_path: Path) -> None:
+    from asr_adapters import read_records, write_jsonl
+
+    records = list(read_records(STREAM))
+    target = tmp_path / "out.asr.jsonl"
+    target.write_bytes(PRECIOUS)
+
+    def broken() -> Iterator[dict[str, object]]:
+        yield from records[:2]
+        raise RuntimeError("the source failed midway")
+
+    with pytest.raises(RuntimeError):
+        write_jsonl(broken(), target)
+    assert target.read_bytes() == PRECIOUS, "a failed write left a torn file under the name"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.asr.jsonl"]
+    reader = fifo_reader(tmp_path / "fifo")
+    assert write_jsonl(records, tmp_path / "fifo") == len(records)
+    assert reader.result() == STREAM.read_bytes() and stat.S_ISFIFO(os.lstat(tmp_path / "fifo").st_mode)
+
+
+def test_an_incremental_rewrite_never_writes_through_a_planted_link(tmp_path: Path) -> None:
+    from asr_adapters.incremental import IncrementalResult, IncrementalState
+
+    outside = _outside(tmp_path)
+    target = tmp_path / "session.asr.jsonl"
+    target.write_bytes(b"old\n")
+    for name in (f".{target.name}.partial", f"{target.name}.part"):  # fixed temporary names
+        (tmp_path / name).symlink_to(outside)
+    state = IncrementalState(main="toy:s")
+    IncrementalResult(state, {"toy:s": b"new\n"}, frozenset({"toy:s"})).write(target)
+    assert target.read_bytes() == b"new\n" and not target.is_symlink()
+    assert outside.read_bytes() == PRECIOUS
+    IncrementalResult(state, {"toy:s": b"more\n"}).write(target)  # an append adds to the file
+    assert target.read_bytes() == b"new\nmore\n"
