@@ -49,9 +49,8 @@ def source_names(source: str, companions: Iterable[Iterable[Any]]) -> set[str]:
 def read_head(path: str | os.PathLike[str]) -> bytes | None:
     """The first line of a regular file (not through a link, never waiting on a FIFO); None
     when it is not a regular file or cannot be read."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        fd = os.open(path, flags)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
     with contextlib.closing(os.fdopen(fd, "rb")) as handle:

@@ -326,8 +326,12 @@ def _sources(tmp_path: Path) -> Path:
     return src
 
 
+#: ``asr batch`` (the sources and the folder appended).
+BATCH_WRITER = ["batch", "-j", "1", "-q", "-o"]
+
+
 def _batch(src: Path, out: Path) -> tuple[int, list[dict[str, object]]]:
-    code, _ = run(["batch", str(src), "-o", str(out), "-j", "1", "-q"])
+    code, _ = run([*BATCH_WRITER[:-1], str(src), "-o", str(out)])
     errors = out / "_errors.jsonl"
     rows = [orjson.loads(line) for line in errors.read_bytes().splitlines()] if errors.exists() else []
     return code, [row for row in rows if row["severity"] == "error"]
@@ -426,3 +430,8 @@ def test_an_incremental_rewrite_never_writes_through_a_planted_link(tmp_path: Pa
     assert outside.read_bytes() == PRECIOUS
     IncrementalResult(state, {"toy:s": b"more\n"}).write(target)  # an append adds to the file
     assert target.read_bytes() == b"new\nmore\n"
+
+
+#: Every command line these tests write with; ``test_safety`` checks that every output option
+#: of every ``asr`` command is among them.
+WRITER_COMMANDS = [*FILE_WRITERS.values(), *FOLDER_WRITERS.values(), BATCH_WRITER]
