@@ -35,7 +35,7 @@ import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from .core.errors import ASRError
 
@@ -372,7 +372,7 @@ def binary_output(target: Path, source: Path | None = None, inside: Path | None 
     """A binary output written whole or not at all (see the module doc)."""
     output = open_output(target, source, inside)
     try:
-        yield output.sink
+        yield cast(IO[bytes], output.sink)
         commit(output)
     except BaseException:
         output.discard()
