@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import io
 import os
 import secrets
@@ -145,26 +144,6 @@ def checked_folder(inside: Path, folder: Path) -> None:
             raise OSError(errno.ELOOP, "a symbolic link inside the output folder; refusing to use it", str(current))
         if not stat.S_ISDIR(mode):
             raise OSError(errno.ENOTDIR, f"{kind_of(mode)} where a folder of the output must be", str(current))
-
-
-# -- names ------------------------------------------------------------------------------------
-
-
-def unique_under_folding(names: dict[Any, str], suffix: str) -> dict[Any, str]:
-    """Relative output names made unique under case folding (macOS and Windows fold case, so
-    ``A.html`` and ``a.html`` are one file there), in the order given: a name equal under
-    folding to an earlier one gets ``~`` and a hash of itself before ``suffix``."""
-    seen: set[str] = set()
-    unique: dict[Any, str] = {}
-    for key, name in names.items():
-        stem = name[: -len(suffix)] if suffix and name.endswith(suffix) else name
-        candidate, attempt = name, 0
-        while candidate.casefold() in seen:
-            digest = hashlib.sha256(f"{name}\0{attempt}".encode("utf-8", "surrogatepass")).hexdigest()[:8]
-            candidate, attempt = f"{stem}~{digest}{suffix}", attempt + 1
-        seen.add(candidate.casefold())
-        unique[key] = candidate
-    return unique
 
 
 # -- files ------------------------------------------------------------------------------------

@@ -95,3 +95,20 @@ def output_path(agent: str, session_id: str, parent_id: str | None = None, tag: 
     if parent_id is not None:
         return f"{folder}/{safe_name(parent_id)}/{stem}{SUFFIX}"
     return f"{folder}/{stem}{SUFFIX}"
+
+
+def unique_under_folding(names: dict[Any, str], suffix: str) -> dict[Any, str]:
+    """Relative output names made unique under case folding (macOS and Windows fold case, so
+    ``A.html`` and ``a.html`` are one file there), in the order given: a name equal under
+    folding to an earlier one gets ``~`` and a hash of itself before ``suffix``."""
+    seen: set[str] = set()
+    unique: dict[Any, str] = {}
+    for key, name in names.items():
+        stem = name[: -len(suffix)] if suffix and name.endswith(suffix) else name
+        candidate, attempt = name, 0
+        while candidate.casefold() in seen:
+            digest = short_hash(f"{name}\0{attempt}", 8)
+            candidate, attempt = f"{stem}~{digest}{suffix}", attempt + 1
+        seen.add(candidate.casefold())
+        unique[key] = candidate
+    return unique

@@ -22,8 +22,9 @@ from typing import IO, Any
 
 import orjson
 
+from ..batch.naming import unique_under_folding
 from ..core.errors import ASRError, InputError
-from ..outputs import OutputError, PipeClosed, text_output, unique_under_folding
+from ..outputs import OutputError, PipeClosed, text_output
 from ..stream.reader import read_records
 from ..view.site import find_streams
 from . import atif

@@ -14,8 +14,9 @@ from typing import Any
 
 import orjson
 
+from ..batch.naming import unique_under_folding
 from ..core.errors import InputError
-from ..outputs import OutputError, PipeClosed, text_output, unique_under_folding
+from ..outputs import OutputError, PipeClosed, text_output
 from .html import render_html, render_index
 
 
