@@ -61,7 +61,10 @@ def show(path: str, output: str | None, fmt: str, agent: str | None, open_it: bo
     index of every session. PATH#RECORD (the link asr search prints) opens the page at that
     record with --open. The page is self-contained (no network, works from file://).
 
-    Exit codes: 0 written; 1 the source could not be read or converted; 2 usage error.
+    Exit codes: 0 written; 1 the source could not be read or converted; 2 usage error (the
+    output is the input, a block device); 3 the output cannot be written (read-only place, full
+    disk, a link inside SITE_DIR). A FIFO, socket or character device given as OUTPUT is
+    written into as stdout is.
     """
     from . import render_site, write_page
 
