@@ -51,7 +51,9 @@ def test_a_second_run_reads_only_what_changed(tmp_path: Path) -> None:
 
 def test_settings_that_change_the_numbers_read_again(tmp_path: Path) -> None:
     env = home_env(tmp_path)
-    codex_rollout(Path(env["CODEX_HOME"]), "019e4000-0000-7000-8000-000000000002", [{"at": T0, "input": 1_000, "output": 10}])
+    codex_rollout(
+        Path(env["CODEX_HOME"]), "019e4000-0000-7000-8000-000000000002", [{"at": T0, "input": 1_000, "output": 10}]
+    )
     run(env)
     assert run(env, "--idle", "1m")[0]["fromCache"] == 0
     assert run(env, "--no-cost")[0]["fromCache"] == 0
@@ -60,7 +62,9 @@ def test_settings_that_change_the_numbers_read_again(tmp_path: Path) -> None:
 
 def test_a_broken_cache_is_said_and_read_around(tmp_path: Path) -> None:
     env = home_env(tmp_path)
-    codex_rollout(Path(env["CODEX_HOME"]), "019e4000-0000-7000-8000-000000000003", [{"at": T0, "input": 1_000, "output": 10}])
+    codex_rollout(
+        Path(env["CODEX_HOME"]), "019e4000-0000-7000-8000-000000000003", [{"at": T0, "input": 1_000, "output": 10}]
+    )
     cache = Path(env["XDG_CACHE_HOME"], "asr-adapters", "stats.sqlite")
     cache.parent.mkdir(parents=True)
     cache.write_bytes(b"not a database at all" * 100)
