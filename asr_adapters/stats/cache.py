@@ -22,12 +22,13 @@ from typing import Any
 
 import orjson
 
+from .inputs import Input
 from .prices import Tokens
-from .sources import Input, Summarized
+from .sources import Summarized
 from .summary import Response, SessionSummary, Subagent, ToolCall
 
 #: Bump when what a cached entry holds changes shape.
-FORMAT = 2
+FORMAT = 3
 _TABLE = f"entries{FORMAT}"  # a cache written by another format is a table this one never reads
 _SNIFFS = f"sniffs{FORMAT}"
 
@@ -51,8 +52,25 @@ def code_fingerprint() -> str:
     return digest.hexdigest()[:16]
 
 
+def stamp_of(item: Input, settings: str) -> str | None:
+    """An input's fingerprint now (None when it cannot be taken: then it is not cached). Taken
+    in the worker that reads it, before reading: a file that changes while it is read is read
+    again next time."""
+    try:
+        stat = os.stat(item.path)
+    except OSError:
+        return None
+    parts: list[Any] = [settings, stat.st_size, stat.st_mtime_ns]
+    if item.kind == "native" and item.agent is not None:
+        from ..batch.worker import companions
+
+        parts.append(companions(item.agent, str(item.path)))
+    return hashlib.sha256(orjson.dumps(parts)).hexdigest()
+
+
 class SummaryCache:
-    """``get(item)`` the cached ``Summarized`` of an unchanged input, ``put(item, result)``."""
+    """``annotate(items)`` with what is known of them, ``load(item)`` the cached ``Summarized``
+    of an unchanged input, ``put(item, stamp, result)``, ``keep(item, kind, detail)`` a sniff."""
 
     def __init__(self, path: Path, settings: str) -> None:
         self.path = path
@@ -71,8 +89,8 @@ class SummaryCache:
                 " PRIMARY KEY (path, settings))"
             )
             self._db.execute(
-                f"CREATE TABLE IF NOT EXISTS {_SNIFFS} (path TEXT, named INTEGER, code TEXT, size INTEGER,"
-                " mtime_ns INTEGER, kind TEXT, detail TEXT, PRIMARY KEY (path, named))"
+                f"CREATE TABLE IF NOT EXISTS {_SNIFFS} (path TEXT PRIMARY KEY, code TEXT, size INTEGER,"
+                " mtime_ns INTEGER, kind TEXT, detail TEXT)"
             )
             code = self.code = settings.split("|", 1)[0]  # another version of the code: never read again
             self._db.execute(f"DELETE FROM {_TABLE} WHERE substr(settings, 1, ?) != ?", (len(code), code))
@@ -87,62 +105,60 @@ class SummaryCache:
             self._db.close()
         self._db = None
 
-    def recall(self, path: str, size: int, mtime_ns: int, named: bool) -> tuple[str, str | None] | None:
-        """What the unchanged file ``path`` was found to be (sources.SniffMemo)."""
+    def annotate(self, items: list[Input]) -> list[Input]:
+        """The inputs with what the cache knows of each: the sniff of an unchanged file, and
+        the fingerprint its summaries were taken at (two queries, not two per file)."""
         if self._db is None:
-            return None
+            return items
         try:
-            row = self._db.execute(
-                f"SELECT size, mtime_ns, kind, detail FROM {_SNIFFS} WHERE path = ? AND named = ? AND code = ?",
-                (path, int(named), self.code),
-            ).fetchone()
+            sniffs = {
+                row[0]: (row[1], row[2], str(row[3]), None if row[4] is None else str(row[4]))
+                for row in self._db.execute(
+                    f"SELECT path, size, mtime_ns, kind, detail FROM {_SNIFFS} WHERE code = ?", (self.code,)
+                )
+            }
+            stamps = {
+                row[0]: row[1]
+                for row in self._db.execute(f"SELECT path, stamp FROM {_TABLE} WHERE settings = ?", (self.settings,))
+            }
         except sqlite3.Error as exc:
             self._fail(exc)
-            return None
-        if row is None or row[0] != size or row[1] != mtime_ns:
-            return None
-        return str(row[2]), None if row[3] is None else str(row[3])
+            return items
+        out = []
+        for item in items:
+            known = sniffs.get(item.real)
+            sniffed = known[2:] if known is not None and known[:2] == (item.size, item.mtime_ns) else None
+            out.append(item.but(sniffed=sniffed, cached_stamp=stamps.get(item.real)))
+        return out
 
-    def keep(self, path: str, size: int, mtime_ns: int, named: bool, kind: str, detail: str | None) -> None:
+    def keep(self, item: Input, kind: str, detail: str | None) -> None:
+        """Remember what the content of ``item`` (at its size and mtime) was found to be."""
         if self._db is None:
             return
         try:
             self._db.execute(
-                f"INSERT OR REPLACE INTO {_SNIFFS} (path, named, code, size, mtime_ns, kind, detail)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (path, int(named), self.code, size, mtime_ns, kind, detail),
+                f"INSERT OR REPLACE INTO {_SNIFFS} (path, code, size, mtime_ns, kind, detail)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (item.real, self.code, item.size, item.mtime_ns, kind, detail),
             )
         except sqlite3.Error as exc:
             self._fail(exc)
 
-    def stamp(self, item: Input) -> str | None:
-        """The input's fingerprint now (None when it cannot be taken: not cached)."""
-        try:
-            stat = os.stat(item.path)
-        except OSError:
-            return None
-        parts: list[Any] = [self.settings, stat.st_size, stat.st_mtime_ns]
-        if item.kind == "native" and item.agent is not None:
-            from ..batch.worker import companions
-
-            parts.append(companions(item.agent, str(item.path)))
-        return hashlib.sha256(orjson.dumps(parts)).hexdigest()
-
-    def get(self, item: Input, stamp: str | None) -> Summarized | None:
-        if self._db is None or stamp is None:
+    def load(self, item: Input) -> Summarized | None:
+        """The cached summaries of ``item`` (the worker found its fingerprint unchanged)."""
+        if self._db is None:
             return None
         try:
             row = self._db.execute(
-                f"SELECT stamp, data FROM {_TABLE} WHERE path = ? AND settings = ?",
-                (os.path.realpath(item.path), self.settings),
+                f"SELECT data FROM {_TABLE} WHERE path = ? AND settings = ?", (item.real, self.settings)
             ).fetchone()
         except sqlite3.Error as exc:
             self._fail(exc)
             return None
-        if row is None or row[0] != stamp:
+        if row is None:
             return None
         try:
-            result = _load(item, orjson.loads(row[1]))
+            result = _load(item, orjson.loads(row[0]))
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, IndexError):
             return None  # not what this version writes: read the input again
         self.hits += 1
@@ -154,7 +170,7 @@ class SummaryCache:
         try:
             self._db.execute(
                 f"INSERT OR REPLACE INTO {_TABLE} (path, settings, stamp, data) VALUES (?, ?, ?, ?)",
-                (os.path.realpath(item.path), self.settings, stamp, orjson.dumps(_dump(result))),
+                (item.real, self.settings, stamp, orjson.dumps(_dump(result))),
             )
             self._pending += 1
             if self._pending >= 500:

@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .group import GROUPINGS, Aggregator, Selection
+from .inputs import Input, plan
 from .prices import Prices
 from .rows import Row
 from .scanner import IDLE_SECONDS, default_prices
-from .sources import Input, Summarized, plan, summarize
+from .sources import Outcome, Summarized, process, summarize
 from .summary import SessionSummary
 from .when import moment, zone
 
@@ -131,18 +132,21 @@ def report(
         paths = [paths]
     prices = default_prices() if price else None  # made before any worker starts: they inherit it
     store = _open_cache(cache, prices, price, idle_seconds)
-    found = plan(None if paths is None else list(paths), env=env, agents=wanted, memo=store)
+    found = plan(None if paths is None else list(paths), env=env, agents=wanted)
     aggregator = Aggregator(by, tz, selection, breakdown=breakdown)
-    result = Report(by, [], aggregator.total, tz, inputs=len(found.inputs), skipped=list(found.problems))
+    result = Report(by, [], aggregator.total, tz, skipped=list(found.problems))
     result.homes = [str(home) for home in found.homes]
     if store is not None and store.problem:
         result.warn(store.problem)
     parents: dict[str, str] = {}
     read_from: dict[str, str] = {}  # session -> the input it was counted from
     try:
-        for done, summarized in enumerate(_read(found.inputs, jobs, price, idle_seconds, prices, store), 1):
+        for done, summarized in enumerate(_read(found.inputs, jobs, price, idle_seconds, prices, store, result), 1):
             if progress is not None:
                 progress(done, len(found.inputs))
+            if summarized is None:  # not a session, or not readable: said in the report
+                continue
+            result.inputs += 1
             if summarized.error is not None:
                 result.skipped.append(summarized.error)
                 continue
@@ -205,33 +209,45 @@ def _open_cache(
 
 
 def _read(
-    inputs: list[Input], jobs: int | None, price: bool, idle: float, prices: Prices | None, store: SummaryCache | None
-) -> Iterator[Summarized]:
-    """Each input's summaries, in input order: from the cache when unchanged, else read."""
-    if store is None:
-        yield from _summarize_all(inputs, jobs, price, idle, prices)
-        return
-    stamps = [store.stamp(item) for item in inputs]
-    hits = [store.get(item, stamp) for item, stamp in zip(inputs, stamps, strict=True)]
-    fresh = _summarize_all([i for i, hit in zip(inputs, hits, strict=True) if hit is None], jobs, price, idle, prices)
-    for item, stamp, hit in zip(inputs, stamps, hits, strict=True):
-        if hit is not None:
-            yield hit
+    inputs: list[Input],
+    jobs: int | None,
+    price: bool,
+    idle: float,
+    prices: Prices | None,
+    store: SummaryCache | None,
+    result: Report,
+) -> Iterator[Summarized | None]:
+    """Each input's summaries, in input order (None for a file that is not a session): from
+    the cache when the worker finds the input unchanged, else read there."""
+    if store is not None:
+        inputs = store.annotate(inputs)
+    settings = store.settings if store is not None else None
+    for outcome in _process_all(inputs, jobs, price, idle, prices, settings):
+        item = outcome.input
+        if store is not None and outcome.sniffed is not None and outcome.sniffed[0] != "unreadable":
+            store.keep(item, *outcome.sniffed)
+        if outcome.skipped is not None:
+            if item.named or "unreadable" in outcome.skipped:
+                result.skipped.append(outcome.skipped)
+            yield None
             continue
-        result = next(fresh)
-        store.put(item, stamp, result)
-        yield result
+        summarized = store.load(item) if store is not None and outcome.hit else outcome.summarized
+        if summarized is None:  # a cache entry that went missing or broke: read it here
+            summarized = summarize(item, price=price, idle_seconds=idle, prices=prices)
+        elif store is not None and not outcome.hit:
+            store.put(item, outcome.stamp, summarized)
+        yield summarized
 
 
-def _summarize_all(
-    inputs: list[Input], jobs: int | None, price: bool, idle: float, prices: Prices | None
-) -> Iterator[Summarized]:
+def _process_all(
+    inputs: list[Input], jobs: int | None, price: bool, idle: float, prices: Prices | None, settings: str | None
+) -> Iterator[Outcome]:
     from ..batch.pool import cpu_count
 
     workers = min(jobs or cpu_count(), len(inputs))
     if workers <= 1 or len(inputs) < PARALLEL_FROM:
         for item in inputs:
-            yield summarize(item, price=price, idle_seconds=idle, prices=prices)
+            yield process(item, price=price, idle_seconds=idle, prices=prices, settings=settings)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -240,7 +256,7 @@ def _summarize_all(
     from ..batch.pool import init_worker
 
     context = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
-    work = partial(summarize, price=price, idle_seconds=idle)
+    work = partial(process, price=price, idle_seconds=idle, settings=settings)
     chunk = max(1, min(32, len(inputs) // (workers * 8)))
     with ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker, initargs=(os.getpid(), ())) as pool:
         yield from pool.map(work, inputs, chunksize=chunk)
