@@ -807,6 +807,12 @@ CASES: list[tuple[str, int, list[dict], list[dict]]] = [
         stream({"type": "tool_result", "content": []}),
         stream({"type": "tool_call", "callId": "c"}, {"type": "tool_result", "callId": "c"}),
     ),
+    (
+        "PROFILE-tool",
+        3,
+        stream({"type": "tool_call", "callId": "c"}, {"type": "tool_result", "callId": "c", "exitCode": "1"}),
+        stream({"type": "tool_call", "callId": "c"}, {"type": "tool_result", "callId": "c", "exitCode": -1}),
+    ),
     ("PROFILE-subagent", 2, stream({"type": "subagent", "description": 5}), stream({"type": "subagent"})),
     (
         "PROFILE-usage",

@@ -329,6 +329,8 @@ def check_tool_result(record: dict, report: Report) -> None:
         check_parts(record["content"], "content", report)
     if "isError" in record and not isinstance(record["isError"], bool):
         report("PROFILE-tool", f"isError must be a boolean, not {show(record['isError'])}")
+    if "exitCode" in record and type(record["exitCode"]) is not int:
+        report("PROFILE-tool", f"exitCode must be an integer, not {show(record['exitCode'])}")
     _open(record, "status", TOOL_STATUSES, report)
 
 
