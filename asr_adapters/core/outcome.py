@@ -3,9 +3,9 @@
 ``status`` on a ``tool_call`` / ``tool_result`` is the spec's ``complete``, ``error``,
 ``interrupted`` (or ``partial`` for a call whose arguments were cut off); a call the person
 rejected is ``<registry name>/denied`` and one the harness cancelled ``<registry
-name>/cancelled``, neither of them a failure. ``isError`` is true exactly when the source
-records failure, an exit code other than 0 included, and the exit code is lifted to
-``exitCode``.
+name>/cancelled``. Neither they nor an interrupted call is a failure (no ``isError``).
+``isError`` is true exactly when the source records failure, an exit code other than 0
+included, and the exit code is lifted to ``exitCode``.
 """
 
 from __future__ import annotations
@@ -42,6 +42,6 @@ def set_exit_code(record: dict[str, Any], code: Any) -> None:
 
 
 def not_a_failure(record: dict[str, Any]) -> None:
-    """A denied or cancelled call: the tool did not run to an outcome, so the record claims
-    neither failure nor success (its ``isError`` is dropped)."""
+    """A denied, cancelled or interrupted call: the tool did not run to an outcome, so the
+    record claims neither failure nor success (its ``isError`` is dropped)."""
     record.pop("isError", None)
