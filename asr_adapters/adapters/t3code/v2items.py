@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ...core.outcome import set_exit_code
 from ...core.refs import session_ref
-from .state import ThreadState, base, data_part, ns, obj, text_part
+from .state import NO_OUTCOME, ThreadState, base, data_part, ns, obj, text_part, tool_status
 from .text import split_user_text
 from .v1 import attachment_parts
 
@@ -176,7 +177,9 @@ def _subagent(p: dict[str, Any]) -> dict[str, Any]:
         record["agentType"] = p["driver"]
     if isinstance(p.get("title"), str):
         record["description"] = p["title"]
-    for key in ("prompt", "progress", "result", "status", "origin", "providerInstanceId", "subagentId"):
+    if isinstance(p.get("status"), str):
+        record["status"] = tool_status(p["status"])  # the delegation's outcome (Subagent outcome)
+    for key in ("prompt", "progress", "result", "origin", "providerInstanceId", "subagentId"):
         if key in p:
             record["subagentOrigin" if key == "origin" else key] = p[key]
     return record
@@ -210,8 +213,8 @@ def write_result(st: ThreadState, p: dict[str, Any], final: bool) -> None:
         return
     record = base("tool_result", p.get("completedAt") or p.get("updatedAt"), p.get("providerTurnId"))
     record["callId"] = p["id"]
-    record["status"] = ns(p["status"])
-    if p.get("outputIndicatesFailure") is not None:
+    record["status"] = tool_status(p["status"])
+    if p.get("outputIndicatesFailure") is not None and record["status"] not in NO_OUTCOME:
         record["isError"] = bool(p["outputIndicatesFailure"])
     content: list[dict[str, Any]] = []
     if t == "command_execution":
@@ -231,8 +234,8 @@ def write_result(st: ThreadState, p: dict[str, Any], final: bool) -> None:
     record["content"] = content
     if p.get("outputOmitted"):
         record["capture"] = {"content": {"state": "absent", "reason": "output withheld from this event"}}
-    if "exitCode" in p:
-        record["exitCode"] = p["exitCode"]
+    if "exitCode" in p and record["status"] not in NO_OUTCOME:
+        set_exit_code(record, p["exitCode"])
     track(st, p.get("runId"), st.put(record, revertable=True)["id"])
 
 
