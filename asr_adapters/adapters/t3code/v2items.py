@@ -185,6 +185,11 @@ def _subagent(p: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
+def _tool_name(p: dict[str, Any]) -> Any:
+    """The tool a v2 tool item names: its type, a dynamic tool's own name."""
+    return (p.get("toolName") or p["type"]) if p["type"] == "dynamic_tool" else p["type"]
+
+
 def _tool_call(p: dict[str, Any]) -> dict[str, Any]:
     t = p["type"]
     value: Any
@@ -193,7 +198,7 @@ def _tool_call(p: dict[str, Any]) -> dict[str, Any]:
     if t == "command_execution":
         record["name"], value = t, {"command": p.get("input")}
     elif t == "dynamic_tool":
-        record["name"], value = p.get("toolName") or t, p.get("input")
+        record["name"], value = _tool_name(p), p.get("input")
     elif t == "file_change":
         record["name"], value = t, {k: p[k] for k in ("fileName", "changes") if k in p}
     elif t == "file_search":
@@ -213,6 +218,7 @@ def write_result(st: ThreadState, p: dict[str, Any], final: bool) -> None:
         return
     record = base("tool_result", p.get("completedAt") or p.get("updatedAt"), p.get("providerTurnId"))
     record["callId"] = p["id"]
+    record["name"] = _tool_name(p)  # as its call names it
     record["status"] = tool_status(p["status"])
     if p.get("outputIndicatesFailure") is not None and record["status"] not in NO_OUTCOME:
         record["isError"] = bool(p["outputIndicatesFailure"])
