@@ -57,7 +57,7 @@ def test_a_bad_stream_is_listed_in_the_site_not_fatal(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
     assert "not rendered: StreamFormatError" in index
-    assert (tmp_path / "site" / "codex" / "good.html").is_file()
+    assert (tmp_path / "site" / "codex" / "good.asr.html").is_file()
     assert not [p for p in (tmp_path / "site" / "codex").iterdir() if p.name.endswith(".part")]
 
 

@@ -149,7 +149,7 @@ def test_subagent_and_parent_pages_link_both_ways(page: PageWatch, tmp_path: Pat
     assert "agent-" in p.url
     child_url = p.url
     p.locator("a.parent-link").click()
-    assert p.url.endswith("expected.html")
+    assert p.url.endswith("expected.asr.html")
     assert p.url != child_url
     assert not page.console_errors
 
