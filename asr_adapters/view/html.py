@@ -184,7 +184,7 @@ class PageWriter:
         footer = f"Rendered by asr-adapters {__version__} from an ASR stream; model text as CommonMark, raw HTML off."
         if self.chunks:
             self.dest.write(
-                f'<div id="more" data-chunks="{self.chunks}"><button type="button" id="load-all">'
+                f'<div id="asr-more" data-chunks="{self.chunks}"><button type="button" id="asr-load-all">'
                 f"show the rest of the session ({self.chunks} more part(s))</button></div>\n"
             )
         self.dest.write(
