@@ -1,12 +1,16 @@
 """One ASR stream as Markdown, in the page's reading order, for an issue or a pull request.
 
-Model text is kept as the Markdown it is; every other text goes in a fence longer than any
-backtick run inside it, so nothing a session holds can break out of its block. Each part
-starts with its author and origin, as on the page.
+Model text is kept as the Markdown it is, inside a quote (``> `` on every line), so whatever it
+writes (a label, a record heading, a turn rule) renders inside the model's part, never beside
+the real ones; model text holding raw HTML (which could close that quote on a renderer that
+keeps HTML) is fenced instead, as the page shows raw HTML as text. Every other text goes in a
+fence longer than any backtick run inside it, so nothing a session holds can break out of its
+block. Each part starts with its author and origin, as on the page.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import IO, Any
@@ -28,6 +32,33 @@ def fence(text: str, info: str = "") -> str:
     longest = max((len(m) for m in _BACKTICKS.findall(text)), default=2)
     mark = "`" * max(3, longest + 1)
     return f"{mark}{info}\n{text}\n{mark}\n"
+
+
+#: CommonMark's line endings (``str.splitlines`` knows more, which Markdown does not split on).
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _raw_html(text: str) -> bool:
+    """Whether a renderer that keeps raw HTML (GitHub) would read HTML in ``text``."""
+    for token in _html_parser().parse(text):
+        if token.type == "html_block" or any(child.type == "html_inline" for child in token.children or ()):
+            return True
+    return False
+
+
+@functools.cache
+def _html_parser() -> Any:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": True})
+
+
+def model_markdown(text: str) -> str:
+    """Model text as Markdown inside a quote of its own (issue 25.20), or fenced when it holds raw
+    HTML; ends in a blank line, so the next part is never a lazy continuation of the quote."""
+    if _raw_html(text):
+        return fence(text)
+    return "".join(f"> {line}\n" if line else ">\n" for line in _LINE_END.split(text)) + "\n"
 
 
 def _label(author: str | None, origin: str | None, phase: str | None = None) -> str:
@@ -53,7 +84,7 @@ def _part(p: dict[str, Any], msg: dict[str, Any]) -> str:
             size = reading.text_size(text)
             return f"*{label}* ({size})\n\n<details><summary>show</summary>\n\n{fence(text)}\n</details>\n"
         if author == "model" and not msg.get("_plain"):
-            return f"*{label}*\n\n{text}\n"
+            return f"*{label}*\n\n{model_markdown(text)}"
         return f"*{label}*\n\n{fence(text)}"
     if kind == "reasoning":
         vis = p.get("visibility") if isinstance(p.get("visibility"), str) else None
