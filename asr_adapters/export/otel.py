@@ -104,6 +104,15 @@ class SessionIds(IdGenerator):
         return span_id_from(self.base, self.count)
 
 
+def _json_text(value: Any) -> str:
+    try:
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:  # deeper than orjson writes: the stream's limit allows it
+        from ..stream.writer import dumps
+
+        return dumps(value).decode().rstrip("\n")
+
+
 def _texts(parts: Any, *, reasoning: bool = False) -> list[dict[str, str]]:
     """Text (and full reasoning) parts in the conventions' message-part shape."""
     found = []
@@ -313,7 +322,7 @@ class TraceWriter:
             if isinstance(record.get("stopReason"), str):
                 span.set_attribute("gen_ai.response.finish_reasons", [record["stopReason"]])
             if record.get("status") == "error":
-                span.set_status(Status(StatusCode.ERROR, str(record.get("error") or "error")))
+                span.set_status(Status(StatusCode.ERROR, self._error_text(record)))
             if self.content:
                 parts = _texts(record.get("content"), reasoning=True)
                 span.set_attribute(
@@ -328,6 +337,22 @@ class TraceWriter:
                 messages.append({"role": "user", "parts": parts})
                 self.turn.set_attribute("gen_ai.input.messages", orjson.dumps(messages).decode())
         self.counts[self.message_notes] += 1
+
+    def _error_text(self, record: dict[str, Any]) -> str:
+        """A failed response's status message: the source's error text is content (it quotes
+        prompts, keys, paths), so without ``include_content`` it is only ``error`` (issue 25.17)."""
+        error = record.get("error")
+        if error is None:
+            return "error"
+        if not self.content:
+            self.report.note("message", "error", DROPPED, CONTENT_HOW)
+            return "error"
+        self.report.note("message", "error", APPROXIMATE, "the span's status message (an object: its message, or JSON)")
+        if isinstance(error, str):
+            return error or "error"
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return error["message"]
+        return _json_text(error)
 
     def _tool_call(self, record: dict[str, Any], at: int, estimated: bool) -> None:
         if isinstance(record.get("usage"), dict):
