@@ -295,3 +295,15 @@ def test_without_content_nothing_planted_reaches_the_receiver(recorder: str, tmp
     result = export(recorder, source=source)
     assert result.exit_code == 0, result.output
     assert Recorder.bodies and not any(b"line of output" in body or "é".encode() in body for body in Recorder.bodies)
+
+
+def test_an_http_proxy_from_the_environment_is_used(recorder: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """HTTP_PROXY keeps working as it did with the SDK's requests-based exporter: the request goes
+    to the proxy (here the recorder) naming the receiver's whole URL."""
+    for name in ("NO_PROXY", "no_proxy", "HTTPS_PROXY", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", recorder)
+    monkeypatch.setenv("http_proxy", recorder)
+    result = export("http://collector.invalid:4318")
+    assert result.exit_code == 0, result.output
+    assert Recorder.paths == ["http://collector.invalid:4318/v1/traces"]
