@@ -53,7 +53,10 @@ def depth(value: Any, stop: int = MAX_NESTING) -> int:
 
 def deeper_than(raw: bytes | str, value: Any, limit: int = MAX_NESTING) -> bool:
     """Whether the JSON ``value`` parsed from ``raw`` nests more than ``limit`` levels. A text
-    with no more than ``limit`` opening brackets cannot (the common case: two byte counts)."""
+    shorter than ``2 * (limit + 1)`` (each level opens and closes) or with no more than ``limit``
+    opening brackets cannot: nearly every line is decided without walking the value."""
+    if len(raw) < 2 * (limit + 1):
+        return False
     opening = raw.count(b"[") + raw.count(b"{") if isinstance(raw, bytes) else raw.count("[") + raw.count("{")
     if opening <= limit:
         return False
