@@ -88,18 +88,20 @@ def render_site(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> 
             return None if other is None else _relative(target / other, here)
 
         index_link = _relative(target / INDEX, here)
-        from ..stream.reader import read_records
+        from ..validate.checked import CheckedStream
 
         error = None
         partial = page.with_name(page.name + ".part")
         with open(partial, "w", encoding="utf-8") as handle:
-            try:
-                facts = render_html(read_records(stream), handle, links=link, index_link=index_link)
-            except Exception as exc:  # one bad stream must not stop the site
+            try:  # a stream someone else wrote is shown with what it breaks marked (issue 25.11)
+                facts = render_html(CheckedStream(stream), handle, links=link, index_link=index_link)
+            except Exception as exc:  # one unreadable file (gone, unreadable) must not stop the site
                 from .reading import StreamFacts
 
                 facts = StreamFacts(session=_session_of(stream))
                 error = f"not rendered: {type(exc).__name__}: {exc}"
+            if error is None and facts.broken:
+                error = f"breaks rules of the ASR format ({facts.broken} finding(s); asr validate lists them)"
         partial.replace(page)
         rows.append({"href": href(page_href), "name": page_href, "facts": facts, "error": error})
     rows.sort(key=lambda row: (row["facts"].agent or "", row["facts"].first_ts or "", row["name"]))

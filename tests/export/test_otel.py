@@ -129,7 +129,7 @@ def both_documents(streams: Any, include_content: bool) -> tuple[str, str, LossR
     return direct.getvalue(), via_sdk.getvalue(), direct_report, sdk_report
 
 
-GOLDEN_SOURCES = sorted(GOLDEN.glob("*/*/*.asr.jsonl")) + sorted(
+GOLDEN_SOURCES = [p for p in sorted(GOLDEN.glob("*/*/*.asr.jsonl")) if p.parent.name != "hostile-content"] + sorted(
     p for p in GOLDEN.glob("*/*/input.*") if p.suffix != ".sql" and not p.parent.parent.name.startswith("_")
 )
 

@@ -70,6 +70,14 @@
   }
   wire(document);
   if (!pending.length) { markUnanswered(); }
+  // A stream that breaks the format's rules says so at the top as well as at its end.
+  var findings = document.getElementById("asr-findings"), top = document.querySelector("header.session");
+  if (findings && top) {
+    var notice = document.createElement("p"), jump = document.createElement("a");
+    notice.className = "findings-notice"; jump.href = "#asr-findings";
+    jump.textContent = "This stream breaks rules of the ASR format: the end of the page says which.";
+    notice.appendChild(jump); top.appendChild(notice);
+  }
   // A session without a title is named by its first prompt.
   var heading = document.querySelector("header.session h1");
   var first = document.querySelector("article.message .part.author-human pre, article.message .part.author-human .md");
