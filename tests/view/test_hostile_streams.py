@@ -81,6 +81,7 @@ def check(path: Path) -> None:
             assert result.exit_code == 0, result.stderr
             page = result.stdout
             summary = 'id="asr-findings"' if len(command) == 1 else "## This stream breaks rules of the ASR format"
+            assert "· None" not in page, "a value of the wrong type is not shown as Python's None"
             if errors:
                 assert summary in page, "a stream validate rejects is shown with what it breaks marked"
             else:
