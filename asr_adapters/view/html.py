@@ -38,6 +38,11 @@ INLINE_CHARS = 4_000_000
 CHUNK_CHARS = 1_000_000
 
 
+def _shown(value: Any) -> Any:
+    """A JSON null a stream holds where a string belongs is shown as nothing, not as ``None``."""
+    return "" if value is None else value
+
+
 @cache
 def environment() -> Environment:
     """The template environment: autoescaped, undefined values render empty."""
@@ -46,6 +51,7 @@ def environment() -> Environment:
         autoescape=select_autoescape(default=True, default_for_string=True),
         trim_blocks=False,
         keep_trailing_newline=False,
+        finalize=_shown,
     )
     env.globals.update(
         effective=reading.effective,

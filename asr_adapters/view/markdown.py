@@ -245,7 +245,10 @@ def _guarded(
         head = f"### {where} · not shown as a {inline(kind)} record ({inline(type(exc).__name__)})\n\n"
         return head + _findings(findings) + fence(reading.reading_json(record), "json")
     if findings:
-        text = (text or f"### {inline(record.get('id', where))} · {inline(record.get('type'))}\n\n") + _findings(
+        kind = record.get("type")
+        shown = kind if isinstance(kind, str) else f"type {reading.reading_json(kind)[:40]}"
+        rid = record.get("id")
+        text = (text or f"### {inline(rid if isinstance(rid, str) else where)} · {inline(shown)}\n\n") + _findings(
             findings
         )
     return turn + text
