@@ -15,7 +15,9 @@ from urllib.parse import quote
 
 import orjson
 
+from ..batch.naming import unique_under_folding
 from ..core.errors import InputError
+from ..outputs import OutputError, PipeClosed, text_output
 from .html import render_html, render_index
 
 
@@ -70,7 +72,7 @@ def render_site(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> 
     if not source.is_dir():
         raise InputError(str(folder), "not a folder")
     streams = find_streams(source)
-    pages = {stream: page_name(stream, source) for stream in streams}
+    pages = unique_under_folding({stream: page_name(stream, source) for stream in streams}, PAGE_SUFFIX)
     by_session: dict[str, str] = {}
     for stream in streams:
         session = _session_of(stream)
@@ -80,7 +82,6 @@ def render_site(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> 
     for stream in streams:
         page_href = pages[stream]
         page = target / page_href
-        page.parent.mkdir(parents=True, exist_ok=True)
         here = page.parent
 
         def link(session: str, here: Path = here) -> str | None:
@@ -91,10 +92,11 @@ def render_site(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> 
         from ..validate.checked import CheckedStream
 
         error = None
-        partial = page.with_name(page.name + ".part")
-        with open(partial, "w", encoding="utf-8") as handle:
+        with text_output(page, stream, inside=target) as handle:  # exclusive temp, no link followed
             try:  # a stream someone else wrote is shown with what it breaks marked (issue 25.11)
                 facts = render_html(CheckedStream(stream), handle, links=link, index_link=index_link)
+            except (OutputError, PipeClosed):  # the site cannot be written: that stops it
+                raise
             except Exception as exc:  # one unreadable file (gone, unreadable) must not stop the site
                 from .reading import StreamFacts
 
@@ -102,10 +104,8 @@ def render_site(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> 
                 error = f"not rendered: {type(exc).__name__}: {exc}"
             if error is None and facts.broken:
                 error = f"breaks rules of the ASR format ({facts.broken} finding(s); asr validate lists them)"
-        partial.replace(page)
         rows.append({"href": href(page_href), "name": page_href, "facts": facts, "error": error})
     rows.sort(key=lambda row: (row["facts"].agent or "", row["facts"].first_ts or "", row["name"]))
-    target.mkdir(parents=True, exist_ok=True)
-    with open(target / INDEX, "w", encoding="utf-8") as handle:
+    with text_output(target / INDEX, inside=target) as handle:
         render_index(rows, handle)
     return rows
