@@ -19,6 +19,7 @@ from ...core.accounting import Diagnostic
 from ...core.adapter import Adapter, Context, Stream
 from ...core.companion import CompanionSkipped, open_companion
 from ...core.errors import InputError
+from ...core.nesting import loads_within
 from ...core.refs import session_ref
 from ...core.source import BadLine, Source
 from ...core.spill import SpillSet
@@ -211,7 +212,6 @@ def _run(builder: Builder, lines: Iterator[tuple[int, Any]]) -> Iterator[dict[st
 def _file_lines(path: Path, context: Context) -> Iterator[tuple[int, Any]]:
     """Parsed lines of a subagent file, each counted as a native item (unreadable ones reported)."""
     accounting = context.accounting
-    loads = orjson.loads
     try:
         handle = open_companion(path, None, None)  # listed by discover.children (inside its folder)
     except (OSError, CompanionSkipped) as exc:
@@ -224,7 +224,7 @@ def _file_lines(path: Path, context: Context) -> Iterator[tuple[int, Any]]:
         for number, raw in Source(handle, name=path.name).lines():
             accounting.native_items += 1
             try:
-                value = loads(raw)
+                value = loads_within(raw)
             except orjson.JSONDecodeError as exc:
                 reason = raw.reason if isinstance(raw, BadLine) else str(exc)
                 accounting.unreadable += 1
@@ -331,7 +331,7 @@ class _Sidechains:
         for number, raw in source.lines():
             if number in todo:
                 try:
-                    yield number, orjson.loads(raw)
+                    yield number, loads_within(raw)
                 except orjson.JSONDecodeError:
                     continue  # already counted unreadable in the main pass
                 todo.discard(number)

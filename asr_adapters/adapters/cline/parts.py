@@ -7,6 +7,7 @@ from typing import Any
 
 import orjson
 
+from ...core.nesting import loads_within
 from ...core.usage import count
 from ...core.usage import normalized_usage as normalized
 from .split import HARNESS, HUMAN, RESULT, result_state
@@ -21,7 +22,7 @@ def parse_json(text: Any) -> Any:
     if not isinstance(text, str) or not text.lstrip().startswith(("{", "[")):
         return None
     try:
-        value = orjson.loads(text)
+        value = loads_within(text)
     except orjson.JSONDecodeError:
         return None
     return value if isinstance(value, dict | list) else None
