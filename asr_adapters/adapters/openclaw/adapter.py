@@ -17,6 +17,8 @@ import orjson
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.companion import report_skip
 from ...core.errors import InputError
+from ...core.items import misplaced, names
+from ...core.lenient import REPLACED
 from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
@@ -28,6 +30,9 @@ from .routing import Routing
 
 FORMAT = "openclaw-transcript"
 SQLITE_FORMAT = "openclaw-agent-sqlite"
+#: Members an entry is dispatched on by name (``core.items``): an array or object there is one
+#: unreadable entry.
+DISPATCH = names("type", "message.role", "message.provider", "message.model", "customType")
 _HEADER_KNOWN = frozenset({"type", "id", "version", "timestamp", "cwd", "parentSession"})
 
 
@@ -79,7 +84,7 @@ class OpenClawAdapter(Adapter):
         if source.is_sqlite:
             yield from self._database(source, context)
             return
-        lines = context.json_lines()
+        lines = context.json_lines(DISPATCH)
         first = next(lines, None)
         if first is None:
             raise InputError(source.display, "empty file: no OpenClaw session header")
@@ -219,10 +224,15 @@ class OpenClawAdapter(Adapter):
         for seq, raw in store.events(connection, session_id):
             accounting.native_items += 1
             try:
-                item = store.parse(raw)
+                item, repaired = store.parse(raw)
             except ValueError as exc:
-                accounting.unreadable += 1
-                context.warn(None, f"session {session_id} event {seq} unreadable: {exc}")
+                context.unreadable(None, f"session {session_id} event {seq} unreadable: {exc}")
+                continue
+            if repaired:
+                context.warn(None, f"session {session_id} event {seq}: {REPLACED}")
+            problem = misplaced(item, DISPATCH)
+            if problem is not None:
+                context.unreadable(None, f"session {session_id} event {seq} unreadable: {problem}")
                 continue
             if not started:
                 started = True

@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from ...core import items
 from ...core.source import MAX_LINE_BYTES, BadLine, decompress_zstd
 from ...core.sqlite_snapshot import open_snapshot
 from .index import SessionInfo, agent_from_key, from_entry
@@ -88,14 +89,15 @@ def _payload(text: Any, packed: Any) -> bytes | str | None:
     return None
 
 
-def parse(raw: bytes | str | None) -> Any:
-    """One event as JSON, or raise ``ValueError`` when it cannot be read."""
+def parse(raw: bytes | str | None) -> tuple[Any, bool]:
+    """One event as JSON and whether lone surrogate escapes in it were replaced (``core.items``:
+    its parsed size bounded too), or raise ``ValueError`` when it cannot be read."""
     if isinstance(raw, BadLine):
         raise ValueError(raw.reason)
     if raw is None:
         raise ValueError("no event_json and no readable event_zstd")
     try:
-        return orjson.loads(raw)
+        return items.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise ValueError(str(exc)) from exc
 

@@ -28,7 +28,7 @@ from .db import REQUIRED, Database, DbSession, session_info, table_names
 from .export import ExportSession, is_export
 from .jsontree import JsonSession
 from .mapper import AGENT, SessionMapper
-from .store import SessionStore
+from .store import SessionStore, readable
 
 _SESSION_ID = re.compile(rb'"id"\s*:\s*"ses_')
 _SESSION_FACT = re.compile(rb'"(?:projectID|slug|directory|version)"\s*:')
@@ -138,8 +138,9 @@ class OpenCodeAdapter(Adapter):
         accounting.folded += 1  # the session info: the header
         yield emit(self._header(store))
         mapper = SessionMapper(emit, accounting, store.info, self.vendor, store.todos())
+        where = f"session {store.info.get('id')}"
         for message in store.messages():
-            yield from mapper.message(message)
+            yield from mapper.message(readable(message, f"{where} message {message.info.get('id')}", context))
         yield from mapper.finish()
 
     def _header(self, store: SessionStore) -> dict[str, Any]:
