@@ -13,7 +13,8 @@ import orjson
 from ..model.order import canonical_order
 from ..version import PRODUCER_NAME, __version__
 from .accounting import Accounting, Diagnostic
-from .items import CHECKED_FROM, check_size, lenient_loads, misplaced
+from .errors import InputError
+from .items import CHECKED_FROM, check_size, lenient_loads, loads, misplaced
 from .lenient import REPLACED
 from .refs import schema_name, session_ref
 from .source import Source
@@ -70,6 +71,19 @@ class Context:
         """One native item that cannot be converted: counted unreadable, reported with ``reason``."""
         self.accounting.unreadable += 1
         self.warn(line, reason)
+
+    def document(self, refused: str) -> Any:
+        """The whole input as one JSON document (``core.items``: its parsed size bounded, lone
+        surrogate escapes repaired with one warning); ``InputError`` "``refused``: reason" when
+        it cannot be read."""
+        source = self.source
+        try:
+            value, repaired = loads(source.read_all())
+        except orjson.JSONDecodeError as exc:
+            raise InputError(source.display, f"{refused}: {_short(exc)}") from None
+        if repaired:
+            self.warn(None, REPLACED)
+        return value
 
     def json_lines(self, dispatch: Sequence[tuple[str, ...]] = ()) -> Iterator[tuple[int, Any]]:
         """Parsed JSON lines as ``(line number, value)`` (see ``parsed_lines``)."""

@@ -320,8 +320,8 @@ class _Sidechains:
         todo = set(wanted)
         for number, raw in source.lines():
             if number in todo:
-                try:
-                    yield number, orjson.loads(raw)
+                try:  # as the main pass read it (a lone surrogate repaired there, and reported)
+                    yield number, items.loads(raw)[0]
                 except orjson.JSONDecodeError:
                     continue  # already counted unreadable in the main pass
                 todo.discard(number)

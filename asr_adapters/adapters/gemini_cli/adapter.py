@@ -112,10 +112,7 @@ class GeminiCliAdapter(Adapter):
 
     def _document(self, source: Source, context: Context) -> Iterator[Stream]:
         """The legacy era: one JSON document, read whole (memory is bounded by the file)."""
-        try:
-            document = orjson.loads(source.read_all())
-        except orjson.JSONDecodeError as exc:
-            raise InputError(source.display, f"not a Gemini CLI session: {exc}") from None
+        document = context.document("not a Gemini CLI session")
         if not isinstance(document, dict):
             raise InputError(source.display, "not a Gemini CLI session: the document is not an object")
         messages = document.get("messages")

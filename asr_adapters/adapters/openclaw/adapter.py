@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 import orjson
 
+from ...core.accounting import Diagnostic
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.companion import report_skip
 from ...core.errors import InputError
@@ -94,7 +95,11 @@ class OpenClawAdapter(Adapter):
         self, source: Source, context: Context, first: tuple[int, Any], lines: Iterator[tuple[int, Any]]
     ) -> Iterator[dict[str, Any]]:
         session_id = _session_id(source, first[1])
-        index = load_index(source.path, lambda exc: report_skip(context.accounting, exc, "session index"))
+        index = load_index(
+            source.path,
+            lambda exc: report_skip(context.accounting, exc, "session index"),
+            lambda path: context.accounting.diagnostics.append(Diagnostic(str(path), None, REPLACED)),
+        )
         info = lookup(index, session_id)
         if info is None and (key := trajectory_key(source.path, session_id)) is not None:
             info = from_key(key)

@@ -13,8 +13,11 @@ from typing import Any
 
 import orjson
 
+from ...core import items
+from ...core.accounting import Diagnostic
 from ...core.adapter import Context, Emitter
 from ...core.companion import CompanionSkipped, open_companion, read_companion, report_skip
+from ...core.lenient import REPLACED
 from ...core.timestamps import from_epoch_millis, stamp
 from .index import SessionInfo, obj
 from .routing import Routing
@@ -89,11 +92,13 @@ def cron_deliveries(
     if handle is None:
         return
     with handle:
-        for line in handle:
+        for number, line in enumerate(handle, 1):
             try:
-                entry = orjson.loads(line)
+                entry, repaired = items.loads(line)
             except orjson.JSONDecodeError:
                 continue
+            if repaired:
+                context.accounting.diagnostics.append(Diagnostic(str(log), number, REPLACED))
             if not isinstance(entry, dict) or entry.get("sessionId") != session_id:
                 continue
             raw = entry.get("deliveryStatus")
@@ -128,7 +133,7 @@ def failed_deliveries(
     for file in sorted(folder.glob("*.json")):
         try:
             raw = read_companion(file, [folder], MAX_QUEUE_ENTRY_BYTES)
-            entry = orjson.loads(raw) if raw is not None else None
+            entry, repaired = items.loads(raw) if raw is not None else (None, False)
         except CompanionSkipped as exc:
             report_skip(context.accounting, exc, "delivery-queue entry")
             continue
@@ -136,6 +141,8 @@ def failed_deliveries(
             continue
         if not isinstance(entry, dict):
             continue
+        if repaired:
+            context.accounting.diagnostics.append(Diagnostic(str(file), None, REPLACED))
         mirror = obj(entry.get("mirror"))
         if info.key not in (mirror.get("sessionKey"), entry.get("sessionKey")):
             continue

@@ -15,8 +15,6 @@ import re
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-import orjson
-
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.errors import InputError
 from ...core.refs import session_ref
@@ -74,10 +72,7 @@ class OpenCodeAdapter(Adapter):
         if source.is_sqlite:
             yield from self._database(source, context)
             return
-        try:
-            info = orjson.loads(source.read_all())
-        except orjson.JSONDecodeError as exc:
-            raise InputError(source.display, f"not an OpenCode session file: {exc}") from None
+        info = context.document("not an OpenCode session file")
         if not isinstance(info, dict):
             raise InputError(source.display, "not an OpenCode session file: not a JSON object")
         if is_export(info):

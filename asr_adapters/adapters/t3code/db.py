@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from ...core import items
 from ...core.spill import SpillMap, SpillSet
 from ...core.sqlite_snapshot import open_snapshot
 
@@ -328,18 +329,35 @@ def verbatim(event: dict[str, Any]) -> dict[str, Any]:
     return event
 
 
+#: Set on an event row whose payload held lone surrogate escapes, repaired (``core.items``);
+#: the adapter takes it off and reports it before the row is mapped.
+REPAIRED = "\x00repaired"
+
+
 def loads(text: Any) -> Any:
-    """A JSON column; text that does not parse is kept as the raw string."""
+    """A JSON column (lone surrogate escapes repaired, ``core.items``); text that does not parse
+    is kept as the raw string."""
+    return _parsed(text)[0]
+
+
+def _parsed(text: Any) -> tuple[Any, bool]:
     if text is None:
-        return None
+        return None, False
     try:
-        return orjson.loads(text)
+        return items.loads(text)
     except orjson.JSONDecodeError:
-        return text
+        return text, False
+
+
+def _with_payload(event: dict[str, Any], text: Any) -> dict[str, Any]:
+    event["payload"], repaired = _parsed(text)
+    if repaired:
+        event[REPAIRED] = True
+    return event
 
 
 def _v1_row(row: tuple[Any, ...]) -> dict[str, Any]:
-    return {
+    event = {
         "sequence": row[0],
         "eventId": row[1],
         "aggregateKind": row[2],
@@ -350,14 +368,15 @@ def _v1_row(row: tuple[Any, ...]) -> dict[str, Any]:
         "causationEventId": row[7],
         "correlationId": row[8],
         "actorKind": row[9],
-        "payload": loads(row[10]),
+        "payload": None,
         "metadata": row[11],  # raw JSON text: parsed only when the row is kept verbatim
         "applicationEventVersion": row[12],
     }
+    return _with_payload(event, row[10])
 
 
 def _v2_row(row: tuple[Any, ...]) -> dict[str, Any]:
-    return {
+    event = {
         "sequence": row[0],
         "eventId": row[1],
         "commandId": row[2],
@@ -368,8 +387,9 @@ def _v2_row(row: tuple[Any, ...]) -> dict[str, Any]:
         "rawEventId": row[7],
         "type": row[8],
         "occurredAt": row[9],
-        "payload": loads(row[10]),
+        "payload": None,
     }
+    return _with_payload(event, row[10])
 
 
 def table_names(path: Path) -> set[str]:
