@@ -25,8 +25,9 @@ from .lenient import loads_with_lone_surrogates, surrogate_problem
 
 #: An item whose estimated parsed size is larger than this is refused (one unreadable item).
 MAX_PARSED_BYTES = 1 << 30
-#: Bytes a parsed JSON value costs at most, about (an empty list in a list: 88; a small int: 24).
-BYTES_PER_VALUE = 64
+#: Bytes a parsed JSON value costs, counted per separator: about what the dearest tiny values
+#: cost (an empty list, or a one-character string, in a list: 88 bytes; a small int: 24).
+BYTES_PER_VALUE = 88
 #: Shorter items cannot pass the bound (30 times 16 MiB is well under it): not looked at.
 CHECKED_FROM = 16 << 20
 #: An item with more quotes than this is not scanned for its strings (slow); see ``parsed_size``.
@@ -85,6 +86,12 @@ def check_size(raw: bytes | str) -> None:
             f"{len(raw)} bytes of JSON would take about {estimate} bytes parsed, "
             f"more than the {MAX_PARSED_BYTES}-byte limit for one item"
         )
+
+
+def parse(raw: bytes | str) -> Any:
+    """``raw`` parsed (``loads`` without the report): for JSON held inside an item, such as a tool's
+    arguments string, and for peeks at lines. Raises ``orjson.JSONDecodeError`` as ``loads``."""
+    return loads(raw)[0]
 
 
 def loads(raw: bytes | str) -> tuple[Any, bool]:

@@ -243,7 +243,7 @@ def _uuids_of(path: Path) -> SpillSet:
                 if b'"uuid"' not in raw:
                     continue
                 try:
-                    obj = orjson.loads(raw)
+                    obj = items.parse(raw)
                 except orjson.JSONDecodeError:
                     continue
                 if isinstance(obj, dict) and isinstance(obj.get("uuid"), str):

@@ -58,7 +58,7 @@ def head_facts(path: Path, limit: int = 64) -> dict[str, Any]:
                 if b'"sessionId"' not in raw:
                     continue
                 try:
-                    obj = orjson.loads(raw)
+                    obj = items.parse(raw)
                 except orjson.JSONDecodeError:
                     continue
                 if isinstance(obj, dict) and isinstance(obj.get("sessionId"), str):

@@ -7,6 +7,7 @@ from typing import Any
 
 import orjson
 
+from ...core import items
 from ...core.usage import token_counts
 from .split import HARNESS, HUMAN, RESULT, result_state
 
@@ -20,7 +21,7 @@ def parse_json(text: Any) -> Any:
     if not isinstance(text, str) or not text.lstrip().startswith(("{", "[")):
         return None
     try:
-        value = orjson.loads(text)
+        value = items.parse(text)
     except orjson.JSONDecodeError:
         return None
     return value if isinstance(value, dict | list) else None

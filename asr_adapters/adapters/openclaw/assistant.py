@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from ...core import items
 from ...core.usage import token_counts
 from ...model.order import canonical_part_order
 
@@ -176,6 +177,6 @@ def _keep_rest(block: dict[str, Any], part: dict[str, Any], meta: dict[str, Any]
 
 def _json(text: str) -> Any:
     try:
-        return orjson.loads(text)
+        return items.parse(text)
     except orjson.JSONDecodeError:
         return None

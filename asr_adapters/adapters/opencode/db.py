@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ...core import items
 from ...core.adapter import Context
 from ...core.sqlite_snapshot import open_snapshot
 from .store import NativeMessage, parse_object, with_ids
@@ -105,7 +106,7 @@ def _json(value: Any, what: str, context: Context) -> Any:
     import orjson
 
     try:
-        return orjson.loads(value)
+        return items.parse(value)
     except orjson.JSONDecodeError:
         context.warn(None, f"{what}: not JSON; kept as text")
         return value

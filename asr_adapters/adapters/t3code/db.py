@@ -336,8 +336,11 @@ REPAIRED = "\x00repaired"
 
 def loads(text: Any) -> Any:
     """A JSON column (lone surrogate escapes repaired, ``core.items``); text that does not parse
-    is kept as the raw string."""
-    return _parsed(text)[0]
+    (or would take more than ``core.items.MAX_PARSED_BYTES`` parsed) is kept as the raw string."""
+    try:
+        return _parsed(text)[0]
+    except items.ItemTooLarge:
+        return text
 
 
 def _parsed(text: Any) -> tuple[Any, bool]:
@@ -345,12 +348,18 @@ def _parsed(text: Any) -> tuple[Any, bool]:
         return None, False
     try:
         return items.loads(text)
+    except items.ItemTooLarge:
+        raise
     except orjson.JSONDecodeError:
         return text, False
 
 
 def _with_payload(event: dict[str, Any], text: Any) -> dict[str, Any]:
-    event["payload"], repaired = _parsed(text)
+    """``event`` with its payload parsed; a payload too large to parse makes it unreadable."""
+    try:
+        event["payload"], repaired = _parsed(text)
+    except items.ItemTooLarge as exc:
+        return {"unreadable": True, "sequence": event["sequence"], "eventId": event["eventId"], "reason": exc.reason}
     if repaired:
         event[REPAIRED] = True
     return event
