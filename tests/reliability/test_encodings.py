@@ -208,3 +208,100 @@ def test_a_lone_surrogate_in_openclaw_sessions_json_keeps_the_index(tmp_path: Pa
     header = got.records[0]
     assert header["sessionKey"] == "agent:main:telegram:direct:5550001", header
     assert [w for w in got.warnings if w == f"{index}: {REPLACED}"], got.warnings
+
+
+# -- UTF-16, UTF-32 and CR line ends: decoded, never "empty file" or an empty session (25.10) --
+
+#: Every agent whose input is text: the line agents, the document agents, Copilot CLI, Cline.
+TEXT_INPUTS = {
+    **LINE_INPUTS,
+    **DOCUMENT_INPUTS,
+    "copilot-cli": ("copilot-cli", Path(__file__).parents[2] / "golden/copilot-cli/hooks-spaced-json/input.jsonl"),
+    "cline": ("cline", Path(__file__).parents[2] / "golden/cline/ui-only-retries-reasoning/input.json"),
+    "opencode-export": ("opencode", Path(__file__).parents[2] / "golden/opencode/export-document/input.json"),
+}
+FORMS = {
+    "utf-16-bom": lambda text: text.encode("utf-16"),
+    "utf-16-le": lambda text: text.encode("utf-16-le"),
+    "utf-16-be": lambda text: text.encode("utf-16-be"),
+    "utf-32-bom": lambda text: text.encode("utf-32"),
+    "cr-line-ends": lambda text: text.replace("\r\n", "\n").replace("\n", "\r").encode(),
+}
+
+
+@pytest.mark.parametrize("form", list(FORMS))
+@pytest.mark.parametrize("name", list(TEXT_INPUTS))
+def test_utf16_utf32_and_cr_line_ends_convert_as_utf8(name: str, form: str, tmp_path: Path) -> None:
+    """Before: "cannot tell which agent wrote this file", and with ``--agent`` "empty file", "not
+    a Gemini CLI session" or a session of one header and every line unreadable (exit 0)."""
+    agent, clean = TEXT_INPUTS[name]
+    expected = convert(clean, tmp_path / "a", "--agent", agent)
+    path = tmp_path / "in" / clean.name
+    path.parent.mkdir()
+    path.write_bytes(FORMS[form](clean.read_bytes().decode()))
+    for extra, out in ((("--agent", agent), "b"), ((), "c")):
+        got = convert(path, tmp_path / out, *extra)
+        assert got.converted, got.error
+        assert got.stats == expected.stats and got.warnings == expected.warnings, (got.stats, got.warnings)
+        assert list(got.streams.values()) == list(expected.streams.values())
+
+
+def test_utf16_is_decoded_from_zstd_and_from_a_pipe(tmp_path: Path) -> None:
+    """The decoding sits in the source layer: after decompression, and for a stream read once."""
+    import subprocess
+    import sys
+
+    import zstandard
+
+    agent, clean = LINE_INPUTS["codex"]
+    expected = convert(clean, tmp_path / "a", "--agent", agent)
+    wide = clean.read_bytes().decode().encode("utf-16")
+    packed = tmp_path / "in" / (clean.name + ".zst")
+    packed.parent.mkdir()
+    packed.write_bytes(zstandard.ZstdCompressor().compress(wide))
+    got = convert(packed, tmp_path / "b")
+    assert got.converted and got.stats == expected.stats
+    assert [r for s in got.streams.values() for r in s][1:] == [r for s in expected.streams.values() for r in s][1:]
+    asr = Path(sys.executable).parent / "asr"
+    piped = subprocess.run([str(asr), "convert", "-"], input=wide, capture_output=True, check=False)
+    assert piped.returncode == 0, piped.stderr.decode()
+    assert piped.stdout.count(b"\n") == sum(len(s) for s in expected.streams.values())
+
+
+def test_utf16_cut_mid_character_loses_the_last_line_only(tmp_path: Path) -> None:
+    agent, clean = LINE_INPUTS["claude-code"]
+    expected = convert(clean, tmp_path / "a", "--agent", agent)
+    path = tmp_path / "in" / clean.name
+    path.parent.mkdir()
+    text = clean.read_bytes().decode().rstrip("\n")
+    path.write_bytes(text.encode("utf-16-le")[:-1])  # half of the last character
+    got = convert(path, tmp_path / "b", "--agent", agent)
+    assert got.converted and got.stats is not None and expected.stats is not None
+    assert got.stats["native_items"] == expected.stats["native_items"]
+    assert got.stats["unreadable"] == expected.stats["unreadable"] + 1
+
+
+@pytest.mark.parametrize("agent", ["openclaw", "opencode", "t3code"])
+@pytest.mark.parametrize("encoding", ["UTF-16le", "UTF-16be"])
+def test_a_utf16_database_converts_as_a_utf8_one(agent: str, encoding: str, tmp_path: Path) -> None:
+    """SQLite stores text as UTF-16 when the database says so (OpenClaw keeps such databases);
+    OpenClaw's event bytes (read as a BLOB) were all unreadable: a header and nothing else."""
+    import sqlite3
+
+    from golden_support import GOLDEN, sql_script
+
+    case = {"openclaw": "sqlite-era", "opencode": "sqlite-turn-tools-usage", "t3code": "v1-activities"}[agent]
+    script = sql_script(GOLDEN / agent / case / "input.sql")
+    outcomes = []
+    for name, pragma in (("utf8", "UTF-8"), ("wide", encoding)):
+        database = tmp_path / name / "input.sqlite"
+        database.parent.mkdir()
+        connection = sqlite3.connect(database)
+        connection.execute(f"PRAGMA encoding = '{pragma}'")
+        connection.executescript(script)
+        connection.commit()
+        connection.close()
+        outcomes.append(convert(database, tmp_path / f"out-{name}", "--agent", agent))
+    utf8, wide = outcomes
+    assert wide.converted and wide.stats == utf8.stats, (wide.stats, wide.warnings)
+    assert list(wide.streams.values()) == list(utf8.streams.values())

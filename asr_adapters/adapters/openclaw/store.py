@@ -64,6 +64,7 @@ def events(connection: sqlite3.Connection, session_id: str) -> Iterator[tuple[in
     then fails to parse on its own and is reported, instead of stopping the whole fetch.
     """
     last = None
+    codec = _TEXT_CODECS.get(str(connection.execute("PRAGMA encoding").fetchone()[0]))
     columns = f"SELECT seq, CAST(event_json AS BLOB), event_zstd FROM {TABLE} WHERE session_id = ?"
     while True:
         if last is None:
@@ -74,11 +75,28 @@ def events(connection: sqlite3.Connection, session_id: str) -> Iterator[tuple[in
         if not rows:
             return
         for seq, text, packed in rows:
+            if codec is not None and isinstance(text, bytes) and text:
+                text = _wide(text, codec)
             yield seq, _payload(text, packed)
         last = rows[-1][0]
 
 
+#: ``PRAGMA encoding`` of a database that stores its text as UTF-16 (OpenClaw keeps such
+#: databases as they are): the bytes ``CAST(… AS BLOB)`` gives are then UTF-16, not UTF-8.
+_TEXT_CODECS = {"UTF-16le": "utf-16-le", "UTF-16be": "utf-16-be"}
+
+
+def _wide(text: bytes, codec: str) -> bytes | str:
+    """A UTF-16 ``event_json`` as text; bytes that are not UTF-16 make the row unreadable."""
+    try:
+        return text.decode(codec, "surrogatepass")  # a lone surrogate: repaired by core.items
+    except UnicodeDecodeError as exc:
+        return BadLine(f"event_json is not {codec.upper()} text: {exc.reason}")
+
+
 def _payload(text: Any, packed: Any) -> bytes | str | None:
+    if isinstance(text, BadLine):
+        return text
     if isinstance(text, str | bytes) and text:
         return text
     if isinstance(packed, bytes) and packed:
