@@ -18,6 +18,8 @@ from test_batch import batch, corpus, outputs, register_toy, toy_file
 from asr_adapters import registry
 from asr_adapters.batch.remote import COMPANIONS_NOT_FETCHED, STAGING
 
+pytestmark = pytest.mark.services
+
 BUCKET = "asr-test"
 
 
@@ -46,7 +48,7 @@ def s3() -> Iterator[Any]:
         import s3fs
         from moto.server import ThreadedMotoServer
     except ImportError as exc:
-        pytest.skip(f"the S3 test server needs moto, flask and s3fs (pip install -e '.[test]'): {exc}")
+        pytest.skip(f"the S3 test server needs moto, flask and s3fs (pip install -e '.[test-services]'): {exc}")
     if not _loopback_works():
         pytest.skip("no loopback interface to run moto's S3 server on")
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
