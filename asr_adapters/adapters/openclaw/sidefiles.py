@@ -16,7 +16,7 @@ import orjson
 from ...core import items
 from ...core.accounting import Diagnostic
 from ...core.adapter import Context, Emitter
-from ...core.companion import CompanionSkipped, open_companion, read_companion, report_skip
+from ...core.companion import CompanionSkipped, linked_out, open_companion, read_companion, report_skip, root
 from ...core.lenient import REPLACED
 from ...core.timestamps import from_epoch_millis, stamp
 from .index import SessionInfo, obj
@@ -80,8 +80,8 @@ def cron_deliveries(
         job_id = info.key.split(":cron:", 1)[1].split(":", 1)[0]
     if not job_id or "/" in job_id or "\\" in job_id:
         return
-    runs = state_dir(path) / "cron" / "runs"
-    log = runs / f"{job_id}.jsonl"
+    runs = root(state_dir(path), "cron", "runs")
+    log = runs.path / f"{job_id}.jsonl"
     try:
         handle = open_companion(log, [runs], None)
     except CompanionSkipped as exc:
@@ -127,12 +127,16 @@ def failed_deliveries(
     """Sends OpenClaw gave up on (``delivery-queue/failed/``) whose mirror names this session."""
     if path is None or info is None or not info.key:
         return
-    folder = state_dir(path) / "delivery-queue" / "failed"
+    queue = root(state_dir(path), "delivery-queue", "failed")
+    folder = queue.path
     if not folder.is_dir():
+        return
+    if (reason := linked_out(queue)) is not None:  # one warning for the folder, no file of it read
+        context.accounting.diagnostics.append(Diagnostic(str(folder), None, f"delivery queue skipped: {reason}"))
         return
     for file in sorted(folder.glob("*.json")):
         try:
-            raw = read_companion(file, [folder], MAX_QUEUE_ENTRY_BYTES)
+            raw = read_companion(file, [queue], MAX_QUEUE_ENTRY_BYTES)
             entry, repaired = items.loads(raw) if raw is not None else (None, False)
         except CompanionSkipped as exc:
             report_skip(context.accounting, exc, "delivery-queue entry")
