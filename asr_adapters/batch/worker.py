@@ -24,6 +24,7 @@ from .. import registry
 from ..convert import Conversion
 from ..core.companion import links_followed
 from ..core.errors import InputError
+from ..core.sqlite_snapshot import open_snapshot
 from ..stream.writer import StreamWriter
 from .atomic import inside, open_temp
 from .naming import header_facts, native_id, output_path
@@ -152,8 +153,8 @@ def unreadable_database(path: str) -> str | None:
                 return None
     except OSError:
         return None
-    try:
-        connection = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, timeout=1.0)
+    try:  # under the snapshot rules: nothing is created beside it (core.sqlite_snapshot)
+        connection = open_snapshot(Path(path), timeout=1.0)
         try:
             connection.execute("SELECT name FROM sqlite_master").fetchall()
         finally:
