@@ -19,7 +19,8 @@
 
 Every SQLite file the package opens, claimed by an adapter or not (``asr batch`` looks into an
 unclaimed one to tell a locked or malformed database from some other app's), goes through
-``open_snapshot``.
+``open_snapshot``, which also bounds the work and the values of every read
+(``core.sqlite_limits``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ import sqlite3
 import tempfile
 from pathlib import Path
 from urllib.parse import quote
+
+from .sqlite_limits import GuardedConnection
 
 #: Header bytes 18 and 19 (file format write/read versions) are 2 in a WAL-mode database.
 _WAL_VERSIONS = b"\x02\x02"
@@ -58,20 +61,6 @@ def log_without_index(path: Path) -> bool:
     return os.path.lexists(f"{path}-wal") and not os.path.lexists(f"{path}-shm")
 
 
-class _ScratchConnection(sqlite3.Connection):
-    """A connection to a copy in a scratch folder, which is removed when it is closed."""
-
-    scratch: str | None = None
-
-    def close(self) -> None:
-        try:
-            super().close()
-        finally:
-            if self.scratch is not None:
-                shutil.rmtree(self.scratch, ignore_errors=True)
-                self.scratch = None
-
-
 def _copy_with_log(path: Path) -> tuple[Path, str]:
     """The main file and its ``-wal`` copied into a new private folder: (the copy, the folder)."""
     scratch = tempfile.mkdtemp(prefix="asr-sqlite-")
@@ -83,6 +72,13 @@ def _copy_with_log(path: Path) -> tuple[Path, str]:
         shutil.rmtree(scratch, ignore_errors=True)
         raise
     return target, scratch
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
 
 
 def open_snapshot(path: Path, timeout: float, *, immutable: bool | None = None) -> sqlite3.Connection:
@@ -102,13 +98,15 @@ def open_snapshot(path: Path, timeout: float, *, immutable: bool | None = None) 
             timeout=timeout,
             isolation_level=None,
             check_same_thread=False,
-            factory=_ScratchConnection,
+            factory=GuardedConnection,
         )
     except BaseException:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
         raise
+    assert isinstance(connection, GuardedConnection)
     connection.scratch = scratch
+    connection.guard(str(path), _size(path) + _size(Path(f"{path}-wal")))
     try:
         connection.execute("BEGIN")
         connection.execute("SELECT count(*) FROM sqlite_master").fetchone()  # takes the snapshot now

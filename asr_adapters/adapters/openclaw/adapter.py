@@ -22,6 +22,7 @@ from ...core.items import misplaced, names
 from ...core.lenient import REPLACED
 from ...core.refs import session_ref
 from ...core.source import Source
+from ...core.sqlite_limits import check_schema
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
 from . import discover, sidefiles, store
@@ -194,6 +195,11 @@ class OpenClawAdapter(Adapter):
             tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         except sqlite3.Error as exc:  # locked by a writer, not a database, unreadable: say which
             raise InputError(source.display, f"cannot read the OpenClaw database: {exc}") from None
+        try:  # the tables read, as declared (OpenClaw's own schema has triggers: they never fire on a read)
+            check_schema(connection, source.display, store.READS, triggers=True)
+        except BaseException:
+            connection.close()
+            raise
         if store.TABLE not in tables:
             connection.close()
             raise InputError(source.display, "no transcript_events table: not an OpenClaw agent database")

@@ -27,6 +27,12 @@ from .index import SessionInfo, agent_from_key, from_entry
 
 BATCH = 256
 TABLE = "transcript_events"
+#: The tables and columns the converter reads (``core.sqlite_limits.check_schema``).
+READS: dict[str, frozenset[str]] = {
+    TABLE: frozenset({"session_id", "seq", "event_json", "event_zstd", "created_at"}),
+    "session_windows": frozenset({"session_id", "session_key", "chat_type", "channel", "account_id"}),
+    "session_nodes": frozenset({"session_key", "entry_json", "current_session_id"}),
+}
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -141,7 +147,7 @@ def session_info(connection: sqlite3.Connection, session_id: str, tables: set[st
             node = None
         if node is not None:
             try:
-                loaded = orjson.loads(node[0])
+                loaded = items.parse(node[0])
             except (orjson.JSONDecodeError, TypeError):
                 loaded = None
             if isinstance(loaded, dict):

@@ -19,6 +19,7 @@ from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.errors import InputError
 from ...core.refs import session_ref
 from ...core.source import Source
+from ...core.sqlite_limits import StoreRefused
 from ...core.timestamps import from_epoch_millis, stamp
 from ...registry import register
 from . import discover
@@ -108,6 +109,8 @@ class OpenCodeAdapter(Adapter):
             raise InputError(source.display, "an OpenCode database must be read from a file")
         try:
             db = Database(source.path)
+        except StoreRefused:
+            raise
         except Exception as exc:  # any open failure means nothing converts
             raise InputError(source.display, f"cannot open as an OpenCode database: {exc}") from exc
         try:

@@ -21,6 +21,7 @@ from ...core.adapter import Adapter, Context, Stream
 from ...core.errors import InputError
 from ...core.lenient import REPLACED
 from ...core.source import Source
+from ...core.sqlite_limits import StoreRefused
 from ...registry import register
 from . import discover, header, tools, v1, v2
 from .db import REPAIRED, Database, loads, table_names
@@ -60,6 +61,8 @@ class T3CodeAdapter(Adapter):
         try:
             try:
                 db = Database(path)
+            except StoreRefused:
+                raise
             except Exception as exc:  # any open failure means nothing converts
                 raise InputError(source.display, f"cannot open as a T3 Code database: {exc}") from exc
             if "orchestration_events" not in db.tables:

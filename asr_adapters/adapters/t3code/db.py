@@ -20,6 +20,7 @@ import orjson
 
 from ...core import items
 from ...core.spill import SpillMap, SpillSet
+from ...core.sqlite_limits import check_schema
 from ...core.sqlite_snapshot import open_snapshot
 
 PAGE = 1000
@@ -35,6 +36,18 @@ V2_COLUMNS = (
 )
 
 
+#: The tables and columns the converter reads (``core.sqlite_limits.check_schema``).
+READS: dict[str, frozenset[str]] = {
+    "orchestration_events": frozenset(
+        [*V1_COLUMNS.replace(" ", "").split(","), "application_event_version", "aggregate_kind"]
+    ),
+    "orchestration_v2_events": frozenset(V2_COLUMNS.replace(" ", "").split(",")),
+    "projection_projects": frozenset({"project_id", "title", "workspace_root"}),
+    "provider_session_runtime": frozenset({"thread_id", "provider_name", "provider_instance_id", "resume_cursor_json"}),
+    "projection_turns": frozenset({"thread_id", "pending_message_id", "turn_id"}),
+}
+
+
 class Database:
     """One read-only connection and the few queries the converter needs."""
 
@@ -43,10 +56,14 @@ class Database:
         self.warnings: list[str] = []
         self.projects: dict[str, dict[str, Any]] = {}
         self.connection = self._open(path)
+        try:  # the tables read, as declared: a view, generated column or trigger there is refused
+            self.declared = check_schema(self.connection, str(path), READS)
+        except BaseException:
+            self.connection.close()
+            raise
         self.tables = {row[0] for row in self._all("SELECT name FROM sqlite_master WHERE type = 'table'")}
         self.has_v2 = "orchestration_v2_events" in self.tables
-        columns = {row[1] for row in self._all("PRAGMA table_info(orchestration_events)")}
-        self.has_app_version = "application_event_version" in columns
+        self.has_app_version = "application_event_version" in self.declared.get("orchestration_events", ())
 
     def _open(self, path: Path) -> sqlite3.Connection:
         """One read snapshot for the whole conversion (core.sqlite_snapshot). A write lock is
@@ -203,7 +220,7 @@ class Database:
     def runtime_row(self, thread_id: str) -> dict[str, Any] | None:
         if "provider_session_runtime" not in self.tables:
             return None
-        columns = {row[1] for row in self._all("PRAGMA table_info(provider_session_runtime)")}
+        columns = self.declared.get("provider_session_runtime", ())
         instance = "provider_instance_id" if "provider_instance_id" in columns else "NULL"
         rows = self._all(
             f"SELECT provider_name, {instance}, resume_cursor_json FROM provider_session_runtime WHERE thread_id = ?",
