@@ -14,7 +14,7 @@ import click
 import orjson
 
 from . import registry
-from .cli_convert import PipeClosed, Report, UsageProblem, copy_note, to_file, to_folder, to_stdout
+from .cli_convert import Report, UsageProblem, copy_note, to_file, to_folder, to_stdout
 from .cli_params import (
     CONVERT_EXITS,
     EXIT_INPUT,
@@ -29,7 +29,7 @@ from .cli_params import (
 from .cli_validate import validate_paths
 from .convert import Conversion
 from .core.errors import ASRError
-from .outputs import OutputError, SameFileError, pipe_closed
+from .outputs import OutputError, PipeClosed, SameFileError, UnusableOutput, pipe_closed
 from .version import __version__
 
 
@@ -69,16 +69,24 @@ def stream_file_name(key: str) -> str:
 @click.option("--agent", "agent", type=AgentChoice(), help="The agent that wrote PATH (default: detect it).")
 @click.option("--thread", "thread", help="Convert only the stream of this session or thread id (multi-thread inputs).")
 @click.option("--stats", is_flag=True, help="Print what was written and what became of every native item (stderr).")
-def convert(path: str, output: str | None, agent: str | None, thread: str | None, stats: bool) -> None:
+@click.option(
+    "--no-check",
+    is_flag=True,
+    help="Do not validate the streams as they are written (about a quarter less CPU and no index of ids held; "
+    "exit 0 then does not promise that asr validate accepts the output).",
+)
+def convert(path: str, output: str | None, agent: str | None, thread: str | None, stats: bool, no_check: bool) -> None:
     """Convert one native session file to ASR JSONL (stdout by default; PATH - reads stdin).
 
     A file output appears only once complete (written beside it, then renamed). On stdout or
     in a file, the main stream is written and stderr says how many other streams (subagents,
-    threads) the input holds; -o DIR/ writes them all, --thread ID picks one.
+    threads) the input holds; -o DIR/ writes them all, --thread ID picks one. Every stream is
+    validated as it is written: one that asr validate would reject is an error (exit 1), not
+    written under its name.
     """
     source_path = None if path == "-" else Path(path)
     output = None if output == "-" else output  # -o - is stdout
-    report = Report()
+    report = Report(check=not no_check)
     conversion: Conversion | None = None
     try:
         source: Any = sys.stdin.buffer if path == "-" else path
@@ -91,7 +99,7 @@ def convert(path: str, output: str | None, agent: str | None, thread: str | None
             to_stdout(conversion, report)
     except PipeClosed:
         pipe_closed()
-    except (UsageProblem, SameFileError) as exc:
+    except (UsageProblem, SameFileError, UnusableOutput) as exc:
         _fail(str(exc), EXIT_USAGE)
     except OutputError as exc:
         _fail(str(exc), EXIT_OUTPUT)
@@ -227,3 +235,13 @@ def _add_export_commands() -> None:
 
 
 _add_export_commands()
+
+
+def _add_index_commands() -> None:
+    from .index.command import index_command, search_command
+
+    main.add_command(index_command)
+    main.add_command(search_command)
+
+
+_add_index_commands()

@@ -821,6 +821,37 @@ CASES: list[tuple[str, int, list[dict], list[dict]]] = [
     ("PROFILE-usage", 2, stream(parts(OK, usage={"outputTokens": 1.0})), stream(parts(OK, usage={}))),
     ("PROFILE-usage", 2, stream(parts(OK, usage={"outputTokens": True})), stream(parts(OK, nativeUsage={"x": True}))),
     ("PROFILE-usage", 2, stream(parts(OK, usage=[1])), stream(parts(OK, usage={"reasoningTokens": 0}))),
+    # issue 26: usage that breaks the definition (cache and reasoning are parts of their whole)
+    (
+        "PROFILE-usage",
+        2,
+        stream(parts(OK, usage={"inputTokens": 5, "cacheReadTokens": 4, "cacheWriteTokens": 2})),
+        stream(parts(OK, usage={"inputTokens": 6, "cacheReadTokens": 4, "cacheWriteTokens": 2})),
+    ),
+    (
+        "PROFILE-usage",
+        2,
+        stream(parts(OK, usage={"outputTokens": 3, "reasoningTokens": 4})),
+        stream(parts(OK, usage={"outputTokens": 4, "reasoningTokens": 4})),
+    ),
+    (
+        "PROFILE-usage",
+        2,
+        stream(parts(OK, usage={"inputTokens": 3, "outputTokens": 4, "totalTokens": 8})),
+        stream(parts(OK, usage={"inputTokens": 3, "outputTokens": 4, "totalTokens": 7})),
+    ),
+    (
+        "PROFILE-usage",
+        2,
+        stream(parts(OK, usage={"outputTokens": 9, "totalTokens": 8})),
+        stream(parts(OK, usage={"cacheReadTokens": 9, "totalTokens": 8})),
+    ),
+    (
+        "PROFILE-usage",
+        2,
+        stream(parts(OK, usage={"outputTokens": 1, "partial": False})),
+        stream(parts(OK, usage={"outputTokens": 1, "partial": True})),
+    ),
     ("PROFILE-type", 2, [*stream(), Raw(seq=2, id="r2")], [*stream(), Raw(type="some_future_type", seq=2, id="r2")]),
     ("PROFILE-record", 2, [*stream(), ["type", "message"]], stream()),
 ]

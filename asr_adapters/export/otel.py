@@ -298,6 +298,8 @@ class TraceWriter:
         for asr, name in USAGE_ATTRIBUTES:
             if asr in found:
                 span.set_attribute(name, usage[asr])
+        if usage.get("partial") is True:  # the source kept only a running count (docs/format.md)
+            span.set_attribute("asr.usage.partial", True)
         kind = str(record.get("type"))
         index = self.usage_notes.get((kind, found))
         if index is None:

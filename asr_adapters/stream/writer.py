@@ -80,8 +80,14 @@ class StreamWriter:
 
 
 def write_jsonl(records: Iterable[dict[str, Any] | Envelope], dest: str | os.PathLike[str] | IO[bytes]) -> int:
-    """Write records as an ASR stream to a path or a binary file object; returns the count."""
+    """Write records as an ASR stream to a path or a binary file object; returns the count.
+    A path gets the stream whole or keeps what it held (``asr_adapters.outputs``: an exclusive
+    temporary file renamed into place; a FIFO or device is written into)."""
     if isinstance(dest, str | os.PathLike):
-        with open(dest, "wb") as handle:
+        from pathlib import Path
+
+        from ..outputs import binary_output
+
+        with binary_output(Path(dest)) as handle:
             return StreamWriter(handle).write_all(records)
     return StreamWriter(dest).write_all(records)

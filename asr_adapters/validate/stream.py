@@ -17,6 +17,7 @@ import orjson
 from ..core import source as core_source
 from ..core.errors import InputError
 from ..core.source import BadLine, Source
+from ..core.usage import definition_problems
 from ..model.order import DEFAULT_RANKS, KEY_RANKS, UNRANKED
 from ..model.vocab import ASSEMBLY_MODES, CAPTURE_STATES
 from .formats import RECORD_ID, actor_problem, is_record_ref, is_session_ref, is_str_list, show, valid_ts
@@ -273,18 +274,21 @@ class StreamValidator:
             )
 
     def _usage(self, record: dict, kind: str) -> None:
-        """Normalized token usage: only the six counts, each a non-negative integer."""
+        """Normalized token usage: the six counts, each a non-negative integer, and ``partial``;
+        the counts must keep the definition (parts within their whole, total = input + output)."""
         usage = record["usage"]
         if not isinstance(usage, dict):
             self.report("PROFILE-usage", f"usage must be an object of token counts, not {show(usage)}")
             return
-        unknown = [key for key in usage if key not in USAGE_KEYS]
+        unknown = [key for key in usage if key not in USAGE_KEYS and key != "partial"]
         if unknown:  # one finding a record (a verbatim native object has many such keys)
             names = ", ".join(map(repr, unknown[:4])) + (" …" if len(unknown) > 4 else "")
-            self.report("PROFILE-usage", f"usage has {names}: its members are {', '.join(USAGE_KEYS)}")
+            self.report("PROFILE-usage", f"usage has {names}: its members are {', '.join(USAGE_KEYS)}, partial")
         for key, value in usage.items():
             if key in USAGE_KEYS and (value.__class__ is not int or value < 0):
                 self.report("PROFILE-usage", f"usage.{key} must be a non-negative integer, not {show(value)}")
+        for problem in definition_problems(usage):
+            self.report("PROFILE-usage", f"usage {problem}")
 
     def _native_usage(self, record: dict, kind: str) -> None:
         """The agent's own usage object, kept verbatim beside ``usage``: an object."""

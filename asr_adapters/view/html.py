@@ -65,6 +65,7 @@ def environment() -> Environment:
         error_text=reading.error_text,
         capture=reading.capture_notes,
         usage=reading.usage_summary,
+        usage_partial=reading.usage_partial,
         failed_result=reading.is_failed_result,
         shell=reading.shell_command,
         json=_json,

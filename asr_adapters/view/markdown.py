@@ -116,7 +116,8 @@ def _record(r: dict[str, Any], tracker: reading.Tracker) -> str:
             body = _parts(r.get("content"), r)
         usage = reading.usage_summary(r)
         if usage:
-            body += "\ntokens: " + ", ".join(f"{label} {n:,}" for label, n in usage) + "\n"
+            running = " (a running count, not the final one)" if reading.usage_partial(r) else ""
+            body += "\ntokens: " + ", ".join(f"{label} {n:,}" for label, n in usage) + running + "\n"
         return head + body
     if kind == "tool_call":
         command = reading.shell_command(r)

@@ -122,17 +122,17 @@ def usage_summary(record: dict[str, Any]) -> list[tuple[str, int]]:
     return out
 
 
-def tokens_of(record: dict[str, Any]) -> int:
-    """Tokens a record's normalized usage accounts for: its total, else input plus output."""
+def usage_partial(record: dict[str, Any]) -> bool:
+    """Whether a record's usage is a running count the source never completed."""
     usage = record.get("usage")
-    if not isinstance(usage, dict):
-        return 0
-    total = usage.get("totalTokens")
-    if isinstance(total, int) and not isinstance(total, bool):
-        return total
-    return sum(
-        v for k in ("inputTokens", "outputTokens") if isinstance(v := usage.get(k), int) and not isinstance(v, bool)
-    )
+    return isinstance(usage, dict) and usage.get("partial") is True
+
+
+def output_tokens_of(record: dict[str, Any]) -> int:
+    """The output tokens a record's normalized usage counts (reasoning included)."""
+    usage = record.get("usage")
+    value = usage.get("outputTokens") if isinstance(usage, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def is_failed_result(record: dict[str, Any]) -> bool:
@@ -168,7 +168,7 @@ class StreamFacts:
     messages: int = 0
     tool_calls: int = 0
     failures: int = 0
-    tokens: int = 0
+    output_tokens: int = 0
     children: list[str] = field(default_factory=list)
 
     def observe(self, record: dict[str, Any]) -> None:
@@ -199,7 +199,7 @@ class StreamFacts:
             self.failures += 1
         elif kind == "subagent" and isinstance(record.get("session"), str):
             self.children.append(record["session"])
-        self.tokens += tokens_of(record)
+        self.output_tokens += output_tokens_of(record)
 
 
 def _str(value: Any) -> str | None:

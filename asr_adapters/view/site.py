@@ -14,7 +14,9 @@ from typing import Any
 
 import orjson
 
+from ..batch.naming import unique_under_folding
 from ..core.errors import InputError
+from ..outputs import OutputError, PipeClosed, text_output
 from .html import render_html, render_index
 
 
@@ -49,7 +51,7 @@ def render_site(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> 
     if not source.is_dir():
         raise InputError(str(folder), "not a folder")
     streams = find_streams(source)
-    pages = {stream: page_name(stream, source) for stream in streams}
+    pages = unique_under_folding({stream: page_name(stream, source) for stream in streams}, ".html")
     by_session: dict[str, str] = {}
     for stream in streams:
         session = _session_of(stream)
@@ -59,7 +61,6 @@ def render_site(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> 
     for stream in streams:
         href = pages[stream]
         page = target / href
-        page.parent.mkdir(parents=True, exist_ok=True)
         here = page.parent
 
         def link(session: str, here: Path = here) -> str | None:
@@ -70,19 +71,18 @@ def render_site(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> 
         from ..stream.reader import read_records
 
         error = None
-        partial = page.with_name(page.name + ".part")
-        with open(partial, "w", encoding="utf-8") as handle:
+        with text_output(page, stream, inside=target) as handle:  # exclusive temp, no link followed
             try:
                 facts = render_html(read_records(stream), handle, links=link, index_link=index_link)
+            except (OutputError, PipeClosed):  # the site cannot be written: that stops it
+                raise
             except Exception as exc:  # one bad stream must not stop the site
                 from .reading import StreamFacts
 
                 facts = StreamFacts(session=_session_of(stream))
                 error = f"not rendered: {type(exc).__name__}: {exc}"
-        partial.replace(page)
         rows.append({"href": href, "facts": facts, "error": error})
     rows.sort(key=lambda row: (row["facts"].agent or "", row["facts"].first_ts or "", row["href"]))
-    target.mkdir(parents=True, exist_ok=True)
-    with open(target / "index.html", "w", encoding="utf-8") as handle:
+    with text_output(target / "index.html", inside=target) as handle:
         render_index(rows, handle)
     return rows

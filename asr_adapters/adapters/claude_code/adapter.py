@@ -122,7 +122,8 @@ class ClaudeCodeAdapter(Adapter):
         yield Stream(info.key, main_records(), True)
         refs = _Refs(builder.uuid_rec, info.key)
         for kid in state.get("kids", []):
-            yield self._child_stream(kid, context, root, info.key, refs)
+            usage = builder.child_usage.get(agent_key(root, kid.agent_id))
+            yield self._child_stream(kid, context, root, info.key, refs, usage)
         taken = {f"{root}/agent-{kid.agent_id}" for kid in state.get("kids", [])}
         for key, lines in sidechains.groups():
             first_ts = sidechains.first_ts.get(key)
@@ -136,7 +137,15 @@ class ClaudeCodeAdapter(Adapter):
                 side.key, _run(Builder(side, context.accounting), sidechains.lines(source, lines)), False, info.key
             )
 
-    def _child_stream(self, kid: discover.Child, context: Context, root: str, parent_key: str, refs: _Refs) -> Stream:
+    def _child_stream(
+        self,
+        kid: discover.Child,
+        context: Context,
+        root: str,
+        parent_key: str,
+        refs: _Refs,
+        parent_usage: dict[str, Any] | None = None,
+    ) -> Stream:
         facts = prescan(Source(kid.path))
         meta = kid.meta or {}
         parent = parent_key
@@ -158,6 +167,7 @@ class ClaudeCodeAdapter(Adapter):
         )
         info.parent_refs = refs
         info.meta = kid.meta
+        info.parent_usage = parent_usage
         accounting = context.accounting
         return Stream(info.key, _run(Builder(info, accounting), _file_lines(kid.path, context)), False, parent)
 
@@ -166,12 +176,14 @@ class ClaudeCodeAdapter(Adapter):
         agent_id = facts.agent_id or _stem(source.name)
         meta = None
         refs = None
+        parent_usage = None
         if source.path is not None:
             kid = discover._child(source.path)
             meta = kid.meta
             parent_path = discover.parent_file(source.path, facts.session_id)
             if parent_path is not None:
-                refs = _Refs(_uuids_of(parent_path), session_ref(AGENT, root))
+                uuids, parent_usage = _parent_facts(parent_path, agent_id)
+                refs = _Refs(uuids, session_ref(AGENT, root))
         parent = session_ref(AGENT, root)
         if meta and isinstance(meta.get("parentAgentId"), str):
             parent = agent_key(root, meta["parentAgentId"])
@@ -191,6 +203,7 @@ class ClaudeCodeAdapter(Adapter):
         )
         info.parent_refs = refs
         info.meta = meta
+        info.parent_usage = parent_usage
         return Stream(info.key, _run(Builder(info, context.accounting), context.json_lines(DISPATCH)), True, parent)
 
 
@@ -232,12 +245,16 @@ def _file_lines(path: Path, context: Context) -> Iterator[tuple[int, Any]]:
             yield number, value
 
 
-def _uuids_of(path: Path) -> SpillSet:
+def _parent_facts(path: Path, agent_id: str) -> tuple[SpillSet, dict[str, Any] | None]:
+    """The parent session's line uuids, and the usage its spawn result records for this
+    agent's last response (``toolUseResult.usage`` beside ``agentId``), read in one pass."""
     uuids = SpillSet()
+    usage: dict[str, Any] | None = None
+    wanted = f'"agentId":"{agent_id}"'.encode()
     try:
         handle = open_companion(path, None, None)  # checked by discover.parent_file
         if handle is None:
-            return uuids
+            return uuids, None
         with handle:
             for raw in handle:
                 if b'"uuid"' not in raw:
@@ -248,9 +265,14 @@ def _uuids_of(path: Path) -> SpillSet:
                     continue
                 if isinstance(obj, dict) and isinstance(obj.get("uuid"), str):
                     uuids.add(obj["uuid"])
+                    if wanted in raw:
+                        result = obj.get("toolUseResult")
+                        if isinstance(result, dict) and result.get("agentId") == agent_id:
+                            found = result.get("usage")
+                            usage = found if isinstance(found, dict) else usage
     except (OSError, CompanionSkipped):
         pass
-    return uuids
+    return uuids, usage
 
 
 def _nested(meta: dict[str, Any] | None) -> bool:

@@ -13,6 +13,7 @@ lines in ``side.py``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from operator import itemgetter
 from typing import Any
 
@@ -92,6 +93,7 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         self.plan_ids: dict[str, str] = {}
         self.tasks = TaskList()
         self.linked_agents = SpillSet()  # child streams a spawn named (one per spawn)
+        self.child_usage = SpillMap(64)  # child stream -> its spawn result's usage (fold.py)
         self.sidechain_prompts: dict[str, str] = {}
         self.queue = Queue()
         #: Whether a turn is running (a prompt or tool result is being answered, a tool runs):
@@ -130,11 +132,8 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
 
     # -- lines --------------------------------------------------------------------------
 
-    def feed(self, line: int, obj: Any) -> list[dict[str, Any]]:
+    def feed(self, line: int, obj: Any) -> Iterable[dict[str, Any]]:
         """The records completed by one parsed line (each line gets one accounting outcome)."""
-        hold = self.usage_hold
-        if hold is not None and line > hold.until:
-            self.release_usage()
         waiting = self.waiting
         if waiting and isinstance(obj, dict) and obj.get("type") == "assistant":
             self._release_waiting(None)  # never inside a response: they came before it
@@ -225,7 +224,7 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         else:
             self._bookkeeping(obj, kind)
 
-    def finish(self, children: list[tuple[str, str | None, dict[str, Any] | None]] = ()) -> list[dict[str, Any]]:  # type: ignore[assignment]
+    def finish(self, children: list[tuple[str, str | None, dict[str, Any] | None]] = ()) -> Iterable[dict[str, Any]]:  # type: ignore[assignment]
         """Close what is still open at the end of the file."""
         if self.waiting:
             self._release_waiting(None)
@@ -236,6 +235,8 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
             self._vendor_item(item)
         self.queue.pending.clear()
         self._finish_tools(list(children))
+        if self.usage_hold is not None and self.info.parent_usage is not None:
+            self._take_parent_usage(self.info.parent_usage)
         self.release_usage()
         return self.out.drain()
 

@@ -40,6 +40,7 @@ class ToolMixin:
     plan_ids: dict[str, str]  # planId -> id of its latest record
     tasks: TaskList
     linked_agents: SpillSet  # child session refs a spawn named
+    child_usage: SpillMap  # child session ref -> the usage its spawn's result records
     sidechain_prompts: dict[str, str]  # first prompt of an inline sidechain -> its session ref
     out: Any
     info: Any
@@ -250,6 +251,9 @@ class ToolMixin:
         session = None
         if agent_id:
             session = agent_key(self.info.root_session, agent_id)
+            usage = result.get("usage") if isinstance(result, dict) else None
+            if isinstance(usage, dict):
+                self.child_usage[session] = usage  # the child's last response, as the parent saw it
         elif isinstance(call_input.get("prompt"), str):
             session = self.sidechain_prompts.get(call_input["prompt"])
         self._subagent(call_line, call_id, call_rid, session, call_input)

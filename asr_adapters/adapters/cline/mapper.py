@@ -18,6 +18,7 @@ from .parts import (
     metrics_usage,
     parse_json,
     piece_part,
+    provider_of,
     request_usage,
     result_parts,
     shown_row,
@@ -293,8 +294,8 @@ class TaskMapper(Timeline):
         if requests:
             info = self._request_info(requests[-1])
             if isinstance(info, dict):
-                return request_usage(info)
-        usage = metrics_usage(message.get("metrics"))
+                return request_usage(info, provider_of(self.ui[requests[-1]]))
+        usage = metrics_usage(message.get("metrics"), provider_of(message))
         return usage, (message.get("metrics") if usage is not None else None), None
 
     def _request_info(self, position: int) -> Any:

@@ -17,6 +17,7 @@ from .parts import (
     attachments,
     checklist,
     parse_json,
+    provider_of,
     rendered_part,
     request_usage,
     row_extra,
@@ -352,7 +353,7 @@ class Timeline:
         if shown:
             body["displayRows"] = shown
         if response is not None:
-            self.usage_at[response] = request_usage(info)
+            self.usage_at[response] = request_usage(info, provider_of(row))
         yield self.put(body)
 
     def _rendered_result(self, piece: Piece, ts: Any, last: bool) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from ...core import items
-from ...core.usage import token_counts
+from ...core.usage import normalized_usage as normalized
 from ...model.order import canonical_part_order
 
 #: Synthetic assistant messages written by OpenClaw itself, never by a model.
@@ -23,14 +23,8 @@ SYNTHETIC_MODELS = frozenset({"delivery-mirror", "gateway-injected"})
 #: content came (upstream ``STREAM_ERROR_FALLBACK_TEXT``, with ``stopReason: "error"``, zero usage
 #: and the provider's ``errorMessage``). OpenClaw compares it trimmed; so do we.
 HARNESS_PLACEHOLDERS = frozenset({"[assistant turn failed before producing content]"})
-#: pi's token counts (``Usage``) and the normalized members they are (issue 14.13).
-_USAGE_KEYS = (
-    ("input", "inputTokens"),
-    ("output", "outputTokens"),
-    ("cacheRead", "cacheReadTokens"),
-    ("cacheWrite", "cacheWriteTokens"),
-    ("totalTokens", "totalTokens"),
-)
+#: pi's APIs whose ``input`` is the provider's whole prompt count, cache reads included.
+CACHED_INPUT_APIS = frozenset({"google-generative-ai", "google-vertex"})
 #: Whole-payload reply tokens that OpenClaw holds back instead of sending.
 SILENT_TOKENS = ("NO_REPLY", "HEARTBEAT_OK", "ANNOUNCE_SKIP", "REPLY_SKIP")
 #: Field names that OpenAI-compatible providers leave where a signature would be.
@@ -49,17 +43,35 @@ def is_placeholder(part: dict[str, Any]) -> bool:
     return part.get("type") == "text" and isinstance(text, str) and text.strip() in HARNESS_PLACEHOLDERS
 
 
-def normalized_usage(usage: Any) -> dict[str, int] | None:
-    """pi's ``usage`` as the normalized counts it records; None when it records none.
+def normalized_usage(usage: Any, api: Any = None) -> dict[str, Any] | None:
+    """pi's ``usage`` under the one definition (core.usage); None when it records none.
 
-    Only the counts pi stores are written (never computed); pi has no reasoning count. An
-    all-zero object is what pi holds when the provider reported nothing (OpenAI-compatible
-    gateways, failed calls), not a response that used no tokens, so it gives no ``usage``.
+    pi counts ``input`` without the cache: its providers subtract the cached part
+    (``packages/ai/src/providers``: openai-completions, openai-responses-shared,
+    google-gemini-cli) or take Anthropic's and Bedrock's uncached count, and pi's own
+    ``totalTokens`` is input + output + cacheRead + cacheWrite. So ``inputTokens`` adds the
+    cache counts to it. pi's Gemini API-key and Vertex providers (``api``
+    ``google-generative-ai`` / ``google-vertex``) take ``promptTokenCount``, which already
+    counts the cached part: there only the cache writes are added. ``output`` already holds
+    the reasoning (pi adds thinking/reasoning counts to it); pi keeps no reasoning count of
+    its own. An all-zero object is what pi holds when the provider reported nothing
+    (OpenAI-compatible gateways, failed calls), not a response that used no tokens, so it
+    gives no ``usage``.
     """
     if not isinstance(usage, dict):
         return None
-    out = token_counts(usage, _USAGE_KEYS)
-    return out if any(out.values()) else None
+    read = usage.get("cacheRead")
+    write = usage.get("cacheWrite")
+    parts = (write,) if api in CACHED_INPUT_APIS else (read, write)
+    out = normalized(
+        input=usage.get("input"),
+        input_parts=parts,
+        cache_read=read,
+        cache_write=write,
+        output=usage.get("output"),
+        total=usage.get("totalTokens"),
+    )
+    return out if out is not None and any(out.values()) else None
 
 
 def status_of(stop_reason: Any) -> str | None:

@@ -279,7 +279,7 @@ class Mapper:
             facts["model"] = message["model"]
         if "usage" in message:
             # a model response's token counts, normalized; not for text OpenClaw wrote itself
-            usage = None if harness else am.normalized_usage(message["usage"])
+            usage = None if harness else am.normalized_usage(message["usage"], message.get("api"))
             if usage is not None:
                 facts["usage"] = usage
             facts["nativeUsage"] = message["usage"]
