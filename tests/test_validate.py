@@ -699,7 +699,9 @@ CASES: list[tuple[str, int, list[dict], list[dict]]] = [
         stream(plan(planType="goal", entries=DROP, status="done", content=[])),
         stream(plan(planType="goal", entries=DROP, status="budget_limited", content=[])),
     ),
-    ("PROFILE-open-value", 2, stream(plan(status=1)), stream(plan(status="whatever the source says"))),
+    ("PROFILE-open-value", 2, stream(plan(status=1)), stream(plan(status="com.openai.codex/whatever"))),
+    # issue 26: every plan's status is the spec's list or namespaced, not only a goal's
+    ("PROFILE-open-value", 2, stream(plan(status="done")), stream(plan(status="active"))),
     (
         "PROFILE-open-value",
         2,
@@ -713,6 +715,59 @@ CASES: list[tuple[str, int, list[dict], list[dict]]] = [
         stream(plan(entries=[{"content": "a", "status": "pending", "priority": "high"}])),
     ),
     ("PROFILE-open-value", 3, stream(msg(), delivery(status="done")), stream(msg(), delivery(status="delivered"))),
+    # issue 26: one tool-status vocabulary (complete, error, interrupted, partial; the rest namespaced)
+    (
+        "PROFILE-open-value",
+        2,
+        stream({"type": "tool_call", "callId": "c1", "status": "completed"}),
+        stream({"type": "tool_call", "callId": "c1", "status": "complete"}),
+    ),
+    (
+        "PROFILE-open-value",
+        3,
+        stream({"type": "tool_call", "callId": "c1"}, {"type": "tool_result", "callId": "c1", "status": "denied"}),
+        stream(
+            {"type": "tool_call", "callId": "c1", "status": "partial"},
+            {"type": "tool_result", "callId": "c1", "status": "com.openai.codex/denied"},
+        ),
+    ),
+    (
+        "PROFILE-open-value",
+        2,
+        stream({"type": "subagent", "status": "completed"}),
+        stream({"type": "subagent", "status": "interrupted"}),
+    ),
+    (
+        "PROFILE-open-value",
+        2,
+        stream({"type": "input_request", "requestId": "q", "status": "answered", "kind": "followup"}),
+        stream({"type": "input_request", "requestId": "q", "status": "bot.cline/answered", "kind": "bot.cline/x"}),
+    ),
+    (
+        "PROFILE-open-value",
+        2,
+        stream(msg(summaryOf="branch_summary")),
+        stream(msg(summaryOf="compaction", compaction={"through": "r1"})),
+    ),
+    # issue 26: the compaction shape on the summary that replaces history
+    (
+        "PROFILE-compaction",
+        3,
+        stream(msg(), msg(compaction={"through": "r2"})),
+        stream(msg(), msg(summaryOf="compaction", compaction={"through": "r2"})),
+    ),
+    (
+        "PROFILE-compaction",
+        3,
+        stream(msg(), msg(summaryOf="compaction", compaction={"through": 2, "kept": "r2"})),
+        stream(msg(), msg(summaryOf="compaction", compaction={"from": "r2", "through": "messageId=m1"})),
+    ),
+    (
+        "PROFILE-compaction",
+        2,
+        stream(msg(summaryOf="compaction", compaction=["r1"])),
+        stream(msg(summaryOf="compaction", compaction={})),
+    ),
     # BlobRef and PathRef.
     ("PROFILE-blobref", 2, stream(parts(image(blob={"blob": "md5:abc"}))), stream(parts(image(blob={"blob": SHA})))),
     ("PROFILE-blobref", 2, stream(parts(image(blob={**BLOB, "size": -1}))), stream(parts(image(blob=BLOB)))),
@@ -751,6 +806,12 @@ CASES: list[tuple[str, int, list[dict], list[dict]]] = [
         2,
         stream({"type": "tool_result", "content": []}),
         stream({"type": "tool_call", "callId": "c"}, {"type": "tool_result", "callId": "c"}),
+    ),
+    (
+        "PROFILE-tool",
+        3,
+        stream({"type": "tool_call", "callId": "c"}, {"type": "tool_result", "callId": "c", "exitCode": "1"}),
+        stream({"type": "tool_call", "callId": "c"}, {"type": "tool_result", "callId": "c", "exitCode": -1}),
     ),
     ("PROFILE-subagent", 2, stream({"type": "subagent", "description": 5}), stream({"type": "subagent"})),
     (

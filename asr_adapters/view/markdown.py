@@ -131,7 +131,8 @@ def _record(r: dict[str, Any], tracker: reading.Tracker) -> str:
             text += f"\n{inline(member)}:\n\n" + fence(body)
         return text
     if kind == "tool_result":
-        failed = " · **failed**" if reading.is_failed_result(r) else ""
+        outcome = reading.result_outcome(r)
+        failed = f" · **{outcome}**" if outcome else ""
         name = tracker.call_name(r.get("callId"))
         return f"### {inline(rid)} · result{f' of {inline(name)}' if name else ''}{failed}{_ts(r)}\n\n" + _parts(
             r.get("content"), {"_plain": True}

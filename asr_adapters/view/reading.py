@@ -135,12 +135,28 @@ def output_tokens_of(record: dict[str, Any]) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
+#: outcomes of a call that did not run to an end: shown as themselves, never as a failure
+#: (docs/semantics.md, Tool outcome: ``<registry>/denied``, ``<registry>/cancelled``, ``interrupted``)
+NOT_RUN_STATUSES = frozenset({"denied", "cancelled", "interrupted"})
+
+
 def is_failed_result(record: dict[str, Any]) -> bool:
-    """A tool result the source marks as failed (``isError`` or a failure status)."""
-    if record.get("isError") is True:
-        return True
+    """A tool result the source marks as failed (``isError`` or a failure status); a denied,
+    cancelled or interrupted call is not one, even where an older stream says ``isError``."""
     status = record.get("status")
-    return isinstance(status, str) and (short_value(status) or "") in FAILED_STATUSES
+    short = (short_value(status) or "") if isinstance(status, str) else ""
+    if short in NOT_RUN_STATUSES:
+        return False
+    return record.get("isError") is True or short in FAILED_STATUSES
+
+
+def result_outcome(record: dict[str, Any]) -> str | None:
+    """What a tool result's badge says: ``failed``, ``denied``, ``cancelled``, ``interrupted``."""
+    if is_failed_result(record):
+        return "failed"
+    status = record.get("status")
+    short = short_value(status) if isinstance(status, str) else None
+    return short if short in NOT_RUN_STATUSES else None
 
 
 def capture_notes(record: dict[str, Any], field_name: str) -> str | None:

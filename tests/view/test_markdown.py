@@ -71,3 +71,31 @@ def test_markdown_escapes_raw_html_and_marks_links() -> None:
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert 'href="https://example.org"' in html and 'rel="noopener noreferrer"' in html
     assert "<img" not in html, "a page loads no image from a URL"
+
+
+@pytest.mark.parametrize(
+    ("result", "label"),
+    [
+        ({"isError": True}, " · **failed**"),
+        ({"status": "error"}, " · **failed**"),
+        # issue 26: a call the person refused or the harness cancelled is not a failure, even in a
+        # stream written before its status stopped claiming isError
+        ({"status": "com.anthropic.claude-code/denied", "isError": True}, " · **denied**"),
+        ({"status": "com.github.copilot-cli/cancelled"}, " · **cancelled**"),
+        ({"status": "interrupted", "isError": True}, " · **interrupted**"),
+        ({"status": "complete", "isError": False}, ""),
+    ],
+)
+def test_a_result_shows_its_own_outcome(result: dict[str, Any], label: str) -> None:
+    from asr_adapters.view import reading
+
+    stream = [
+        {"type": "session", "seq": 1, "id": "r1", "session": "codex:x", "agent": {"name": "codex"}},
+        {"type": "tool_call", "seq": 2, "id": "r2", "callId": "c1", "name": "bash"},
+        {"type": "tool_result", "seq": 3, "id": "r3", "callId": "c1", "content": [], **result},
+    ]
+    out = io.StringIO()
+    render_markdown(iter(stream), out)
+    text = out.getvalue().replace("`", "")
+    assert f"### r3 · result of bash{label}" in text
+    assert reading.is_failed_result(stream[2]) is (label == " · **failed**")

@@ -90,6 +90,10 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         self.seen_env: dict[str, Any] = dict.fromkeys(TRACKED, _UNSEEN)
         self.seen_env.update(cwd=info.cwd, version=info.version)
         self.calls: dict[str, tuple[str, Any, dict[str, Any], str]] = {}
+        #: every call's tool name by callId, for its tool_result (docs/semantics.md)
+        self.call_names = SpillMap()
+        #: compact_boundary uuid -> the record of the leaf it continues (a few per file)
+        self.compacted_leaf: dict[str, str] = {}
         self.plan_ids: dict[str, str] = {}
         self.tasks = TaskList()
         self.linked_agents = SpillSet()  # child streams a spawn named (one per spawn)
@@ -323,6 +327,9 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         uuid = obj.get("uuid")
         if type(uuid) is str:
             self.uuid_rec[uuid] = rid
+            if kind == "system/compact_boundary" and "parent" in record:
+                # the summary that follows replaces the path ending at the pre-compaction leaf
+                self.compacted_leaf[uuid] = record["parent"]
 
     def _message(
         self,
@@ -338,6 +345,7 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         native: dict[str, Any] | None = None,
         skip: tuple[str, ...] = (),
         queued: Item | None = None,
+        members: dict[str, Any] | None = None,
     ) -> str:
         """A message record from one line, its keys set in canonical order.
 
@@ -384,6 +392,8 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
             if isinstance(uuid, str):
                 ids.append(uuid)
             record["assembly"] = {"mode": "folded", "sourceIds": ids}
+        if members is not None:
+            record.update(members)
         if native is not None:
             record["native"] = native
         self._native(record, obj, skip)

@@ -381,8 +381,10 @@ class FoldMixin:
         for key, value in block.items():
             if key not in _CALL_FIELDS:
                 call[key] = value
-        if isinstance(name, str) and name in PLAN_TOOLS:
-            self._remember_call(call, {"timestamp": ts})
+        if isinstance(name, str):
+            self.call_names[call_id] = name  # its tool_result names no tool: the call does
+            if name in PLAN_TOOLS:
+                self._remember_call(call, {"timestamp": ts})
         return call
 
     def _extras(self, record: dict[str, Any], fold: Fold, first: dict[str, Any], synthetic: bool) -> bool:
@@ -424,6 +426,7 @@ class FoldMixin:
         def _copied(self, record: dict[str, Any], obj: dict[str, Any], field_name: str, value: str) -> None: ...
 
         message_heads: SpillMap
+        call_names: SpillMap
 
         def _remember_call(self, call: dict[str, Any], obj: dict[str, Any]) -> None: ...
 

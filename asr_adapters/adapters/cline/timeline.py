@@ -84,7 +84,7 @@ def _day(days: int) -> str:
 def epoch_millis(value: Any) -> TsPair:
     """``from_epoch_millis(value)``, the same text for every value: every record of a task has
     a ``ts`` in milliseconds, and ``strftime`` per record was a tenth of the conversion."""
-    if type(value) is not int or not 0 <= value < _EXACT_MS:
+    if type(value) is not int or not 0 < value < _EXACT_MS:  # 0 is no time (from_epoch_millis)
         return from_epoch_millis(value)
     return _millis_text(value), None
 

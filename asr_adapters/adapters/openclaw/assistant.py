@@ -8,11 +8,13 @@ reasoning item as a JSON string (with ``encrypted_content``) while the text is e
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
 
 from ...core import items
+from ...core.outcome import cancelled, is_exit_code, not_a_failure, set_exit_code
 from ...core.usage import normalized_usage as normalized
 from ...model.order import canonical_part_order
 
@@ -192,3 +194,34 @@ def _json(text: str) -> Any:
         return items.parse(text)
     except orjson.JSONDecodeError:
         return None
+
+
+#: a call the harness did not run: a queued user message came first (pi's agent loop)
+REGISTRY = "ai.openclaw"
+_SKIPPED = "Skipped due to queued user message."
+#: the exec tool's own line when a command fails (issue 26: OpenClaw exec results)
+_EXITED = re.compile(r"Command exited with code (-?\d+)")
+#: tools whose output is a shell command's (the exit code line is theirs, not the command's text)
+_SHELL_TOOLS = frozenset({"exec", "bash", "process"})
+
+
+def result_outcome(record: dict[str, Any], message: dict[str, Any], text: str) -> None:
+    """What a ``toolResult`` records of its call's outcome beside ``isError``
+    (docs/semantics.md, Tool outcome): a call skipped for a queued message is
+    ``ai.openclaw/cancelled``; ``details.status`` "error"/"failed" is a failure even where
+    ``isError`` is false; ``details.exitCode`` (exec), else the exec tool's "Command exited with
+    code N" line, is the ``exitCode``."""
+    if text.startswith(_SKIPPED):
+        record["status"] = cancelled(REGISTRY)
+        not_a_failure(record)
+        return
+    details = message.get("details")
+    code: Any = None
+    if isinstance(details, dict):
+        if details.get("status") in ("error", "failed"):
+            record["isError"] = True
+        code = details.get("exitCode")
+    if not is_exit_code(code) and record.get("name") in _SHELL_TOOLS:
+        match = _EXITED.search(text[-400:])
+        code = int(match.group(1)) if match else None
+    set_exit_code(record, code)
