@@ -34,7 +34,7 @@ FORMAT = "openclaw-transcript"
 SQLITE_FORMAT = "openclaw-agent-sqlite"
 #: Members an entry is dispatched on by name (``core.items``): an array or object there is one
 #: unreadable entry.
-DISPATCH = names("type", "message.role", "message.provider", "message.model", "customType")
+DISPATCH = names("type", "message.role", "message.provider", "message.model", "message.api", "customType")
 _HEADER_KNOWN = frozenset({"type", "id", "version", "timestamp", "cwd", "parentSession"})
 
 
