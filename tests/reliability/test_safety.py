@@ -403,6 +403,13 @@ _ALLOWED_WRITES = {
     ("adapters/t3code/adapter.py", "_database_path", "open(w)"): "inside its own mkdtemp folder",
     ("adapters/t3code/adapter.py", "_database_path", "os.chmod"): "its own scratch copy, made read-only",
     ("adapters/t3code/adapter.py", "T3CodeAdapter.streams", "shutil.rmtree"): "its own mkdtemp folder",
+    # a private scratch copy of a database whose -wal has no -shm (core.sqlite_snapshot): read
+    # there, so nothing is created beside the source; removed when the connection closes
+    ("core/sqlite_snapshot.py", "_copy_with_log", "tempfile.mkdtemp"): "private scratch folder",
+    ("core/sqlite_snapshot.py", "_copy_with_log", "shutil.copyfile"): "into its own mkdtemp folder",
+    ("core/sqlite_snapshot.py", "_copy_with_log", "shutil.rmtree"): "its own mkdtemp folder",
+    ("core/sqlite_snapshot.py", "open_snapshot", "shutil.rmtree"): "its own mkdtemp folder",
+    ("core/sqlite_limits.py", "GuardedConnection.close", "shutil.rmtree"): "its own mkdtemp folder",
     # not a path: a method of the same name on another object
     ("adapters/claude_code/tools.py", "ToolMixin._after_result", "Path.replace"): "the task list's replace",
     # reading: flags not visible to the scan
