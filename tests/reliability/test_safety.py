@@ -398,6 +398,13 @@ _ALLOWED_WRITES = {
     ("export/folder.py", "_spool", "tempfile.TemporaryFile"): "scratch, unnamed",
     ("export/__init__.py", "export_streams", "tempfile.TemporaryFile"): "scratch, unnamed",
     ("adapters/copilot_cli/groups.py", "Groups._move_to_disk", "tempfile.TemporaryFile"): "scratch, unnamed",
+    ("core/spool.py", "RecordSpool.append", "tempfile.TemporaryFile"): "scratch, unnamed",
+    # a private scratch folder (mkdtemp: 0700, a fresh random name) for the page show --open opens
+    ("view/command.py", "show_at", "tempfile.mkdtemp"): "private scratch folder",
+    # databases: SQLite opens them itself, after the checks that refuse links and non-files
+    ("index/store.py", "_connect", "sqlite3.connect"): "the index (_check_path: a regular file, not a link)",
+    ("index/store.py", "open_for_reading", "sqlite3.connect"): "mode=ro URI",
+    ("stats/cache.py", "SummaryCache.__init__", "sqlite3.connect"): "the stats cache (a regular file, not a link)",
     # a private scratch folder (mkdtemp: 0700, a fresh random name) for a database given as a stream
     ("adapters/t3code/adapter.py", "_database_path", "tempfile.mkdtemp"): "private scratch folder",
     ("adapters/t3code/adapter.py", "_database_path", "open(w)"): "inside its own mkdtemp folder",
