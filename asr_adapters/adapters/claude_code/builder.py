@@ -97,7 +97,10 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         self.plan_ids: dict[str, str] = {}
         self.tasks = TaskList()
         self.linked_agents = SpillSet()  # child streams a spawn named (one per spawn)
-        self.child_usage = SpillMap(64)  # child stream -> its spawn result's usage (fold.py)
+        #: child stream -> its spawn result's usage (fold.py), kept only for the subagent files
+        #: found beside the session (``child_keys``): nothing else reads it
+        self.child_usage: dict[str, Any] = {}
+        self.child_keys: set[str] = set()
         self.sidechain_prompts: dict[str, str] = {}
         self.queue = Queue()
         #: Whether a turn is running (a prompt or tool result is being answered, a tool runs):

@@ -85,7 +85,8 @@ class ToolMixin:
     plan_ids: dict[str, str]  # planId -> id of its latest record
     tasks: TaskList
     linked_agents: SpillSet  # child session refs a spawn named
-    child_usage: SpillMap  # child session ref -> the usage its spawn's result records
+    child_usage: dict[str, Any]  # child session ref -> the usage its spawn's result records
+    child_keys: set[str]  # the child streams of the subagent files found beside the session
     sidechain_prompts: dict[str, str]  # first prompt of an inline sidechain -> its session ref
     out: Any
     info: Any
@@ -122,7 +123,7 @@ class ToolMixin:
             if isinstance(prompt_id, str):
                 record["turnId"] = prompt_id
             record["callId"] = call_id
-            name = self.call_names.get(call_id)
+            name = self.call_names.pop(call_id, None)  # one result per call: its entry is done
             if name is not None:
                 record["name"] = name
             is_error = block.get("is_error")
@@ -298,7 +299,7 @@ class ToolMixin:
         if agent_id:
             session = agent_key(self.info.root_session, agent_id)
             usage = result.get("usage") if isinstance(result, dict) else None
-            if isinstance(usage, dict):
+            if isinstance(usage, dict) and session in self.child_keys:
                 self.child_usage[session] = usage  # the child's last response, as the parent saw it
         elif isinstance(call_input.get("prompt"), str):
             session = self.sidechain_prompts.get(call_input["prompt"])
