@@ -1032,7 +1032,8 @@ def test_each_call_and_spawn_has_its_own_lines_time() -> None:
     spawns = of(records, "subagent")
     assert message["ts"] == line("x", 2)["timestamp"]
     assert [c["ts"] for c in calls] == [line("x", 3)["timestamp"], line("x", 4)["timestamp"]]
-    assert [s["ts"] for s in spawns] == [c["ts"] for c in calls]
+    # a spawn's subagent record is derived from its result line and has that line's time (issue 27.7)
+    assert [s["ts"] for s in spawns] == [r["ts"] for r in of(records, "tool_result")]
 
 
 def test_usage_of_a_response_split_by_a_tool_result_is_its_last_lines() -> None:

@@ -269,6 +269,20 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
             if rid:
                 record["parent"] = rid
 
+    def _on_path(self, record: dict[str, Any], obj: dict[str, Any]) -> str:
+        """Write a record derived from line ``obj`` (a plan, a question, a subagent) on the
+        conversation path: its ``parent`` is the line's record, and the line's uuid names the
+        new record from now on, so the next line that continues from it continues from this
+        one. Following ``parent`` from the last record then keeps it (never a fork)."""
+        uuid = obj.get("uuid")
+        line_rid = self.uuid_rec.get(uuid) if type(uuid) is str else None
+        if line_rid:
+            record["parent"] = line_rid
+        rid = self.out.put(record)
+        if line_rid and type(uuid) is str:
+            self.uuid_rec[uuid] = rid
+        return rid
+
     def _copied(self, record: dict[str, Any], obj: dict[str, Any], field_name: str, value: str) -> None:
         refs = self.info.parent_refs
         if refs is None:  # the main stream: nothing is copied

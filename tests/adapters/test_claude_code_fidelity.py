@@ -1,0 +1,89 @@
+"""Claude Code fidelity round 3 (issue 27 items 1-7): the tree a consumer rebuilds, the
+records derived from lines, the queue window, compaction authorship, leftover members."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from golden_support import shared_samples
+
+from asr_adapters.convert import Conversion
+
+from .test_claude_code import SID, asst, jsonl, main, result, user
+
+SAMPLES = shared_samples("claude-code")
+GOLDEN = Path(__file__).resolve().parent.parent.parent / "golden" / "claude-code"
+DERIVED = ("plan", "subagent", "input_request")
+
+
+def active_path(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records met following ``parent`` from the last record that has one (the way a
+    consumer rebuilds the conversation that led to the end of the stream)."""
+    by_id = {r["id"]: r for r in records}
+    tip = next((r for r in reversed(records) if "parent" in r), None)
+    path: list[dict[str, Any]] = []
+    while tip is not None:
+        path.append(tip)
+        tip = by_id.get(tip.get("parent", ""))
+    return path[::-1]
+
+
+def side_branches(records: list[dict[str, Any]], kinds: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Records of ``kinds`` that have a parent and no child although a later record names
+    their parent: each would look like a rewind and drop out of the rebuilt path."""
+    children: dict[str, list[str]] = {}
+    for record in records:
+        if "parent" in record:
+            children.setdefault(record["parent"], []).append(record["id"])
+    return [
+        r
+        for r in records
+        if r["type"] in kinds and "parent" in r and r["id"] not in children and len(children[r["parent"]]) > 1
+    ]
+
+
+# -- item 1 and 7: derived records on the path, with their line's time -----------------
+
+
+def test_plan_and_subagent_records_are_on_the_rebuilt_path_with_their_result_lines_time() -> None:
+    records = main(GOLDEN.joinpath("derived-on-path", "input.jsonl").read_bytes())
+    path = {r["id"] for r in active_path(records)}
+    derived = [r for r in records if r["type"] in DERIVED]
+    assert [r["type"] for r in derived] == ["plan", "subagent"]
+    assert all(r["id"] in path for r in derived)
+    results = {r["callId"]: r for r in records if r["type"] == "tool_result"}
+    for record in derived:  # the time of the result line it was derived from, never its call's
+        assert record["ts"] == results[record["callId"]]["ts"]
+        assert record["parent"] == results[record["callId"]]["id"]
+
+
+def test_questions_of_one_call_are_a_chain_not_siblings() -> None:
+    ask = {"type": "tool_use", "id": "toolu_Q", "name": "AskUserQuestion"}
+    ask["input"] = {"questions": [{"question": "A?", "options": []}, {"question": "B?", "options": []}]}
+    records = main(
+        jsonl(user(1, "ask me"), asst(2, "m1", ask, 1), result(3, "toolu_Q", "answered", 2), user(4, "ok", 3))
+    )
+    assert not side_branches(records, DERIVED)
+    assert {r["id"] for r in records if r["type"] == "input_request"} <= {r["id"] for r in active_path(records)}
+
+
+@pytest.mark.skipif(not SAMPLES, reason="../shared/samples/claude-code is absent")
+@pytest.mark.parametrize("sample", SAMPLES, ids=[p.name[:48] for p in SAMPLES])
+def test_no_derived_record_is_a_side_branch_in_a_shared_sample(sample: Path) -> None:
+    for stream in Conversion(sample, "claude-code", as_dicts=True).streams():
+        records = list(stream.records)
+        branches = side_branches(records, DERIVED)
+        assert not branches, [(r["id"], r["type"], r.get("callId")) for r in branches]
+
+
+def test_helpers_see_a_fork() -> None:
+    records = [
+        {"type": "message", "id": "r2"},
+        {"type": "plan", "id": "r3", "parent": "r2"},
+        {"type": "message", "id": "r4", "parent": "r2"},
+    ]
+    assert [r["id"] for r in side_branches(records, DERIVED)] == ["r3"]
+    assert [r["id"] for r in active_path(records)] == ["r2", "r4"]
+    assert SID
