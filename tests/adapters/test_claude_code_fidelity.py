@@ -87,3 +87,43 @@ def test_helpers_see_a_fork() -> None:
     assert [r["id"] for r in side_branches(records, DERIVED)] == ["r3"]
     assert [r["id"] for r in active_path(records)] == ["r2", "r4"]
     assert SID
+
+
+# -- item 2: steering (and withdrawn) messages on the path ---------------------------------
+
+
+def test_steering_messages_are_on_the_path_of_the_response_that_acted_on_them() -> None:
+    records = main(GOLDEN.joinpath("steer-on-path", "input.jsonl").read_bytes())
+    path = active_path(records)
+    steer = [r for r in records if r.get("origin") == "steer"]
+    assert [r["content"][0]["text"] for r in steer] == ["only the empty-input tests", "and skip the slow ones"]
+    assert [r["id"] for r in path[-3:]] == [steer[0]["id"], steer[1]["id"], records[-1]["id"]]
+
+
+def test_a_withdrawn_input_stays_on_the_active_path() -> None:
+    """ASR-225: a withdrawn message stays on the active path (not in the context view)."""
+    records = main(
+        jsonl(
+            user(1, "go"),
+            asst(2, "m1", {"type": "tool_use", "id": "toolu_w", "name": "Bash", "input": {}}, 1),
+            {
+                "type": "queue-operation",
+                "operation": "enqueue",
+                "timestamp": "2026-03-02T10:00:02.500Z",
+                "sessionId": SID,
+                "content": "never mind",
+            },
+            {
+                "type": "queue-operation",
+                "operation": "popAll",
+                "timestamp": "2026-03-02T10:00:02.600Z",
+                "sessionId": SID,
+                "content": "never mind",
+            },
+            result(3, "toolu_w", "ok", 2),
+            asst(4, "m2", {"type": "text", "text": "done"}, 3, stop_reason="end_turn"),
+        )
+    )
+    (withdrawn,) = [r for r in records if r.get("status") == "withdrawn"]
+    assert withdrawn["ts"] == "2026-03-02T10:00:02.600Z"
+    assert withdrawn["id"] in {r["id"] for r in active_path(records)}

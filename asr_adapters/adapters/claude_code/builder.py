@@ -194,7 +194,9 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
             if queue.dequeues:
                 self._flush_dequeues()
             if queue.removed:
-                self._release_removed()
+                self._release_removed(obj.get("parentUuid"))
+            if queue.withdrawn:
+                self._release_withdrawn(obj.get("parentUuid"))
             self.busy = True
             if queue.pending:
                 queue.mark_busy()
@@ -215,13 +217,15 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
     def _line(self, line: int, obj: dict[str, Any], kind: Any) -> None:
         """One line other than an assistant line (also a line held while a response was open)."""
         self.line = line
+        if self.queue.withdrawn and kind in _CHAIN:
+            self._release_withdrawn(obj.get("parentUuid"))
         if kind == "user":
             self._user(obj)
         elif kind == "attachment":
             self._attachment(obj)
         elif kind == "system":
             if self.queue.removed:
-                self._release_removed()
+                self._release_removed(obj.get("parentUuid"))
             self._system(obj)
         elif kind == "queue-operation":
             uuid = obj.get("uuid")
@@ -238,6 +242,7 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         self._close_fold()
         self._flush_dequeues()
         self._release_removed()
+        self._release_withdrawn()
         for item in self.queue.pending:  # still queued when the file ends
             self._vendor_item(item)
         self.queue.pending.clear()
@@ -274,7 +279,11 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         conversation path: its ``parent`` is the line's record, and the line's uuid names the
         new record from now on, so the next line that continues from it continues from this
         one. Following ``parent`` from the last record then keeps it (never a fork)."""
-        uuid = obj.get("uuid")
+        return self._splice(record, obj.get("uuid"))
+
+    def _splice(self, record: dict[str, Any], uuid: Any) -> str:
+        """Write ``record`` after the record of line ``uuid`` and before whatever continues
+        from that line: it becomes the parent of the next record naming ``uuid``."""
         line_rid = self.uuid_rec.get(uuid) if type(uuid) is str else None
         if line_rid:
             record["parent"] = line_rid

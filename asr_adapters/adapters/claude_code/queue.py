@@ -75,6 +75,9 @@ class Queue:
         self.removed: list[Item] = []
         #: Contents a ``queued_command`` delivered before their ``remove`` line was written.
         self.delivered: list[Any] = []
+        #: Inputs a ``popAll`` withdrew (with that line and their writer), waiting for the next
+        #: conversation line so that their messages go on the path before it (ASR-225).
+        self.withdrawn: list[tuple[Item, dict[str, Any], tuple[str, str]]] = []
 
     def enqueue(self, line: int, obj: dict[str, Any], busy: bool) -> Item | None:
         """Queue an input; returns the oldest one when the queue is over its limit."""
@@ -218,7 +221,7 @@ class QueueMixin(BuilderHost):
         if op == "popAll":
             taken = queue.pop_all(line, obj)
             for item in taken:
-                self._queue_message(item, obj, ("human", "queued" if item.busy else "prompt"), "withdrawn")
+                queue.withdrawn.append((item, obj, ("human", "queued" if item.busy else "prompt")))
             if taken:
                 return
         self._vendor(obj, "queue-operation")
@@ -233,13 +236,24 @@ class QueueMixin(BuilderHost):
                 self._vendor_item(queue.pending.pop(index))
             self._vendor(queue.dequeues.pop(0)[1], "queue-operation")
 
-    def _release_removed(self) -> None:
+    def _release_removed(self, continued: Any = None) -> None:
         """Inputs the running turn consumed and no ``queued_command`` carried: each a message
-        delivered into the turn (origin steer), with its ``remove`` line's time."""
+        delivered into the turn (origin steer), with its ``remove`` line's time. ``continued``:
+        the ``parentUuid`` of the line about to be handled (the response that acted on them):
+        the messages go on the conversation path before it (issue 27.2)."""
         removed = self.queue.removed
         while removed:
             item = removed.pop(0)
-            self._queue_message(item, item.moves[-1][1], STEER, None)
+            self._queue_message(item, item.moves[-1][1], STEER, None, continued)
+
+    def _release_withdrawn(self, continued: Any = None) -> None:
+        """Inputs a ``popAll`` withdrew: each a message ``status: withdrawn`` with the popAll
+        line's time, on the conversation path before the line about to be handled (whose
+        ``parentUuid`` is ``continued``): a withdrawn message stays on the active path (ASR-225)."""
+        withdrawn = self.queue.withdrawn
+        while withdrawn:
+            item, at, who = withdrawn.pop(0)
+            self._queue_message(item, at, who, "withdrawn", continued)
 
     def _flush_orphans(self) -> None:
         for item in self.queue.orphans():
@@ -253,8 +267,11 @@ class QueueMixin(BuilderHost):
         for _line, obj in item.lines():
             self._vendor(obj, "queue-operation")
 
-    def _queue_message(self, item: Item, at: dict[str, Any], who: tuple[str, str], status: str | None) -> None:
-        """The message of a queued input whose own lines decided its fate (ASR-225)."""
+    def _queue_message(
+        self, item: Item, at: dict[str, Any], who: tuple[str, str], status: str | None, continued: Any = None
+    ) -> None:
+        """The message of a queued input whose own lines decided its fate (ASR-225); on the
+        path after the record of line ``continued`` (a uuid) when given."""
         record = opened("message", at.get("timestamp"))
         session = self.info.session_id
         record["messageId"] = f"{session}:enqueue-L{item.line}"
@@ -266,7 +283,7 @@ class QueueMixin(BuilderHost):
         record["content"] = parts
         record["idSource"] = "derived"
         record["assembly"] = {"mode": "folded", "sourceIds": queue_line_ids(session, item)}
-        self.out.put(record)
+        self._splice(record, continued)
         self.out.acc.records += 1
         self.out.acc.folded += len(item.moves)
 

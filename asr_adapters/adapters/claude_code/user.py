@@ -24,7 +24,7 @@ class UserLinesMixin(BuilderHost):
 
         def _flush_dequeues(self) -> None: ...
 
-        def _release_removed(self) -> None: ...
+        def _release_removed(self, continued: Any = None) -> None: ...
 
         def _flush_orphans(self) -> None: ...
 
@@ -60,7 +60,7 @@ class UserLinesMixin(BuilderHost):
         queued = None
         summary = None
         if self.queue.removed:
-            self._release_removed()
+            self._release_removed(obj.get("parentUuid"))
         if content is None:  # a truncated line: the record says the content was not kept
             parts: list[dict[str, Any]] = []
             capture = {"content": {"state": "absent", "reason": "the line holds no message content"}}
