@@ -127,3 +127,19 @@ def test_a_withdrawn_input_stays_on_the_active_path() -> None:
     (withdrawn,) = [r for r in records if r.get("status") == "withdrawn"]
     assert withdrawn["ts"] == "2026-03-02T10:00:02.600Z"
     assert withdrawn["id"] in {r["id"] for r in active_path(records)}
+
+
+# -- item 6: leftover message members ------------------------------------------------------
+
+
+def test_leftover_message_members_of_any_line_of_a_response_are_kept_under_native() -> None:
+    records = main(GOLDEN.joinpath("message-leftovers", "input.jsonl").read_bytes())
+    (answer,) = [r for r in records if r.get("messageId") == "msg_l1"]
+    assert answer["native"]["message"] == {
+        "stop_details": {"type": "end_turn"},
+        "context_management": {"applied_edits": []},
+    }
+    first_call = next(r for r in records if r.get("callId") == "toolu_l2" and r["type"] == "tool_call")
+    edits = first_call["native"]["message"]["context_management"]["applied_edits"]
+    assert edits == [{"type": "clear_tool_uses_20250919", "cleared_input_tokens": 0}]
+    assert first_call["usage"]["outputTokens"] == 55  # the same later line raised its usage
