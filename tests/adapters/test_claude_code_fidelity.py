@@ -6,9 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from golden_support import shared_samples
 
+from asr_adapters.adapters.claude_code.parts import COMPACT_PREAMBLE
 from asr_adapters.convert import Conversion
 
 from .test_claude_code import SID, asst, jsonl, main, result, user
@@ -143,3 +145,37 @@ def test_leftover_message_members_of_any_line_of_a_response_are_kept_under_nativ
     edits = first_call["native"]["message"]["context_management"]["applied_edits"]
     assert edits == [{"type": "clear_tool_uses_20250919", "cleared_input_tokens": 0}]
     assert first_call["usage"]["outputTokens"] == 55  # the same later line raised its usage
+
+
+# -- item 5: the compaction summary's author -----------------------------------------------
+
+
+def test_compaction_summary_is_the_agents_text_in_the_harness_frame() -> None:
+    data = GOLDEN.joinpath("compaction-summary-author", "input.jsonl").read_bytes()
+    native = orjson.loads(data.splitlines()[-1])["message"]["content"]
+    (summary,) = [r for r in main(data) if r.get("summaryOf") == "compaction"]
+    parts = summary["content"]
+    assert "".join(p["text"] for p in parts) == native  # every character kept, in order
+    assert [p["author"] for p in parts] == ["harness", "agent", "harness"]
+    assert parts[1]["text"].startswith("Summary:\n1. Primary Request")
+    assert parts[2]["text"].startswith("\n\nIf you need specific details from before compaction")
+
+
+@pytest.mark.parametrize(
+    ("text", "authors"),
+    [
+        ("Summary of prior context.", ["agent"]),  # no preamble: all the agent's
+        (
+            COMPACT_PREAMBLE + "S.\nPlease continue the conversation from where we left it off.",
+            ["harness", "agent", "harness"],
+        ),
+        (COMPACT_PREAMBLE, ["harness"]),
+    ],
+)
+def test_compaction_summary_split_points(text: str, authors: list[str]) -> None:
+    line = user(2, text, 1, isCompactSummary=True)
+    records = main(jsonl(user(1, "hi"), line))
+    (summary,) = [r for r in records if r.get("summaryOf") == "compaction"]
+    parts = summary["content"]
+    assert "".join(p["text"] for p in parts) == text
+    assert [p.get("author", summary.get("author")) for p in parts] == authors
