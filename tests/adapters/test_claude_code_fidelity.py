@@ -13,7 +13,7 @@ from golden_support import shared_samples
 from asr_adapters.adapters.claude_code.parts import COMPACT_PREAMBLE
 from asr_adapters.convert import Conversion
 
-from .test_claude_code import SID, asst, jsonl, main, result, user
+from .test_claude_code import SID, asst, convert, jsonl, main, result, user
 
 SAMPLES = shared_samples("claude-code")
 GOLDEN = Path(__file__).resolve().parent.parent.parent / "golden" / "claude-code"
@@ -179,3 +179,24 @@ def test_compaction_summary_split_points(text: str, authors: list[str]) -> None:
     parts = summary["content"]
     assert "".join(p["text"] for p in parts) == text
     assert [p.get("author", summary.get("author")) for p in parts] == authors
+
+
+# -- item 4: hook context only the compaction agent's file records -------------------------
+
+
+def test_hook_context_only_the_compaction_agent_recorded_is_in_the_main_stream(tmp_path: Path) -> None:
+    case = GOLDEN / "compaction-hook-context"
+    session = tmp_path / f"{SID}.jsonl"
+    session.write_bytes((case / "input.jsonl").read_bytes())
+    agent = tmp_path / SID / "subagents" / "agent-acompact-7c1d2e.jsonl"
+    agent.parent.mkdir(parents=True)
+    agent.write_bytes((case / "input" / "subagents" / agent.name).read_bytes())
+    streams, accounting = convert(session)
+    main_records = streams[f"claude-code:{SID}"]
+    (hook,) = [r for r in main_records if r.get("author") == "hook"]
+    assert hook["content"][0]["text"].startswith("<system-reminder>\nPostToolUse:Edit hook additional context")
+    assert hook["id"] in {r["id"] for r in active_path(main_records)}  # the main model received it
+    child = streams[f"claude-code:{SID}/agent-acompact-7c1d2e"]
+    (copy,) = [r for r in child if r.get("messageId") == hook["messageId"]]
+    assert copy["copiedFrom"] == f"claude-code:{SID}#messageId={hook['messageId']}"
+    assert accounting.native_items == 6 + 7  # each line counted once, in its own file

@@ -25,6 +25,7 @@ from ...core.spill import SpillSet
 from ...registry import register
 from . import discover
 from .builder import Builder
+from .hanging import compaction_agent, hanging_lines
 from .info import AGENT, REGISTRY, StreamInfo, agent_key
 from .prescan import Facts, prescan
 
@@ -104,6 +105,10 @@ class ClaudeCodeAdapter(Adapter):
                 context.accounting.diagnostics.append(Diagnostic(str(path), None, f"subagent file skipped: {reason}"))
             state["kids"] = kids
             builder.child_keys = {agent_key(root, kid.agent_id) for kid in kids}
+            for kid in kids:
+                if compaction_agent(kid.agent_id):
+                    for hung in hanging_lines(kid.path):
+                        builder.hanging.setdefault(hung["parentUuid"], []).append(hung)
             feed = builder.feed
             for number, obj, _raw in context.parsed_lines():
                 if isinstance(obj, dict) and obj.get("isSidechain") is True:

@@ -110,6 +110,9 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         #: (last line to wait for, parent uuid, line, parsed line): lines whose native parent
         #: is not written yet, held a few lines so that the parent's record comes first.
         self.waiting: list[tuple[int, str, int, dict[str, Any]]] = []
+        #: parentUuid -> lines of a compaction agent's file that hang from that main line:
+        #: context the main model saw that the main file lacks (hanging.py)
+        self.hanging: dict[str, list[dict[str, Any]]] = {}
 
     # -- header -------------------------------------------------------------------------
 
@@ -152,7 +155,36 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         self._feed(line, obj)
         if waiting:
             self._release_waiting(line)
+        if self.hanging:
+            self._take_hanging(line)
         return self.out.drain()
+
+    def _take_hanging(self, line: int) -> None:
+        """Write the hanging lines whose main parent now has its record, on the path after
+        it (the next main line continuing from that parent continues from them). Each is a
+        native item of the compaction agent's file, counted there, not here."""
+        hanging = self.hanging
+        acc = self.out.acc
+        roots: dict[str, str] = {}  # a hanging line's uuid -> the main line its chain hangs from
+        ready = [p for p in hanging if self.uuid_rec.get(p)]
+        while ready:
+            parent = ready.pop(0)
+            root = roots.get(parent, parent)
+            for obj in hanging.pop(parent, ()):
+                uuid = obj["uuid"]
+                if uuid in self.uuid_rec:
+                    continue  # the main file has it after all
+                before = acc.outcome_total()
+                current = self.line
+                self._feed(line, obj)
+                self.line = current
+                acc.records -= acc.outcome_total() - before
+                rid = self.uuid_rec.get(uuid)
+                if rid:
+                    self.uuid_rec[root] = rid  # the main line's continuation follows it
+                    roots[uuid] = root
+                    if uuid in hanging:
+                        ready.append(uuid)
 
     def _release_waiting(self, line: int | None) -> None:
         """Handle the waiting lines whose parent now has its record, or that waited long
