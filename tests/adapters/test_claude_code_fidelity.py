@@ -200,3 +200,23 @@ def test_hook_context_only_the_compaction_agent_recorded_is_in_the_main_stream(t
     (copy,) = [r for r in child if r.get("messageId") == hook["messageId"]]
     assert copy["copiedFrom"] == f"claude-code:{SID}#messageId={hook['messageId']}"
     assert accounting.native_items == 6 + 7  # each line counted once, in its own file
+
+
+# -- item 7: the compaction agent's subagent record at its place ---------------------------
+
+
+def test_the_compaction_agents_subagent_record_sits_before_its_boundary_with_its_time(tmp_path: Path) -> None:
+    case = GOLDEN / "compaction-hook-context"
+    session = tmp_path / f"{SID}.jsonl"
+    session.write_bytes((case / "input.jsonl").read_bytes())
+    agent = tmp_path / SID / "subagents" / "agent-acompact-7c1d2e.jsonl"
+    agent.parent.mkdir(parents=True)
+    agent.write_bytes((case / "input" / "subagents" / agent.name).read_bytes())
+    streams, _ = convert(session)
+    records = streams[f"claude-code:{SID}"]
+    (spawn,) = [r for r in records if r["type"] == "subagent"]
+    boundary = records[records.index(spawn) + 1]
+    assert boundary.get("schema") == "com.anthropic.claude-code/system/compact_boundary"
+    assert spawn["ts"] == "2026-03-02T10:04:50.000Z"  # the agent's own first line
+    assert "parent" not in spawn
+    assert [r["seq"] for r in records] == sorted(r["seq"] for r in records)

@@ -106,7 +106,8 @@ class ClaudeCodeAdapter(Adapter):
             state["kids"] = kids
             builder.child_keys = {agent_key(root, kid.agent_id) for kid in kids}
             for kid in kids:
-                if compaction_agent(kid.agent_id):
+                if compaction_agent(kid.agent_id) and not _nested(kid.meta):
+                    builder.compaction_agents.append((agent_key(root, kid.agent_id), kid.path))
                     for hung in hanging_lines(kid.path):
                         builder.hanging.setdefault(hung["parentUuid"], []).append(hung)
             feed = builder.feed

@@ -23,6 +23,7 @@ from ...core.spill import SpillMap, SpillSet
 from ...core.timestamps import from_iso, stamp
 from ...model.order import canonical_order
 from .fold import HELD_LIMIT, Fold, FoldMixin, UsageHold
+from .hanging import agent_start
 from .info import AGENT, Out, StreamInfo, opened, vendor
 from .parts import move_writer
 from .plans import TaskList
@@ -113,6 +114,9 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         #: parentUuid -> lines of a compaction agent's file that hang from that main line:
         #: context the main model saw that the main file lacks (hanging.py)
         self.hanging: dict[str, list[dict[str, Any]]] = {}
+        #: (stream, file) of the compaction agents not placed yet: each one's subagent record
+        #: goes before the compact_boundary it produced (``_place_compaction_agent``)
+        self.compaction_agents: list[tuple[str, Any]] = []
 
     # -- header -------------------------------------------------------------------------
 
@@ -324,6 +328,23 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
             self.uuid_rec[uuid] = rid
         return rid
 
+    def _place_compaction_agent(self, leaf: str) -> None:
+        """The subagent record of the compaction agent that continued from ``leaf``, written
+        just before the boundary of the compaction it produced, with the time of the agent's
+        own first line (issue 27.7: it came last, without a time). No ``parent``: the boundary
+        continues from the leaf; its ``session`` links it."""
+        for index, (key, path) in enumerate(self.compaction_agents):
+            start = agent_start(path, leaf, self.uuid_rec)
+            if start is None:
+                continue
+            del self.compaction_agents[index]
+            record: dict[str, Any] = {"type": "subagent", "seq": 0, "id": ""}
+            stamp(record, from_iso(start.get("timestamp")))
+            record["session"] = key
+            self.linked_agents.add(key)
+            self.out.put(record)
+            return
+
     def _copied(self, record: dict[str, Any], obj: dict[str, Any], field_name: str, value: str) -> None:
         refs = self.info.parent_refs
         if refs is None:  # the main stream: nothing is copied
@@ -379,6 +400,8 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
             out.acc.vendor += 1
             return
         parent = obj.get("parentUuid") or obj.get("logicalParentUuid")
+        if kind == "system/compact_boundary" and self.compaction_agents and isinstance(parent, str):
+            self._place_compaction_agent(parent)
         self._link(record, parent)
         rid = out.put(record)
         out.acc.vendor += 1

@@ -54,6 +54,31 @@ def hanging_lines(path: Path) -> list[dict[str, Any]]:
     return found
 
 
+def agent_start(path: Path, leaf: str, known: Any) -> dict[str, Any] | None:
+    """The compaction agent's own first line that continues from the main line ``leaf`` (the
+    pre-compaction leaf a ``compact_boundary`` names): a line whose ``parentUuid`` is ``leaf``
+    and whose uuid is no line of the main file (``known``: the main stream's uuids so far).
+    None when this agent did not compact from there. Reads the file once, line by line."""
+    wanted = f'"parentUuid":"{leaf}"'.encode()
+    try:
+        handle = open_companion(path, None, None)
+        if handle is None:
+            return None
+        with handle:
+            for raw in handle:
+                if wanted not in raw or len(raw) > _LINE_BYTES:
+                    continue
+                try:
+                    obj = orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    continue
+                if isinstance(obj, dict) and obj.get("parentUuid") == leaf and obj.get("uuid") not in known:
+                    return obj
+    except (OSError, CompanionSkipped):
+        return None
+    return None
+
+
 def _hangs(obj: Any) -> bool:
     if not isinstance(obj, dict) or obj.get("type") != "user" or obj.get("isMeta") is not True:
         return False
