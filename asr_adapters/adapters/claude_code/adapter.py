@@ -25,7 +25,7 @@ from ...core.spill import SpillSet
 from ...registry import register
 from . import discover
 from .builder import Builder
-from .hanging import compaction_agent, hanging_lines
+from .hanging import agent_request, compaction_agent, hanging_lines
 from .info import AGENT, REGISTRY, StreamInfo, agent_key
 from .prescan import Facts, prescan
 
@@ -107,7 +107,9 @@ class ClaudeCodeAdapter(Adapter):
             builder.child_keys = {agent_key(root, kid.agent_id) for kid in kids}
             for kid in kids:
                 if compaction_agent(kid.agent_id) and not _nested(kid.meta):
-                    builder.compaction_agents.append((agent_key(root, kid.agent_id), kid.path))
+                    request = agent_request(kid.path)
+                    if request is not None:
+                        builder.compaction_agents.append((agent_key(root, kid.agent_id), request))
                     for hung in hanging_lines(kid.path):
                         builder.hanging.setdefault(hung["parentUuid"], []).append(hung)
             feed = builder.feed

@@ -23,7 +23,6 @@ from ...core.spill import SpillMap, SpillSet
 from ...core.timestamps import from_iso, stamp
 from ...model.order import canonical_order
 from .fold import HELD_LIMIT, Fold, FoldMixin, UsageHold
-from .hanging import agent_start
 from .info import AGENT, Out, StreamInfo, opened, vendor
 from .parts import move_writer
 from .plans import TaskList
@@ -114,9 +113,9 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         #: parentUuid -> lines of a compaction agent's file that hang from that main line:
         #: context the main model saw that the main file lacks (hanging.py)
         self.hanging: dict[str, list[dict[str, Any]]] = {}
-        #: (stream, file) of the compaction agents not placed yet: each one's subagent record
-        #: goes before the compact_boundary it produced (``_place_compaction_agent``)
-        self.compaction_agents: list[tuple[str, Any]] = []
+        #: (stream, its own request line) of the compaction agents not placed yet: each one's
+        #: subagent record goes before the compact_boundary it produced
+        self.compaction_agents: list[tuple[str, dict[str, Any]]] = []
 
     # -- header -------------------------------------------------------------------------
 
@@ -333,9 +332,8 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         just before the boundary of the compaction it produced, with the time of the agent's
         own first line (issue 27.7: it came last, without a time). No ``parent``: the boundary
         continues from the leaf; its ``session`` links it."""
-        for index, (key, path) in enumerate(self.compaction_agents):
-            start = agent_start(path, leaf, self.uuid_rec)
-            if start is None:
+        for index, (key, start) in enumerate(self.compaction_agents):
+            if start.get("parentUuid") != leaf or start.get("uuid") in self.uuid_rec:
                 continue
             del self.compaction_agents[index]
             record: dict[str, Any] = {"type": "subagent", "seq": 0, "id": ""}

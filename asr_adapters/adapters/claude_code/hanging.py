@@ -54,29 +54,29 @@ def hanging_lines(path: Path) -> list[dict[str, Any]]:
     return found
 
 
-def agent_start(path: Path, leaf: str, known: Any) -> dict[str, Any] | None:
-    """The compaction agent's own first line that continues from the main line ``leaf`` (the
-    pre-compaction leaf a ``compact_boundary`` names): a line whose ``parentUuid`` is ``leaf``
-    and whose uuid is no line of the main file (``known``: the main stream's uuids so far).
-    None when this agent did not compact from there. Reads the file once, line by line."""
-    wanted = f'"parentUuid":"{leaf}"'.encode()
+def agent_request(path: Path) -> dict[str, Any] | None:
+    """The compaction agent's own request: the last user line of its file that is not a tool
+    result (the history it replays comes first, its request and answer last). Its
+    ``parentUuid`` is the main leaf the compaction continued from. Reads the file once,
+    keeping one line."""
+    request: dict[str, Any] | None = None
     try:
         handle = open_companion(path, None, None)
         if handle is None:
             return None
         with handle:
             for raw in handle:
-                if wanted not in raw or len(raw) > _LINE_BYTES:
+                if b'"type":"user"' not in raw or b'"tool_result"' in raw or len(raw) > _LINE_BYTES:
                     continue
                 try:
                     obj = orjson.loads(raw)
                 except orjson.JSONDecodeError:
                     continue
-                if isinstance(obj, dict) and obj.get("parentUuid") == leaf and obj.get("uuid") not in known:
-                    return obj
+                if isinstance(obj, dict) and obj.get("type") == "user" and isinstance(obj.get("parentUuid"), str):
+                    request = obj
     except (OSError, CompanionSkipped):
         return None
-    return None
+    return request
 
 
 def _hangs(obj: Any) -> bool:
