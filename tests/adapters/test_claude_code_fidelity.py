@@ -220,3 +220,13 @@ def test_the_compaction_agents_subagent_record_sits_before_its_boundary_with_its
     assert spawn["ts"] == "2026-03-02T10:04:50.000Z"  # the agent's own first line
     assert "parent" not in spawn
     assert [r["seq"] for r in records] == sorted(r["seq"] for r in records)
+
+
+def test_an_older_preamble_wording_is_the_harnesss_up_to_its_line_end() -> None:
+    text = "This session is being continued from a previous conversation.\nSummary:\nparse() is fixed."
+    records = main(jsonl(user(1, "hi"), user(2, text, 1, isCompactSummary=True)))
+    (summary,) = [r for r in records if r.get("summaryOf") == "compaction"]
+    assert [(p["text"], p["author"]) for p in summary["content"]] == [
+        ("This session is being continued from a previous conversation.\n", "harness"),
+        ("Summary:\nparse() is fixed.", "agent"),
+    ]

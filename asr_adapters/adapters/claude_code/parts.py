@@ -245,6 +245,7 @@ COMPACT_PREAMBLE = (
     "This session is being continued from a previous conversation that ran out of context. "
     "The conversation is summarized below:\n"
 )
+_PREAMBLE_START = "This session is being continued from a previous conversation"
 _COMPACT_TRAILERS = (
     "\n\nIf you need specific details from before compaction",
     "\n\nRecent messages are preserved verbatim.",
@@ -272,10 +273,13 @@ def compaction_parts(content: Any) -> list[dict[str, Any]]:
 
 
 def _compaction_split(text: str) -> list[tuple[str, Who]]:
-    start = len(COMPACT_PREAMBLE) if text.startswith(COMPACT_PREAMBLE) else 0
+    start = 0
+    if text.startswith(_PREAMBLE_START):  # the preamble, in any build's wording: up to its colon
+        line_end = text.find("\n")  # its first line, newline included, as with the tags
+        start = len(text) if line_end < 0 else line_end + 1
     ends = [found for marker in _COMPACT_TRAILERS if (found := text.find(marker, start)) >= 0]
     end = min(ends) if ends else len(text)
-    pieces: list[tuple[str, Who]] = [(COMPACT_PREAMBLE, HARNESS)] if start else []
+    pieces: list[tuple[str, Who]] = [(text[:start], HARNESS)] if start else []
     if end > start or not pieces:
         pieces.append((text[start:end], SUMMARY))
     if end < len(text):
