@@ -23,6 +23,7 @@ from ...core.spill import SpillMap, SpillSet
 from ...core.timestamps import from_iso, stamp
 from ...model.order import canonical_order
 from .fold import HELD_LIMIT, Fold, FoldMixin, UsageHold
+from .hanging import CompactionAgentMixin
 from .info import AGENT, Out, StreamInfo, opened, vendor
 from .parts import move_writer
 from .plans import TaskList
@@ -69,7 +70,7 @@ MESSAGE_HEADS_IN_MEMORY = 64
 WAIT_LIMIT = 8
 
 
-class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
+class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin, CompactionAgentMixin):
     def __init__(self, info: StreamInfo, accounting: Accounting) -> None:
         self.info = info
         self.out = Out(accounting)
@@ -161,33 +162,6 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         if self.hanging:
             self._take_hanging(line)
         return self.out.drain()
-
-    def _take_hanging(self, line: int) -> None:
-        """Write the hanging lines whose main parent now has its record, on the path after
-        it (the next main line continuing from that parent continues from them). Each is a
-        native item of the compaction agent's file, counted there, not here."""
-        hanging = self.hanging
-        acc = self.out.acc
-        roots: dict[str, str] = {}  # a hanging line's uuid -> the main line its chain hangs from
-        ready = [p for p in hanging if self.uuid_rec.get(p)]
-        while ready:
-            parent = ready.pop(0)
-            root = roots.get(parent, parent)
-            for obj in hanging.pop(parent, ()):
-                uuid = obj["uuid"]
-                if uuid in self.uuid_rec:
-                    continue  # the main file has it after all
-                before = acc.outcome_total()
-                current = self.line
-                self._feed(line, obj)
-                self.line = current
-                acc.records -= acc.outcome_total() - before
-                rid = self.uuid_rec.get(uuid)
-                if rid:
-                    self.uuid_rec[root] = rid  # the main line's continuation follows it
-                    roots[uuid] = root
-                    if uuid in hanging:
-                        ready.append(uuid)
 
     def _release_waiting(self, line: int | None) -> None:
         """Handle the waiting lines whose parent now has its record, or that waited long
@@ -326,22 +300,6 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         if line_rid and type(uuid) is str:
             self.uuid_rec[uuid] = rid
         return rid
-
-    def _place_compaction_agent(self, leaf: str) -> None:
-        """The subagent record of the compaction agent that continued from ``leaf``, written
-        just before the boundary of the compaction it produced, with the time of the agent's
-        own first line (issue 27.7: it came last, without a time). No ``parent``: the boundary
-        continues from the leaf; its ``session`` links it."""
-        for index, (key, start) in enumerate(self.compaction_agents):
-            if start.get("parentUuid") != leaf or start.get("uuid") in self.uuid_rec:
-                continue
-            del self.compaction_agents[index]
-            record: dict[str, Any] = {"type": "subagent", "seq": 0, "id": ""}
-            stamp(record, from_iso(start.get("timestamp")))
-            record["session"] = key
-            self.linked_agents.add(key)
-            self.out.put(record)
-            return
 
     def _copied(self, record: dict[str, Any], obj: dict[str, Any], field_name: str, value: str) -> None:
         refs = self.info.parent_refs

@@ -12,11 +12,13 @@ Only the leading lines of such a file are read, at most ``LIMIT``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from ...core.companion import CompanionSkipped, open_companion
+from ...core.spill import SpillMap, SpillSet
+from ...core.timestamps import from_iso, stamp
 
 #: Leading lines of one compaction agent's file read at most.
 LIMIT = 16
@@ -84,3 +86,64 @@ def _hangs(obj: Any) -> bool:
         return False
     # its parent is a line of the main file or the previous such line (``own``): both strings
     return isinstance(obj.get("uuid"), str) and isinstance(obj.get("parentUuid"), str)
+
+
+class CompactionAgentMixin:
+    """The builder's side of the compaction agents: their hanging lines written in the main
+    stream, their subagent records placed before the boundary they produced."""
+
+    #: parentUuid -> lines of a compaction agent's file that hang from that main line
+    hanging: dict[str, list[dict[str, Any]]]
+    #: (stream, its own request line) of the compaction agents not placed yet
+    compaction_agents: list[tuple[str, dict[str, Any]]]
+    uuid_rec: SpillMap
+    linked_agents: SpillSet
+    out: Any
+    line: int
+
+    if TYPE_CHECKING:
+
+        def _feed(self, line: int, obj: Any) -> None: ...
+
+    def _take_hanging(self, line: int) -> None:
+        """Write the hanging lines whose main parent now has its record, on the path after
+        it (the next main line continuing from that parent continues from them). Each is a
+        native item of the compaction agent's file, counted there, not here."""
+        hanging = self.hanging
+        acc = self.out.acc
+        roots: dict[str, str] = {}  # a hanging line's uuid -> the main line its chain hangs from
+        ready = [p for p in hanging if self.uuid_rec.get(p)]
+        while ready:
+            parent = ready.pop(0)
+            root = roots.get(parent, parent)
+            for obj in hanging.pop(parent, ()):
+                uuid = obj["uuid"]
+                if uuid in self.uuid_rec:
+                    continue  # the main file has it after all
+                before = acc.outcome_total()
+                current = self.line
+                self._feed(line, obj)
+                self.line = current
+                acc.records -= acc.outcome_total() - before
+                rid = self.uuid_rec.get(uuid)
+                if rid:
+                    self.uuid_rec[root] = rid  # the main line's continuation follows it
+                    roots[uuid] = root
+                    if uuid in hanging:
+                        ready.append(uuid)
+
+    def _place_compaction_agent(self, leaf: str) -> None:
+        """The subagent record of the compaction agent that continued from ``leaf``, written
+        just before the boundary of the compaction it produced, with the time of the agent's
+        own first line (issue 27.7: it came last, without a time). No ``parent``: the boundary
+        continues from the leaf; its ``session`` links it."""
+        for index, (key, start) in enumerate(self.compaction_agents):
+            if start.get("parentUuid") != leaf or start.get("uuid") in self.uuid_rec:
+                continue
+            del self.compaction_agents[index]
+            record: dict[str, Any] = {"type": "subagent", "seq": 0, "id": ""}
+            stamp(record, from_iso(start.get("timestamp")))
+            record["session"] = key
+            self.linked_agents.add(key)
+            self.out.put(record)
+            return
