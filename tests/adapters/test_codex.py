@@ -15,6 +15,7 @@ from asr_adapters import registry
 from asr_adapters.adapters.codex.fragments import classify, is_media_label, split_ide_request
 from asr_adapters.adapters.codex.matching import MirrorMatcher
 from asr_adapters.core import spill
+from asr_adapters.core.sanitized import MARKER
 from asr_adapters.core.source import Source
 
 SAMPLES = shared_samples("codex")
@@ -398,9 +399,39 @@ def test_a_fork_of_a_fork_stays_copied_until_its_own_settings_line() -> None:
 def test_ide_prefix_split_on_an_event_only_prompt() -> None:
     text = "# Files mentioned by the user:\n\n## a.md: /w/a.md\n\n## My request for Codex:\nSummarize a.md."
     records, _ = convert(lines(META, event({"type": "user_message", "message": text})))
-    parts = records[1]["content"]
+    parts = records[1]["displayContent"]
     assert [(p["author"], p["origin"]) for p in parts] == [("harness", "injected"), ("human", "prompt")]
     assert parts[1]["text"] == "Summarize a.md." and "".join(p["text"] for p in parts) == text
+
+
+def test_a_prompt_known_only_from_its_ui_event_is_display_content() -> None:
+    """ASR-207 (issue 27.8): the event is what the user saw, never copied into ``content``."""
+    image = "data:image/png;base64,iVBORw0KGgo="
+    turn_item = {"type": "UserMessage", "id": "item_1", "content": [{"type": "text", "text": "Run it."}]}
+    records, conversion = convert(
+        lines(
+            META,
+            event({"type": "user_message", "message": "Why?", "images": [image]}),
+            event({"type": "item_completed", "turn_id": "t1", "item": turn_item}),
+        )
+    )
+    event_only, turn_item_only = (r for r in records if r["type"] == "message")
+    for record in (event_only, turn_item_only):
+        assert record["content"] == [] and record["capture"]["content"]["state"] == "absent"
+        assert (record["author"], record["origin"]) == ("human", "prompt")
+    assert [p["type"] for p in event_only["displayContent"]] == ["text", "image"]
+    assert event_only["messageId"] == "user_message@L2" and event_only["idSource"] == "derived"
+    assert turn_item_only["displayContent"][0]["text"] == "Run it." and turn_item_only["messageId"] == "item_1"
+    assert "idSource" not in turn_item_only
+    assert not asr_adapters.validate_records(records) and conversion.accounting.balanced()
+
+
+def test_a_prompt_whose_item_the_rollout_holds_keeps_it_as_content() -> None:
+    user = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Why?"}]}
+    records, conversion = convert(lines(META, item(user), event({"type": "user_message", "message": "Why?"})))
+    message = records[1]
+    assert message["content"] == [{"type": "text", "text": "Why?"}] and "displayContent" not in message
+    assert "capture" not in message and conversion.accounting.duplicates == 1
 
 
 def _token_count(total: int, last: int, used: float = 1.0) -> dict:
@@ -578,8 +609,10 @@ def test_shared_sample_converts_validates_and_accounts(path: Path) -> None:
         payload = value.get("payload") if isinstance(value, dict) else None
         if isinstance(payload, dict) and payload.get("type") == "message":
             for part in payload.get("content") or ():
-                if isinstance(part.get("text"), str) and part["text"]:
-                    assert part["text"] in written or any(part["text"] in w for w in written)
+                text = part.get("text")
+                if not isinstance(text, str) or not text or MARKER.fullmatch(text.strip()):
+                    continue  # a sanitizer's marker is nobody's words: taken out (capture redacted)
+                assert text in written or any(text in w for w in written)
 
 
 # -- memory --------------------------------------------------------------------------------
