@@ -396,6 +396,25 @@ def test_a_fork_of_a_fork_stays_copied_until_its_own_settings_line() -> None:
     assert texts["child"] == ""
 
 
+def test_subagent_settings_before_its_first_turn_carry_no_parent_turn() -> None:
+    """Issue 27.9: a copy that ends inside the parent's open turn leaves that turn behind."""
+    child = {**META["payload"], "id": "019e0000-0000-7000-8000-0000000000c1", "thread_source": "subagent"}
+    parent = {**META["payload"], "id": PARENT}
+    data = lines(
+        {**META, "payload": child},
+        {**META, "payload": parent},
+        {"timestamp": META["timestamp"], "type": "turn_context", "payload": {"turn_id": "t1", "model": "m-parent"}},
+        event({"type": "task_started", "turn_id": "t1"}),
+        event({"type": "thread_settings_applied"}),
+        item({"type": "reasoning", "summary": [{"type": "summary_text", "text": "own"}]}),
+    )
+    records, _ = convert(data)
+    settings = next(r for r in records if r.get("schema", "").endswith("/thread_settings_applied"))
+    assert "turnId" not in settings and "copiedFrom" not in settings
+    own = records[-1]
+    assert "turnId" not in own and "model" not in own and "copiedFrom" not in own
+
+
 def test_ide_prefix_split_on_an_event_only_prompt() -> None:
     text = "# Files mentioned by the user:\n\n## a.md: /w/a.md\n\n## My request for Codex:\nSummarize a.md."
     records, _ = convert(lines(META, event({"type": "user_message", "message": text})))

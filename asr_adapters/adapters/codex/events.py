@@ -86,6 +86,11 @@ class EventMapper(MessageMapper, UsageMapper, ToolMapper):
             if self.copy_depth <= 0:  # the parent's copied history ends here; the fork's own follows
                 self.copy_depth = 0
                 self.copied_from = None
+                # The copy may end inside the parent's open turn (a subagent spawned mid-turn):
+                # that turn and its model are the parent's. The fork's own records take theirs
+                # from its own turn_context / task_started.
+                self.turn_id = None
+                self.model = None
         if kind in _TURN_START:
             self.close_turn()
             if isinstance(event.get("turn_id"), str):
