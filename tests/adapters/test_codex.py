@@ -244,6 +244,38 @@ def test_update_plan_revisions_supersede() -> None:
     assert plans[2]["entries"][0]["status"] == "com.openai.codex/done"
 
 
+@pytest.mark.parametrize(
+    ("arguments", "state"),
+    [
+        ("[REDACTED_ARGUMENTS len=584 sha=2ea6cb32]", "redacted"),
+        ('{"plan":[{"step":"cut o', "absent"),
+        ('{"explanation":"no steps"}', "absent"),
+        ('"just a string"', "absent"),
+    ],
+)
+def test_an_update_plan_whose_arguments_give_no_steps_is_still_a_plan(arguments: str, state: str) -> None:
+    """Issue 27.10: a plan index finds every update_plan call; capture says why it is empty."""
+    call = item({"type": "function_call", "name": "update_plan", "arguments": arguments, "call_id": "p1"})
+    records, _ = convert(lines(META, call))
+    (plan,) = (r for r in records if r["type"] == "plan")
+    assert plan["callId"] == "p1" and plan["planType"] == "items" and plan["entries"] == []
+    assert plan["capture"]["entries"]["state"] == state and plan["capture"]["entries"]["reason"]
+    assert not asr_adapters.validate_records(records)
+
+
+@pytest.mark.skipif(not SAMPLES, reason="../shared/samples/codex is absent (a user's clone has no shared/)")
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
+def test_every_update_plan_call_of_a_sample_is_a_plan(path: Path) -> None:
+    calls = []
+    for line in path.read_bytes().splitlines():
+        payload = orjson.loads(line).get("payload")
+        if isinstance(payload, dict) and payload.get("type") == "function_call" and payload["name"] == "update_plan":
+            calls.append(payload["call_id"])
+    records, _ = convert(path)
+    plans = [r["callId"] for r in records if r["type"] == "plan" and r["planId"].startswith("update_plan:")]
+    assert plans == calls, (len(plans), len(calls))
+
+
 # -- issue 14: subagent links, copies, turns, encrypted arguments ---------------------------
 
 CHILD = "019e0000-0000-7000-8000-0000000000c1"
