@@ -666,6 +666,28 @@ def test_shared_sample_converts_validates_and_accounts(path: Path) -> None:
                 assert text in written or any(text in w for w in written)
 
 
+@pytest.mark.skipif(not SAMPLES, reason="../shared/samples/codex is absent (a user's clone has no shared/)")
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
+def test_a_sample_prompt_is_content_only_where_its_item_is_kept(path: Path) -> None:
+    """Issue 27.8 over real rollouts: a user message has ``content`` exactly when the rollout
+    holds its user item; a prompt known only from its event is display-only (ASR-207)."""
+    items = 0
+    item_texts: set[str] = set()
+    for line in path.read_bytes().splitlines():
+        payload = orjson.loads(line).get("payload")
+        if isinstance(payload, dict) and payload.get("type") == "message" and payload.get("role") == "user":
+            items += 1
+            item_texts.update(p["text"] for p in payload["content"] if isinstance(p.get("text"), str))
+    records, _ = convert(path)
+    users = [r for r in records if r["type"] == "message" and r.get("role") == "user" and "summaryOf" not in r]
+    display_only = [r for r in users if "displayContent" in r]
+    for record in display_only:
+        assert record["content"] == [] and record["capture"]["content"]["state"] == "absent"
+        shown = "".join(p.get("text", "") for p in record["displayContent"])
+        assert shown not in item_texts  # an event whose item the rollout holds pairs it instead
+    assert len(users) - len(display_only) == items
+
+
 # -- memory --------------------------------------------------------------------------------
 
 
