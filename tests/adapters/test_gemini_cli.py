@@ -381,10 +381,22 @@ def test_agent_id_links_the_subagent_session() -> None:
         "type": "subagent",
         "seq": subagent["seq"],
         "id": subagent["id"],
+        "ts": "2026-03-18T10:02:00.000Z",
         "callId": "c1",
         "session": "gemini-cli:kid-1",
         "agentType": "codebase_investigator",
     }
+
+
+def test_a_subagent_carries_the_time_of_its_tool_call_entry() -> None:
+    """Issue 27.12: the subagent record is derived from the toolCalls[] entry: its ``timestamp``."""
+    timed = call("c1", "codebase_investigator", agentId="kid-1", timestamp="2026-03-18T10:05:07.250Z")
+    untimed = {k: v for k, v in call("c2", "codebase_investigator", agentId="kid-2").items() if k != "timestamp"}
+    records, _ = run(jsonl(HEADER, gemini("g1", "Delegating.", toolCalls=[timed, untimed])))
+    subagents = {s["callId"]: s for s in of_type(records, "subagent")}
+    results = {r["callId"]: r for r in of_type(records, "tool_result")}
+    assert subagents["c1"]["ts"] == results["c1"]["ts"] == "2026-03-18T10:05:07.250Z"
+    assert "ts" not in subagents["c2"] and "ts" not in results["c2"]  # no time recorded: none invented
 
 
 # -- JSONL replay -----------------------------------------------------------------------
@@ -788,6 +800,10 @@ def test_shared_sample_converts_validates_and_balances(path: Path) -> None:
         c["id"] for m in messages for c in m.get("toolCalls") or [] if c.get("name") in ("cli_help", "invoke_agent")
     ]
     assert {r["callId"] for r in records if r["type"] == "subagent"} >= set(agents)  # every delegation
+    # each subagent record carries its toolCalls[] entry's time, as that call's tool_result does
+    entry_times = {c["id"]: c.get("timestamp") for m in messages for c in m.get("toolCalls") or []}
+    for subagent in (r for r in records if r["type"] == "subagent"):
+        assert subagent.get("ts") == entry_times[subagent["callId"]], subagent["callId"]
 
 
 def test_samples_folder_is_where_the_harness_looks() -> None:
@@ -937,6 +953,7 @@ def test_subagent_type_is_the_agents_name_and_description_the_prompt() -> None:
         "type": "subagent",
         "seq": subagents["c1"]["seq"],
         "id": subagents["c1"]["id"],
+        "ts": "2026-03-18T10:02:00.000Z",
         "callId": "c1",
         "session": "gemini-cli:kid-1",
         "agentType": "cli_help",
