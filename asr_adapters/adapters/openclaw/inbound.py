@@ -23,6 +23,8 @@ from typing import Any
 
 import orjson
 
+from ...core import items
+
 HARNESS = ("harness", "injected")
 #: (channel, kind, id, account) of a chat a ``System:`` event line names
 SystemChat = tuple[str, str, str, str | None]
@@ -144,7 +146,7 @@ def _parse_block(text: str) -> Any:
         return None
     close = text.rfind("\n```")
     try:
-        return orjson.loads(text[start + 8 : close if close > start else len(text)])
+        return items.parse(text[start + 8 : close if close > start else len(text)])
     except orjson.JSONDecodeError:
         return None
 
