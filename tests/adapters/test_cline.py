@@ -709,3 +709,151 @@ def test_input_holds_the_cache_once_whichever_way_the_provider_counts_it() -> No
     assert odd is not None and odd["inputTokens"] == 305
     metrics = {"tokens": {"prompt": 40, "completion": 7, "cached": 1000}}
     assert metrics_usage(metrics, "anthropic") == {"inputTokens": 1040, "outputTokens": 7, "totalTokens": 1047}
+
+
+# -- issue 27: results find their own call, cut-short replies, retries, finished reasoning, header --
+
+#: ``[tool for 'target'] Result:`` as Cline writes it (the target may span lines)
+_HEADER = re.compile(r"\[([A-Za-z0-9_.:\-]+)(?: for '([\s\S]*?)')?\] Result:")
+CASES = GOLDEN / "cline"
+
+
+def _result_text(record: dict[str, Any]) -> str:
+    parts = record.get("content") or record.get("displayContent") or []
+    return "".join(p.get("text", "") for p in parts if p.get("type") == "text")
+
+
+def misattached_results(records: list[dict[str, Any]]) -> list[str]:
+    """Every tool_result must answer the nearest preceding call of its tool and target: a call of
+    the same exchange (no user message between the call and the result), of the tool its header
+    names, on the target it names (a call's own argument, or the path / command the ui row shows),
+    with no nearer unanswered call of that tool and target; and no request text may leave a
+    ``[tool] Result:`` piece as plain text while a shown call of that tool waits for it."""
+    from asr_adapters.adapters.cline.rows import ui_tool_matches
+    from asr_adapters.adapters.cline.split import skipped, targets
+
+    problems = []
+    where = {r["callId"]: n for n, r in enumerate(records) if r["type"] == "tool_call"}
+    answered: set[str] = set()
+    for n, record in enumerate(records):
+        if record["type"] == "message" and record.get("role") == "user":
+            waiting = [r for r in records[:n] if r["type"] == "tool_call" and r["callId"] not in answered]
+            for part in record.get("displayContent", []) + record.get("content", []):
+                header = _HEADER.match(part.get("text", "")) if part.get("type") == "text" else None
+                if header and any(ui_tool_matches((c["name"], c.get("uiTool")), header[1], header[2]) for c in waiting):
+                    problems.append(f"{record['id']}: {header[0][:60]!r} left as text")
+        if record["type"] != "tool_result":
+            continue
+        text = _result_text(record)
+        header, skip = _HEADER.match(text), skipped(text)
+        tool, target = (header[1], header[2]) if header else skip if skip else (record.get("name"), None)
+
+        def fits(call: dict[str, Any], tool: Any = tool, target: Any = target) -> bool:
+            if "input" in call:
+                return call.get("name") == tool and (target is None or targets(call["input"], target))
+            return ui_tool_matches((call.get("name"), call.get("uiTool")), tool, target)
+
+        at = where.get(record["callId"])
+        if at is None or record["callId"] in answered:
+            problems.append(f"{record['id']}: answers no call, or one answered already")
+        elif any(r["type"] == "message" and r.get("role") == "user" for r in records[at:n]):
+            problems.append(f"{record['id']}: answers {records[at]['id']}, a call of an earlier exchange")
+        elif target is not None and any(
+            r["type"] == "tool_call" and r["callId"] not in answered and fits(r) for r in records[at + 1 : n]
+        ):
+            problems.append(f"{record['id']}: a nearer call of {tool} on {target[:40]!r} waits")
+        answered.add(record["callId"])
+    return problems
+
+
+def test_result_headers_are_matched_across_newlines() -> None:
+    from asr_adapters.adapters.cline.split import result_header
+
+    assert result_header("[execute_command for 'cd app &&\nnpm test'] Result:") == (
+        "execute_command",
+        "cd app &&\nnpm test",
+    )
+    pieces = split_text(
+        "[execute_command for 'a &&\n\nb'] Result:\nCommand executed.\n\n"
+        "<environment_details>\nx\n</environment_details>",
+        flattened=True,
+    )
+    assert [(p.kind, p.tool, p.target) for p in pieces] == [
+        (RESULT, "execute_command", "a &&\n\nb"),
+        (HARNESS, None, None),
+    ]
+    assert "".join(p.text for p in pieces).startswith(
+        "[execute_command for 'a &&\n\nb'] Result:\nCommand executed.\n\n"
+    )
+    # an unclosed header is no header, and costs one bounded scan
+    assert result_header("[execute_command for 'never closed\n" + "x" * 200_000) is None
+
+
+@pytest.mark.parametrize(
+    "case", ["api-only-multiline-command-results", "api-only-native-skipped-calls", "ui-only-multiline-command-result"]
+)
+def test_every_result_answers_its_own_call(case: str) -> None:
+    """Issue 27 item 24: before, the two-line header was not matched, its result stayed text of no
+    author, and each later result of that tool took the call of the reply before it."""
+    records, _ = convert(CASES / case / "input.json")
+    assert not misattached_results(records), misattached_results(records)
+    results = {r["callId"]: r for r in records if r["type"] == "tool_result"}
+    calls = [r for r in records if r["type"] == "tool_call" and r["name"] != "attempt_completion"]
+    assert calls and all(c["callId"] in results for c in calls)  # none left unanswered
+    texts = [
+        p.get("text", "") for r in records if r["type"] == "message" for p in r.get("displayContent", []) + r["content"]
+    ]
+    assert not [t for t in texts if t.startswith(("[execute_command", "Tool [read_file]"))]
+
+
+def test_skipped_calls_are_cancelled_results_in_every_wording() -> None:
+    from asr_adapters.adapters.cline.split import skipped
+
+    already = "Tool [read_file] was not executed because a tool has already been used in this message. Only one tool …"
+    assert skipped(already) == ("read_file", None) and result_state("read_file", already) == (
+        None,
+        "bot.cline/cancelled",
+    )
+    for text, expected in [
+        ("Skipping tool due to user rejecting a previous tool. [read_file for 'a.ts']", ("read_file", "a.ts")),
+        (
+            "Tool was interrupted and not executed due to user rejecting a previous tool."
+            " [execute_command for 'ls\n-la']",
+            ("execute_command", "ls\n-la"),
+        ),
+        ("Skipping tool [write_to_file for 'b.ts'] due to user rejecting a previous tool.", ("write_to_file", "b.ts")),
+        (
+            "Tool [list_files for '.'] was interrupted and not executed due to user rejecting a previous tool.",
+            ("list_files", "."),
+        ),
+    ]:
+        assert skipped(text) == expected
+        assert result_state(expected[0], text) == (None, "bot.cline/cancelled")
+    assert skipped("Tool [read_file] was used") is None and skipped("The tool [x] was not executed because") is None
+    records, _ = convert(CASES / "api-only-native-skipped-calls" / "input.json")
+    cancelled = [r for r in records if r["type"] == "tool_result" and r.get("status") == "bot.cline/cancelled"]
+    assert [r["callId"] for r in cancelled] == ["toolu_01B"] and "isError" not in cancelled[0]
+
+
+def test_results_answer_only_the_calls_of_the_reply_before_them() -> None:
+    records, _ = convert(CASES / "api-only-native-skipped-calls" / "input.json")
+    pairs = [(r["callId"], _result_text(r)[:20]) for r in records if r["type"] == "tool_result"]
+    assert pairs == [
+        ("toolu_01A", "[read_file for 'A.cs"),
+        ("toolu_01B", "Tool [read_file] was"),
+        ("toolu_02B", "[read_file for 'B.cs"),
+    ]
+
+
+@pytest.mark.skipif(not SAMPLES, reason="../shared/samples/cline is absent")
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
+def test_every_result_of_a_real_task_attaches_to_the_nearest_call_of_its_tool_and_target(path: Path) -> None:
+    records, _ = convert(path, None)
+    assert [r for r in records if r["type"] == "tool_result"]
+    assert not misattached_results(records), misattached_results(records)[:5]
+
+
+def test_golden_results_attach_to_the_nearest_call_of_their_tool_and_target() -> None:
+    for case in golden_cases("cline"):
+        records, _ = convert(materialize_input(case, case.folder), "cline")
+        assert not misattached_results(records), (case.id, misattached_results(records)[:5])

@@ -26,12 +26,15 @@ from .parts import (
 )
 from .rows import Alignment, align, human_kind
 from .split import (
+    HARNESS,
     RESULT,
     XmlCall,
     result_header,
+    skipped,
     split_assistant,
     split_text,
     starts_section,
+    targets,
     wrapper_start,
 )
 from .timeline import Timeline, new_body
@@ -50,8 +53,12 @@ class TaskMapper(Timeline):
         self.alignment: Alignment = align(ui, api, self.kinds)
         self.response = self.alignment.response
         self.next_api = 0
-        #: call ids of the api history still waiting for a result, in order
-        self.open_calls: list[tuple[str, str]] = []
+        #: the calls of the latest assistant message still waiting for a result, in order:
+        #: (callId, name, input). Cline answers every call of a reply in the next user message,
+        #: so a call left unanswered there is never answered later
+        self.open_calls: list[tuple[str, str, Any]] = []
+        #: every call's name by callId (a ``tool_result`` block names its call by id only)
+        self.call_names: dict[str, str] = {}
         self._last_request: tuple[int, Any] | None = None
 
     def records(self) -> Iterator[dict[str, Any]]:
@@ -152,7 +159,7 @@ class TaskMapper(Timeline):
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 call_id = block.get("tool_use_id")
                 if isinstance(call_id, str) and call_id in self.known_calls:
-                    name = next((n for c, n in self.open_calls if c == call_id), None)  # its call names it
+                    name = self.call_names.get(call_id)  # its call names it
                     yield self.put(self._result(call_id, name, result_parts(block.get("content")), ts, block))
                     self.open_calls = [c for c in self.open_calls if c[0] != call_id]
                     continue
@@ -170,8 +177,8 @@ class TaskMapper(Timeline):
                     following = blocks[position]
                     text = following.get("text") if isinstance(following, dict) else None
                     if isinstance(following, dict) and following.get("type") == "text" and isinstance(text, str):
-                        if starts_section(text):
-                            break
+                        if starts_section(text) and not (len(output) == 1 and skipped(text) is not None):
+                            break  # (Cline's notice for a skipped call right after the header is its output)
                         cut = wrapper_start(text)
                         if cut is not None:  # the person's feedback Cline appended: not tool output
                             if cut:
@@ -185,15 +192,17 @@ class TaskMapper(Timeline):
                     else:
                         break
                     position += 1
-                call_id, _name = self._match(header[0])
+                call_id = self._match(header[0], header[1])
                 yield self.put(self._result(call_id, header[0], output, ts, None))
                 if rest is not None:
                     parts += [piece_part(p.kind, p.text) for p in split_text(rest)]
                 continue
             for piece in split_text(block["text"]):
                 if piece.kind == RESULT and self.open_calls:
-                    call_id, _name = self._match(piece.tool)
+                    call_id = self._match(piece.tool, piece.target)
                     yield self.put(self._result(call_id, piece.tool, [{"type": "text", "text": piece.text}], ts, None))
+                elif piece.skipped:  # a skipped call's notice with no call to answer: Cline's words
+                    parts.append(piece_part(HARNESS, piece.text))
                 else:
                     parts.append(piece_part(piece.kind, piece.text))
         display, rows = self._take_display(index, "human")
@@ -217,12 +226,18 @@ class TaskMapper(Timeline):
                     body["apiRequest"] = request_extra
         yield self.put(body)
 
-    def _match(self, tool: str | None) -> tuple[str, str]:
-        """The open call a ``[tool] Result:`` text answers: the first of that name, else the first."""
-        for position, (_call_id, name) in enumerate(self.open_calls):
-            if name == tool:
-                return self.open_calls.pop(position)
-        return self.open_calls.pop(0)
+    def _match(self, tool: str | None, target: str | None) -> str:
+        """The open call a ``[tool for 'target'] Result:`` text answers (its callId): the first of
+        that name whose input holds the target (Cline writes the command or path it ran there),
+        else the first of that name, else the first (a header can spell the tool differently:
+        ``[subagents] Result:`` answers ``use_subagents``)."""
+        calls = self.open_calls
+        named = [n for n, (_c, name, _i) in enumerate(calls) if name == tool]
+        if target is not None:
+            for position in named:
+                if targets(calls[position][2], target):
+                    return calls.pop(position)[0]
+        return calls.pop(named[0] if named else 0)[0]
 
     def _result(
         self, call_id: str, name: str | None, content: list[dict[str, Any]], ts: Any, block: Any
@@ -239,6 +254,7 @@ class TaskMapper(Timeline):
         return body
 
     def _assistant(self, index: int, message: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        self.open_calls = []  # the previous reply's unanswered calls stay unanswered
         parts: list[dict[str, Any]] = []
         calls: list[dict[str, Any]] = []
         display_rows = [p for p in self.alignment.display.get(index, []) if not self.human_row(p)]
@@ -314,7 +330,8 @@ class TaskMapper(Timeline):
         if call.name == "condense":
             self._condensed(body, index)
         self.known_calls.add(body["callId"])
-        self.open_calls.append((body["callId"], call.name))
+        self.open_calls.append((body["callId"], call.name, call.params))
+        self.call_names[body["callId"]] = call.name
         return body
 
     def _condensed(self, body: dict[str, Any], index: int) -> None:
@@ -353,7 +370,9 @@ class TaskMapper(Timeline):
         if extra:
             body["block"] = extra
         self.known_calls.add(body["callId"])
-        self.open_calls.append((body["callId"], str(block.get("name"))))
+        self.open_calls.append((body["callId"], str(block.get("name")), block.get("input")))
+        if isinstance(block.get("name"), str):
+            self.call_names[body["callId"]] = block["name"]
         return body
 
     def human_row(self, position: int) -> bool:

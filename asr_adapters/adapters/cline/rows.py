@@ -170,3 +170,56 @@ def align(ui: list[Any], api: list[Any], kinds: list[tuple[str, str]] | None = N
                 out.response[position] = later
                 break
     return out
+
+
+#: the tool names a ``[tool for 'x'] Result:`` header uses for a ``ClineSayTool.tool`` of a ui
+#: row (cline/cline ``src/shared/ExtensionMessage.ts`` and the tool handlers that say them)
+SAY_TOOL_NAMES: dict[str, frozenset[str]] = {
+    "readFile": frozenset({"read_file"}),
+    "listFilesTopLevel": frozenset({"list_files"}),
+    "listFilesRecursive": frozenset({"list_files"}),
+    "listCodeDefinitionNames": frozenset({"list_code_definition_names"}),
+    "searchFiles": frozenset({"search_files"}),
+    "newFileCreated": frozenset({"write_to_file"}),
+    "editedExistingFile": frozenset({"replace_in_file", "write_to_file", "apply_diff", "apply_patch"}),
+    "fileDeleted": frozenset({"delete_file", "apply_patch"}),
+    "webFetch": frozenset({"web_fetch"}),
+    "webSearch": frozenset({"web_search"}),
+    "summarizeTask": frozenset({"summarize_task"}),
+    "useSkill": frozenset({"use_skill"}),
+}
+#: the ``ClineSayTool`` members that hold what a header names as the call's target
+_SAY_TARGETS = ("path", "regex", "serverName", "url", "query")
+
+
+def _same_path(shown: str, target: str) -> bool:
+    """A ui row's path (workspace-relative, or absolute) and a header's (as the model wrote it)
+    name the same file when one ends with the other, separators aside."""
+    a, b = shown.replace("\\", "/").rstrip("/"), target.replace("\\", "/").rstrip("/")
+    if not a or not b:
+        return False
+    return a == b or a.endswith("/" + b) or b.endswith("/" + a)
+
+
+def ui_tool_matches(shown: tuple[str, Any] | None, tool: str | None, target: str | None) -> bool:
+    """Whether a call a ui row showed (its name and ``uiTool``) is the call of ``tool`` on
+    ``target`` that a ``[tool for 'target'] Result:`` header names."""
+    if shown is None or tool is None:
+        return False
+    name, payload = shown
+    if tool != name and tool not in SAY_TOOL_NAMES.get(name, ()):
+        return False
+    if target is None:
+        return True
+    if isinstance(payload, str):  # a command row: the command, perhaps with Cline's flag after it
+        return payload == target or payload.startswith(target)
+    if isinstance(payload, dict):
+        for key in _SAY_TARGETS:
+            value = payload.get(key)
+            if (
+                isinstance(value, str)
+                and value
+                and (target == value or target.startswith(value + "' in '") or _same_path(value, target))
+            ):
+                return True
+    return False

@@ -24,8 +24,18 @@ from .parts import (
     unanswered_status,
     with_result_state,
 )
-from .rows import NOTICE_ASKS, NOTICE_SAYS, REQUEST, call_kind, human_kind, subtype, subtypes, text_kind
-from .split import RESULT, Piece, split_text
+from .rows import (
+    NOTICE_ASKS,
+    NOTICE_SAYS,
+    REQUEST,
+    call_kind,
+    human_kind,
+    subtype,
+    subtypes,
+    text_kind,
+    ui_tool_matches,
+)
+from .split import HARNESS, RESULT, Piece, split_text
 
 PLAN_ID = "task_progress"
 ANSWERED = f"{REGISTRY}/answered"
@@ -130,6 +140,8 @@ class Timeline:
         self.plan_entries: Any = None
         self.waiting_human: list[int] = []  # ui-only: a prompt waits for the request that sends it
         self.ui_calls: list[str] = []  # ui-only: calls shown since the last request
+        #: ui-only: each shown call's (name, uiTool), to pair rendered results by tool and target
+        self.ui_call_rows: dict[str, tuple[str, Any]] = {}
         self.usage_at: dict[int, tuple[Any, Any, str | None]] = {}
         self.outcome: str | None = None
         #: a completion_result row was shown and no request or call since (its `command` row follows)
@@ -311,7 +323,10 @@ class Timeline:
         rendered: list[dict[str, Any]] = []
         pieces = split_text(request, flattened=True)
         for number, piece in enumerate(pieces):
-            if piece.kind == RESULT and self.ui_calls:
+            if piece.kind == RESULT and piece.skipped:
+                # a call Cline did not run shows no ui row: its notice stays Cline's words here
+                rendered.append(rendered_part(HARNESS, piece.text))
+            elif piece.kind == RESULT and self.ui_calls:
                 yield self.put(self._rendered_result(piece, ts, last=number == len(pieces) - 1))
             else:
                 rendered.append(rendered_part(piece.kind, piece.text))
@@ -348,7 +363,7 @@ class Timeline:
     def _rendered_result(self, piece: Piece, ts: Any, last: bool) -> dict[str, Any]:
         """A ``[tool] Result:`` piece of a request's rendering answering a shown call: display only."""
         body = new_body("tool_result", ts)
-        body["callId"] = self.ui_calls.pop(0)
+        body["callId"] = self._pick_ui_call(piece.tool, piece.target)
         if piece.tool:
             body["name"] = piece.tool
         text = piece.text
@@ -358,6 +373,17 @@ class Timeline:
         body["capture"] = {"content": {"state": "absent", "reason": RENDERED}}
         body["displayContent"] = [{"type": "text", "text": text}]
         return with_result_state(body, piece.tool, text)
+
+    def _pick_ui_call(self, tool: str | None, target: str | None) -> str:
+        """The shown call a rendered ``[tool for 'target'] Result:`` answers: Cline renders the
+        results in the order it ran the calls, so the first shown call, unless a later one is
+        the call of that tool on that target (``ui_tool_matches``)."""
+        calls = self.ui_calls
+        if len(calls) > 1:
+            for position, call_id in enumerate(calls):
+                if ui_tool_matches(self.ui_call_rows.get(call_id), tool, target):
+                    return calls.pop(position)
+        return calls.pop(0)
 
     def _retried(self, position: int, request: str) -> bool:
         """A request with no reply whose next request sends the same text: a retry."""
@@ -399,6 +425,7 @@ class Timeline:
             self._put_usage(body, *usage)
         self.known_calls.add(body["callId"])
         self.ui_calls.append(body["callId"])
+        self.ui_call_rows[body["callId"]] = (name, body.get("uiTool"))
         return body
 
     def _plan(self, row: dict[str, Any]) -> Iterator[dict[str, Any]]:
