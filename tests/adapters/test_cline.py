@@ -857,3 +857,39 @@ def test_golden_results_attach_to_the_nearest_call_of_their_tool_and_target() ->
     for case in golden_cases("cline"):
         records, _ = convert(materialize_input(case, case.folder), "cline")
         assert not misattached_results(records), (case.id, misattached_results(records)[:5])
+
+
+def test_a_reply_cline_cut_short_is_interrupted_its_marker_is_cline_s_and_its_usage_stays() -> None:
+    """Issue 27 item 25."""
+    case = CASES / "task-folder-interrupted-replies"
+    records, _ = convert(case / "input.json")
+    replies = {r["messageId"]: r for r in records if r.get("role") == "assistant"}
+    user, api_error = replies["api:3"], replies["api:5"]
+    assert user["status"] == "interrupted" and api_error["status"] == "error"
+    assert user["content"] == [
+        {"type": "text", "text": "\n\n[Response interrupted by user]", "author": "harness", "origin": "injected"}
+    ]
+    assert api_error["content"][0] == {"type": "text", "text": "Let me check the file again."}  # the model's words
+    assert api_error["content"][1]["author"] == "harness"
+    rows = json.loads((case / "input.json").read_bytes())
+    info = json.loads(rows[5]["text"])  # the request of the interrupted reply: tokens, no cancelReason
+    assert "cancelReason" not in info
+    assert user["usage"]["inputTokens"] == info["tokensIn"] + info["cacheReads"] + info["cacheWrites"] != 0
+    assert user["usage"]["outputTokens"] == info["tokensOut"] == 1
+    from asr_adapters.adapters.cline.split import interrupted
+
+    for marker, status in [
+        ("user", "interrupted"),
+        ("API Error", "error"),
+        ("user feedback", "interrupted"),
+        (
+            "a tool use result. Only one tool may be used at a time and should be placed at the end of the message.",
+            "interrupted",
+        ),
+    ]:
+        assert interrupted(f"text<x/>\n\n[Response interrupted by {marker}]") == (
+            "text<x/>",
+            f"\n\n[Response interrupted by {marker}]",
+            status,
+        )
+    assert interrupted("quoted [Response interrupted by user] in the middle.") is None

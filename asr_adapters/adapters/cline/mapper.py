@@ -29,6 +29,7 @@ from .split import (
     HARNESS,
     RESULT,
     XmlCall,
+    interrupted,
     result_header,
     skipped,
     split_assistant,
@@ -259,19 +260,28 @@ class TaskMapper(Timeline):
         calls: list[dict[str, Any]] = []
         display_rows = [p for p in self.alignment.display.get(index, []) if not self.human_row(p)]
         ts = message.get("ts", self.ui[display_rows[0]].get("ts") if display_rows else None)
+        cut_short: str | None = None
         for block in self._blocks(message):
             kind = block.get("type") if isinstance(block, dict) else None
             if kind == "text" and isinstance(block.get("text"), str):
-                for piece in split_assistant(block["text"]):
+                text, marker = block["text"], None
+                found = interrupted(text)
+                if found is not None:  # Cline's marker for a reply it cut short: its words, not the model's
+                    text, marker, cut_short = found
+                for piece in split_assistant(text) if text else ():
                     if isinstance(piece, XmlCall):
                         calls.append(self._xml_call(index, len(calls), piece, ts))
                     else:
                         parts.append({"type": "text", "text": piece})
+                if marker is not None:
+                    parts.append({"type": "text", "text": marker, "author": "harness", "origin": "injected"})
             elif kind == "tool_use":
                 calls.append(self._native_call(index, len(calls), block, ts))
             else:
                 parts.append(block_part(block))
         usage, native, status = self._usage(index, message)
+        if status is None:  # the request row states no cancellation: the marker does
+            status = cut_short
         body: dict[str, Any] | None = None
         if parts:
             display, rows = self._take_display(index, None)

@@ -294,6 +294,27 @@ XML_TOOLS = frozenset(
         "use_subagents",
     }
 )
+#: what Cline appends to a reply it cut short before storing it (cline/cline ``Task``: the
+#: stream was aborted, failed, or stopped for the person's feedback or after the one tool a reply
+#: may use), with the status each gives the reply (ASR-206)
+_INTERRUPTED = re.compile(
+    r"\n\n\[Response interrupted by (user|API Error|user feedback|a tool use result\. Only one tool may be used"
+    r" at a time and should be placed at the end of the message\.)\]\Z"
+)
+_INTERRUPT_STATUS = {"API Error": "error"}
+
+
+def interrupted(text: str) -> tuple[str, str, str] | None:
+    """(the text before, Cline's marker, the reply's status) when ``text`` ends with the marker
+    Cline appends to a reply it cut short (``\\n\\n[Response interrupted by user]`` …)."""
+    if not text.endswith("]"):
+        return None
+    match = _INTERRUPTED.search(text)
+    if match is None:
+        return None
+    return text[: match.start()], match.group(0), _INTERRUPT_STATUS.get(match.group(1), "interrupted")
+
+
 _TAG = re.compile(r"<([a-z_]+)>(.*?)</\1>", re.S)
 _PARAM = re.compile(r"<([a-z_0-9]+)>(.*?)</\1>", re.S)
 
