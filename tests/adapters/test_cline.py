@@ -893,3 +893,48 @@ def test_a_reply_cline_cut_short_is_interrupted_its_marker_is_cline_s_and_its_us
             status,
         )
     assert interrupted("quoted [Response interrupted by user] in the middle.") is None
+
+
+def test_a_request_is_a_retry_only_when_cline_says_so_and_its_tokens_stay_in_usage() -> None:
+    """Issue 27 item 26."""
+    case = CASES / "ui-only-retry-only-when-said"
+    records, _ = convert(case / "input.json")
+    rows = json.loads((case / "input.json").read_bytes())
+    by_ts = {r.get("messageId", "").removeprefix("ui:"): r for r in records if r["type"] == "message"}
+    vendors = [
+        r["data"]["ts"] for r in records if r["type"] == "vendor" and r["schema"] == "bot.cline/say/api_req_started"
+    ]
+    requests = [r for r in rows if r.get("say") == "api_req_started"]
+    first, _, said_free, _, said_spent, _ = requests
+    assert vendors == [said_free["ts"]]  # only the retry the source states and that cost nothing
+    for row in (first, said_spent):
+        message = by_ts[str(row["ts"])]
+        assert message["status"] == "bot.cline/streaming_failed" and "tokensIn" not in message["apiRequest"]
+        assert message["usage"]["inputTokens"] == sum(
+            json.loads(row["text"])[k] for k in ("tokensIn", "cacheReads", "cacheWrites")
+        )
+    whole = sum(i["tokensIn"] + i["cacheReads"] + i["cacheWrites"] for i in (json.loads(r["text"]) for r in requests))
+    assert total_usage(records)["inputTokens"] == whole  # no reported token dropped
+    prompts = [
+        p["text"]
+        for r in records
+        if r["type"] == "message"
+        for p in r.get("displayContent", [])
+        if p.get("author") == "human"
+    ]
+    assert prompts == ["fix the build", "also run the tests", "now commit it"]  # each once
+
+
+@pytest.mark.skipif(not SAMPLES, reason="../shared/samples/cline is absent")
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
+def test_a_real_task_s_usage_is_every_request_row_s_count_once(path: Path) -> None:
+    """Issue 27 item 26 over a whole real file: summing usage gives what the request rows report."""
+    records, _ = convert(path, None)
+    rows = json.loads(path.read_bytes())
+    reported: dict[str, int] = {}
+    for row in rows:
+        if row.get("say") == "api_req_started":
+            usage, _, _ = parts.request_usage(json.loads(row["text"]), parts.provider_of(row))
+            for key, value in (usage or {}).items():
+                reported[key] = reported.get(key, 0) + value
+    assert total_usage(records) == reported

@@ -18,6 +18,7 @@ from .parts import (
     parse_json,
     piece_part,
     provider_of,
+    reports_tokens,
     request_usage,
     result_parts,
     shown_row,
@@ -218,13 +219,17 @@ class TaskMapper(Timeline):
             info = self._request_info(requests[-1])
             if isinstance(info, dict):
                 answered = index + 1 < len(self.api) and _role(self.api[index + 1]) == "assistant"
+                # no reply carries what an unanswered request cost: the request does (never dropped)
+                own_usage = not answered and reports_tokens(info)
                 if not answered:
                     unanswered_status(body, info)
-                request_extra = {
-                    k: v for k, v in info.items() if k != "request" and not (answered and k in _USAGE_NAMES)
-                }
+                moved = answered or own_usage
+                request_extra = {k: v for k, v in info.items() if k != "request" and not (moved and k in _USAGE_NAMES)}
                 if request_extra:
                     body["apiRequest"] = request_extra
+                if own_usage:
+                    usage, native, _status = request_usage(info, provider_of(self.ui[requests[-1]]))
+                    self._put_usage(body, usage, native)
         yield self.put(body)
 
     def _match(self, tool: str | None, target: str | None) -> str:

@@ -174,6 +174,12 @@ def _request_normalized(info: dict[str, Any], provider: str | None) -> dict[str,
     )
 
 
+def reports_tokens(info: dict[str, Any]) -> bool:
+    """Whether a ClineApiReqInfo records any token spent (Cline writes zeros for a try that
+    failed before the provider reported usage)."""
+    return any(count(info.get(key)) for key in ("tokensIn", "tokensOut", "cacheReads", "cacheWrites"))
+
+
 #: a request's ``cancelReason`` -> the status of the response it cut short (ASR-206)
 _CANCEL_STATUS = {"streaming_failed": "error", "user_cancelled": "interrupted"}
 

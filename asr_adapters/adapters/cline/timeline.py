@@ -18,6 +18,7 @@ from .parts import (
     parse_json,
     provider_of,
     rendered_part,
+    reports_tokens,
     request_usage,
     row_extra,
     shown_row,
@@ -53,6 +54,8 @@ _KEEP_WAITING = frozenset(
         "resume_completed_task",
     }
 )
+#: rows in which Cline says it retried the request before them (auto retry, the person's retry)
+_RETRY_ROWS = frozenset({("say", "error_retry"), ("say", "api_req_retried")})
 #: asks after a followup question that end its wait for an answer (asked again, or the task was interrupted)
 _ASKED_AGAIN = frozenset({"followup", "resume_task", "resume_completed_task"})
 #: the native-style id of each record type: written twice, the later record revises the earlier
@@ -314,8 +317,10 @@ class Timeline:
         """``api_req_started``: the request text Cline sent, as a user message (ui-only input)."""
         info = parse_json(row.get("text"))
         request = info.get("request") if isinstance(info, dict) else None
-        if not isinstance(request, str) or self.api or self._retried(position, request):
-            self.outcome = "vendor"  # not JSON, or a request the api history holds, or retried
+        spent = isinstance(info, dict) and reports_tokens(info)
+        if not isinstance(request, str) or (self.api and not spent) or self._retried(position, request, spent):
+            # not JSON, or a request the api history holds, or a retry that cost nothing
+            self.outcome = "vendor"
             yield self.put(self._vendor("say/api_req_started", row))
             return
         assert isinstance(info, dict)
@@ -348,16 +353,22 @@ class Timeline:
         if waiting:
             body["assembly"] = {"mode": "folded", "sourceIds": [str(self.ui[h].get("ts")) for h in waiting] + [str(ts)]}
         self._tail(body, row)
-        response = self.response.get(position)
+        # with an api history, this is a try the history does not hold: no reply row is its own
+        response = None if self.api else self.response.get(position)
         if response is None:
             unanswered_status(body, info)
-        rest = {k: v for k, v in info.items() if k != "request" and (response is None or k not in USAGE_KEYS)}
+        own_usage = response is None and spent  # no reply carries what it cost: the request does
+        moved = response is not None or own_usage
+        rest = {k: v for k, v in info.items() if k != "request" and not (moved and k in USAGE_KEYS)}
         if rest:
             body["apiRequest"] = rest
         if shown:
             body["displayRows"] = shown
         if response is not None:
             self.usage_at[response] = request_usage(info, provider_of(row))
+        elif own_usage:
+            usage, native, _status = request_usage(info, provider_of(row))
+            self._put_usage(body, usage, native)
         yield self.put(body)
 
     def _rendered_result(self, piece: Piece, ts: Any, last: bool) -> dict[str, Any]:
@@ -385,15 +396,22 @@ class Timeline:
                     return calls.pop(position)
         return calls.pop(0)
 
-    def _retried(self, position: int, request: str) -> bool:
-        """A request with no reply whose next request sends the same text: a retry."""
-        if position in self.response:
+    def _retried(self, position: int, request: str, spent: bool) -> bool:
+        """A request with no reply whose next request sends the same text, when the source says
+        Cline retried it (an ``error_retry`` or ``api_req_retried`` row between the two) and the
+        try reports no tokens: a retry, folded. One that cost tokens stays a request, so what it
+        cost is never dropped from usage; one the source does not call a retry stays a request."""
+        if position in self.response or spent:
             return False
         kinds = self.kinds
+        said = False
         for later in range(position + 1, len(self.ui)):
-            if kinds[later] == REQUEST:
+            pair = kinds[later]
+            if pair in _RETRY_ROWS:
+                said = True
+            elif pair == REQUEST:
                 info = parse_json(self.ui[later].get("text"))
-                return isinstance(info, dict) and info.get("request") == request
+                return said and isinstance(info, dict) and info.get("request") == request
         return False
 
     def _ui_call(self, position: int, row: dict[str, Any], kind: str, sub: str) -> dict[str, Any]:
