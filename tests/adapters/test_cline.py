@@ -938,3 +938,65 @@ def test_a_real_task_s_usage_is_every_request_row_s_count_once(path: Path) -> No
             for key, value in (usage or {}).items():
                 reported[key] = reported.get(key, 0) + value
     assert total_usage(records) == reported
+
+
+def test_finished_reasoning_rows_are_not_partial_and_the_header_names_version_and_host() -> None:
+    """Issue 27 item 27."""
+    case = CASES / "ui-only-finished-reasoning-version-host"
+    records, _ = convert(case / "input.json")
+    head = records[0]
+    assert head["agent"] == {"name": "cline", "version": "3.57.1"}
+    assert head["host"] == {"name": "Visual Studio Code", "version": "1.109.0"}
+    reasoning = [r for r in records if r.get("role") == "assistant" and r["displayContent"][0]["type"] == "reasoning"]
+    assert [(r.get("status"), r.get("cline", {}).get("partial")) for r in reasoning] == [
+        (None, True),  # the completion followed
+        ("error", True),  # a text row followed; the request was cut short, which its reply's first row says
+        ("partial", None),  # the task stopped right after it
+    ]
+
+
+def test_the_header_takes_version_and_host_from_the_first_environment_entry(tmp_path: Path) -> None:
+    folder = task_folder(tmp_path, CASES / "ui-only-finished-reasoning-version-host")
+    head = convert(folder / "ui_messages.json")[0][0]
+    assert head["agent"]["version"] == "3.57.1"
+    assert head["host"] == {
+        "extension": "saoudrizwan.claude-dev",
+        "product": "Cline",
+        "name": "Visual Studio Code",
+        "version": "1.109.0",
+    }
+    metadata = json.loads((folder / "task_metadata.json").read_text())
+    metadata["environment_history"][0].update(cline_version="Unknown", host_name="Unknown", host_version="Unknown")
+    (folder / "task_metadata.json").write_text(json.dumps(metadata))
+    head = convert(folder / "ui_messages.json")[0][0]
+    assert head["agent"] == {"name": "cline"} and head["host"] == {
+        "extension": "saoudrizwan.claude-dev",
+        "product": "Cline",
+    }
+
+
+@pytest.mark.skipif(not SAMPLES, reason="../shared/samples/cline is absent")
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
+def test_no_reasoning_row_of_a_real_task_is_partial_once_its_reply_went_on(path: Path) -> None:
+    """Issue 27 item 27 over a whole real file: a reasoning row followed, before the next request
+    or prompt, by another row of its reply is not partial."""
+    from asr_adapters.adapters.cline.rows import REQUEST, call_kind, human_kind, subtypes, text_kind
+
+    rows = json.loads(path.read_bytes())
+    kinds = subtypes(rows)
+    went_on = set()
+    for n, row in enumerate(rows):
+        if kinds[n] == ("say", "reasoning") and row.get("partial") is True:
+            for later in range(n + 1, len(rows)):
+                if kinds[later] == REQUEST or human_kind(kinds[later], later):
+                    break
+                if (
+                    text_kind(kinds[later], rows[later])
+                    or call_kind(kinds[later])
+                    or kinds[later] == ("ask", "followup")
+                ):
+                    went_on.add(f"ui:{row['ts']}")
+                    break
+    records, _ = convert(path, None)
+    partial = {r["messageId"] for r in records if r.get("status") == "partial"}
+    assert not went_on & partial

@@ -55,6 +55,20 @@ def first_cwd(ui: list[Any], api: list[Any]) -> str | None:
     return None
 
 
+def first_environment(metadata: Any) -> dict[str, Any]:
+    """The first ``environment_history`` entry of ``task_metadata.json`` (Cline's
+    ``EnvironmentContextTracker``: OS, host and Cline version when the task started; a later
+    entry is a change, kept verbatim in ``taskMetadata``), or {}."""
+    history = metadata.get("environment_history") if isinstance(metadata, dict) else None
+    first = history[0] if isinstance(history, list) and history else None
+    return first if isinstance(first, dict) else {}
+
+
+def known(value: Any) -> str | None:
+    """A non-empty string other than Cline's "Unknown" (what it writes when it cannot tell)."""
+    return value if isinstance(value, str) and value.strip() and value != "Unknown" else None
+
+
 @register
 class ClineAdapter(Adapter):
     name: ClassVar[str] = "cline"
@@ -111,8 +125,14 @@ class ClineAdapter(Adapter):
             first_ts = next((m.get("ts") for m in api if isinstance(m, dict) and "ts" in m), None)
         session_id = native if native is not None else str(first_ts if first_ts is not None else source.name)
         variant = "task-folder" if ui and api else "ui-only" if ui else "api-only"
+        environment = first_environment(metadata)
         record = header(
-            "cline", session_id, agent_version=None, source_format=FORMAT, variant=variant, file=source.name
+            "cline",
+            session_id,
+            agent_version=known(environment.get("cline_version")),
+            source_format=FORMAT,
+            variant=variant,
+            file=source.name,
         )
         stamp(record, from_epoch_millis(first_ts))
         cwd = first_cwd(ui, api)
@@ -120,9 +140,16 @@ class ClineAdapter(Adapter):
             record["cwd"] = cwd
         if native is None:
             record["idSource"] = "derived"
-        host = discover.host(source.path)
-        if host is not None:
-            record["host"] = {"extension": host[0], "product": host[1]}
+        host: dict[str, Any] = {}
+        extension = discover.host(source.path)
+        if extension is not None:
+            host.update(extension=extension[0], product=extension[1])
+        for member, native in (("name", "host_name"), ("version", "host_version")):
+            value = known(environment.get(native))
+            if value is not None:
+                host[member] = value
+        if host:
+            record["host"] = host
         if other_name is not None:
             record["companions"] = [other_name]
         if metadata is not None:

@@ -301,17 +301,37 @@ class Timeline:
         body["author"] = "human" if role == "user" else "model"
         if role == "user":
             body["origin"] = "prompt"
-        if row.get("partial") is True:
+        finished = row.get("partial") is True and self._finished_reasoning(position)
+        if row.get("partial") is True and not finished:
             body["status"] = "partial"
         body["content"] = []
         body["displayContent"] = self.display_parts(row, None, self.kinds[position])
         body["capture"] = {"content": {"state": "absent", "reason": _DISPLAY_ONLY}}
         body["idSource"] = "derived"
         self._tail(body, row)
+        if finished:  # the row's own flag, kept: Cline never cleared it
+            body.setdefault("cline", {})["partial"] = True
         usage = self.usage_at.pop(position, None)
         if usage is not None:
             self._put_usage(body, *usage)
         return self.put(body)
+
+    def _finished_reasoning(self, position: int) -> bool:
+        """A ``reasoning`` row left ``partial`` whose reply went on to another row (text, a tool
+        call, the completion, a question) before the next request or prompt: Cline updates only
+        the last row while streaming and clears the flag only on some paths (a text chunk), so
+        the row's text is the reasoning as it finished. A partial row the reply never got past
+        (the stream failed) stays partial."""
+        if self.kinds[position] != ("say", "reasoning"):
+            return False
+        kinds, ui = self.kinds, self.ui
+        for later in range(position + 1, len(ui)):
+            pair = kinds[later]
+            if pair == REQUEST or human_kind(pair, later):
+                return False
+            if text_kind(pair, ui[later]) or call_kind(pair) or pair == ("ask", "followup"):
+                return True
+        return False
 
     def _request(self, position: int, row: dict[str, Any]) -> Iterator[dict[str, Any]]:
         """``api_req_started``: the request text Cline sent, as a user message (ui-only input)."""
