@@ -1000,3 +1000,116 @@ def test_no_reasoning_row_of_a_real_task_is_partial_once_its_reply_went_on(path:
     records, _ = convert(path, None)
     partial = {r["messageId"] for r in records if r.get("status") == "partial"}
     assert not went_on & partial
+
+
+# -- issue 27 item 28: Cline CLI 3.x sessions (<sessionId>.messages.json, contract v1) --
+
+CLI3 = CASES / "cli3-messages-session"
+CLI3_COMPACTED = CASES / "cli3-messages-compacted"
+
+
+def cli3_session(tmp_path: Path, document: dict[str, Any], name: str | None = None) -> Path:
+    session_id = document.get("sessionId", "s")
+    folder = tmp_path / ".cline" / "data" / "sessions" / str(session_id)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / (name or f"{session_id}.messages.json")
+    path.write_bytes(json.dumps(document, indent="\t").encode())
+    return path
+
+
+def test_a_cli3_session_is_detected_by_its_content_and_converted() -> None:
+    """Before this change no adapter claimed the file ("cannot tell which agent wrote this file")."""
+    records, conversion = convert(CLI3 / "input.json", None)
+    assert conversion.adapter.name == "cline" and conversion.accounting.balanced()
+    assert not validate_records(records) and not coming_rule_findings(records)
+    head = records[0]
+    assert head["session"] == "cline:1784538800000_k3v9q" and head["source"]["format"] == "cline-messages"
+    assert head["cwd"] == "/work/acme" and head["ts"] == "2026-07-20T09:13:20.004Z"  # from the manifest
+    document = json.loads((CLI3 / "input.json").read_bytes())
+    native = [m for m in document["messages"] if m["role"] in ("user", "assistant")]
+    ids = {r.get("messageId") for r in records} | {r.get("cline", {}).get("id") for r in records}
+    assert {m["id"] for m in native} <= ids  # every message keeps its native id
+    metrics = [m["metrics"] for m in native if "metrics" in m]
+    assert [r["nativeUsage"] for r in records if "usage" in r] == metrics  # usage once per response
+    assert total_usage(records)["inputTokens"] == sum(m["inputTokens"] for m in metrics)
+    typed = [p["text"] for r in records if r["type"] == "message" for p in r["content"] if p.get("author") == "human"]
+    assert typed == ["make parse_empty return an empty list @src/parser.rs", "why did it fail?"]
+    failed = [r for r in records if r["type"] == "tool_result" and r.get("isError")]
+    assert [r["callId"] for r in failed] == ["toolu_02R"]  # is_error false (the writer's default) claims nothing
+    assert [r["schema"] for r in records if r["type"] == "vendor"] == ["bot.cline/message"]  # role "tool": kept
+
+
+def test_a_cli3_compaction_message_is_the_summary_and_commands_are_the_person_s() -> None:
+    records, conversion = convert(CLI3_COMPACTED / "input.json", None)
+    assert conversion.accounting.balanced() and not validate_records(records)
+    summary = [r for r in records if r.get("summaryOf") == "compaction"]
+    assert [r["messageId"] for r in summary] == ["msg_r1"] and summary[0]["compaction"] == {}
+    assert summary[0]["content"][1]["author"] == "harness" and "author" not in summary[0]["content"][0]
+    command = next(r for r in records if r.get("messageId") == "msg_r3")
+    assert [(p["text"], p["author"], p["origin"]) for p in command["content"]][1] == ("/commit", "human", "command")
+
+
+def test_a_cli3_subagent_s_task_is_its_lead_s_words_and_names_the_parent(tmp_path: Path) -> None:
+    document = {
+        "version": 1,
+        "updated_at": "2026-07-20T10:00:00.000Z",
+        "agent": "subagent",
+        "sessionId": "1784538800000_k3v9q__sub_1",
+        "taskType": "subagent_task",
+        "origin": {"source": "cli", "mode": "user", "sessionId": "x", "parentThreadId": "1784538800000_k3v9q"},
+        "messages": [
+            {"id": "m1", "role": "user", "content": [{"type": "text", "text": "List the parser's callers."}]},
+            {"id": "m2", "role": "user", "content": []},
+        ],
+    }
+    records, conversion = convert(cli3_session(tmp_path, document), None)
+    assert records[0]["parent"] == "cline:1784538800000_k3v9q" and records[0]["source"]["variant"] == "subagent"
+    assert records[-1]["content"] == [{"type": "text", "text": "List the parser's callers.", "author": "agent"}]
+    assert conversion.accounting.balanced() and "companions" not in records[0]  # no manifest beside it
+
+
+@pytest.mark.parametrize(
+    ("document", "said"),
+    [
+        ({"version": 2, "updated_at": "x", "agent": "lead", "sessionId": "s", "messages": []}, "contract version 2"),
+        (
+            {"version": 1, "session_id": "s", "status": "completed", "messages_path": "/h/.cline/s/s.messages.json"},
+            "a Cline CLI session manifest, not its transcript: convert s.messages.json beside it",
+        ),
+        (
+            {"version": 1, "updated_at": "2026-07-20T10:00:00.000Z", "source_message_count": 4, "messages": []},
+            "a Cline CLI session's compaction state",
+        ),
+    ],
+)
+def test_asr_convert_says_which_cline_cli_file_it_found_and_why_it_is_not_read(
+    tmp_path: Path, document: dict[str, Any], said: str
+) -> None:
+    from click.testing import CliRunner
+
+    from asr_adapters.cli import main
+
+    path = cli3_session(tmp_path, document, name="s.json" if "session_id" in document else None)
+    result = CliRunner().invoke(main, ["convert", str(path)])
+    assert result.exit_code == 1 and said in result.stderr and "Traceback" not in result.stderr
+
+
+def test_other_agents_json_objects_are_not_cli3_sessions() -> None:
+    from asr_adapters.adapters.cline import sdk
+
+    gemini = b'{\n  "sessionId": "a",\n  "projectHash": "b",\n  "startTime": "t",\n  "messages": []\n}'
+    assert sdk.detect(gemini) == 0
+    assert sdk.detect(b'{"version": 1, "updated_at": "t", "agent": "lead", "sessionId": "s", "messages": []}') == 90
+
+
+def test_a_cli3_session_folder_has_one_entry_whose_manifest_is_its_companion(tmp_path: Path) -> None:
+    folder = tmp_path / "sessions" / "s1"
+    folder.mkdir(parents=True)
+    for name in ("s1.messages.json", "s1.json", "s1.compaction.json"):
+        (folder / name).write_text("{}")
+    assert [discover.is_session_file(folder / n) for n in ("s1.messages.json", "s1.json", "s1.compaction.json")] == [
+        True,
+        False,
+        False,
+    ]
+    assert discover.companion_files(folder / "s1.messages.json") == [folder / "s1.json"]

@@ -20,7 +20,7 @@ from ...core.errors import InputError
 from ...core.source import Source
 from ...core.timestamps import from_epoch_millis, stamp
 from ...registry import register
-from . import discover
+from . import discover, sdk
 from .files import API, UI, companions, kind_of
 from .mapper import TaskMapper
 from .parts import parse_json
@@ -74,7 +74,9 @@ class ClineAdapter(Adapter):
     name: ClassVar[str] = "cline"
     registry_name: ClassVar[str] = "bot.cline"
     description: ClassVar[str] = (
-        "Cline / Roo Code / Kilo Code task folders: ui_messages.json, api_conversation_history.json, task_metadata.json"
+        "Cline / Roo Code / Kilo Code task folders: ui_messages.json, api_conversation_history.json,"
+        " task_metadata.json;"
+        " Cline CLI 3.x sessions: <sessionId>.messages.json"
     )
     discovery = discover
 
@@ -83,7 +85,7 @@ class ClineAdapter(Adapter):
             return 0
         head = source.head()
         if _ARRAY.match(head) is None:
-            return 0
+            return sdk.detect(head)
         if _UI_TYPE.search(head) and _UI_SUBTYPE.search(head) and _UI_TS.search(head):
             return 90
         if _API_MESSAGE.search(head):
@@ -98,6 +100,11 @@ class ClineAdapter(Adapter):
             document = orjson.loads(source.read_all())
         except orjson.JSONDecodeError as exc:
             raise InputError(source.display, f"not a Cline task file: {exc}") from None
+        if isinstance(document, dict):  # Cline CLI 3.x: a session's messages.json (or its manifest)
+            sdk.check(source, document)
+            head = sdk.session_header(source, document, context)
+            yield Stream(head["session"], self._session_records(head, document, context))
+            return
         entry_kind = kind_of(document)
         if entry_kind is None:
             if document == []:
@@ -166,3 +173,10 @@ class ClineAdapter(Adapter):
         yield emit(head)
         mapper = TaskMapper(emit, context, ui, api)
         yield from mapper.records()
+
+    def _session_records(
+        self, head: dict[str, Any], document: dict[str, Any], context: Context
+    ) -> Iterator[dict[str, Any]]:
+        emit = Emitter(context.accounting)
+        yield emit(head)
+        yield from sdk.SessionMapper(emit, context, document).records()

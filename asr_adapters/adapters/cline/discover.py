@@ -90,10 +90,15 @@ def is_session_file(path: Path) -> bool:
         return not (path.with_name(UI_FILE).exists() or path.with_name(OLD_UI_FILE).exists())
     if name in (METADATA_FILE, "context_history.json", "settings.json", "taskHistory.json"):
         return False
+    if name.endswith(".compaction.json") or path.with_name(name.removesuffix(".json") + ".messages.json").exists():
+        return False  # a Cline CLI 3.x session's compaction state or manifest: its messages.json is the entry
     return name.endswith(".json") and "tasks" not in path.parts[-3:-1]
 
 
 def companion_files(path: Path) -> list[Path]:
     """The other files of the task folder that a conversion reads."""
+    if path.name.endswith(".messages.json"):  # a Cline CLI 3.x session: its manifest
+        manifest = path.with_name(path.name.removesuffix(".messages.json") + ".json")
+        return [manifest] if os.path.isfile(manifest) else []
     names = (UI_FILE, OLD_UI_FILE, API_FILE, METADATA_FILE)
     return [path.with_name(n) for n in names if n != path.name and os.path.isfile(path.with_name(n))]
