@@ -112,6 +112,10 @@ def is_request(row: Any) -> bool:
     return subtype(row) == REQUEST
 
 
+#: the ask a reply that is a question to the person shows (``ask_followup_question``)
+FOLLOWUP = ("ask", "followup")
+
+
 @dataclass
 class Alignment:
     """Per ui row: the api message it belongs to; per api message: its candidate rows."""
@@ -166,8 +170,8 @@ def align(ui: list[Any], api: list[Any], kinds: list[tuple[str, str]] | None = N
             other = kinds[later]
             if other == REQUEST or human_kind(other, later):
                 break
-            if text_kind(other, ui[later]) or call_kind(other):
-                out.response[position] = later
+            if text_kind(other, ui[later]) or call_kind(other) or other == FOLLOWUP:
+                out.response[position] = later  # (a followup question is the reply: the model asked it)
                 break
     return out
 

@@ -520,6 +520,9 @@ class Timeline:
             body["answer"] = [{**p, "author": "human"} for p in self.display_parts(answer, None)]
             body["status"] = ANSWERED
             body.setdefault("cline", {})["answerTs"] = answer.get("ts")
+        usage = self.usage_at.pop(position, None)
+        if usage is not None:  # the question was the reply to the request before it: its cost
+            self._put_usage(body, usage[0], usage[1], None if answer is not None else usage[2])
         return body
 
     def _notice(self, row: dict[str, Any], sub: str) -> dict[str, Any]:
