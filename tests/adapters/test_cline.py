@@ -1113,3 +1113,44 @@ def test_a_cli3_session_folder_has_one_entry_whose_manifest_is_its_companion(tmp
         False,
     ]
     assert discover.companion_files(folder / "s1.messages.json") == [folder / "s1.json"]
+
+
+def test_native_result_blocks_of_calls_not_run_are_cancelled_or_denied_not_errors(tmp_path: Path) -> None:
+    """A native ``tool_result`` block holding Cline's (or Roo Code's, Kilo Code's) notice for a call it
+    did not run, or the person's refusal, states that outcome: status cancelled / denied and no
+    isError, whatever ``is_error`` the block carries (kept under ``block``). Before: isError true."""
+    uses = [
+        {"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": {}} for n, name in enumerate(("a", "b", "c"))
+    ]
+    results = [
+        {
+            "type": "tool_result",
+            "tool_use_id": "toolu_0",
+            "content": "The user denied this operation.",
+            "is_error": True,
+        },
+        {
+            "type": "tool_result",
+            "tool_use_id": "toolu_1",
+            "content": "Skipping MCP tool b due to user rejecting a previous tool.",
+            "is_error": True,
+        },
+        {"type": "tool_result", "tool_use_id": "toolu_2", "content": "Error: no such file", "is_error": True},
+    ]
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "<task>\nx\n</task>"}]},
+        {"role": "assistant", "content": uses},
+        {"role": "user", "content": results},
+    ]
+    path = tmp_path / "api_conversation_history.json"
+    path.write_text(json.dumps(history))
+    records, _ = convert(path)
+    outcomes = [
+        (r["callId"], r.get("status"), r.get("isError"), r.get("block")) for r in records if r["type"] == "tool_result"
+    ]
+    assert outcomes == [
+        ("toolu_0", "bot.cline/denied", None, {"is_error": True}),
+        ("toolu_1", "bot.cline/cancelled", None, {"is_error": True}),
+        ("toolu_2", None, True, None),
+    ]
+    assert not validate_records(records)

@@ -30,6 +30,7 @@ from .split import (
     HARNESS,
     RESULT,
     XmlCall,
+    block_result_state,
     interrupted,
     result_header,
     skipped,
@@ -255,6 +256,12 @@ class TaskMapper(Timeline):
         if isinstance(block, dict) and isinstance(block.get("is_error"), bool):
             body["isError"] = block["is_error"]
         body["content"] = content
+        if isinstance(block, dict):  # Cline's words for a call it did not run or the person refused
+            status = block_result_state("".join(p.get("text", "") for p in content if p.get("type") == "text"))
+            if status is not None:  # the tool did not run to an outcome: no isError (docs/semantics.md)
+                body["status"] = status
+                if "isError" in body:
+                    body["block"] = {"is_error": body.pop("isError")}
         if block is None:  # a `[tool] Result:` text: Cline's own words there state an error or a denial
             with_result_state(body, name, "".join(p.get("text", "") for p in content if p.get("type") == "text"))
         return body

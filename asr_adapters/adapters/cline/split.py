@@ -29,6 +29,8 @@ _SKIPPED = re.compile(
     r" (?:due to|was interrupted and not executed due to) user rejecting a previous tool\."
     r"|(?:Skipping tool|Tool was interrupted and not executed) due to user rejecting a previous tool\. "
     r"\[(?P<new>[A-Za-z0-9_.:\-]+)(?: for '(?P<new_target>[\s\S]{0,65536}?)')?\]"
+    r"|(?:Skipping MCP tool|MCP tool) (?P<mcp>[A-Za-z0-9_.:\-]+)"
+    r" (?:due to|was interrupted and not executed due to) user rejecting a previous tool\."
 )
 #: how the harness's own insertions begin
 HARNESS_STARTS = (
@@ -78,6 +80,18 @@ def result_state(tool: str | None, text: str) -> tuple[bool | None, str | None]:
     return None, None
 
 
+def block_result_state(text: str) -> str | None:
+    """The status a native ``tool_result`` block's own text states in Cline's words (no
+    ``[tool] Result:`` header there): a call it did not run (``skipped``: cancelled; Roo Code
+    and Kilo Code also write "Skipping MCP tool x due to user rejecting a previous tool."), or
+    the person's refusal ("The user denied this operation": denied)."""
+    if skipped(text) is not None:
+        return CANCELLED
+    if text.startswith("The user denied this operation"):
+        return DENIED
+    return None
+
+
 #: where a new section starts inside Cline's flattened request text (blocks joined by a blank line)
 _SECTION = re.compile(
     r"\n\n(?=<(?:task|feedback|answer|user_message|environment_details|file_content)>"
@@ -112,7 +126,7 @@ def skipped(text: str) -> tuple[str, str | None] | None:
     match = _SKIPPED.match(text)
     if match is None:
         return None
-    tool = match.group("already") or match.group("old") or match.group("new")
+    tool = match.group("already") or match.group("old") or match.group("new") or match.group("mcp")
     return tool, match.group("old_target") or match.group("new_target")
 
 
