@@ -1154,3 +1154,42 @@ def test_native_result_blocks_of_calls_not_run_are_cancelled_or_denied_not_error
         ("toolu_2", None, True, None),
     ]
     assert not validate_records(records)
+
+
+def test_a_task_folder_s_failed_try_that_reported_tokens_keeps_them(tmp_path: Path) -> None:
+    """Issue 27 item 26 with an api history: the api history holds one user message for a request
+    Cline sent twice; the first try failed mid-stream after the provider counted 5,000 input
+    tokens. That try is not folded away as a retry: it stays a (display-only) request message
+    carrying its usage, so the task's usage is every request row's count. Before: a vendor
+    record, and its tokens left usage."""
+    request = "<task>\nfix it\n</task>"
+    failed = {"request": request, "tokensIn": 5000, "tokensOut": 12, "cacheWrites": 0, "cacheReads": 0, "cost": 0.02}
+    failed.update(cancelReason="streaming_failed")
+    sent = {"request": request, "tokensIn": 5100, "tokensOut": 40, "cacheWrites": 0, "cacheReads": 0, "cost": 0.03}
+    ui = [
+        {"ts": 1000, "type": "say", "say": "task", "text": "fix it", "conversationHistoryIndex": -1},
+        {
+            "ts": 1001,
+            "type": "say",
+            "say": "api_req_started",
+            "text": json.dumps(failed),
+            "conversationHistoryIndex": -1,
+        },
+        {"ts": 1002, "type": "say", "say": "error_retry", "text": '{"attempt":1}', "conversationHistoryIndex": -1},
+        {"ts": 1003, "type": "say", "say": "api_req_retried", "conversationHistoryIndex": -1},
+        {"ts": 1004, "type": "say", "say": "api_req_started", "text": json.dumps(sent), "conversationHistoryIndex": -1},
+        {"ts": 1005, "type": "say", "say": "text", "text": "Fixed.", "partial": False, "conversationHistoryIndex": 0},
+    ]
+    api = [
+        {"role": "user", "content": [{"type": "text", "text": request}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "Fixed."}]},
+    ]
+    folder = tmp_path / "tasks" / "1000"
+    folder.mkdir(parents=True)
+    (folder / "ui_messages.json").write_text(json.dumps(ui))
+    (folder / "api_conversation_history.json").write_text(json.dumps(api))
+    records, conversion = convert(folder / "ui_messages.json")
+    assert total_usage(records)["inputTokens"] == 10100 and total_usage(records)["outputTokens"] == 52
+    tries = [r for r in records if r.get("messageId") == "ui:1001"]
+    assert len(tries) == 1 and tries[0]["status"] == "bot.cline/streaming_failed" and tries[0]["content"] == []
+    assert conversion.accounting.balanced() and not validate_records(records)
