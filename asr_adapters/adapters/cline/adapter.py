@@ -13,8 +13,6 @@ import re
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-import orjson
-
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.errors import InputError
 from ...core.source import Source
@@ -96,10 +94,7 @@ class ClineAdapter(Adapter):
         return 0
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
-        try:
-            document = orjson.loads(source.read_all())
-        except orjson.JSONDecodeError as exc:
-            raise InputError(source.display, f"not a Cline task file: {exc}") from None
+        document = context.document("not a Cline task file")
         if isinstance(document, dict):  # Cline CLI 3.x: a session's messages.json (or its manifest)
             sdk.check(source, document)
             head = sdk.session_header(source, document, context)
