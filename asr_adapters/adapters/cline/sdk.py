@@ -326,10 +326,15 @@ def session_header(source: Source, document: dict[str, Any], context: Context) -
     session_id = native_id if isinstance(native_id, str) and native_id else source.name
     derived = session_id is not native_id
     agent = document.get("agent")
+    native_origin = document.get("origin")
+    origin: dict[str, Any] = native_origin if isinstance(native_origin, dict) else {}
+    # ``origin.version`` is the client's version (``extensionContext.client.version``: the CLI's,
+    # or the extension's when Cline for VS Code wrote the session through the SDK)
+    version = origin.get("version")
     record = header(
         "cline",
         session_id,
-        agent_version=None,
+        agent_version=version if isinstance(version, str) and version.strip() else None,
         source_format=FORMAT,
         variant=agent if isinstance(agent, str) else None,
         file=source.name,
@@ -349,8 +354,10 @@ def session_header(source: Source, document: dict[str, Any], context: Context) -
     stamp(record, when)
     if manifest and isinstance(manifest.get("cwd"), str):
         record["cwd"] = manifest["cwd"]
-    origin = document.get("origin")
-    parent = origin.get("parentThreadId") if isinstance(origin, dict) else None
+    source_kind = origin.get("source")
+    if isinstance(source_kind, str) and source_kind:
+        record["host"] = {"source": source_kind}  # the client that wrote it: cli, vscode, jetbrains …
+    parent = origin.get("parentThreadId")
     if isinstance(parent, str) and parent:
         record["parent"] = f"cline:{parent}"
     if derived:
