@@ -1025,6 +1025,7 @@ def test_a_cli3_session_is_detected_by_its_content_and_converted() -> None:
     head = records[0]
     assert head["session"] == "cline:1784538800000_k3v9q" and head["source"]["format"] == "cline-messages"
     assert head["cwd"] == "/work/acme" and head["ts"] == "2026-07-20T09:13:20.004Z"  # from the manifest
+    assert head["agent"] == {"name": "cline", "version": "3.0.56"} and head["host"] == {"source": "cli"}
     document = json.loads((CLI3 / "input.json").read_bytes())
     native = [m for m in document["messages"] if m["role"] in ("user", "assistant")]
     ids = {r.get("messageId") for r in records} | {r.get("cline", {}).get("id") for r in records}

@@ -122,7 +122,6 @@ class SessionMapper:
         self.document = document
         self.agent = document.get("agent")
         self.call_names: dict[str, str] = {}
-        self.call_ids: set[str] = set()
         self.first_user = True
 
     def records(self) -> Iterator[dict[str, Any]]:
