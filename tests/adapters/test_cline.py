@@ -1081,6 +1081,7 @@ def test_a_cli3_subagent_s_task_is_its_lead_s_words_and_names_the_parent(tmp_pat
             {"version": 1, "updated_at": "2026-07-20T10:00:00.000Z", "source_message_count": 4, "messages": []},
             "a Cline CLI session's compaction state",
         ),
+        ({"sessionId": "s", "hello": "world"}, "neither a Cline CLI messages.json nor its manifest"),
     ],
 )
 def test_asr_convert_says_which_cline_cli_file_it_found_and_why_it_is_not_read(
@@ -1091,8 +1092,9 @@ def test_asr_convert_says_which_cline_cli_file_it_found_and_why_it_is_not_read(
     from asr_adapters.cli import main
 
     path = cli3_session(tmp_path, document, name="s.json" if "session_id" in document else None)
-    result = CliRunner().invoke(main, ["convert", str(path)])
-    assert result.exit_code == 1 and said in result.stderr and "Traceback" not in result.stderr
+    for agent in ([], ["--agent", "cline"]) if "version" in document else (["--agent", "cline"],):
+        result = CliRunner().invoke(main, ["convert", str(path), *agent])
+        assert result.exit_code == 1 and said in result.stderr and "Traceback" not in result.stderr
 
 
 def test_other_agents_json_objects_are_not_cli3_sessions() -> None:

@@ -57,10 +57,6 @@ def detect(head: bytes) -> int:
     return 0
 
 
-def is_messages(document: Any) -> bool:
-    return isinstance(document, dict) and "messages" in document and "updated_at" in document
-
-
 def check(source: Source, document: dict[str, Any]) -> None:
     """Refuse what is not a version-1 messages file, naming what was found."""
     if "session_id" in document and "messages_path" in document:
@@ -73,6 +69,10 @@ def check(source: Source, document: dict[str, Any]) -> None:
             source.display,
             "a Cline CLI session's compaction state (the compacted context it sends next), not its transcript:"
             " convert the <sessionId>.messages.json beside it",
+        )
+    if "messages" not in document or "updated_at" not in document:
+        raise InputError(
+            source.display, "not a Cline file: a JSON object that is neither a Cline CLI messages.json nor its manifest"
         )
     version = document.get("version")
     if version != CONTRACT_VERSION:
