@@ -575,7 +575,13 @@ def test_default_homes_cover_every_os_layout_editor_and_extension(tmp_path: Path
     assert home / "Library" / "Application Support" / "Code" / tail in homes
     roo = Path("User") / "globalStorage" / "rooveterinaryinc.roo-cline" / "tasks"
     assert home / ".config" / "Code" / roo in homes
+    assert home / ".cline" / "data" / "sessions" in homes  # Cline CLI 3.x (issue 27 item 28)
     assert all(str(h).startswith(str(tmp_path)) for h in homes)
+    from asr_adapters.adapters.cline.discover import cli_sessions_dir
+
+    assert cli_sessions_dir({"HOME": "/h", "CLINE_DIR": "/c"}) == Path("/c/data/sessions")
+    assert cli_sessions_dir({"HOME": "/h", "CLINE_DATA_DIR": "/d", "CLINE_DIR": "/c"}) == Path("/d/sessions")
+    assert cli_sessions_dir({"CLINE_SESSION_DATA_DIR": "/s", "CLINE_DATA_DIR": "/d"}) == Path("/s")
 
 
 def test_entries_companions_and_batch_discovery(tmp_path: Path) -> None:

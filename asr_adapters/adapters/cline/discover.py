@@ -44,10 +44,29 @@ def user_data_dirs(env: Mapping[str, str]) -> list[Path]:
     return folders
 
 
+def cli_sessions_dir(env: Mapping[str, str]) -> Path | None:
+    """Where Cline CLI 3.x keeps ``<sessionId>/<sessionId>.messages.json``, resolved as
+    ``@cline/shared`` ``storage/paths.ts`` does: ``$CLINE_SESSION_DATA_DIR``, else
+    ``$CLINE_DATA_DIR/sessions``, else ``$CLINE_DIR/data/sessions``, else ``~/.cline/data/sessions``."""
+    explicit = env.get("CLINE_SESSION_DATA_DIR", "").strip()
+    if explicit:
+        return Path(explicit).expanduser()
+    data = env.get("CLINE_DATA_DIR", "").strip()
+    if data:
+        return Path(data).expanduser() / "sessions"
+    base = env.get("CLINE_DIR", "").strip()
+    if base:
+        return Path(base).expanduser() / "data" / "sessions"
+    home = env.get("HOME") or env.get("USERPROFILE")
+    return Path(home) / ".cline" / "data" / "sessions" if home else None
+
+
 def default_homes(env: Mapping[str, str]) -> list[Path]:
     """``<user data>/<editor>/User/globalStorage/<extension id>/tasks`` for every editor,
-    extension and OS layout; the caller keeps the ones that exist."""
-    homes: list[Path] = []
+    extension and OS layout, and Cline CLI 3.x's sessions folder; the caller keeps the ones
+    that exist."""
+    sessions = cli_sessions_dir(env)
+    homes: list[Path] = [sessions] if sessions is not None else []
     for base in user_data_dirs(env):
         for editor in EDITORS:
             for extension in EXTENSIONS:
