@@ -441,7 +441,10 @@ def test_a_lone_request_text_is_its_display_rendering_never_model_facing() -> No
 def test_lone_ui_calls_keep_the_ui_payload_not_a_claimed_input() -> None:
     records, _ = convert(json.dumps(LONE_ROWS).encode())
     calls = [r for r in records if r["type"] == "tool_call"]
-    assert [c["name"] for c in calls] == ["readFile", "use_mcp_tool", "execute_command", "attempt_completion"]
+    # the read's name is the one its result header gives (the tool the model called); the
+    # row's `tool` is Cline's ui label, kept under `cline.uiName` (docs/agents/cline.md)
+    assert [c["name"] for c in calls] == ["read_file", "use_mcp_tool", "execute_command", "attempt_completion"]
+    assert calls[0]["cline"]["uiName"] == "readFile" and "name" not in calls[0]["capture"]
     for call in calls:
         assert "input" not in call and "arguments" not in call and call["capture"]["input"]["state"] == "absent"
     assert calls[0]["uiTool"] == {"tool": "readFile", "path": "a.md", "content": "/w/a.md"}
@@ -466,7 +469,10 @@ def test_lone_timeline_answers_failures_flags_and_vendor_times() -> None:
     assert question["answer"] == [{"type": "text", "text": "b", "author": "human"}]
     assert question["status"] == "bot.cline/answered"
     failed = next(r for r in records if r.get("messageId") == "ui:7")
-    assert failed["status"] == "error" and failed["usage"] == {"inputTokens": 7, "outputTokens": 2, "totalTokens": 9}
+    # the reply's first row carries its usage; the failure cut its last row, the question, which
+    # was answered and keeps that status: the request's apiRequest keeps Cline's cancelReason
+    assert failed["usage"] == {"inputTokens": 7, "outputTokens": 2, "totalTokens": 9} and "status" not in failed
+    assert next(r for r in records if r.get("messageId") == "ui:6")["apiRequest"]["cancelReason"] == "streaming_failed"
     completion = next(r for r in records if r.get("messageId") == "ui:11")
     assert completion["displayContent"] == [
         {"type": "text", "text": "Done.", "phase": "final"},
@@ -474,7 +480,7 @@ def test_lone_timeline_answers_failures_flags_and_vendor_times() -> None:
     ]
     unanswered = next(r for r in records if r.get("messageId") == "ui:15")
     assert unanswered["status"] == "bot.cline/streaming_failed"  # no reply: not a prompt the model answered
-    assert "status" not in next(r for r in records if r.get("messageId") == "ui:6")  # its reply has one
+    assert "status" not in next(r for r in records if r.get("messageId") == "ui:6")  # it has a reply
     vendor = next(r for r in records if r["type"] == "vendor")
     assert vendor["ts"] == "1970-01-01T00:00:00.012Z"
 
@@ -956,9 +962,14 @@ def test_finished_reasoning_rows_are_not_partial_and_the_header_names_version_an
     reasoning = [r for r in records if r.get("role") == "assistant" and r["displayContent"][0]["type"] == "reasoning"]
     assert [(r.get("status"), r.get("cline", {}).get("partial")) for r in reasoning] == [
         (None, True),  # the completion followed
-        ("error", True),  # a text row followed; the request was cut short, which its reply's first row says
+        (None, True),  # a text row followed: finished, though the request was cut short after it
         ("partial", None),  # the task stopped right after it
     ]
+    # streaming_failed: generation failed (ASR-206 error) where the stream stopped, the text row
+    # left partial, not the finished reasoning before it; the reply's usage stays on its first row
+    cut = next(r for r in records if r.get("messageId") == "ui:1770577665000")
+    assert cut["status"] == "error" and cut["cline"]["partial"] is True and "usage" not in cut
+    assert "usage" in next(r for r in records if r.get("messageId") == "ui:1770577664000")
 
 
 def test_the_header_takes_version_and_host_from_the_first_environment_entry(tmp_path: Path) -> None:

@@ -127,7 +127,11 @@ class TaskMapper(Timeline):
     def _api_tail(self, body: dict[str, Any], message: dict[str, Any]) -> None:
         body["idSource"] = "derived"
         model_info = message.get("modelInfo")
-        if isinstance(model_info, dict) and isinstance(model_info.get("modelId"), str):
+        if (
+            body.get("author") == "model"  # a user message names no model: it did not write it
+            and isinstance(model_info, dict)
+            and isinstance(model_info.get("modelId"), str)
+        ):
             body["model"] = model_info["modelId"]
         extra = {k: v for k, v in message.items() if k not in _API_KEYS or k in ("modelInfo", "metrics")}
         if extra:

@@ -33,6 +33,13 @@ def row_extra(row: dict[str, Any]) -> dict[str, Any]:
     An ask's JSON text (``{response, options, selected}``) is kept whole: only its
     ``response`` is shown as a part."""
     extra = {k: v for k, v in row.items() if k not in ROW_KEYS}
+    # what the record does not show otherwise, kept: a `partial` other than true (true is the
+    # record's status, or ``cline.partial`` on finished reasoning) and empty attachment lists
+    if "partial" in row and row["partial"] is not True:
+        extra["partial"] = row["partial"]
+    for key in ("images", "files"):
+        if key in row and not (isinstance(row[key], list) and row[key]):
+            extra[key] = row[key]
     if row.get("type") == "ask" and row.get("ask") in ("plan_mode_respond", "act_mode_respond") and "text" in row:
         extra["text"] = row["text"]
     return extra

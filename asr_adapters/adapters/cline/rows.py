@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .parts import parse_json
+
 #: rows a person wrote
 HUMAN_SAYS = frozenset({"task", "user_feedback"})
 #: rows showing model prose or reasoning
@@ -227,3 +229,31 @@ def ui_tool_matches(shown: tuple[str, Any] | None, tool: str | None, target: str
             ):
                 return True
     return False
+
+
+def ui_label(row: dict[str, Any], sub: str, completed: bool) -> tuple[str, Any]:
+    """(the name a ui call row gives its call, what the row shows: parsed JSON, else the text).
+    A ``tool`` row names it by Cline's ui label (``ClineSayTool.tool``: ``readFile``); a
+    ``command`` row after a ``completion_result`` (``completed``) is ``attempt_completion``'s."""
+    text = row.get("text")
+    parsed = parse_json(text)
+    shown = parsed if parsed is not None else text
+    if sub == "command":
+        # the command row of attempt_completion's `command` parameter, else a command the model ran
+        return ("attempt_completion" if completed else "execute_command"), shown
+    if sub in ("browser_action_launch", "load_mcp_documentation"):
+        return ("browser_action" if sub == "browser_action_launch" else sub), shown
+    field = "type" if sub == "use_mcp_server" else "tool"
+    named = parsed.get(field) if isinstance(parsed, dict) else None
+    return (named if isinstance(named, str) else sub), shown
+
+
+def pick_shown_call(calls: list[str], shown: dict[str, tuple[str, Any]], tool: str | None, target: str | None) -> str:
+    """Take from ``calls`` the shown call a rendered ``[tool for 'target'] Result:`` answers:
+    Cline renders the results in the order it ran the calls, so the first shown call, unless a
+    later one is the call of that tool on that target (``ui_tool_matches``)."""
+    if len(calls) > 1:
+        for position, call_id in enumerate(calls):
+            if ui_tool_matches(shown.get(call_id), tool, target):
+                return calls.pop(position)
+    return calls.pop(0)

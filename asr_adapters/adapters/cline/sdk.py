@@ -162,8 +162,8 @@ class SessionMapper:
         if "messageId" in body and body["messageId"] != message.get("id"):
             body["idSource"] = "derived"
         model = message.get("modelInfo")
-        if isinstance(model, dict) and isinstance(model.get("id"), str):
-            body["model"] = model["id"]
+        if body.get("author") == "model" and isinstance(model, dict) and isinstance(model.get("id"), str):
+            body["model"] = model["id"]  # only on what the model wrote (a prompt names none)
         extra = {k: v for k, v in message.items() if k not in _MESSAGE_KEYS or k == "modelInfo"}
         if extra:
             body["cline"] = extra
