@@ -811,3 +811,43 @@ def test_reverted_turn_id_comes_from_the_event_log(tmp_path: Path) -> None:
         "chat.t3.code/activity/checkpoint.captured",
     }
     assert not validate_records(records)
+
+
+# -- issue 27: provider call ids, plan implementations, settings as of the first message ----
+
+
+def test_call_ids_are_the_providers_own_where_recorded(tmp_path: Path) -> None:
+    """Item 18: a call joins the provider's transcript by the provider's own id (Claude's
+    ``tool_result`` ``tool_use_id``, a ``tool.denied`` ``toolUseId``, Codex's item ``id``, a V2
+    item's ``nativeItemRef`` when T3 marks it strong); only a call no row names gets the derived
+    activity id, and a V2 item with no strong ref its turn item id."""
+    streams = convert(build(tmp_path, "v1-provider-call-ids"))[0]
+    for key, expected in (
+        ("t3code:thread-ids", ["toolu_01ReadParser", "toolu_01CleanBuild", "act-8"]),
+        ("t3code:thread-idx", ["call_Lint1"]),
+        ("t3code:thread-idv2", ["call_V2Tests", "ti-93", "ti-94"]),
+    ):
+        records = streams[key]
+        calls = [r for r in records if r["type"] == "tool_call"]
+        results = [r for r in records if r["type"] == "tool_result"]
+        assert [c["callId"] for c in calls] == [r["callId"] for r in results] == expected
+        for record in calls + results:
+            assert ("idSource" in record) == (record["callId"] == "act-8"), record
+        assert not validate_records(records)
+    denied = next(
+        r
+        for r in streams["t3code:thread-ids"]
+        if r.get("callId") == "toolu_01CleanBuild" and r["type"] == "tool_result"
+    )
+    assert (
+        denied["status"] == "chat.t3.code/denied" and denied["content"][0]["text"] == "The user declined this command."
+    )
+
+
+def test_a_claude_call_waits_for_the_row_naming_its_id(tmp_path: Path) -> None:
+    """The Claude call's update rows name the tool but not its id: the call is written once,
+    at the row that carries the ``tool_use_id``, never under the derived id first."""
+    records = convert(build(tmp_path, "v1-provider-call-ids"))[0]["t3code:thread-ids"]
+    read = [r for r in records if r["type"] == "tool_call" and r["name"] == "Read"]
+    assert len(read) == 1 and read[0]["callId"] == "toolu_01ReadParser" and "supersedes" not in read[0]
+    assert read[0]["ts"] == "2026-06-10T08:00:03.000Z"  # the start row's time, whatever row wrote it
