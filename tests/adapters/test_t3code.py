@@ -851,3 +851,31 @@ def test_a_claude_call_waits_for_the_row_naming_its_id(tmp_path: Path) -> None:
     read = [r for r in records if r["type"] == "tool_call" and r["name"] == "Read"]
     assert len(read) == 1 and read[0]["callId"] == "toolu_01ReadParser" and "supersedes" not in read[0]
     assert read[0]["ts"] == "2026-06-10T08:00:03.000Z"  # the start row's time, whatever row wrote it
+
+
+def test_plan_implementation_is_derived_from_its_plan(tmp_path: Path) -> None:
+    """Item 19 (ASR-229): ``sourceProposedPlan`` on the turn start names the plan the prompt was
+    rendered from; T3's prefix is its own harness part, the plan after it the model's."""
+    streams = convert(build(tmp_path, "v1-implement-plan"))[0]
+    same = streams["t3code:thread-p"]
+    prompt = by_id(same, "u2")
+    plan = next(r for r in same if r["id"] == prompt["derivedFrom"][0])
+    assert plan["type"] == "plan" and plan["planId"] == "plan:thread-p:turn:turn-p1" and plan["seq"] < prompt["seq"]
+    prefix, body = prompt["displayContent"]
+    assert (prefix["text"], prefix["author"], prefix["origin"]) == (
+        "PLEASE IMPLEMENT THIS PLAN:\n",
+        "harness",
+        "injected",
+    )
+    assert body["text"] == plan["content"][0]["text"] and (body["author"], body["origin"]) == ("model", "injected")
+    other = by_id(streams["t3code:thread-q"], "u3")
+    assert other["derivedFrom"] == ["t3code:thread-p#planId=plan:thread-p:turn:turn-p1"]
+    assert "derivedFrom" not in by_id(same, "u1")
+    for records in streams.values():
+        assert not validate_records(records)
+
+
+def test_a_plan_prompt_with_no_recorded_source_is_harness_text() -> None:
+    prefix, body = split_user_text("PLEASE IMPLEMENT THIS PLAN:\n# Plan\n1. x")
+    assert prefix["text"] == "PLEASE IMPLEMENT THIS PLAN:\n" and body["author"] == "harness"
+    assert split_user_text("PLEASE IMPLEMENT THIS PLAN:\n# P", plan_from_model=True)[1]["author"] == "model"

@@ -253,6 +253,27 @@ class Database:
             put,
         )
 
+    def plan_sources(self, thread_id: str, into: SpillMap) -> None:
+        """User message id -> ``(threadId, planId)`` of the proposed plan its turn implements:
+        the ``sourceProposedPlan`` a ``thread.turn-start-requested`` records (written after the
+        message it names, so read before the thread's rows are replayed)."""
+
+        def put(row: tuple[Any, ...]) -> None:
+            message, thread, plan = row
+            if isinstance(message, str) and isinstance(thread, str) and isinstance(plan, str):
+                into[message] = [thread, plan]
+
+        self._load(
+            "SELECT json_extract(payload_json, '$.messageId'), "
+            "json_extract(payload_json, '$.sourceProposedPlan.threadId'), "
+            "json_extract(payload_json, '$.sourceProposedPlan.planId') "
+            "FROM orchestration_events WHERE aggregate_kind = 'thread' AND stream_id = ? "
+            "AND event_type = 'thread.turn-start-requested' "
+            "AND json_extract(payload_json, '$.sourceProposedPlan') IS NOT NULL ORDER BY sequence",
+            (thread_id,),
+            put,
+        )
+
     def first_user_message(self, thread_id: str) -> int | None:
         """The ``sequence`` of the thread's first user message (header settings stand as of it)."""
         rows = self._all(
