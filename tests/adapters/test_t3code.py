@@ -879,3 +879,24 @@ def test_a_plan_prompt_with_no_recorded_source_is_harness_text() -> None:
     prefix, body = split_user_text("PLEASE IMPLEMENT THIS PLAN:\n# Plan\n1. x")
     assert prefix["text"] == "PLEASE IMPLEMENT THIS PLAN:\n" and body["author"] == "harness"
     assert split_user_text("PLEASE IMPLEMENT THIS PLAN:\n# P", plan_from_model=True)[1]["author"] == "model"
+
+
+def test_v2_header_settings_are_those_before_the_first_message(tmp_path: Path) -> None:
+    """Item 20: V2 thread events carry the whole thread; the header states the branch,
+    worktree and modes before the first message, each run record the settings it ran with."""
+    records = convert(build(tmp_path, "v2-settings-claude-success"))[0]["t3code:thread-s2"]
+    head = records[0]
+    assert head["branch"] == "t3code/ab12" and head["interactionMode"] == "plan"
+    assert head["cwd"] == head["worktreePath"] == "/home/dev/.t3/worktrees/acme-app/t3code-ab12"
+    assert head["runtimeMode"] == "full-access" and head["title"] == "Lexer cleanup"
+    runs = [r for r in records if r.get("schema") == "chat.t3.code/v2/run.created"]
+    first, second = (r["settings"] for r in runs)
+    assert first["branch"] == "t3code/ab12" and first["interactionMode"] == "plan"
+    assert second["branch"] == "t3code/ab12-lexer-cleanup" and second["runtimeMode"] == "approval-required"
+    assert second["interactionMode"] == "default"
+
+
+def test_a_claude_success_mark_is_kept(tmp_path: Path) -> None:
+    records = convert(build(tmp_path, "v2-settings-claude-success"))[0]["t3code:thread-ok"]
+    result = next(r for r in records if r["type"] == "tool_result")
+    assert result["callId"] == "toolu_01ReadLexer" and result["isError"] is False

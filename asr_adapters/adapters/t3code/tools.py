@@ -223,6 +223,8 @@ def _result(st: ThreadState, act: dict[str, Any], kind: str, payload: dict[str, 
     if record.get("status") not in NO_OUTCOME:
         if is_error or status == "failed":
             record["isError"] = True
+        elif is_error is False:
+            record["isError"] = False  # the provider's own success mark (Claude ``is_error: false``)
     reason = payload.get("detail") if kind == "tool.denied" else obj(obj(call.denied).get("payload")).get("detail")
     if isinstance(reason, str):
         content = [text_part(reason), *content]  # the denial reason T3 recorded
@@ -244,16 +246,18 @@ def _result(st: ThreadState, act: dict[str, Any], kind: str, payload: dict[str, 
     st.put(record, revertable=True)
 
 
-def output(data: Any) -> tuple[list[dict[str, Any]], bool, dict[str, Any]]:
-    """The call's output as content parts, whether the provider marked it an error, and any
-    output fields kept as members (``exitCode``)."""
+def output(data: Any) -> tuple[list[dict[str, Any]], bool | None, dict[str, Any]]:
+    """The call's output as content parts, whether the provider marked it an error (True,
+    False when it marked it a success, None when it said neither), and any output fields kept
+    as members (``exitCode``)."""
     d = obj(data)
     result = d.get("result")
     if isinstance(result, dict) and result.get("type") == "tool_result":  # Claude
-        return _blocks(result.get("content")), result.get("is_error") is True, {}
+        flag = result.get("is_error")
+        return _blocks(result.get("content")), flag if isinstance(flag, bool) else None, {}
     item = _item(d)
     if item is None:
-        return [], False, {}
+        return [], None, {}
     parts: list[dict[str, Any]] = []
     extra: dict[str, Any] = {}
     failed = item.get("status") == "failed"
@@ -279,7 +283,9 @@ def output(data: Any) -> tuple[list[dict[str, Any]], bool, dict[str, Any]]:
                 parts.append(data_part(entry, "content-item"))
     if item.get("success") is False:
         failed = True
-    return parts, failed, extra
+    if failed:
+        return parts, True, extra
+    return parts, (False if item.get("success") is True else None), extra
 
 
 def _item(data: dict[str, Any]) -> dict[str, Any] | None:
