@@ -17,7 +17,7 @@ from ...core.adapter import Context, Emitter, start
 from ...core.refs import schema_name
 from ...core.spill import SpillMap
 from ...core.timestamps import from_iso
-from .content import attachment_parts, opaque_key, prompt_author, prompt_parts, reasoning_part, text_part
+from .content import attachment_parts, opaque_key, prompt_author, prompt_parts, reasoning_parts, text_part
 from .outcomes import OutcomeMixin
 from .subagents import AGENT, CHILD_SEEN, SubagentMixin, child_key
 from .tools import ToolMixin, call_input, native_of, rest
@@ -261,11 +261,11 @@ class Mapper(ToolMixin, SubagentMixin, OutcomeMixin):
         if key is not None and self.last_reasoning is not None and self.last_reasoning[0] == key:
             native_extra["reasoningRepeatsMessage"] = f"messageId={self.last_reasoning[1]}"  # the same block again
         else:
-            part = reasoning_part(reasoning_text, data)
-            if part is not None and "reasoningTextIn" in native_extra:
-                del part["visibility"]  # not ciphertext alone: its text is in the named record
-            if part is not None:
-                parts.append(part)
+            reasoning = reasoning_parts(reasoning_text, data)
+            if reasoning and "reasoningTextIn" in native_extra:
+                del reasoning[0]["visibility"]  # not ciphertext alone: its text is in the named record
+            if reasoning:
+                parts.extend(reasoning)
                 if key is not None:
                     self.last_reasoning = (key, message_id)
         if isinstance(text, str) and text:
