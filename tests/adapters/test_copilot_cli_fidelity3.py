@@ -33,3 +33,16 @@ def test_both_opaque_reasoning_forms_are_kept() -> None:
         "openai.encrypted_content",
     }
     assert not validate_records(records)
+
+
+def test_a_shell_command_the_person_ran_is_a_call_with_its_result() -> None:
+    """Item 22: `tool.user_requested` is the call (author human); the result answers it."""
+    streams, conversion = convert_file(CASES / "shell-command-without-start" / "input.jsonl")
+    records = all_records(streams)
+    (tool_call,) = [r for r in records if r["type"] == "tool_call"]
+    (result,) = [r for r in records if r["type"] == "tool_result"]
+    assert tool_call["callId"] == result["callId"] and tool_call["seq"] < result["seq"]
+    assert tool_call["author"] == "human" and tool_call["input"]["command"] == "git status --short"
+    assert tool_call["ts"] == "2026-08-28T23:29:20.911Z" and result["name"] == "local_shell"
+    assert not [r for r in records if r["type"] == "vendor"] and conversion.accounting.vendor == 0
+    assert not validate_records(records)

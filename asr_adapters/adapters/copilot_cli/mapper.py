@@ -101,6 +101,8 @@ class Mapper(ToolMixin, SubagentMixin, OutcomeMixin):
             yield self._notice(event, data, _NOTICES[kind])
         elif kind == "tool.execution_start" and isinstance(data.get("toolCallId"), str):
             yield from self.tool_start(event, data)
+        elif kind == "tool.user_requested" and isinstance(data.get("toolCallId"), str):
+            yield from self.tool_start(event, data, by_user=True)  # a `!` command the person ran
         elif kind == "tool.execution_complete" and isinstance(data.get("toolCallId"), str):
             yield self.tool_result(event, data)
         elif kind == "subagent.started" and isinstance(data.get("toolCallId"), str):
@@ -381,6 +383,7 @@ _MAPPED = frozenset(
         "system.notification",
         *_NOTICES,
         "tool.execution_start",
+        "tool.user_requested",
         "tool.execution_complete",
         "subagent.started",
         "subagent.completed",
