@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ...core.adapter import Context, Emitter, start
-from ...core.refs import schema_name
+from ...core.refs import schema_name, session_ref
 from ...core.spill import SpillMap
 from ...core.timestamps import from_iso
 from .content import attachment_parts, opaque_key, prompt_author, prompt_parts, reasoning_parts, text_part
@@ -108,7 +108,9 @@ class Mapper(ToolMixin, SubagentMixin, OutcomeMixin):
         elif kind == "subagent.started" and isinstance(data.get("toolCallId"), str):
             yield self.subagent_started(event, data)
         elif kind == "subagent.completed" and data.get("cancelled") is True and self.has_subagent(data):
-            yield self.subagent_cancelled(event, data)
+            yield self.subagent_ended(event, data, "interrupted", "completed")
+        elif kind == "subagent.failed" and self.has_subagent(data):
+            yield self.subagent_ended(event, data, "error", "failed")
         elif kind == "permission.completed" and isinstance(data.get("toolCallId"), str):
             yield self.permission(event, data)
         elif kind == "session.compaction_start":
@@ -180,6 +182,9 @@ class Mapper(ToolMixin, SubagentMixin, OutcomeMixin):
             record["idSource"] = "derived"
         record["role"] = "user"
         author, origin = prompt_author(data, in_subagent=self.parent_key is not None)
+        sender = self._sender(data.get("source"))
+        if sender is not None:
+            record["from"] = {"session": sender}
         content, display = prompt_parts(data["content"], data.get("transformedContent"), author, origin)
         partial = None
         if content:  # bytes sent natively beside the model-facing text (kept under native too)
@@ -201,6 +206,18 @@ class Mapper(ToolMixin, SubagentMixin, OutcomeMixin):
             record["capture"] = {"content": {"state": "truncated", "reason": partial}}
         native_of(record, rest(data, ("content", "transformedContent")))
         return self._write(record)
+
+    def _sender(self, source: Any) -> str | None:
+        """The stream of the agent a prompt's ``source: agent-<agentId>`` names, when that
+        agent is one this conversion writes: this subagent's parent, or a subagent this stream
+        linked. ASR-226: ``from`` comes from the source, never from the author, and never
+        names a stream that is not there (an agent id the file shows nowhere else)."""
+        if not (isinstance(source, str) and source.startswith("agent-") and len(source) > len("agent-")):
+            return None
+        ref = session_ref(AGENT, child_key(self.session_key, source[len("agent-") :]))
+        if ref == self.parent_key or any(link.get("session") == ref for link in self.subagents.values()):
+            return ref
+        return None
 
     def _system(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
         role = data.get("role")
@@ -387,6 +404,7 @@ _MAPPED = frozenset(
         "tool.execution_complete",
         "subagent.started",
         "subagent.completed",
+        "subagent.failed",
         "assistant.message",
         "assistant.reasoning",
         "abort",
