@@ -821,3 +821,21 @@ def test_a_store_written_by_opencode_1_18_33_keeps_what_it_recorded(tmp_path: Pa
     prompt = next(r for r in child if r.get("role") == "user")
     assert prompt["from"] == {"session": parent[0]["session"]} and prompt["content"][0]["author"] == "agent"
     assert conversion.accounting.unreadable == 0
+
+
+def test_an_image_opencode_attaches_as_synthetic_is_the_harnesss(tmp_path: Path) -> None:
+    """ASR-203 on the recorded store: the image part after OpenCode's synthetic Read texts is
+    marked `synthetic`, so it is author harness like them; the typed words stay the person's."""
+    case = GOLDEN / "opencode" / "sqlite-recorded-attachment-compaction"
+    stream = streams(database(case, tmp_path / "opencode.db"))[0]["opencode:ses_dcb53dd5bffebbb6IHfW0xbRtV"]
+    prompt = next(r for r in stream if r.get("role") == "user")
+    authors = [(p["type"], p["author"], p["origin"]) for p in prompt["content"]]
+    assert authors == [
+        ("text", "harness", "injected"),
+        ("text", "harness", "injected"),
+        ("image", "harness", "injected"),
+        ("text", "human", "prompt"),
+    ]
+    summary = next(r for r in stream if r.get("summaryOf") == "compaction")
+    assert summary["usage"]["outputTokens"] == 25 and summary["compaction"]["through"].startswith("r")
+    assert not validate_records(stream)
