@@ -18,6 +18,8 @@ from .convert import Conversion
 from .core.accounting import Accounting, Diagnostic
 from .core.errors import ASRError, InputError, UnknownAgentError
 from .incremental import IncrementalResult, IncrementalState, convert_incremental
+from .stats.scanner import session_summary
+from .stats.summary import SessionSummary
 from .stream import read_models, read_records, write_jsonl
 from .validate import Finding, validate_records
 from .version import __version__
@@ -27,9 +29,10 @@ from .version import __version__
 if _typing.TYPE_CHECKING:
     from .convert import convert as convert
     from .export import export as export
+    from .stats import stats as stats
     from .validate import validate as validate
 else:
-    from . import convert, export, validate
+    from . import convert, export, stats, validate
 
 
 def schema() -> dict[str, _Any]:
@@ -63,6 +66,7 @@ __all__ = [
     "IncrementalState",
     "InputError",
     "SessionDescriptor",
+    "SessionSummary",
     "UnknownAgentError",
     "__version__",
     "convert",
@@ -72,6 +76,8 @@ __all__ = [
     "read_models",
     "read_records",
     "schema",
+    "session_summary",
+    "stats",
     "to_dict",
     "to_model",
     "validate",

@@ -245,3 +245,12 @@ def _add_index_commands() -> None:
 
 
 _add_index_commands()
+
+
+def _add_stats_commands() -> None:
+    from .stats.command import stats
+
+    main.add_command(stats)
+
+
+_add_stats_commands()

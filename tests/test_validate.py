@@ -940,8 +940,8 @@ def test_every_rule_the_code_reports_is_documented_and_tested() -> None:
     docs = (Path(__file__).resolve().parent.parent / "docs" / "validation.md").read_text(encoding="utf-8")
     checked = docs.split("## What a stream alone cannot show")[0]
     documented = set(re.findall(r"^\| `((?:ASR|PROFILE)-[A-Za-z0-9-]+)` \|", checked, re.M))
-    # the framing and the findings cap are tested in tests/reliability/test_validate_limits.py
-    tested = {case[0] for case in CASES} | {"PROFILE-jsonl", "PROFILE-findings"}
+    # the framing, the findings cap and the nesting limit are tested in tests/reliability/test_validate_limits.py
+    tested = {case[0] for case in CASES} | {"PROFILE-jsonl", "PROFILE-findings", "PROFILE-nesting"}
     assert documented == tested
     code = Path(__file__).resolve().parent.parent / "asr_adapters" / "validate"
     emitted = {m for f in code.glob("*.py") for m in re.findall(r'"((?:ASR|PROFILE)-[A-Za-z0-9-]+)"', f.read_text())}
@@ -1272,7 +1272,7 @@ def test_any_bytes_give_findings_not_exceptions(data: bytes) -> None:
 def test_lines_are_the_same_whatever_the_read_block_size(monkeypatch: pytest.MonkeyPatch, block: int) -> None:
     import sys
 
-    monkeypatch.setattr(sys.modules["asr_adapters.validate.stream"], "_BLOCK", block)
+    monkeypatch.setattr(sys.modules["asr_adapters.validate.reading"], "_BLOCK", block)
     data = _jsonl(stream(msg(), msg(audience="x"), msg(content=[{"type": "text", "text": "a\nb"}])))
     assert _framing(data) == [("ASR-204", 3, 3)]
     assert _framing(data[:-1]) == [("ASR-204", 3, 3), ("PROFILE-jsonl", None, 4)]
@@ -1290,7 +1290,8 @@ def test_deeply_nested_values_give_findings_not_recursion_errors(depth: int) -> 
         deep_list,
     )
     findings = validate(_jsonl(stream()) + line)
-    assert {f.rule for f in findings} == {"ASR-200", "ASR-210", "PROFILE-open-value"}
+    past_limit = {"PROFILE-nesting"} if depth + 1 > 1000 else set()  # core/nesting.MAX_NESTING
+    assert {f.rule for f in findings} == {"ASR-200", "ASR-210", "PROFILE-open-value"} | past_limit
     assert all(len(f.message) < 200 for f in findings)
 
 

@@ -12,8 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-import orjson
-
+from ..core.nesting import dumps as nested_dumps
 from .parts import flag_only, map_parts
 from .report import APPROXIMATE, CARRIED, DROPPED, LossReport
 from .sink import Write, byte_writer
@@ -44,7 +43,7 @@ USAGE_HOW = (
 PARTIAL_HOW = "no ATIF field says a count is a running one; kept in metrics.extra.usage"
 
 
-_dumps = orjson.dumps
+_dumps = nested_dumps  # orjson, or past its 255 levels the standard library (core/nesting)
 
 
 @dataclass(slots=True)

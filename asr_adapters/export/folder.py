@@ -26,6 +26,7 @@ from ..batch.naming import unique_under_folding
 from ..core.errors import ASRError, InputError
 from ..outputs import OutputError, PipeClosed, text_output
 from ..stream.reader import read_records
+from ..validate.checked import require_valid
 from ..view.site import find_streams
 from . import atif
 from .report import LossReport
@@ -105,6 +106,7 @@ def plan(streams: list[Path]) -> tuple[dict[Path, list[Path]], dict[Path, str], 
 def _spool(to: str, path: Path, session: str, report: LossReport, include_content: bool) -> IO[bytes]:
     """One child stream written into a temporary file: an ATIF trajectory object, or OTLP/JSON
     spans each preceded by a comma (they follow the parent's spans)."""
+    require_valid(path)  # a stream asr validate rejects is not exported (its first finding says why)
     spool = tempfile.TemporaryFile("w+b")  # noqa: SIM115 - returned open; closed once copied
     try:
         if to == "atif":
@@ -186,6 +188,7 @@ def export_folder(
 def _write_root(
     to: str, root: Path, handle: IO[str], report: LossReport, tail: Callable[[Write], None], include_content: bool
 ) -> None:
+    require_valid(root)
     if to == "atif":
         atif.write_trajectory(read_records(root), handle, report, tail, default_id=str(root))
     else:

@@ -65,22 +65,23 @@ def effective(part: dict[str, Any], message: dict[str, Any], key: str) -> str | 
     return value if isinstance(value, str) else None
 
 
-def short_value(value: str | None) -> str | None:
-    """A namespaced open value (``ai.openclaw/heartbeat``) shown by its last segment."""
-    if value is None:
+def short_value(value: Any) -> str | None:
+    """A namespaced open value (``ai.openclaw/heartbeat``) shown by its last segment; None for
+    anything but a string (a stream someone else wrote may hold any type anywhere)."""
+    if not isinstance(value, str):
         return None
     return value.rsplit("/", 1)[-1]
 
 
-def author_label(author: str | None) -> str:
-    if author is None:
+def author_label(author: Any) -> str:
+    if not isinstance(author, str):
         return "unknown"
     return AUTHOR_LABELS.get(author, short_value(author) or author)
 
 
-def css_token(value: str | None) -> str:
+def css_token(value: Any) -> str:
     """A value reduced to characters safe in a class name."""
-    if not value:
+    if not value or not isinstance(value, str):
         return "unknown"
     return "".join(c if c.isalnum() else "-" for c in short_value(value) or value)[:40]
 
@@ -186,6 +187,7 @@ class StreamFacts:
     failures: int = 0
     output_tokens: int = 0
     children: list[str] = field(default_factory=list)
+    broken: int = 0  # lines and stream-level rules of the ASR format broken (a CheckedStream's)
 
     def observe(self, record: dict[str, Any]) -> None:
         kind = record.get("type")
@@ -199,10 +201,11 @@ class StreamFacts:
             self.parent = _str(record.get("parent"))
         elif kind == "message":
             self.messages += 1
-            if self.first_prompt is None and record.get("role") == "user":
+            content = record.get("content")
+            if self.first_prompt is None and record.get("role") == "user" and isinstance(content, list):
                 prompt = "".join(
                     p["text"]
-                    for p in record.get("content") or ()
+                    for p in content
                     if isinstance(p, dict)
                     and isinstance(p.get("text"), str)
                     and effective(p, record, "author") == "human"
@@ -234,8 +237,15 @@ class Tracker:
     def declare(self, declaration: Any) -> None:
         """Remember a participant's name (header list or a late ``participant`` record)."""
         if isinstance(declaration, dict) and isinstance(declaration.get("participantId"), str):
-            label = declaration.get("name") or declaration.get("label") or declaration.get("kind")
-            self.participants[declaration["participantId"]] = str(label or declaration["participantId"])
+            labels = (declaration.get(key) for key in ("name", "label", "kind"))
+            label = next((value for value in labels if isinstance(value, str) and value), None)
+            self.participants[declaration["participantId"]] = label or declaration["participantId"]
+
+    def declare_header(self, header: dict[str, Any]) -> None:
+        """The participants a header declares (any other value there declares none)."""
+        declared = header.get("participants")
+        for declaration in declared if isinstance(declared, list) else ():
+            self.declare(declaration)
 
     def sender(self, record: dict[str, Any]) -> str | None:
         """Who sent a message (``from``), named as the stream declares the participant."""
@@ -340,11 +350,17 @@ def shell_command(record: dict[str, Any]) -> str | None:
     return None
 
 
+#: Values nested deeper than this are shown as compact JSON: indentation grows with the square of
+#: the depth (a 2 KB line 1000 levels deep would become 2 MB of page).
+INDENT_DEPTH = 32
+
+
 def reading_json(value: Any) -> str:
-    """Indented JSON for display (any value the stream holds)."""
-    import orjson
+    """JSON for display, indented unless deeply nested, for any value the stream holds (within
+    ``core.nesting.MAX_NESTING``, as every reader keeps)."""
+    from ..core import nesting
 
     try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
-    except (TypeError, orjson.JSONEncodeError):
-        return repr(value)
+        return nesting.dumps(value, indent=nesting.depth(value, INDENT_DEPTH) <= INDENT_DEPTH).decode()
+    except (TypeError, ValueError, RecursionError):  # not JSON at all (a library caller's object)
+        return f"<{type(value).__name__}>"

@@ -57,8 +57,10 @@ def test_a_bad_stream_is_listed_in_the_site_not_fatal(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["show", str(archive), "-o", str(tmp_path / "site")])
     assert result.exit_code == 0, result.output
     index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
-    assert "not rendered: StreamFormatError" in index
-    assert (tmp_path / "site" / "codex" / "good.html").is_file()
+    assert "breaks rules of the ASR format" in index  # shown, marked (issue 25.11), not left out
+    bad = (tmp_path / "site" / "codex" / "bad.asr.html").read_text(encoding="utf-8")
+    assert "not a JSON line" in bad and "the header needs agent.name" in bad
+    assert (tmp_path / "site" / "codex" / "good.asr.html").is_file()
     assert not [p for p in (tmp_path / "site" / "codex").iterdir() if p.name.endswith(".part")]
 
 

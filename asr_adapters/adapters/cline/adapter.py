@@ -13,8 +13,6 @@ import re
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-import orjson
-
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.errors import InputError
 from ...core.source import Source
@@ -80,10 +78,7 @@ class ClineAdapter(Adapter):
         return 0
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
-        try:
-            document = orjson.loads(source.read_all())
-        except orjson.JSONDecodeError as exc:
-            raise InputError(source.display, f"not a Cline task file: {exc}") from None
+        document = context.document("not a Cline task file")
         entry_kind = kind_of(document)
         if entry_kind is None:
             if document == []:
