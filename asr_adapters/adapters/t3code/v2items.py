@@ -198,9 +198,11 @@ def _subagent(p: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-def _tool_name(p: dict[str, Any]) -> Any:
-    """The tool a v2 tool item names: its type, a dynamic tool's own name."""
-    return (p.get("toolName") or p["type"]) if p["type"] == "dynamic_tool" else p["type"]
+def _tool_name(p: dict[str, Any]) -> str:
+    """The tool a v2 tool item names: its type, a dynamic tool's own name (when it is a
+    non-empty string; any other value stays in the item's vendor data, never a name)."""
+    name = p.get("toolName")
+    return name if p["type"] == "dynamic_tool" and isinstance(name, str) and name else str(p["type"])
 
 
 def _tool_call(p: dict[str, Any]) -> dict[str, Any]:
