@@ -241,7 +241,7 @@ def test_tool_start_is_a_duplicate_unless_it_adds_something() -> None:
     assert len(calls) == len(set(calls)) == 4
     kept = [r for r in records if r.get("schema") == "com.github.copilot-cli/tool.execution_start"]
     assert [r["data"]["data"]["toolCallId"] for r in kept] == ["call_f1"]  # it adds shellToolInfo
-    assert conversion.accounting.duplicates == 2
+    assert conversion.accounting.duplicates == 3  # the user-requested call's start repeats its request
     failed = next(r for r in records if r["type"] == "tool_result" and r["callId"] == "call_f2")
     assert failed["isError"] is True and failed["content"] == [{"type": "text", "text": "patch is empty"}]
 

@@ -41,12 +41,18 @@ class ToolMixin:
         """Keep what a written call said, to compare a later start of it by value."""
         self.calls[call["callId"]] = [call, {k: v for k, v in said.items() if k in _START_ECHO}]
 
-    def tool_start(self, event: dict[str, Any], data: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    def tool_start(
+        self, event: dict[str, Any], data: dict[str, Any], *, by_user: bool = False
+    ) -> Iterator[dict[str, Any]]:
         """The start of a call already written (from its tool request, or an earlier start),
         compared by value: the same values are a duplicate; other values for the tool, its
         arguments or model revise the call (``supersedes``); anything else it adds (shell
         info, an MCP server, another turn id) is kept as a vendor record. A start after the
-        call's result never reopens it."""
+        call's result never reopens it.
+
+        ``by_user``: a ``tool.user_requested`` (the SDK: "user-initiated tool invocation", a
+        ``!`` shell command): the call no model requested, written with ``author: "human"``
+        so its result has the call it answers."""
         call_id = data["toolCallId"]
         known = self.calls.get(call_id)
         if known is not None:
@@ -66,6 +72,8 @@ class ToolMixin:
         call["callId"] = call_id
         named = tool_name(call, data.get("toolName"))
         call_input(call, data.get("arguments"))
+        if by_user:
+            call["author"] = "human"  # the source's own mark: the person asked for this call
         if isinstance(data.get("model"), str):
             call["model"] = data["model"]
         native_of(call, rest(data, ("toolCallId", "toolName", "arguments", "model") if named else _UNNAMED))

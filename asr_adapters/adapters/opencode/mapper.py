@@ -101,7 +101,10 @@ class SessionMapper:
             typed = {"type": "text", "text": text, **person}
             return typed, typed, kept
         if kind == "file":
-            converted = {**(file_part(part) or data_part(part)), **person}
+            # ASR-203: a file part OpenCode marks ``synthetic`` (the image it attaches after
+            # reading a file the person named, beside its synthetic Read text) is the harness's
+            who = {"author": "harness", "origin": "injected"} if part.get("synthetic") is True else person
+            converted = {**(file_part(part) or data_part(part)), **who}
             if part.get("mime") in _READ_AS_TEXT:  # the model got the synthetic Read text instead
                 return None, converted, leftover(part, ("url",))
             return converted, converted, leftover(part, ("url",))

@@ -96,6 +96,7 @@ class T3CodeAdapter(Adapter):
         st = ThreadState(thread_id, accounting)
         db.user_message_turns(thread_id, st.user_turns)
         db.event_message_turns(thread_id, st.user_turns)
+        db.plan_sources(thread_id, st.plan_sources)
         db.v2_message_ids_with_items(thread_id, st.v2_item_messages)
         db.v2_plan_ids_with_items(thread_id, st.v2_item_plans)
         yield st.emit(header.build(db, thread_id, file))
