@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
@@ -212,6 +212,59 @@ class _Prefixed(io.RawIOBase):
         return n
 
 
+class HeadLines:
+    """The lines of an input's head that parse as JSON, for detection to score.
+
+    ``values`` are the parsed values of the head's complete lines, in order; a line that does
+    not parse (a garbage first line, a torn write) is left out and counted in ``unreadable``,
+    so one bad line does not hide what follows it. The line the head cuts off is not read.
+    """
+
+    __slots__ = ("unreadable", "values")
+
+    def __init__(self, values: list[Any], unreadable: int) -> None:
+        self.values = values
+        self.unreadable = unreadable
+
+    @classmethod
+    def of(cls, head: bytes) -> HeadLines:
+        import orjson
+
+        from .lenient import loads_with_lone_surrogates
+
+        lines = head.split(b"\n")
+        if len(head) >= HEAD_SIZE:
+            lines.pop()  # cut off by the head's end (or empty after its last newline)
+        values: list[Any] = []
+        unreadable = 0
+        for line in lines:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                values.append(orjson.loads(line))
+            except orjson.JSONDecodeError:
+                try:  # JavaScript's lone surrogate escapes (core.lenient): still the line's shape
+                    values.append(loads_with_lone_surrogates(line))
+                except (ValueError, RecursionError):
+                    unreadable += 1
+        return cls(values, unreadable)
+
+    @property
+    def objects(self) -> list[dict[str, Any]]:
+        """The values that are JSON objects (every line a JSONL agent writes is one)."""
+        return [value for value in self.values if type(value) is dict]
+
+    def share(self, looks_right: Callable[[dict[str, Any]], bool]) -> float:
+        """The share of the parsed lines for which ``looks_right`` holds (0 with none parsed):
+        how much of the head looks like one agent's lines. A line that is not an object counts
+        against it."""
+        values = self.values
+        if not values:
+            return 0.0
+        return sum(1 for value in values if type(value) is dict and looks_right(value)) / len(values)
+
+
 def _regular(path: Path) -> bool:
     """Whether ``path`` is a regular file (read by path, as often as needed); False for a FIFO or
     a device (read once as a stream). A missing path or a folder is an ``InputError``."""
@@ -238,6 +291,12 @@ class Source:
         self._bytes: bytes | None = None
         self._file: IO[bytes] | None = None
         self._head: bytes | None = None
+        #: what ``raw_head`` and ``head`` read from a path or decompressed, kept for every later
+        #: sniff: detection asks each adapter, and each looks at the same first bytes
+        self._stored_head: bytes | None = None
+        self._content_head: bytes | None = None
+        self._head_lines: HeadLines | None = None
+        self._stored_size = self._content_size = 0
         self._zstd: _ZstdRaw | None = None
         #: Line numbers of the ``BadLine`` items handed out, with their reasons.
         self.bad_lines: dict[int, str] = {}
@@ -273,10 +332,15 @@ class Source:
         return self._named or self.name
 
     def raw_head(self, size: int = HEAD_SIZE) -> bytes:
-        """The first bytes as stored (compressed or not)."""
+        """The first bytes as stored (compressed or not). A path is read once for every size up
+        to the largest asked so far."""
         if self.path is not None:
-            with open(self.path, "rb") as handle:
-                return handle.read(size)
+            stored = self._stored_head
+            if stored is None or (len(stored) < size and len(stored) == self._stored_size):
+                self._stored_size = max(size, HEAD_SIZE)
+                with open(self.path, "rb") as handle:
+                    self._stored_head = stored = handle.read(self._stored_size)
+            return stored[:size]
         if self._bytes is not None:
             return self._bytes[:size]
         if self._head is None:
@@ -299,9 +363,21 @@ class Source:
         return self.raw_head(16) == SQLITE_MAGIC
 
     def head(self, size: int = HEAD_SIZE) -> bytes:
-        """The first ``size`` bytes of the content (decompressed, a UTF-8 BOM left out), for sniffing."""
-        head = self._head_with_bom(size + len(UTF8_BOM))
+        """The first ``size`` bytes of the content (decompressed, a UTF-8 BOM left out), for
+        sniffing; read (and decompressed) once for every size up to the largest asked so far."""
+        wanted = size + len(UTF8_BOM)
+        head = self._content_head
+        if head is None or (len(head) < wanted and len(head) == self._content_size):
+            self._content_size = max(wanted, HEAD_SIZE + len(UTF8_BOM))
+            self._content_head = head = self._head_with_bom(self._content_size)
         return (head[len(UTF8_BOM) :] if head.startswith(UTF8_BOM) else head)[:size]
+
+    def head_lines(self) -> HeadLines:
+        """The JSON values of the head's first lines (see ``HeadLines``), parsed once for every
+        adapter's sniff."""
+        if self._head_lines is None:
+            self._head_lines = HeadLines.of(self.head())
+        return self._head_lines
 
     def _head_with_bom(self, size: int) -> bytes:
         if not self.compressed and not self.gzipped:

@@ -33,6 +33,7 @@ _START = re.compile(rb'"type"\s*:\s*"session\.start"')
 _COPILOT = re.compile(rb'"producer"\s*:\s*"copilot-agent"|"copilotVersion"\s*:')
 _EVENT = re.compile(rb'"type"\s*:\s*"(?:user\.message|assistant\.(?:message|turn_start)|tool\.execution_start)"')
 _ENVELOPE = re.compile(rb'"parentId"\s*:')
+_EVENT_TYPE = re.compile(r"(?:session|user|assistant|tool|hook|subagent|system|skill|abort)\.[a-z_.]+\Z")
 
 
 @register
@@ -50,7 +51,7 @@ class CopilotCliAdapter(Adapter):
             return 100
         if _EVENT.search(head) and _ENVELOPE.search(head) and b'"data"' in head:
             return 70
-        return 0
+        return _line_score(source)
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         first = _first_event(source)
@@ -185,13 +186,41 @@ def _seen_before(seen: SpillMap, event: Any, raw: bytes) -> bool:
     return False
 
 
+def _event_line(obj: dict[str, Any]) -> bool:
+    """A line in the event log's envelope: a string ``id``, a dotted event ``type`` of the
+    kinds the CLI writes, a ``data`` object."""
+    kind = obj.get("type")
+    return (
+        type(kind) is str
+        and _EVENT_TYPE.match(kind) is not None
+        and type(obj.get("id")) is str
+        and type(obj.get("data")) is dict
+    )
+
+
+def _line_score(source: Source) -> int:
+    """For a log whose head lacks the CLI's own marks (``producer``, ``copilotVersion``, the
+    ``parentId`` chain): the share of the head's parsed lines that are event lines, 90 when a
+    ``session.start`` names its session, 70 without."""
+    lines = source.head_lines()
+    share = lines.share(_event_line)
+    if not share:
+        return 0
+    started = any(_is_start(obj) and isinstance(obj["data"].get("sessionId"), str) for obj in lines.objects)
+    return round((90 if started else 70) * share)
+
+
 def _is_start(event: Any) -> bool:
     return isinstance(event, dict) and event.get("type") == "session.start"
 
 
 def _first_event(source: Source) -> Any:
-    head = source.head()
-    line = head.split(b"\n", 1)[0]
+    """The first line of the head that parses (a garbage line before ``session.start`` does not
+    hide it)."""
+    values = source.head_lines().values
+    if values:
+        return values[0]
+    line = source.head().split(b"\n", 1)[0]  # one line longer than the head
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError:

@@ -36,6 +36,8 @@ _MESSAGE = re.compile(rb'"id"\s*:\s*"msg_')
 _PART = re.compile(rb'"id"\s*:\s*"prt_')
 _ROLE = re.compile(rb'"role"\s*:\s*"(?:user|assistant)"')
 _EXPORT = re.compile(rb'^\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"ses_')
+_EXPORT_SHAPE = re.compile(rb'^\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"')
+_EXPORT_MESSAGES = re.compile(rb'"messages"\s*:\s*\[\s*\{\s*"info"\s*:\s*\{')
 _OTHER_DATABASES = ("orchestration_events", "transcript_events")
 _HEADER_MOVED = ("id", "title", "directory", "parentID", "version")
 
@@ -63,6 +65,8 @@ class OpenCodeAdapter(Adapter):
             return 0
         if _EXPORT.match(head):
             return 85  # ``opencode export``: the session info, then its messages
+        if _EXPORT_SHAPE.match(head) and _EXPORT_MESSAGES.search(head) and _ROLE.search(head):
+            return 75  # the same shape with ids not shaped ``ses_…`` (a fixture, a rewritten export)
         if _SESSION_ID.search(head) and _SESSION_FACT.search(head) and not _ROLE.search(head):
             return 90
         message = _MESSAGE.search(head) and _ROLE.search(head) and b'"sessionID"' in head
