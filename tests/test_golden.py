@@ -82,12 +82,14 @@ def test_model_path_writes_the_same_bytes(case: GoldenCase, tmp_path: Path) -> N
 def test_spilled_state_writes_the_same_bytes(
     case: GoldenCase, limit: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Per-id state that moves to disk (``core.spill``, once a map holds more than its limit)
-    must answer as it did in memory: with a limit of one or two entries, lookups of older ids
-    go to disk, and every stream must still be the reviewed one, byte for byte."""
-    from asr_adapters.core import spill
+    """Per-id state that moves to disk (``core.spill`` and ``core.digests``, once a map holds
+    more than its limit) must answer as it did in memory: with a limit of one or two entries,
+    lookups of older ids go to disk, and every stream must still be the reviewed one, byte for
+    byte."""
+    from asr_adapters.core import digests, spill
 
     monkeypatch.setattr(spill, "DEFAULT_LIMIT", limit)
+    monkeypatch.setattr(digests, "DEFAULT_LIMIT", limit)
     outputs, conversion = convert_case(case, tmp_path)
     assert sorted(f"{name}.asr.jsonl" for name in outputs) == sorted(p.name for p in case.expected_files())
     for name, data in outputs.items():

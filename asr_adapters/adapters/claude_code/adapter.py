@@ -18,10 +18,10 @@ import orjson
 from ...core.accounting import Diagnostic
 from ...core.adapter import Adapter, Context, Stream
 from ...core.companion import CompanionSkipped, open_companion
+from ...core.digests import DigestMap
 from ...core.errors import InputError
 from ...core.refs import session_ref
 from ...core.source import BadLine, Source
-from ...core.spill import SpillSet
 from ...registry import register
 from . import discover
 from .builder import Builder
@@ -252,8 +252,8 @@ def _file_lines(path: Path, context: Context) -> Iterator[tuple[int, Any]]:
             yield number, value
 
 
-def _uuids_of(path: Path) -> SpillSet:
-    uuids = SpillSet()
+def _uuids_of(path: Path) -> DigestMap:
+    uuids = DigestMap()  # uuid -> 0: a set, 16 bytes a uuid
     try:
         handle = open_companion(path, None, None)  # checked by discover.parent_file
         if handle is None:
@@ -267,7 +267,7 @@ def _uuids_of(path: Path) -> SpillSet:
                 except orjson.JSONDecodeError:
                     continue
                 if isinstance(obj, dict) and isinstance(obj.get("uuid"), str):
-                    uuids.add(obj["uuid"])
+                    uuids[obj["uuid"]] = 0
     except (OSError, CompanionSkipped):
         pass
     return uuids

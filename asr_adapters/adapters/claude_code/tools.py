@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ...core.spill import SpillMap, SpillSet
+from ...core.digests import RecordIds
+from ...core.spill import SpillSet
 from ...core.timestamps import from_iso, stamp
 from .info import agent_key, opened
 from .parts import result_parts
@@ -42,7 +43,7 @@ class ToolMixin:
     sidechain_prompts: dict[str, str]  # first prompt of an inline sidechain -> its session ref
     out: Any
     info: Any
-    uuid_rec: SpillMap
+    uuid_rec: RecordIds
 
     if TYPE_CHECKING:
 

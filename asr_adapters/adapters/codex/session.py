@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 import orjson
 
 from ...core.adapter import header
+from ...core.digests import value_digest
 from ...core.refs import session_ref
 from ...core.timestamps import from_iso
 from .containers import NativeLine
@@ -179,12 +179,8 @@ class RolloutConverter(EventMapper, ToolMapper):
         native_id = item.get("call_id") or item.get("id") if key != "m" else item.get("id")
         if not isinstance(native_id, str) or not native_id:
             return False
-        key = f"{key}:{native_id}"
-        digest = hashlib.blake2b(orjson.dumps(item, option=orjson.OPT_SORT_KEYS), digest_size=16).digest()
-        if self.item_digests.get(key) == digest:
-            return True
-        self.item_digests[key] = digest
-        return False
+        digest = value_digest(orjson.dumps(item, option=orjson.OPT_SORT_KEYS))
+        return self.item_digests.swap(f"{key}:{native_id}", digest) == digest
 
     # -- header and forks -------------------------------------------------------------------
 

@@ -10,7 +10,6 @@ gets the ``subagent`` link where the file first shows the subagent (``subagents`
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterator
 from typing import Any, ClassVar
@@ -18,10 +17,10 @@ from typing import Any, ClassVar
 import orjson
 
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
+from ...core.digests import DigestMap, value_digest
 from ...core.errors import InputError
 from ...core.refs import session_ref
 from ...core.source import Source
-from ...core.spill import SpillMap
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
 from . import discover
@@ -64,7 +63,7 @@ class CopilotCliAdapter(Adapter):
             emit = Emitter(context.accounting)
             mapper = Mapper(self, emit, context, session_id)
             previous = b""  # a line with no event id written twice in a row is a duplicate
-            seen = SpillMap()  # event id -> digest of its line: the same line again is a duplicate
+            seen = DigestMap()  # event id -> digest of its line: the same line again is a duplicate
             started = False
             owner_of, unstarted, feed = groups.owner_of, groups.unstarted, mapper.feed  # per line
             for number, event, raw in context.parsed_lines():
@@ -172,18 +171,14 @@ class CopilotCliAdapter(Adapter):
             yield from mapper.feed(number, event)
 
 
-def _seen_before(seen: SpillMap, event: Any, raw: bytes) -> bool:
+def _seen_before(seen: DigestMap, event: Any, raw: bytes) -> bool:
     """Whether this exact line (same event id, same bytes) was read before, anywhere in the
     file; a line under an id already seen but with other bytes is a new version, mapped."""
     event_id = event.get("id") if type(event) is dict else None
     if not isinstance(event_id, str):
         return False
-    # hex text, not bytes: a spilled str is stored as itself, bytes would be encoded per entry
-    digest = hashlib.blake2b(raw, digest_size=16).hexdigest()
-    if seen.get(event_id) == digest:
-        return True
-    seen[event_id] = digest
-    return False
+    digest = value_digest(raw)
+    return seen.swap(event_id, digest) == digest
 
 
 def _event_line(obj: dict[str, Any]) -> bool:
