@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, cast
 
-from .batch.naming import header_facts, native_id, output_path, short_hash
 from .convert import Conversion
 from .core.adapter import Stream
 from .core.errors import ASRError
@@ -193,6 +192,8 @@ def to_file(conversion: Conversion, target: Path, source: Path | None, report: R
 def to_folder(conversion: Conversion, folder: Path, source: Path | None, report: Report) -> None:
     """Every stream (or the ``--thread`` one) under ``folder``, named as ``asr batch`` names
     them; all are renamed into place once the whole input has converted."""
+    from .batch.naming import header_facts, native_id, output_path, short_hash  # only -o DIR/ names streams
+
     agent = conversion.adapter.name
     display = conversion.source.display
     ids: dict[str, str] = {}
