@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 from .core.adapter import Adapter
 from .core.errors import UnknownAgentError
 from .core.source import Source
@@ -22,8 +24,18 @@ def register(cls: type[Adapter]) -> type[Adapter]:
     return cls
 
 
-def _load() -> None:
-    from . import adapters  # noqa: F401 - importing registers every adapter
+def _packages() -> dict[str, str]:
+    from .adapters import PACKAGES
+
+    return PACKAGES
+
+
+def _load(name: str | None = None) -> None:
+    """Import the adapter module of ``name`` (registering it), or of every agent."""
+    packages = _packages()
+    for agent in packages if name is None else [name]:
+        if agent in packages and agent not in _ADAPTERS:
+            importlib.import_module(f"{__package__}.adapters.{packages[agent]}.adapter")
 
 
 def names() -> list[str]:
@@ -32,7 +44,8 @@ def names() -> list[str]:
 
 
 def get(name: str) -> Adapter:
-    _load()
+    if name not in _ADAPTERS:
+        _load(name)
     try:
         return _ADAPTERS[name]
     except KeyError:
@@ -50,9 +63,17 @@ SURE = 50
 
 
 def scores(source: Source) -> list[tuple[int, str]]:
-    """Every adapter's ``(score, name)`` for ``source``, best first. The adapters sniff the
-    same head, read once (``Source.head`` keeps it)."""
-    return sorted(((a.detect(source), a.name) for a in all_adapters()), reverse=True)
+    """Every agent's ``(score, name)`` for ``source``, best first. They sniff the same head,
+    read once (``Source.head`` keeps it). A packaged agent is asked through its ``sniff``
+    module, so no converter is imported to decide (``get`` imports the chosen one); an adapter
+    registered from elsewhere is asked itself."""
+    packages = _packages()
+    found = []
+    for agent, package in packages.items():
+        sniff = importlib.import_module(f"{__package__}.adapters.{package}.sniff")
+        found.append((sniff.detect(source), agent))
+    found.extend((adapter.detect(source), name) for name, adapter in _ADAPTERS.items() if name not in packages)
+    return sorted(found, reverse=True)
 
 
 def detect(source: Source) -> Adapter:

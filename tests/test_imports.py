@@ -60,7 +60,7 @@ def test_import_asr_adapters_loads_nothing_it_was_not_asked_for(tmp_path: Path) 
 @pytest.mark.parametrize(
     ("args", "refused"),
     [
-        (["convert", str(SESSION), "-o", "/dev/null"], BATCH_MACHINERY + VIEWER + EXPORTERS + VALIDATOR),
+        (["convert", str(SESSION), "-o", "out.asr.jsonl"], BATCH_MACHINERY + VIEWER + EXPORTERS + VALIDATOR),
         (["convert", "--help"], BATCH_MACHINERY + VIEWER + EXPORTERS + VALIDATOR),
         (["validate", str(STREAM)], BATCH_MACHINERY + VIEWER + EXPORTERS + ADAPTERS),
         (["agents"], BATCH_MACHINERY + VIEWER + EXPORTERS + VALIDATOR),
@@ -84,3 +84,12 @@ def test_show_and_batch_still_load_their_machinery(tmp_path: Path) -> None:
     out = tmp_path / "archive"
     batch = _modules(["batch", str(SESSION), "-o", str(out), "--jobs", "1", "--quiet"], tmp_path)
     assert "asr_adapters.batch.runner" in batch and page.is_file() and any(out.rglob("*.asr.jsonl"))
+
+
+def test_converting_one_file_imports_one_converter(tmp_path: Path) -> None:
+    """Detection asks every agent's ``sniff`` module; only the chosen agent's converter loads."""
+    modules = _modules(["convert", str(SESSION), "-o", "out.asr.jsonl"], tmp_path)
+    converters = sorted(m for m in modules if m.startswith("asr_adapters.adapters.") and m.endswith(".adapter"))
+    assert converters == ["asr_adapters.adapters.codex.adapter"]
+    sniffs = {m for m in modules if m.startswith("asr_adapters.adapters.") and m.endswith(".sniff")}
+    assert len(sniffs) == 8

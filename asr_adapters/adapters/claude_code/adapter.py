@@ -23,42 +23,10 @@ from ...core.errors import InputError
 from ...core.refs import session_ref
 from ...core.source import BadLine, Source
 from ...registry import register
-from . import discover
+from . import discover, sniff
 from .builder import Builder
 from .info import AGENT, REGISTRY, StreamInfo, agent_key
 from .prescan import Facts, prescan
-
-_SNIFF = (b'"type":"file-history-snapshot"', b'"type":"queue-operation"', b'"type":"permission-mode"', b'"leafUuid"')
-
-
-#: Line types that carry the transcript's envelope (``uuid``) besides user and assistant lines.
-_ENVELOPE_TYPES = frozenset({"system", "attachment", "progress"})
-
-
-def _transcript_line(obj: dict[str, Any]) -> bool:
-    """A line shaped as Claude Code writes one, whatever its session facts: a user or assistant
-    line with its ``uuid`` and a ``message`` of that role, another envelope line with a ``uuid``,
-    a ``summary`` naming its leaf."""
-    kind = obj.get("type")
-    if kind == "user" or kind == "assistant":
-        message = obj.get("message")
-        return type(obj.get("uuid")) is str and type(message) is dict and message.get("role") == kind
-    if kind in _ENVELOPE_TYPES:
-        return type(obj.get("uuid")) is str
-    return kind == "summary" and type(obj.get("leafUuid")) is str
-
-
-def _line_score(source: Source) -> int:
-    """For a transcript whose first lines lack the session facts (``sessionId``, ``version``:
-    a fixture, a hand-cut file): how many of the head's parsed lines are transcript lines, 85
-    when all are and the tree links (``parentUuid``/``isSidechain``) are there, 75 without."""
-    lines = source.head_lines()
-    share = lines.share(_transcript_line)
-    objects = lines.objects
-    if not share or not any(obj.get("type") in ("user", "assistant") for obj in objects):
-        return 0
-    linked = any("parentUuid" in obj or "isSidechain" in obj for obj in objects)
-    return round((85 if linked else 75) * share)
 
 
 class _Refs:
@@ -87,14 +55,7 @@ class ClaudeCodeAdapter(Adapter):
     discovery = discover
 
     def detect(self, source: Source) -> int:
-        head = source.head()
-        if b'"sessionId"' in head and (b'"parentUuid"' in head or b'"isSidechain"' in head):
-            return 95
-        if any(marker in head for marker in _SNIFF) and b'"sessionId"' in head:
-            return 80
-        if source.is_sqlite:
-            return 0
-        return _line_score(source)
+        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def companion_files(self, path: Path) -> list[Path]:
         """Subagent transcripts and their ``.meta.json`` sidecars, and the plan files of the

@@ -8,7 +8,7 @@ from ...core.adapter import Adapter, Context, Stream
 from ...core.errors import InputError
 from ...core.source import Source
 from ...registry import register
-from . import discover
+from . import discover, sniff
 from .containers import bare_lines, envelope_lines, era_of, json_document
 from .session import RolloutConverter
 
@@ -21,9 +21,7 @@ class CodexAdapter(Adapter):
     discovery = discover
 
     def detect(self, source: Source) -> int:
-        if source.is_sqlite:
-            return 0
-        return era_of(source)[1]
+        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         era = era_of(source)[0]

@@ -10,7 +10,6 @@ gets the ``subagent`` link where the file first shows the subagent (``subagents`
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
@@ -23,16 +22,12 @@ from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
-from . import discover
+from . import discover, sniff
 from .groups import Groups
 from .mapper import AGENT, Mapper, child_key
+from .sniff import is_start as _is_start
 
 FORMAT = "copilot-cli-events"
-_START = re.compile(rb'"type"\s*:\s*"session\.start"')
-_COPILOT = re.compile(rb'"producer"\s*:\s*"copilot-agent"|"copilotVersion"\s*:')
-_EVENT = re.compile(rb'"type"\s*:\s*"(?:user\.message|assistant\.(?:message|turn_start)|tool\.execution_start)"')
-_ENVELOPE = re.compile(rb'"parentId"\s*:')
-_EVENT_TYPE = re.compile(r"(?:session|user|assistant|tool|hook|subagent|system|skill|abort)\.[a-z_.]+\Z")
 
 
 @register
@@ -43,14 +38,7 @@ class CopilotCliAdapter(Adapter):
     discovery = discover
 
     def detect(self, source: Source) -> int:
-        if source.is_sqlite:
-            return 0
-        head = source.head()
-        if _START.search(head) and _COPILOT.search(head):
-            return 100
-        if _EVENT.search(head) and _ENVELOPE.search(head) and b'"data"' in head:
-            return 70
-        return _line_score(source)
+        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         first = _first_event(source)
@@ -179,34 +167,6 @@ def _seen_before(seen: DigestMap, event: Any, raw: bytes) -> bool:
         return False
     digest = value_digest(raw)
     return seen.swap(event_id, digest) == digest
-
-
-def _event_line(obj: dict[str, Any]) -> bool:
-    """A line in the event log's envelope: a string ``id``, a dotted event ``type`` of the
-    kinds the CLI writes, a ``data`` object."""
-    kind = obj.get("type")
-    return (
-        type(kind) is str
-        and _EVENT_TYPE.match(kind) is not None
-        and type(obj.get("id")) is str
-        and type(obj.get("data")) is dict
-    )
-
-
-def _line_score(source: Source) -> int:
-    """For a log whose head lacks the CLI's own marks (``producer``, ``copilotVersion``, the
-    ``parentId`` chain): the share of the head's parsed lines that are event lines, 90 when a
-    ``session.start`` names its session, 70 without."""
-    lines = source.head_lines()
-    share = lines.share(_event_line)
-    if not share:
-        return 0
-    started = any(_is_start(obj) and isinstance(obj["data"].get("sessionId"), str) for obj in lines.objects)
-    return round((90 if started else 70) * share)
-
-
-def _is_start(event: Any) -> bool:
-    return isinstance(event, dict) and event.get("type") == "session.start"
 
 
 def _first_event(source: Source) -> Any:

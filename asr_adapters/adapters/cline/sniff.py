@@ -1,0 +1,31 @@
+"""Whether an input is a Cline task file, from its head only (no converter imported)."""
+
+from __future__ import annotations
+
+import re
+
+from ...core.source import Source
+from .discover import API_FILE
+
+_ARRAY = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*\[\s*\{")
+_UI_TYPE = re.compile(rb'"type"\s*:\s*"(?:say|ask)"')
+_UI_SUBTYPE = re.compile(rb'"(?:say|ask)"\s*:\s*"')
+_UI_TS = re.compile(rb'"ts"\s*:\s*\d')
+_API_MESSAGE = re.compile(rb'\{\s*"role"\s*:\s*"(?:user|assistant)"\s*,\s*"content"\s*:')
+
+
+def detect(source: Source) -> int:
+    """How sure detection is that ``source`` is this agent's (0 to 100), from its head."""
+    if source.is_sqlite:
+        return 0
+    head = source.head()
+    if _ARRAY.match(head) is None:
+        return 0
+    if _UI_TYPE.search(head) and _UI_SUBTYPE.search(head) and _UI_TS.search(head):
+        return 90
+    if _API_MESSAGE.search(head):
+        if source.name == API_FILE:
+            return 90
+        if b"<task>" in head:
+            return 70
+    return 0
