@@ -19,9 +19,12 @@ What it writes, deterministically (no times, no absolute paths):
   picks or the error it gives (one line each), so a change of detection shows as a line.
 - ``batch/``: ``asr batch`` of the golden folder and of the samples folder (``--jobs 1``),
   its streams and its ``_errors.jsonl`` with the run's own folder names replaced; the
-  manifest (sizes, times) is left out.
+  manifest (sizes, times) is left out. Batch output names carry a hash of the source's path:
+  run both checkouts over the same golden folder (``--golden``) for the names to match.
 
-``--no-batch`` skips the batch runs; ``--only golden|samples`` limits the inputs.
+``--no-batch`` skips the batch runs; ``--only golden|samples`` limits the inputs; ``--limit 2``
+keeps at most two entries of per-id state in memory, so everything older is read back from disk
+(the output must be the same).
 """
 
 from __future__ import annotations
@@ -48,9 +51,18 @@ from asr_adapters.core.errors import ASRError  # noqa: E402
 from asr_adapters.core.source import Source  # noqa: E402
 from asr_adapters.stream.writer import StreamWriter  # noqa: E402
 
-#: ``../shared/samples`` beside the clone (CI), or beside the folder of worktrees it sits in
+#: ``../shared/samples`` beside the clone (as CI has it), the folder ``ASR_SHARED_SAMPLES`` names,
+#: or ``../../shared/samples`` (a clone in a folder of worktrees)
 DEFAULT_SAMPLES = next(
-    (p for p in (ROOT.parent / "shared" / "samples", ROOT.parent.parent / "shared" / "samples") if p.is_dir()),
+    (
+        Path(p)
+        for p in (
+            os.environ.get("ASR_SHARED_SAMPLES"),
+            ROOT.parent / "shared" / "samples",
+            ROOT.parent.parent / "shared" / "samples",
+        )
+        if p and Path(p).is_dir()
+    ),
     ROOT.parent / "shared" / "samples",
 )
 
@@ -133,7 +145,9 @@ def batch(source: Path, out: Path, name: str) -> None:
             "-o",
             str(archive),
         ]
-        done = subprocess.run([*command, "--jobs", "1", "--quiet", "--json"], capture_output=True, check=False)
+        # this checkout's package, not whichever one the interpreter has installed
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
+        done = subprocess.run([*command, "--jobs", "1", "--quiet", "--json"], capture_output=True, check=False, env=env)
         summary = json.loads(done.stdout or b"{}")
         for key in ("elapsed_s", "seconds", "started", "finished"):
             summary.pop(key, None)
@@ -155,9 +169,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path, help="the folder to write (emptied first)")
     parser.add_argument("--samples", type=Path, default=DEFAULT_SAMPLES, help="the shared samples folder")
+    parser.add_argument(
+        "--golden", type=Path, default=GOLDEN, help="the golden folder the batch run reads (default: this checkout's)"
+    )
     parser.add_argument("--no-batch", action="store_true", help="skip the asr batch runs")
     parser.add_argument("--only", choices=("golden", "samples"), help="convert only these inputs")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        help="keep at most N entries of per-id state in memory (core.spill, core.digests), so that "
+        "the rest moves to disk: the output must not change",
+    )
     args = parser.parse_args()
+    if args.limit:
+        from asr_adapters.core import digests, spill
+
+        spill.DEFAULT_LIMIT = digests.DEFAULT_LIMIT = args.limit
     out: Path = args.out
     if out.exists():
         shutil.rmtree(out)
@@ -175,7 +202,7 @@ def main() -> int:
     (out / "detection.tsv").write_text("\n".join(detection) + "\n", encoding="utf-8")
     if not args.no_batch:
         if args.only != "samples":
-            batch(GOLDEN, out, "golden")
+            batch(args.golden, out, "golden")
         if args.only != "golden" and args.samples.is_dir():
             batch(args.samples, out, "samples")
     print(f"wrote {out}", file=sys.stderr)
