@@ -18,7 +18,7 @@ from .version import __version__
 
 # Every other public name is imported at its first use (``_lazy``): ``import asr_adapters``
 # loads no adapter, no batch machinery, no validator and no exporter until they are asked for.
-# ``convert``, ``validate`` and ``export`` are the submodules, callable as their functions
+# ``convert``, ``validate``, ``export`` and ``stats`` are the submodules, callable as their functions
 # (``_callable``): a function of the same name would shadow the submodule. A type checker
 # sees the functions.
 _LAZY = {
@@ -31,6 +31,7 @@ _LAZY = {
     "IncrementalState": ".incremental",
     "InputError": ".core.errors",
     "SessionDescriptor": ".batch.discover",
+    "SessionSummary": ".stats.summary",
     "UnknownAgentError": ".core.errors",
     "convert": ".convert",
     "convert_incremental": ".incremental",
@@ -38,12 +39,14 @@ _LAZY = {
     "export": ".export",
     "read_models": ".stream",
     "read_records": ".stream",
+    "session_summary": ".stats.scanner",
+    "stats": ".stats",
     "validate": ".validate",
     "validate_records": ".validate",
     "write_jsonl": ".stream",
 }
 __getattr__, __dir__ = lazy_names(
-    __name__, _LAZY, ["__version__", "schema", "to_dict", "to_model"], ("convert", "export", "validate")
+    __name__, _LAZY, ["__version__", "schema", "to_dict", "to_model"], ("convert", "export", "stats", "validate")
 )
 
 if _typing.TYPE_CHECKING:
@@ -54,6 +57,9 @@ if _typing.TYPE_CHECKING:
     from .core.errors import ASRError, InputError, UnknownAgentError
     from .export import export as export
     from .incremental import IncrementalResult, IncrementalState, convert_incremental
+    from .stats import stats as stats
+    from .stats.scanner import session_summary
+    from .stats.summary import SessionSummary
     from .stream import read_models, read_records, write_jsonl
     from .validate import Finding, validate_records
     from .validate import validate as validate
@@ -90,6 +96,7 @@ __all__ = [
     "IncrementalState",
     "InputError",
     "SessionDescriptor",
+    "SessionSummary",
     "UnknownAgentError",
     "__version__",
     "convert",
@@ -99,6 +106,8 @@ __all__ = [
     "read_models",
     "read_records",
     "schema",
+    "session_summary",
+    "stats",
     "to_dict",
     "to_model",
     "validate",

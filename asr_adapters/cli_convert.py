@@ -7,10 +7,11 @@ silently: streams found but not written are counted and named on stderr.
 
 from __future__ import annotations
 
+import itertools
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, cast
@@ -18,16 +19,20 @@ from typing import IO, Any, cast
 from .convert import Conversion
 from .core.adapter import Stream
 from .core.errors import ASRError
-from .outputs import OutputError, PendingFile, describe_os_error, make_folder, refuse_same_file
+from .outputs import (
+    DirectFile,
+    PendingFile,
+    Sink,
+    as_output_error,
+    commit,
+    make_folder,
+    open_output,
+)
 from .stream.writer import StreamWriter
 
 
 class UsageProblem(ASRError):
     """The command asked for something the input does not have (an unknown ``--thread``)."""
-
-
-class PipeClosed(Exception):
-    """The reader of standard output went away."""
 
 
 @dataclass
@@ -43,6 +48,7 @@ class Report:
 
     streams: list[StreamReport] = field(default_factory=list)
     types: Counter[str] = field(default_factory=Counter)
+    check: bool = True  # every stream written is validated as it is written (--no-check: off)
 
     def add(self, key: str) -> StreamReport:
         report = StreamReport(key)
@@ -50,38 +56,38 @@ class Report:
         return report
 
 
-class _Sink:
-    """A binary file whose write errors are output errors (not the input's), naming the output."""
-
-    def __init__(self, handle: IO[bytes], name: str, pipe: bool = False) -> None:
-        self._handle = handle
-        self._name = name
-        self._pipe = pipe
-
-    def write(self, data: bytes) -> int:
-        try:
-            return self._handle.write(data)
-        except BrokenPipeError:
-            if self._pipe:
-                raise PipeClosed from None
-            raise
-        except OSError as exc:
-            raise OutputError(describe_os_error(exc, self._name)) from exc
-
-    def flush(self) -> None:
-        try:
-            self._handle.flush()
-        except BrokenPipeError:
-            raise PipeClosed from None
-        except OSError as exc:
-            raise OutputError(describe_os_error(exc, self._name)) from exc
+class InvalidOutput(ASRError):
+    """A converted stream that ``asr validate`` rejects: a converter bug, never exit 0."""
 
 
-def _counted(records: Iterator[dict[str, Any]], report: StreamReport, types: Counter[str]) -> Iterator[dict[str, Any]]:
+def _written(
+    records: Iterator[dict[str, Any]], entry: StreamReport, types: Counter[str], report: Report, display: str
+) -> Iterator[dict[str, Any]]:
+    """The records of one stream as they are written: counted, and (unless ``report.check`` is
+    off) each fed to the validator; a stream that ends with an error finding is
+    ``InvalidOutput``, raised before the output gets its name."""
+    validator = None
+    if report.check:
+        from .validate.stream import StreamValidator  # not loaded for --no-check or other commands
+
+        validator = StreamValidator()
+    add = validator.add if validator is not None else None
     for record in records:
-        report.records += 1
+        entry.records += 1
         types[record.get("type", "?")] += 1
+        if add is not None:
+            add(record)
         yield record
+    if validator is None:
+        return
+    errors = [finding for finding in validator.finish() if finding.is_error]
+    if errors:
+        first = errors[0]
+        where = f"seq {first.seq}: " if first.seq is not None else ""
+        raise InvalidOutput(
+            f"{display}: the converted stream {entry.key} is one asr validate rejects ({len(errors)} error(s); "
+            f"the first: {where}{first.rule}: {first.message}); a converter bug, please report it"
+        )
 
 
 def _drain(stream: Stream, report: Report) -> None:
@@ -120,11 +126,12 @@ def _check_agent(conversion: Conversion) -> None:
         raise ASRError(problem)
 
 
-def _write_main(conversion: Conversion, dest: _Sink, report: Report) -> None:
+def _write_main(conversion: Conversion, dest: Sink, report: Report) -> None:
     """The main stream (or the ``--thread`` one) into ``dest``; every other stream drained and
     counted. An input whose first stream is not a main one (a T3 Code database) is written
     when that stream turns out to be its only one: it is held in a temporary file until then."""
     written = 0
+    display = conversion.source.display
     held: IO[bytes] | None = None
     held_types: Counter[str] = Counter()
     try:
@@ -132,13 +139,15 @@ def _write_main(conversion: Conversion, dest: _Sink, report: Report) -> None:
             if stream.main and written == 0:
                 entry = report.add(stream.key)
                 entry.written_to = "stdout"
-                StreamWriter(cast(IO[bytes], dest)).write_all(_counted(stream.records, entry, report.types))
+                records = _written(iter(stream.records), entry, report.types, report, display)
+                StreamWriter(cast(IO[bytes], dest)).write_all(records)
                 written += 1
             elif index == 0 and conversion.select is None:
                 held = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below
                 entry = report.add(stream.key)
-                sink = _Sink(held, "a temporary file")
-                StreamWriter(cast(IO[bytes], sink)).write_all(_counted(stream.records, entry, held_types))
+                sink = Sink(held, "a temporary file")
+                records = _written(iter(stream.records), entry, held_types, report, display)
+                StreamWriter(cast(IO[bytes], sink)).write_all(records)
             else:
                 _drain(stream, report)
         if written == 0 and held is not None and len(conversion.keys) == 1:
@@ -155,34 +164,36 @@ def _write_main(conversion: Conversion, dest: _Sink, report: Report) -> None:
             held.close()
 
 
-def to_stdout(conversion: Conversion, report: Report) -> None:
-    """The main stream on stdout. When the named agent does not claim the input by its sniff,
-    the stream is held in a temporary file first, so a wrong ``--agent`` prints nothing."""
-    out = sys.stdout.buffer
+def to_stdout(conversion: Conversion, report: Report, dest: Sink | None = None) -> None:
+    """The main stream on stdout (or ``dest``, a stream the user named: a FIFO, a device).
+    When the named agent does not claim the input by its sniff, the stream is held in a
+    temporary file first, so a wrong ``--agent`` prints nothing."""
+    out = dest or Sink(sys.stdout.buffer, "standard output", stream=True)
     doubtful = conversion.named and conversion.adapter.detect(conversion.source) <= 0
     if not doubtful:
-        sink = _Sink(out, "standard output", pipe=True)
-        _write_main(conversion, sink, report)
-        sink.flush()
+        _write_main(conversion, out, report)
+        out.flush()
         return
     with tempfile.TemporaryFile() as held:
-        _write_main(conversion, _Sink(held, "a temporary file"), report)
+        _write_main(conversion, Sink(held, "a temporary file"), report)
         held.seek(0)
-        sink = _Sink(out, "standard output", pipe=True)
         while block := held.read(1 << 16):
-            sink.write(block)
-        sink.flush()
+            out.write(block)
+        out.flush()
 
 
 def to_file(conversion: Conversion, target: Path, source: Path | None, report: Report) -> None:
-    """The main stream into ``target``, which appears (or is replaced) only on success."""
-    refuse_same_file(source, target)
-    pending = _pending(target)
+    """The main stream into ``target``, which appears (or is replaced) only on success; a
+    FIFO, socket or character device named there is written into as stdout is."""
+    output = open_output(target, source)
     try:
-        _write_main(conversion, _Sink(pending.handle, str(target)), report)
-        _commit(pending)
+        if isinstance(output, DirectFile):
+            to_stdout(conversion, report, output.sink)
+        else:
+            _write_main(conversion, output.sink, report)
+        commit(output)
     except BaseException:
-        pending.discard()
+        output.discard()
         raise
     for entry in report.streams:
         if entry.written_to == "stdout":
@@ -217,24 +228,16 @@ def to_folder(conversion: Conversion, folder: Path, source: Path | None, report:
             if relative in placed:  # two streams of one input with one name: as batch does
                 relative = output_path(agent, session_id, parent_id, short_hash(f"{display}\0{stream.key}", 8))
             target = folder / relative
-            try:
-                make_folder(target.parent, inside=folder)
-            except OSError as exc:
-                raise OutputError(describe_os_error(exc, str(target.parent))) from exc
-            refuse_same_file(source, target)
-            pending = placed[relative] = _pending(target)
+            pending = placed[relative] = cast(PendingFile, open_output(target, source, inside=folder))
             entry = report.add(stream.key)
             entry.written_to = str(target)
-            writer = StreamWriter(cast(IO[bytes], _Sink(pending.handle, str(target))))
-            writer.write(first)
-            entry.records += 1
-            report.types[first.get("type", "?")] += 1
-            writer.write_all(_counted(records, entry, report.types))
-            _finish(pending)
+            written = _written(itertools.chain([first], records), entry, report.types, report, display)
+            StreamWriter(cast(IO[bytes], pending.sink)).write_all(written)
+            _guarded(pending.finish, target)
         _check_thread(conversion)
         _check_agent(conversion)
         for pending in placed.values():
-            _place(pending)
+            _guarded(pending.place, pending.target)
     except BaseException:
         for pending in placed.values():
             pending.discard()
@@ -245,34 +248,14 @@ def _make_folder(folder: Path) -> None:
     try:
         make_folder(folder)
     except OSError as exc:
-        raise OutputError(describe_os_error(exc, str(folder))) from exc
+        raise as_output_error(exc, folder) from exc
 
 
-def _pending(target: Path) -> PendingFile:
-    _make_folder(target.parent)
+def _guarded(step: Callable[[], None], target: Path) -> None:
     try:
-        return PendingFile(target)
+        step()
     except OSError as exc:
-        raise OutputError(describe_os_error(exc, str(target))) from exc
-
-
-def _finish(pending: PendingFile) -> None:
-    try:
-        pending.finish()
-    except OSError as exc:
-        raise OutputError(describe_os_error(exc, str(pending.target))) from exc
-
-
-def _place(pending: PendingFile) -> None:
-    try:
-        pending.place()
-    except OSError as exc:
-        raise OutputError(describe_os_error(exc, str(pending.target))) from exc
-
-
-def _commit(pending: PendingFile) -> None:
-    _finish(pending)
-    _place(pending)
+        raise as_output_error(exc, target) from exc
 
 
 def copy_note(report: Report, display: str) -> str | None:

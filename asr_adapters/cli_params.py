@@ -24,9 +24,11 @@ EXIT_INTERRUPTED = 130
 CONVERT_EXITS = """\b
 Exit status:
   0    converted
-  1    the input cannot be converted (not a session log, an ASR stream, broken, or a wrong --agent)
-  2    usage error: unknown option or agent, missing file, a URL, unknown --thread, output is the input
-  3    the output cannot be written (read-only place, full disk, file-size limit, a planted link)
+  1    the input cannot be converted (not a session log, an ASR stream, broken, or a wrong --agent),
+       or it converts to a stream asr validate rejects (a converter bug; not with --no-check)
+  2    usage error: unknown option or agent, missing file, a URL, unknown --thread, output is the input,
+       output is a block device
+  3    the output cannot be written (read-only place, full disk, file-size limit, a planted link or FIFO)
   130  interrupted
   141  the reader of standard output went away (asr convert X | head): nothing printed
 """
@@ -44,15 +46,21 @@ Exit status: 0 done, 2 usage error.
 @contextlib.contextmanager
 def one_line_errors(path: str) -> Iterator[None]:
     """``asr show`` / ``asr export``: a failure is one ``asr: error:`` line and its exit status
-    (the output is the input: usage, 2; unreadable or unconvertible input: 1), never a traceback."""
+    (the output is the input or cannot be one: usage, 2; unreadable or unconvertible input: 1;
+    the output cannot be written: 3, as for ``asr convert``), never a traceback."""
     from .core.errors import ASRError
-    from .outputs import SameFileError
+    from .outputs import EXIT_PIPE_CLOSED, OutputError, PipeClosed, SameFileError, UnusableOutput
 
     try:
         yield
-    except SameFileError as exc:
+    except (SameFileError, UnusableOutput) as exc:
         click.echo(f"asr: error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
+    except OutputError as exc:
+        click.echo(f"asr: error: {exc}", err=True)
+        sys.exit(EXIT_OUTPUT)
+    except PipeClosed:  # the reader of a FIFO or socket output went away
+        sys.exit(EXIT_PIPE_CLOSED)
     except ASRError as exc:
         click.echo(f"asr: error: {exc}", err=True)
         sys.exit(EXIT_INPUT)

@@ -11,6 +11,7 @@ from ._callable import make_callable
 from .core.accounting import Accounting
 from .core.adapter import Adapter, Context, Stream
 from .core.errors import ASRError, InputError
+from .core.sanitized import scrub
 from .core.source import Source
 from .stream.sniff import is_asr_stream
 
@@ -110,11 +111,11 @@ class Conversion:
     def _guard(self, records: Iterator[dict[str, Any]]) -> Iterator[Any]:
         try:
             if self.as_dicts:
-                yield from records
+                yield from scrub(records)  # sanitizer markers -> capture: redacted, for every adapter
             else:
                 from .model.api import to_model
 
-                for record in records:
+                for record in scrub(records):
                     yield to_model(record)
         except ASRError:
             raise

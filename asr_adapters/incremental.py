@@ -34,6 +34,7 @@ from typing import IO, Any, BinaryIO
 
 from .convert import Conversion
 from .core.source import HEAD_SIZE, SQLITE_MAGIC, ZSTD_MAGIC, Source, zstd_stream
+from .outputs import append_bytes, write_whole
 from .stream.writer import StreamWriter
 from .version import __version__
 
@@ -116,14 +117,10 @@ class IncrementalResult:
         """Apply one stream's result to its file: append, or replace it atomically on a rewrite."""
         key = self.state.main if key is None else key
         data = self.streams.get(key or "", b"")
-        if key in self.rewritten:
-            target = Path(path)
-            partial = target.with_name(f".{target.name}.partial")
-            partial.write_bytes(data)
-            os.replace(partial, target)
+        if key in self.rewritten:  # outputs: an exclusive temporary file renamed into place
+            write_whole(Path(path), data, direct=True)
         elif data:
-            with open(path, "ab") as handle:
-                handle.write(data)
+            append_bytes(Path(path), data)
 
 
 def convert_incremental(

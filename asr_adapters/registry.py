@@ -10,7 +10,9 @@ from .core.source import Source
 from .stream.sniff import is_asr_stream
 
 #: What ``detect`` says about our own output; ``Conversion`` says it too when an agent is named.
-ASR_STREAM = "is an ASR stream (asr-adapters output), not a native session log; check it with asr validate"
+ASR_STREAM = (
+    "is an ASR stream, not a native session log (asr show and asr export read it as it is; asr validate checks it)"
+)
 
 _ADAPTERS: dict[str, Adapter] = {}
 

@@ -76,9 +76,9 @@ def browser_timings(page: Path) -> dict[str, float]:
         tab.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         scroll = time.perf_counter() - start
         load_all = None
-        if tab.locator("#load-all").count():
+        if tab.locator("#asr-load-all").count():
             start = time.perf_counter()
-            tab.click("#load-all", timeout=900_000)
+            tab.click("#asr-load-all", timeout=900_000)
             tab.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
             load_all = time.perf_counter() - start
         articles_all = tab.locator("article").count()

@@ -10,6 +10,7 @@ every changed line before committing.
 from __future__ import annotations
 
 import io
+import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,9 @@ from asr_adapters.stream.writer import StreamWriter
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
-SHARED_SAMPLES = ROOT.parent / "shared" / "samples"
+#: Real session files, one folder per agent: $ASR_SAMPLES, else ../shared/samples beside the clone
+#: (CI has it; a user's clone has not, and the tests that read them skip saying so).
+SHARED_SAMPLES = Path(os.environ.get("ASR_SAMPLES") or ROOT.parent / "shared" / "samples")
 
 
 @dataclass(frozen=True)

@@ -234,6 +234,36 @@ def test_safe_names_cannot_escape_and_stay_distinct() -> None:
     assert output_path("toy", "p1/", "p1") == f"toy/p1/{safe_name('p1/')}.asr.jsonl"
 
 
+CASES = ["sess", "Sess", "SESS", "sEsS", "x" * 200, "X" * 200, "con", "CON"]
+
+
+def _folded_unique(names: list[str]) -> bool:
+    return len({name.casefold() for name in names}) == len(names)
+
+
+def test_names_are_unique_under_case_folding() -> None:
+    """Issue 25.21: ids that differ only in case get names that differ under case folding
+    (macOS and Windows file systems fold case), checked by the names on any file system."""
+    names = [safe_name(i) for i in CASES]
+    assert _folded_unique(names), names
+    assert safe_name("sess") == "sess"  # an id with no upper-case letter keeps its name
+    paths = [output_path("toy", child, parent) for parent in ("P", "p") for child in ("Kid", "kid")]
+    assert _folded_unique(paths) and _folded_unique([p.rsplit("/", 1)[0] for p in paths[::2]]), paths
+
+
+def test_a_batch_of_ids_differing_only_in_case_writes_names_unique_under_folding(toy: None, tmp_path: Path) -> None:
+    src, out = tmp_path / "src", tmp_path / "out"
+    for index, session in enumerate(CASES):
+        toy_file(src / f"s{index}.jsonl", session, {"say": "hi"}, {"child": "Kid", "says": ["a"]}, {"child": "kid"})
+    summary = batch([src], out, jobs=1)
+    assert summary.failed == 0 and summary.streams == 3 * len(CASES)
+    names = sorted(outputs(out))
+    assert len(names) == 3 * len(CASES) and _folded_unique(names), names
+    code = CliRunner().invoke(main, ["convert", str(src / "s1.jsonl"), "-o", f"{tmp_path / 'one'}/"]).exit_code
+    converted = sorted(outputs(tmp_path / "one"))
+    assert code == 0 and len(converted) == 3 and _folded_unique(converted), converted
+
+
 def test_hostile_session_ids_stay_inside_outdir(toy: None, tmp_path: Path) -> None:
     src = tmp_path / "src"
     for index, session in enumerate(HOSTILE):

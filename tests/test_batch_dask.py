@@ -25,7 +25,10 @@ from asr_adapters.batch.progress import Progress
 from asr_adapters.batch.worker import KILL_HOOK
 from asr_adapters.cli import main
 
-distributed = pytest.importorskip("distributed", reason="the dask extra is not installed (pip install -e '.[test]')")
+pytestmark = pytest.mark.services
+distributed = pytest.importorskip(
+    "distributed", reason="the Dask cluster tests need dask and distributed (pip install -e '.[test-services]')"
+)
 dask = pytest.importorskip("dask")
 
 VARYING = {"seconds": 0, "outdir": "", "errors_file": ""}

@@ -17,12 +17,14 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
 from test_batch import RUNNER, TESTS, batch, outputs, register_toy, toy_file, tree
 
 from asr_adapters import registry
+from asr_adapters.batch.scan import TEMP_NAME
 
 
 @pytest.fixture
@@ -123,6 +125,62 @@ def test_paths_in_a_hostile_manifest_never_delete_or_replace_outside_outdir(toy:
     assert all(not o.startswith(("/", "..")) and ".." not in o.split("/") for e in kept.values() for o in e["outputs"])
 
 
+def _edit_manifest(out: Path, edit: Any) -> None:
+    path = out / "_manifest.json"
+    manifest = orjson.loads(path.read_bytes())
+    edit(manifest["sources"])
+    path.write_bytes(orjson.dumps(manifest))
+
+
+@pytest.mark.parametrize("other", ["still there", "vanished", "entry deleted too"])
+def test_an_edited_manifest_never_makes_batch_delete_another_sessions_output(
+    toy: None, tmp_path: Path, other: str
+) -> None:
+    """Issue 25.3: a source's entry edited to list another session's output. That output is
+    never removed when this source is converted again: not while another entry lists it (its
+    source there or vanished), nor when its header names another source file."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    one = toy_file(src / "a-one.jsonl", "s1", {"say": "hi"})
+    two = toy_file(src / "b-two.jsonl", "s2", {"say": "archive me"})
+    batch([src], out, jobs=1)
+    victim = out / "toy" / "s2.asr.jsonl"
+    kept = victim.read_bytes()
+    if other != "still there":
+        two.unlink()  # archived by the agent: this output is now the only copy
+
+    def edit(sources: dict[str, Any]) -> None:
+        sources[str(one.resolve())]["outputs"].append("toy/s2.asr.jsonl")
+        if other == "entry deleted too":
+            del sources[str(two.resolve())]
+
+    _edit_manifest(out, edit)
+    toy_file(one, "s1-renamed", {"say": "changed"})  # converted again: its own old output goes
+    summary = batch([src], out, jobs=1)
+    assert summary.failed == 0
+    assert victim.read_bytes() == kept
+    assert not (out / "toy" / "s1.asr.jsonl").exists(), "this source's own stale output is still removed"
+    sources = orjson.loads((out / "_manifest.json").read_bytes())["sources"]
+    assert sources[str(one.resolve())]["outputs"] == ["toy/s1-renamed.asr.jsonl"]
+    if other == "entry deleted too":  # kept, and said why
+        notices = [orjson.loads(line) for line in (out / "_errors.jsonl").read_bytes().splitlines()]
+        assert [n["reason"] for n in notices if "toy/s2.asr.jsonl" in n["reason"]] == [
+            "earlier output toy/s2.asr.jsonl kept: its header names the source file b-two.jsonl, not this one"
+        ]
+
+
+def test_an_output_two_entries_list_is_removed_by_neither(toy: None, tmp_path: Path) -> None:
+    src, out = tmp_path / "src", tmp_path / "out"
+    one = toy_file(src / "a-one.jsonl", "s1", {"say": "hi"})
+    two = toy_file(src / "b-two.jsonl", "s2", {"say": "there"})
+    batch([src], out, jobs=1)
+    shared = out / "toy" / "s1.asr.jsonl"
+    _edit_manifest(out, lambda sources: sources[str(two.resolve())]["outputs"].append("toy/s1.asr.jsonl"))
+    toy_file(one, "s1-renamed", {"say": "changed"})
+    toy_file(two, "s2-renamed", {"say": "changed"})
+    assert batch([src], out, jobs=1).failed == 0
+    assert shared.is_file()
+
+
 def test_a_folder_link_planted_in_outdir_is_not_written_through(toy: None, tmp_path: Path) -> None:
     src, out, elsewhere = tmp_path / "src", tmp_path / "out", tmp_path / "elsewhere"
     toy_file(src / "one.jsonl", "s1", {"say": "hi"})
@@ -134,7 +192,7 @@ def test_a_folder_link_planted_in_outdir_is_not_written_through(toy: None, tmp_p
         assert summary.failed == 1 and summary.converted == 0
         assert list(elsewhere.iterdir()) == []
         errors = [orjson.loads(line) for line in (out / "_errors.jsonl").read_bytes().splitlines()]
-        assert ["leads out of the output folder" in e["reason"] for e in errors] == [True]
+        assert ["symbolic link inside the output folder" in e["reason"] for e in errors] == [True]
 
 
 # -- 21.6: the output folder is never input --------------------------------------------------
@@ -404,3 +462,15 @@ def test_absurd_since_values_are_a_usage_error(toy: None, tmp_path: Path, since:
     finished = subprocess.run(command, capture_output=True, check=False)
     assert finished.returncode == 2, finished.stderr.decode()
     assert "Traceback" not in finished.stderr.decode() and "--since" in finished.stderr.decode()
+
+
+def test_files_with_a_batch_temporary_name_are_counted_not_silently_skipped(toy: None, tmp_path: Path) -> None:
+    """Issue 25.22: a source folder's ``.asr-tmp-…`` files (another batch's temporary files) are
+    not converted, and the summary and ``_errors.jsonl`` say so."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    toy_file(src / "good.jsonl", "good", {"say": "fine"})
+    toy_file(src / "a" / ".asr-tmp-4242-0", "staged", {"say": "in flight"})
+    summary = batch([src], out, jobs=1)
+    assert (summary.converted, summary.unclaimed, dict(summary.unclaimed_reasons)) == (1, 1, {TEMP_NAME: 1})
+    rows = [orjson.loads(line) for line in (out / "_errors.jsonl").read_bytes().splitlines()]
+    assert [row["path"] for row in rows if row["reason"] == TEMP_NAME] == [str(src / "a" / ".asr-tmp-4242-0")]

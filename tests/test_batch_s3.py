@@ -17,6 +17,9 @@ from test_batch import batch, corpus, outputs, register_toy, toy_file
 
 from asr_adapters import registry
 from asr_adapters.batch.remote import COMPANIONS_NOT_FETCHED, STAGING
+from asr_adapters.batch.scan import TEMP_NAME
+
+pytestmark = pytest.mark.services
 
 BUCKET = "asr-test"
 
@@ -46,7 +49,7 @@ def s3() -> Iterator[Any]:
         import s3fs
         from moto.server import ThreadedMotoServer
     except ImportError as exc:
-        pytest.skip(f"the S3 test server needs moto, flask and s3fs (pip install -e '.[test]'): {exc}")
+        pytest.skip(f"the S3 test server needs moto, flask and s3fs (pip install -e '.[test-services]'): {exc}")
     if not _loopback_works():
         pytest.skip("no loopback interface to run moto's S3 server on")
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
@@ -147,3 +150,49 @@ def test_file_urls_are_local_paths_and_keep_os_replace(toy: None, tmp_path: Path
     assert through_urls.outdir == str(tmp_path / "out") and through_urls.converted == reference.converted
     assert outputs(tmp_path / "out") == outputs(tmp_path / "reference")
     assert (tmp_path / "out" / "_batch.lock").exists()  # a local folder: locked, renamed into place
+
+
+def test_objects_with_a_batch_temporary_name_are_counted_not_silently_skipped(
+    toy: None, s3: Any, tmp_path: Path
+) -> None:
+    """Issue 25.22: an object under ``.asr-tmp/`` (another batch's staging folder) or named
+    ``.asr-tmp-…`` is not converted, and the summary says so with its reason."""
+    src = tmp_path / "src"
+    toy_file(src / "good.jsonl", "good", {"say": "fine"})
+    for name in (f"{STAGING}/staged.jsonl", f"a/{STAGING}-123.jsonl"):
+        toy_file(src / name, "staged", {"say": "in flight"})
+    s3.put(str(src) + "/", f"{BUCKET}/three/src/", recursive=True)
+    summary = batch([f"s3://{BUCKET}/three/src"], f"s3://{BUCKET}/three/out", jobs=1)
+    assert (summary.converted, summary.unclaimed) == (1, 2)
+    assert summary.unclaimed_reasons == {TEMP_NAME: 2}
+    assert f"2 files not converted (2 {TEMP_NAME})" in summary.describe()
+    rows = [orjson.loads(line) for line in objects(s3, "three/out")["_errors.jsonl"].splitlines()]
+    assert sorted(row["path"] for row in rows if row["reason"] == TEMP_NAME) == [
+        f"s3://{BUCKET}/three/src/{STAGING}/staged.jsonl",
+        f"s3://{BUCKET}/three/src/a/{STAGING}-123.jsonl",
+    ]
+
+
+def test_an_edited_manifest_never_makes_batch_delete_another_sessions_object(
+    toy: None, s3: Any, tmp_path: Path
+) -> None:
+    """Issue 25.3 on an object store: a stale output is removed only when its own header says
+    it came from this source (read with a ranged GET)."""
+    src = tmp_path / "src"
+    toy_file(src / "a-one.jsonl", "s1", {"say": "hi"})
+    toy_file(src / "b-two.jsonl", "s2", {"say": "archive me"})
+    s3.put(str(src) + "/", f"{BUCKET}/four/src/", recursive=True)
+    source, out = f"s3://{BUCKET}/four/src", f"s3://{BUCKET}/four/out"
+    batch([source], out, jobs=1)
+    kept = objects(s3, "four/out")["toy/s2.asr.jsonl"]
+    s3.rm_file(f"{BUCKET}/four/src/b-two.jsonl")
+    manifest = orjson.loads(objects(s3, "four/out")["_manifest.json"])
+    manifest["sources"][f"{source}/a-one.jsonl"]["outputs"].append("toy/s2.asr.jsonl")
+    del manifest["sources"][f"{source}/b-two.jsonl"]
+    s3.pipe_file(f"{BUCKET}/four/out/_manifest.json", orjson.dumps(manifest))
+    toy_file(src / "a-one.jsonl", "s1-renamed", {"say": "changed"})
+    s3.put_file(str(src / "a-one.jsonl"), f"{BUCKET}/four/src/a-one.jsonl")
+    assert batch([source], out, jobs=1).failed == 0
+    stored = objects(s3, "four/out")
+    assert stored["toy/s2.asr.jsonl"] == kept
+    assert "toy/s1.asr.jsonl" not in stored and "toy/s1-renamed.asr.jsonl" in stored

@@ -8,14 +8,19 @@ import os
 import resource
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 from golden_support import GOLDEN, golden_cases, materialize_input
+from test_batch import ToyAdapter, toy_file
 
-from asr_adapters import outputs
+from asr_adapters import outputs, registry
 from asr_adapters.cli import main, stream_file_name
+from asr_adapters.core.adapter import Context, Stream
+from asr_adapters.core.source import Source
 
 CASE = GOLDEN / "codex" / "07-assistant-phase-and-mirrors" / "input.jsonl"
 SUBAGENTS = GOLDEN / "claude-code" / "subagent-folder" / "input.jsonl"
@@ -178,3 +183,52 @@ def test_read_only_place_and_full_disk_are_one_clear_line(
         assert len(err.splitlines()) == 1 and "cannot write the output" in err and os.strerror(code) in err
         assert "Traceback" not in err
     assert _leftovers(tmp_path) == [] and not (tmp_path / "out.asr.jsonl").exists()
+
+
+# -- issue 25.22: never exit 0 on a stream the validator rejects -----------------------------
+
+
+class _FlawedToy(ToyAdapter):
+    """The toy adapter with a bug: a ``{"say": "flawed"}`` line gives a record whose usage
+    counts are negative (as Claude Code's adapter gave for negative native counts)."""
+
+    name = "flawedtoy"
+    registry_name = "dev.asr.flawedtoy"
+
+    def detect(self, source: Source) -> int:
+        return 100 if source.head(16).startswith(b'{"toy"') else 0
+
+    def streams(self, source: Source, context: Context) -> Iterator[Stream]:
+        for stream in super().streams(source, context):
+            stream.records = (_flaw(record) for record in stream.records)
+            yield stream
+
+
+def _flaw(record: dict[str, Any]) -> dict[str, Any]:
+    if record.get("data") == {"text": "flawed"}:
+        return record | {"usage": {"inputTokens": -5}}
+    return record
+
+
+@pytest.fixture
+def flawed() -> Iterator[None]:
+    registry._load()
+    registry._ADAPTERS["flawedtoy"] = _FlawedToy()
+    yield
+    registry._ADAPTERS.pop("flawedtoy", None)
+
+
+@pytest.mark.parametrize("where", ["stdout", "file", "folder"])
+def test_a_stream_its_own_validator_rejects_is_an_error_not_exit_0(flawed: None, tmp_path: Path, where: str) -> None:
+    source = toy_file(tmp_path / "in.jsonl", "s1", {"say": "fine"}, {"say": "flawed"}, {"child": "c1", "says": ["x"]})
+    out = {"stdout": [], "file": ["-o", str(tmp_path / "out.asr.jsonl")], "folder": ["-o", f"{tmp_path / 'dir'}/"]}
+    code, _, err = run("convert", str(source), "--agent", "flawedtoy", *out[where])
+    assert code == 1, err
+    assert err.count("\n") == 1 and err.startswith("asr: error: "), err
+    assert "asr validate rejects" in err and "PROFILE-usage" in err and "inputTokens must be a non-negative" in err
+    assert not (tmp_path / "out.asr.jsonl").exists() and not list(tmp_path.rglob("*.asr.jsonl"))
+    assert _leftovers(tmp_path) == []
+    clean = toy_file(tmp_path / "ok.jsonl", "s2", {"say": "fine"})
+    assert run("convert", str(clean), "--agent", "flawedtoy", *out[where])[0] == 0
+    # --no-check: written as converted (what the user asked for), exit 0
+    assert run("convert", str(source), "--agent", "flawedtoy", "--no-check", *out[where])[0] == 0

@@ -100,3 +100,26 @@ def test_number_keys_behave_as_dict_keys_before_and_after_the_move() -> None:
     with pytest.raises(TypeError):
         for filler in range(20):
             digests[(filler,)] = 1  # type: ignore[index]
+
+
+def test_a_map_with_a_low_limit_has_a_fixed_cost_in_proportion() -> None:
+    """The filter and first table made at the first move out of the dict are sized by the
+    limit (the default keeps its 1 MiB filter and 16,384 slots): a map limited to 100 ids costs
+    kilobytes, not the 1.25 MiB that made tests/test_memory see growth where there was none."""
+    from asr_adapters.core import spill
+
+    small = DigestMap(100)
+    for n in range(1000):
+        small[f"id-{n}"] = n
+    assert small.get("id-0") == 0 and small.get("id-999") == 999 and small.get("id-1000") is None
+    fixed = len(small._filter) + 2 * small._keys.itemsize * len(small._keys)
+    assert fixed < 16 * 1024, fixed
+    default = DigestMap()
+    for n in range(5000):  # past the 4,096 kept in the dict
+        default[n] = n
+    assert len(default._filter) == 1 << 20 and len(default._keys) == 1 << 14
+    spilled = spill.SpillMap(100)
+    for n in range(1000):
+        spilled[n] = n
+    assert spilled.get(5) == 5 and len(spilled._filter) <= 8 * 1024
+    assert spill.SpillMap()._filter_mask + 1 == 1 << 22

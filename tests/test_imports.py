@@ -60,7 +60,11 @@ def test_import_asr_adapters_loads_nothing_it_was_not_asked_for(tmp_path: Path) 
 @pytest.mark.parametrize(
     ("args", "refused"),
     [
-        (["convert", str(SESSION), "-o", "out.asr.jsonl"], BATCH_MACHINERY + VIEWER + EXPORTERS + VALIDATOR),
+        (["convert", str(SESSION), "-o", "out.asr.jsonl"], BATCH_MACHINERY + VIEWER + EXPORTERS),
+        (
+            ["convert", "--no-check", str(SESSION), "-o", "out.asr.jsonl"],
+            BATCH_MACHINERY + VIEWER + EXPORTERS + VALIDATOR,
+        ),
         (["convert", "--help"], BATCH_MACHINERY + VIEWER + EXPORTERS + VALIDATOR),
         (["validate", str(STREAM)], BATCH_MACHINERY + VIEWER + EXPORTERS + ADAPTERS),
         (["agents"], BATCH_MACHINERY + VIEWER + EXPORTERS + VALIDATOR),
@@ -69,7 +73,17 @@ def test_import_asr_adapters_loads_nothing_it_was_not_asked_for(tmp_path: Path) 
         (["show", "--help"], BATCH_MACHINERY + RENDERERS + EXPORTERS + VALIDATOR + ADAPTERS),
         (["discover", "--help"], VIEWER + EXPORTERS + VALIDATOR),
     ],
-    ids=["convert FILE", "convert --help", "validate", "agents", "schema", "export", "show", "discover"],
+    ids=[
+        "convert FILE",
+        "convert --no-check FILE",
+        "convert --help",
+        "validate",
+        "agents",
+        "schema",
+        "export",
+        "show",
+        "discover",
+    ],
 )
 def test_each_command_loads_only_what_it_uses(args: list[str], refused: tuple[str, ...], tmp_path: Path) -> None:
     modules = _modules(args, tmp_path)

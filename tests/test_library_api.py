@@ -25,7 +25,7 @@ def test_public_names_are_exactly_the_documented_ones() -> None:
     assert set(asr_adapters.__all__) == documented
     public = {n for n in dir(asr_adapters) if not n.startswith("_")} | {"__version__"}
     modules = {n for n in public if isinstance(getattr(asr_adapters, n), types.ModuleType)}
-    assert public - modules | {"convert", "export", "validate"} == documented
+    assert public - modules | {"convert", "export", "stats", "validate"} == documented
     assert "Any" not in public and "annotations" not in public
 
 
@@ -38,6 +38,9 @@ def test_validate_and_convert_do_not_shadow_their_subpackages() -> None:
     import asr_adapters.export as export_module
 
     assert asr_adapters.export is export_module and hasattr(export_module, "FORMATS")
+    import asr_adapters.stats as stats_module
+
+    assert asr_adapters.stats is stats_module and hasattr(stats_module, "session_summary")
     root = Path(__file__).resolve().parent.parent
     records = list(asr_adapters.convert(root / CASE, as_dicts=True))
     assert records[0]["type"] == "session"

@@ -699,7 +699,9 @@ CASES: list[tuple[str, int, list[dict], list[dict]]] = [
         stream(plan(planType="goal", entries=DROP, status="done", content=[])),
         stream(plan(planType="goal", entries=DROP, status="budget_limited", content=[])),
     ),
-    ("PROFILE-open-value", 2, stream(plan(status=1)), stream(plan(status="whatever the source says"))),
+    ("PROFILE-open-value", 2, stream(plan(status=1)), stream(plan(status="com.openai.codex/whatever"))),
+    # issue 26: every plan's status is the spec's list or namespaced, not only a goal's
+    ("PROFILE-open-value", 2, stream(plan(status="done")), stream(plan(status="active"))),
     (
         "PROFILE-open-value",
         2,
@@ -713,6 +715,59 @@ CASES: list[tuple[str, int, list[dict], list[dict]]] = [
         stream(plan(entries=[{"content": "a", "status": "pending", "priority": "high"}])),
     ),
     ("PROFILE-open-value", 3, stream(msg(), delivery(status="done")), stream(msg(), delivery(status="delivered"))),
+    # issue 26: one tool-status vocabulary (complete, error, interrupted, partial; the rest namespaced)
+    (
+        "PROFILE-open-value",
+        2,
+        stream({"type": "tool_call", "callId": "c1", "status": "completed"}),
+        stream({"type": "tool_call", "callId": "c1", "status": "complete"}),
+    ),
+    (
+        "PROFILE-open-value",
+        3,
+        stream({"type": "tool_call", "callId": "c1"}, {"type": "tool_result", "callId": "c1", "status": "denied"}),
+        stream(
+            {"type": "tool_call", "callId": "c1", "status": "partial"},
+            {"type": "tool_result", "callId": "c1", "status": "com.openai.codex/denied"},
+        ),
+    ),
+    (
+        "PROFILE-open-value",
+        2,
+        stream({"type": "subagent", "status": "completed"}),
+        stream({"type": "subagent", "status": "interrupted"}),
+    ),
+    (
+        "PROFILE-open-value",
+        2,
+        stream({"type": "input_request", "requestId": "q", "status": "answered", "kind": "followup"}),
+        stream({"type": "input_request", "requestId": "q", "status": "bot.cline/answered", "kind": "bot.cline/x"}),
+    ),
+    (
+        "PROFILE-open-value",
+        2,
+        stream(msg(summaryOf="branch_summary")),
+        stream(msg(summaryOf="compaction", compaction={"through": "r1"})),
+    ),
+    # issue 26: the compaction shape on the summary that replaces history
+    (
+        "PROFILE-compaction",
+        3,
+        stream(msg(), msg(compaction={"through": "r2"})),
+        stream(msg(), msg(summaryOf="compaction", compaction={"through": "r2"})),
+    ),
+    (
+        "PROFILE-compaction",
+        3,
+        stream(msg(), msg(summaryOf="compaction", compaction={"through": 2, "kept": "r2"})),
+        stream(msg(), msg(summaryOf="compaction", compaction={"from": "r2", "through": "messageId=m1"})),
+    ),
+    (
+        "PROFILE-compaction",
+        2,
+        stream(msg(summaryOf="compaction", compaction=["r1"])),
+        stream(msg(summaryOf="compaction", compaction={})),
+    ),
     # BlobRef and PathRef.
     ("PROFILE-blobref", 2, stream(parts(image(blob={"blob": "md5:abc"}))), stream(parts(image(blob={"blob": SHA})))),
     ("PROFILE-blobref", 2, stream(parts(image(blob={**BLOB, "size": -1}))), stream(parts(image(blob=BLOB)))),
@@ -751,6 +806,12 @@ CASES: list[tuple[str, int, list[dict], list[dict]]] = [
         2,
         stream({"type": "tool_result", "content": []}),
         stream({"type": "tool_call", "callId": "c"}, {"type": "tool_result", "callId": "c"}),
+    ),
+    (
+        "PROFILE-tool",
+        3,
+        stream({"type": "tool_call", "callId": "c"}, {"type": "tool_result", "callId": "c", "exitCode": "1"}),
+        stream({"type": "tool_call", "callId": "c"}, {"type": "tool_result", "callId": "c", "exitCode": -1}),
     ),
     ("PROFILE-subagent", 2, stream({"type": "subagent", "description": 5}), stream({"type": "subagent"})),
     (
@@ -821,6 +882,37 @@ CASES: list[tuple[str, int, list[dict], list[dict]]] = [
     ("PROFILE-usage", 2, stream(parts(OK, usage={"outputTokens": 1.0})), stream(parts(OK, usage={}))),
     ("PROFILE-usage", 2, stream(parts(OK, usage={"outputTokens": True})), stream(parts(OK, nativeUsage={"x": True}))),
     ("PROFILE-usage", 2, stream(parts(OK, usage=[1])), stream(parts(OK, usage={"reasoningTokens": 0}))),
+    # issue 26: usage that breaks the definition (cache and reasoning are parts of their whole)
+    (
+        "PROFILE-usage",
+        2,
+        stream(parts(OK, usage={"inputTokens": 5, "cacheReadTokens": 4, "cacheWriteTokens": 2})),
+        stream(parts(OK, usage={"inputTokens": 6, "cacheReadTokens": 4, "cacheWriteTokens": 2})),
+    ),
+    (
+        "PROFILE-usage",
+        2,
+        stream(parts(OK, usage={"outputTokens": 3, "reasoningTokens": 4})),
+        stream(parts(OK, usage={"outputTokens": 4, "reasoningTokens": 4})),
+    ),
+    (
+        "PROFILE-usage",
+        2,
+        stream(parts(OK, usage={"inputTokens": 3, "outputTokens": 4, "totalTokens": 8})),
+        stream(parts(OK, usage={"inputTokens": 3, "outputTokens": 4, "totalTokens": 7})),
+    ),
+    (
+        "PROFILE-usage",
+        2,
+        stream(parts(OK, usage={"outputTokens": 9, "totalTokens": 8})),
+        stream(parts(OK, usage={"cacheReadTokens": 9, "totalTokens": 8})),
+    ),
+    (
+        "PROFILE-usage",
+        2,
+        stream(parts(OK, usage={"outputTokens": 1, "partial": False})),
+        stream(parts(OK, usage={"outputTokens": 1, "partial": True})),
+    ),
     ("PROFILE-type", 2, [*stream(), Raw(seq=2, id="r2")], [*stream(), Raw(type="some_future_type", seq=2, id="r2")]),
     ("PROFILE-record", 2, [*stream(), ["type", "message"]], stream()),
 ]
@@ -848,8 +940,8 @@ def test_every_rule_the_code_reports_is_documented_and_tested() -> None:
     docs = (Path(__file__).resolve().parent.parent / "docs" / "validation.md").read_text(encoding="utf-8")
     checked = docs.split("## What a stream alone cannot show")[0]
     documented = set(re.findall(r"^\| `((?:ASR|PROFILE)-[A-Za-z0-9-]+)` \|", checked, re.M))
-    # the framing and the findings cap are tested in tests/reliability/test_validate_limits.py
-    tested = {case[0] for case in CASES} | {"PROFILE-jsonl", "PROFILE-findings"}
+    # the framing, the findings cap and the nesting limit are tested in tests/reliability/test_validate_limits.py
+    tested = {case[0] for case in CASES} | {"PROFILE-jsonl", "PROFILE-findings", "PROFILE-nesting"}
     assert documented == tested
     code = Path(__file__).resolve().parent.parent / "asr_adapters" / "validate"
     emitted = {m for f in code.glob("*.py") for m in re.findall(r'"((?:ASR|PROFILE)-[A-Za-z0-9-]+)"', f.read_text())}
@@ -1180,7 +1272,7 @@ def test_any_bytes_give_findings_not_exceptions(data: bytes) -> None:
 def test_lines_are_the_same_whatever_the_read_block_size(monkeypatch: pytest.MonkeyPatch, block: int) -> None:
     import sys
 
-    monkeypatch.setattr(sys.modules["asr_adapters.validate.stream"], "_BLOCK", block)
+    monkeypatch.setattr(sys.modules["asr_adapters.validate.reading"], "_BLOCK", block)
     data = _jsonl(stream(msg(), msg(audience="x"), msg(content=[{"type": "text", "text": "a\nb"}])))
     assert _framing(data) == [("ASR-204", 3, 3)]
     assert _framing(data[:-1]) == [("ASR-204", 3, 3), ("PROFILE-jsonl", None, 4)]
@@ -1198,7 +1290,8 @@ def test_deeply_nested_values_give_findings_not_recursion_errors(depth: int) -> 
         deep_list,
     )
     findings = validate(_jsonl(stream()) + line)
-    assert {f.rule for f in findings} == {"ASR-200", "ASR-210", "PROFILE-open-value"}
+    past_limit = {"PROFILE-nesting"} if depth + 1 > 1000 else set()  # core/nesting.MAX_NESTING
+    assert {f.rule for f in findings} == {"ASR-200", "ASR-210", "PROFILE-open-value"} | past_limit
     assert all(len(f.message) < 200 for f in findings)
 
 

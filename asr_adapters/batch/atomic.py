@@ -1,49 +1,33 @@
-"""Atomic output: write a temporary file in the target's folder, then rename it into place."""
+"""Atomic output: a temporary file in the target's folder, renamed into place by the driver.
+
+Every file operation is ``asr_adapters.outputs``'s (exclusive creation, no link followed,
+never renamed over what is not a regular file, no symbolic link as a folder inside OUTDIR);
+this module adds batch's temporary names, which carry a shard's tag so a shard sweeps only its
+own, and the check that a name read from the manifest stays inside OUTDIR.
+"""
 
 from __future__ import annotations
 
-import contextlib
 import errno
-import itertools
 import os
 from pathlib import Path
 from typing import IO
 
+from .. import outputs
 from .scan import TEMP_PREFIX
 
-_counter = itertools.count()
 
-
-def temp_path(folder: Path, tag: str = "") -> Path:
-    """A fresh temporary name in ``folder`` (hidden; swept by the next batch if left behind).
-    ``tag``: the shard writing it (``shard-2-of-4-``), so a shard sweeps only its own."""
-    return folder / f"{TEMP_PREFIX}{tag}{os.getpid()}-{next(_counter)}"
-
-
-def open_temp(folder: Path, tag: str = "") -> tuple[Path, IO[bytes]]:
-    """A new temporary file in ``folder`` (made when missing: the folder is only made when the
-    first open says it is not there, so a batch does not pay a ``mkdir`` for every output)."""
-    while True:
-        path = temp_path(folder, tag)
-        try:
-            return path, open(path, "xb")
-        except FileExistsError:  # left by a killed process with the same pid
-            continue
-        except FileNotFoundError:
-            folder.mkdir(parents=True, exist_ok=True)
-            return path, open(path, "xb")
+def open_temp(outdir: Path, relative: str, tag: str = "") -> tuple[Path, IO[bytes]]:
+    """A new temporary file beside ``outdir/relative`` (its folders made, none a link)."""
+    if not is_relative_name(relative):
+        raise OSError(errno.EPERM, f"{relative!r} is not a path inside the output folder")
+    folder = (outdir / relative).parent
+    outputs.make_folder(folder, outdir)
+    return outputs.create_exclusive(folder, TEMP_PREFIX + tag, suffix="")
 
 
 def atomic_write_bytes(target: Path, data: bytes, tag: str = "") -> None:
-    path, handle = open_temp(target.parent, tag)
-    try:
-        with handle:
-            handle.write(data)
-        os.replace(path, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            path.unlink()
-        raise
+    outputs.write_whole(target, data, prefix=TEMP_PREFIX + tag)
 
 
 def sweep_temps(outdir: Path, tag: str = "") -> int:
@@ -54,9 +38,10 @@ def sweep_temps(outdir: Path, tag: str = "") -> int:
     for folder, _dirs, files in os.walk(outdir):
         for name in files:
             if name.startswith(prefix):
-                with contextlib.suppress(OSError):
-                    os.unlink(os.path.join(folder, name))
-                    removed += 1
+                try:
+                    removed += outputs.remove_file(os.path.join(folder, name))
+                except OSError:
+                    continue
     return removed
 
 
@@ -71,14 +56,12 @@ def is_relative_name(relative: str) -> bool:
 
 
 def inside(outdir: Path, relative: str) -> Path:
-    """``outdir/relative``, checked to stay inside ``outdir``: a plain relative name whose
-    folder, links resolved, is ``outdir`` or below it. A name read from the manifest is data,
-    not an instruction: nothing is deleted or replaced outside OUTDIR (``OSError`` otherwise)."""
+    """``outdir/relative``, checked to stay inside ``outdir``: a plain relative name, and no
+    folder of it below ``outdir`` a symbolic link (``outputs.checked_folder``). A name read from
+    the manifest is data, not an instruction: nothing is deleted or replaced outside OUTDIR, nor
+    through a link inside it (``OSError`` otherwise)."""
     if not is_relative_name(relative):
         raise OSError(errno.EPERM, f"{relative!r} is not a path inside the output folder")
     target = outdir / relative
-    root = os.path.realpath(outdir)
-    folder = os.path.realpath(target.parent)
-    if os.path.commonpath([root, folder]) != root:
-        raise OSError(errno.EPERM, f"{target.parent} leads out of the output folder (a link to {folder})")
+    outputs.checked_folder(outdir, target.parent)
     return target

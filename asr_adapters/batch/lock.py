@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
+
+from ..outputs import open_lock_file
 
 LOCK = "_batch.lock"
 
@@ -56,9 +57,7 @@ def locked(outdir: Path, shard: str = "") -> Iterator[tuple[int, ...]]:
 
 
 def _open_lock(path: Path) -> IO[bytes]:
-    nofollow = getattr(os, "O_NOFOLLOW", 0)  # a link planted as the lock file is not followed
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | nofollow, 0o644)
+        return open_lock_file(path)  # a link planted as the lock file is not followed
     except OSError as exc:
         raise output_error(path, exc) from None
-    return os.fdopen(fd, "r+b")

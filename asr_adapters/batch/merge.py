@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from ..outputs import remove_file
 from .atomic import atomic_write_bytes
 from .lock import BatchUsageError, locked
 from .manifest import MANIFEST, read_entries, write_entries
@@ -71,7 +72,7 @@ def merge_manifests(outdir: str | os.PathLike[str]) -> MergeSummary:
         atomic_write_bytes(folder / ERRORS, b"".join(orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in rows))
         for _shard, _kind, path in files:
             with contextlib.suppress(OSError):
-                path.unlink()
+                remove_file(path)
     return MergeSummary(len(shards), len(entries), len(gone))
 
 

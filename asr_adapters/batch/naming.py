@@ -8,6 +8,12 @@ A safe name uses only ``A-Z a-z 0-9 . _ -``, never starts with a dot, is never e
 Windows device name and at most 120 characters. Any id that had to be changed gets a short
 hash of the original id appended, so two ids that differ only in unsafe characters still get
 different names. No session id can make a path leave its folder.
+
+Names are unique under case folding (macOS and Windows fold case: ``Abc`` and ``abc`` would be
+one file there): an id with an upper-case letter also gets the hash of the exact id appended
+(``Abc~<hash>``). Of ids equal under folding at most one is all lower case and keeps its plain
+name; the others carry different hashes (lower-case hex after a ``~``, which no plain name
+holds).
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ def safe_name(session_id: str) -> str:
     cleaned = "".join(c if c in _SAFE else "_" for c in session_id).lstrip(".")
     if not cleaned.strip("_"):
         cleaned = "session"
-    changed = cleaned != session_id
+    changed = cleaned != session_id or cleaned != cleaned.lower()  # an upper-case letter: see the module doc
     if cleaned.split(".")[0].upper() in _RESERVED:
         changed = True
         cleaned = "_" + cleaned
@@ -89,3 +95,20 @@ def output_path(agent: str, session_id: str, parent_id: str | None = None, tag: 
     if parent_id is not None:
         return f"{folder}/{safe_name(parent_id)}/{stem}{SUFFIX}"
     return f"{folder}/{stem}{SUFFIX}"
+
+
+def unique_under_folding(names: dict[Any, str], suffix: str) -> dict[Any, str]:
+    """Relative output names made unique under case folding (macOS and Windows fold case, so
+    ``A.html`` and ``a.html`` are one file there), in the order given: a name equal under
+    folding to an earlier one gets ``~`` and a hash of itself before ``suffix``."""
+    seen: set[str] = set()
+    unique: dict[Any, str] = {}
+    for key, name in names.items():
+        stem = name[: -len(suffix)] if suffix and name.endswith(suffix) else name
+        candidate, attempt = name, 0
+        while candidate.casefold() in seen:
+            digest = short_hash(f"{name}\0{attempt}", 8)
+            candidate, attempt = f"{stem}~{digest}{suffix}", attempt + 1
+        seen.add(candidate.casefold())
+        unique[key] = candidate
+    return unique

@@ -29,13 +29,13 @@ import posixpath
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .atomic import is_relative_name
-from .scan import TEMP_PREFIX
+from .scan import TEMP_NAME, TEMP_PREFIX
 
 STAGING = TEMP_PREFIX.rstrip("-")  # OUT/.asr-tmp/: outputs uploaded, not yet committed
 LOCAL = ("file", "local")
@@ -116,9 +116,10 @@ def stamp(info: dict[str, Any]) -> tuple[int, int, str]:
     return size, mtime_ns, etag.strip('"')
 
 
-def listing(root: str, skip: str | None = None) -> Iterator[Listed]:
-    """Every object under ``root`` (a folder URL, or one object), sorted; staging objects and
-    anything under ``skip`` (the output URL) left out."""
+def listing(root: str, skip: str | None = None, left_out: Callable[[str, str], None] | None = None) -> Iterator[Listed]:
+    """Every object under ``root`` (a folder URL, or one object), sorted; anything under
+    ``skip`` (the output URL) left out, and objects with a batch's temporary name (another
+    batch's staging) left out and told to ``left_out(url, reason)``."""
     fs, base = filesystem(root)
     fs.invalidate_cache()
     found = fs.find(base, detail=True)
@@ -129,9 +130,11 @@ def listing(root: str, skip: str | None = None) -> Iterator[Listed]:
         if info.get("type") == "directory":
             continue
         relative = path[len(base) :].lstrip("/") if path != base else posixpath.basename(path)
-        if any(part.startswith(STAGING) for part in relative.split("/")):
-            continue
         if skip_path is not None and (path + "/").startswith(skip_path):
+            continue
+        if any(part.startswith(STAGING) for part in relative.split("/")):
+            if left_out is not None:
+                left_out(prefix + path, TEMP_NAME)
             continue
         size, mtime_ns, etag = stamp(info)
         yield Listed(prefix + path, relative, size, mtime_ns, etag, path == base)
@@ -165,6 +168,16 @@ class RemoteOut:
         except FileNotFoundError:
             return None
         return data
+
+    def head(self, relative: str) -> bytes | None:
+        """The first line of an object (at most ``stale.HEAD_BYTES``), None when it is not there."""
+        from .stale import HEAD_BYTES
+
+        try:
+            data: bytes = self.fs.cat_file(self.key(relative), start=0, end=HEAD_BYTES)
+        except FileNotFoundError:
+            return None
+        return data.split(b"\n", 1)[0]
 
     def write(self, name: str, data: bytes) -> None:
         """One PUT: the object is replaced whole or left as it was."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from typing import Any
 
 import orjson
 
+from ..outputs import make_folder, place, place_new, remove_file
 from ..version import __version__
 from .atomic import atomic_write_bytes, inside, sweep_temps
 from .engine_dask import MISSING as DASK_MISSING
@@ -36,6 +38,7 @@ from .pool import cpu_count, run_on_executor, run_parallel
 from .progress import Progress
 from .remote import Listed, RemoteOut, StoreError, filesystem, is_url, join, listing, local_path
 from .scan import LINK_LOOP, Candidate, Filters, prefilter, walk
+from .stale import listed_counts, read_head, source_names, why_kept
 from .summary import Summary, errors_name
 from .worker import Item, Result, companions, run_item
 
@@ -101,7 +104,7 @@ def run_batch(options: BatchOptions) -> Summary:
         summary.seconds = time.monotonic() - started
         return summary
     try:
-        outdir.mkdir(parents=True, exist_ok=True)
+        make_folder(outdir)
     except OSError as exc:
         raise output_error(outdir, exc) from None
     with locked(outdir, shard) as locks:
@@ -138,6 +141,7 @@ class _Batch:
         self.notices: list[dict[str, Any]] = []  # what the walk left out and the user should hear of
         self.sizes: dict[str, int] = {}
         self.claims: dict[str, str] = {}
+        self.listed_outputs: Counter[str] = Counter()  # output -> how many manifest entries list it
         self.order: dict[str, int] = {}  # source -> its place in the walk
         self.waiting: dict[int, Result] = {}  # results received before every earlier one
         self.committed = 0
@@ -198,7 +202,7 @@ class _Batch:
                 root = real_roots[candidate.root] = os.path.realpath(candidate.root)
             yield Item(key, str(candidate.path), candidate.explicit, known, root, follow)
 
-    def _left_out(self, path: Path, reason: str, folder: bool) -> None:
+    def _left_out(self, path: Path | str, reason: str, folder: bool) -> None:
         """A file or folder the walk did not take: counted by reason, and (but for a link loop,
         which is no loss) a warning row in ``_errors.jsonl`` naming it."""
         key = reason.split(":", 1)[0]
@@ -228,8 +232,11 @@ class _Batch:
         """Plan (walk, diff against the manifest, pack into tasks biggest first), execute (the
         tasks on the local process pool, or in this process), commit (in walk order, here)."""
         for url in remote_roots:
-            self.listed[url] = list(listing(url, skip=self.out.url if self.out is not None else None))
+            skip = self.out.url if self.out is not None else None
+            self.listed[url] = list(listing(url, skip, lambda found, why: self._left_out(found, why, False)))
         self.listed_urls = {obj.url for listed in self.listed.values() for obj in listed}
+        # before vanished sources are dropped: an output one of them lists is never removed
+        self.listed_outputs = listed_counts(entry.outputs for entry in self.manifest.sources.values())
         for source in [s for s in self.manifest.sources if not self.exists(s)]:
             self.manifest.drop(source)
             self.summary.gone += 1
@@ -375,19 +382,12 @@ class _Batch:
                 target = inside(self.outdir, relative)
                 relative = self._place_new(output.temp, target, relative, source, result.agent, output)
             else:
-                os.replace(output.temp, inside(self.outdir, relative))
+                place(output.temp, inside(self.outdir, relative))
             self.claims[relative] = source
             placed.append(relative)
         previous = self.manifest.sources.get(source)
         if previous is not None:
-            for old in previous.outputs:
-                if old not in placed and self.claims.get(old) == source:
-                    del self.claims[old]
-                    with contextlib.suppress(OSError):
-                        if self.out is not None:
-                            self.out.remove(old)
-                        else:
-                            inside(self.outdir, old).unlink()
+            self._remove_stale(result, previous, placed)
         warnings = [{"line": d.get("line"), "reason": d.get("reason")} for d in result.diagnostics]
         if len(warnings) > MAX_WARNINGS:
             more = len(warnings) - MAX_WARNINGS
@@ -398,18 +398,41 @@ class _Batch:
         entry.etag = result.etag
         self.manifest.set(source, entry)
 
+    def _remove_stale(self, result: Result, previous: Entry, placed: list[str]) -> None:
+        """Remove the earlier outputs this source no longer produces, each only when the
+        manifest and the file itself agree it is this source's (``batch.stale``)."""
+        names = source_names(result.source, [*previous.companions, *result.companions])
+        for old in previous.outputs:
+            if old in placed or self.claims.get(old) != result.source:
+                continue
+            del self.claims[old]
+            with contextlib.suppress(OSError):
+                head = self.out.head(old) if self.out is not None else read_head(inside(self.outdir, old))
+                reason = why_kept(old, head, names, self.listed_outputs[old])
+                if reason is not None:
+                    self.notices.append(
+                        {
+                            "path": result.source,
+                            "line": None,
+                            "reason": reason,
+                            "agent": result.agent,
+                            "severity": "warning",
+                        }
+                    )
+                elif self.out is not None:
+                    self.out.remove(old)
+                else:
+                    remove_file(inside(self.outdir, old))
+
     def _place_new(self, temp: str, target: Path, relative: str, source: str, agent: str, output: Any) -> str:
         """A shard placing a name no manifest it knows gives to anyone: created exclusively
         (``link`` fails when the name exists), since another shard may be placing the same
         session's name right now; if it exists, the tagged name, as for a second claimant."""
-        try:
-            os.link(temp, target)
-        except FileExistsError:
-            tag = short_hash(f"{source}\0{output.key}", 8)
-            relative = output_path(agent, output.session_id, output.parent_id, tag)
-            os.replace(temp, inside(self.outdir, relative))
+        if place_new(temp, target):
             return relative
-        os.unlink(temp)
+        tag = short_hash(f"{source}\0{output.key}", 8)
+        relative = output_path(agent, output.session_id, output.parent_id, tag)
+        place(temp, inside(self.outdir, relative))
         return relative
 
     def _write_errors(self) -> None:

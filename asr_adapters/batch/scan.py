@@ -34,6 +34,7 @@ UNREADABLE = "unreadable"
 SNIFF_FAILED = "detection failed"
 NOT_REGULAR = "not a regular file"
 BROKEN_LINK = "a link to nothing"
+TEMP_NAME = "a temporary file of a batch (.asr-tmp)"
 # Folders left out (``skipped_folders`` in the summary)
 UNREADABLE_FOLDER = "unreadable folder"
 LINK_LOOP = "folder reached again through a link"
@@ -115,7 +116,8 @@ def walk(
             walked.add(real)
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
             for name in sorted(files):
-                if name.startswith(TEMP_PREFIX):
+                if name.startswith(TEMP_PREFIX):  # another batch's, in flight or left by a kill
+                    tell(here / name, TEMP_NAME, False)
                     continue
                 yield from _one(here / name, root, seen, skipped, tell, follow_symlinks=follow_symlinks)
 

@@ -24,8 +24,9 @@ from .. import registry
 from ..convert import Conversion
 from ..core.companion import links_followed
 from ..core.errors import InputError
+from ..outputs import remove_file
 from ..stream.writer import StreamWriter
-from .atomic import inside, open_temp
+from .atomic import open_temp
 from .naming import header_facts, native_id, output_path
 from .remote import COMPANIONS_NOT_FETCHED, discard, fetched, is_url, spool_file, upload
 from .scan import NO_ADAPTER, SNIFF_FAILED, sniff_content
@@ -272,7 +273,7 @@ def _convert(task: Task, result: Result) -> None:
         if remote:  # built whole in a local spool file, uploaded once below
             temp, handle = spool_file()
         else:
-            local, handle = open_temp(inside(outdir, relative).parent, task.tag)
+            local, handle = open_temp(outdir, relative, task.tag)
             temp = str(local)
         output = StreamOutput(str(temp), relative, session_id, parent_id, stream.key, 0, 0)
         result.streams.append(output)
@@ -294,5 +295,5 @@ def _discard(result: Result, outdir: str = "") -> None:
         discard(outdir, [output.temp for output in result.streams])
     for output in result.streams:
         with contextlib.suppress(OSError):
-            os.unlink(output.temp)
+            remove_file(output.temp)
     result.streams = []

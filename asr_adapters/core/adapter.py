@@ -14,6 +14,7 @@ from ..model.order import canonical_order
 from ..version import PRODUCER_NAME, __version__
 from .accounting import Accounting, Diagnostic
 from .lenient import REPLACED, loads_with_lone_surrogates, surrogate_problem
+from .nesting import MAX_NATIVE_NESTING, deeper_than, too_deep_reason
 from .refs import schema_name, session_ref
 from .source import Source
 
@@ -91,6 +92,10 @@ class Context:
                     self.warn(number, f"unreadable line skipped: {_short(exc)}")
                     continue
                 self.warn(number, REPLACED)
+            if deeper_than(raw, value, MAX_NATIVE_NESTING):  # its records could not be read back (core/nesting)
+                accounting.unreadable += 1
+                self.warn(number, f"unreadable line skipped: {too_deep_reason(MAX_NATIVE_NESTING)}")
+                continue
             if type(value) is not dict:  # JSON, but not a line any agent writes: the adapter keeps it
                 self.warn(number, f"line is JSON {_JSON_KINDS.get(type(value), 'value')}, not an object")
             yield number, value, raw

@@ -28,15 +28,16 @@ from typing import Any
 DEFAULT_LIMIT = 196_608
 #: the newest ids kept in a dict in front of the table (about 0.6 MB of dict)
 DEFAULT_RECENT = 4096
-#: slots of the table made at the first move out of the dict (256 KiB); it doubles when three
-#: quarters are used
+#: slots of the table made at the first move out of the dict (256 KiB; fewer for a map whose
+#: limit is lower); it doubles when three quarters are used
 _FIRST_SLOTS = 1 << 14
 #: SQLite's page cache once moved, in KiB
 _CACHE_KIB = 256
 #: bits of the filter over the ids moved out of the dict (1 MiB, made at the first move: about
-#: 2 % false positives at 200,000 ids, 11 % at a million)
+#: 2 % false positives at 200,000 ids, 11 % at a million), fewer for a map whose limit is lower
+#: (about 40 bits an id of the limit): the fixed cost of a map stays in proportion to its limit
 _FILTER_BITS = 1 << 23
-_FILTER_MASK = _FILTER_BITS - 1
+_FILTER_BITS_PER_ID = 40
 _SIGNED = 1 << 63  # SQLite integers are signed: stored as value - 2**63
 _MAX = (1 << 64) - 1
 _ZERO = array("Q", [0])
@@ -71,6 +72,11 @@ def value_digest(data: bytes) -> int:
     return int.from_bytes(blake2b(data, digest_size=8, person=b"asr-item").digest(), "little")
 
 
+def _power_of_two(n: int) -> int:
+    """The least power of two >= ``n`` (and >= 8: a filter is whole bytes)."""
+    return max(8, 1 << (max(1, n) - 1).bit_length())
+
+
 class DigestMap:
     """id (str, bytes or int) -> unsigned 64-bit int, bounded in memory. No iteration, no deletion:
     a duplicate check only sets and looks up."""
@@ -84,6 +90,8 @@ class DigestMap:
         self._keys = self._values = _ZERO[:0]
         self._mask = self._count = self._grow_at = 0
         self._disk: sqlite3.Connection | None = None
+        self._filter_mask = min(_FILTER_BITS, _power_of_two(self.limit * _FILTER_BITS_PER_ID)) - 1
+        self._first_slots = min(_FIRST_SLOTS, _power_of_two(self.limit * 4 // 3 + 1))
 
     # -- look-ups and writes ---------------------------------------------------------
 
@@ -126,7 +134,7 @@ class DigestMap:
         bits = self._filter
         if not bits:
             return default
-        bit = hash(key) & _FILTER_MASK
+        bit = hash(key) & self._filter_mask
         if not bits[bit >> 3] & (1 << (bit & 7)):
             return default
         digest = key_digest(key)
@@ -151,14 +159,14 @@ class DigestMap:
         recent = self._recent
         oldest = list(islice(recent.items(), len(recent) - self._recent_limit // 2))
         if not self._filter:
-            self._filter = bytearray(_FILTER_BITS >> 3)
-            self._new_table(_FIRST_SLOTS)
-        bits = self._filter
+            self._filter = bytearray((self._filter_mask + 1) >> 3)
+            self._new_table(self._first_slots)
+        bits, filter_mask = self._filter, self._filter_mask
         keys, values, mask = self._keys, self._values, self._mask
         from_bytes = int.from_bytes
         for key, value in oldest:
             del recent[key]
-            bit = hash(key) & _FILTER_MASK
+            bit = hash(key) & filter_mask
             bits[bit >> 3] |= 1 << (bit & 7)
             data = key.encode("utf-8", "surrogatepass") if type(key) is str else key_bytes(key)
             digest = from_bytes(blake2b(data, digest_size=8).digest(), "little") or 1

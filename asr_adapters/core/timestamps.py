@@ -2,7 +2,8 @@
 
 Each helper returns ``(ts, tsPrecision)``; ``tsPrecision`` is ``"s"`` when the source has
 whole seconds only, else ``None``. Unparseable values give ``(None, None)``: a record
-without a time is better than one with an invented time.
+without a time is better than one with an invented time; so do zero values (an epoch of 0,
+``1970-01-01T00:00:00Z``, Go's ``0001-01-01T00:00:00Z``), which stores write for "no time".
 """
 
 from __future__ import annotations
@@ -31,8 +32,15 @@ def from_iso(value: object) -> TsPair:
     if value is last_value:
         return last_pair
     pair = _from_iso(value)
+    ts = pair[0]
+    if ts is not None and ts[:4] in _ZERO_YEARS and _ZERO_TIME.match(ts):
+        pair = (None, None)  # a zero value (the epoch, Go's zero time): the source has no time
     _last_iso = (value, pair)
     return pair
+
+
+_ZERO_YEARS = ("1970", "0001")
+_ZERO_TIME = re.compile(r"(?:1970|0001)-01-01T00:00:00(?:\.0+)?Z\Z")
 
 
 def _from_iso(value: object) -> TsPair:
@@ -72,8 +80,9 @@ def _zone(zone: str | None) -> str:
 
 
 def from_epoch_seconds(value: object) -> TsPair:
-    """Unix seconds (int: whole seconds; float: kept to the millisecond)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    """Unix seconds (int: whole seconds; float: kept to the millisecond). Zero or less is a
+    store's placeholder for "no time" (docs/semantics.md, Missing timestamps): no time."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
         return None, None
     try:
         moment = datetime.fromtimestamp(value, UTC)
@@ -85,8 +94,8 @@ def from_epoch_seconds(value: object) -> TsPair:
 
 
 def from_epoch_millis(value: object) -> TsPair:
-    """Unix milliseconds."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    """Unix milliseconds; zero or less gives no time (as ``from_epoch_seconds``)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
         return None, None
     try:
         moment = datetime.fromtimestamp(int(value) / 1000, UTC)

@@ -147,16 +147,27 @@ def send_otel(
     include_content: bool = False,
     timeout: float | None = None,
     protocol: str = "http/protobuf",
+    max_request_bytes: int | None = None,
 ) -> LossReport:
-    """Streams as traces sent to an OTLP endpoint through the SDK's OTLP exporter (``protocol``:
-    ``http/protobuf`` or ``grpc``), the same spans as ``export_otel`` writes (needs the ``otel``
-    extra). Raises ``EndpointError`` when the endpoint refuses the trace or cannot be reached."""
+    """Streams as traces sent to an OTLP endpoint (``protocol``: ``http/protobuf`` or ``grpc``),
+    the same spans as ``export_otel`` writes (needs the ``otel`` extra), in requests of at most
+    ``max_request_bytes`` (default ``otlp_send.MAX_REQUEST_BYTES``, 4,000,000). Raises
+    ``EndpointError`` when the endpoint refuses the trace or cannot be reached."""
     try:
         from . import otel, otlp_send
     except ImportError as exc:
         raise InputError("otel", f"needs the OTLP exporter: pip install 'asr-adapters[otel]' ({exc})") from None
     report = LossReport(otel.NAME, otel.VERSION)
-    otlp_send.send_otlp(streams, endpoint, report, include_content=include_content, timeout=timeout, protocol=protocol)
+    limit = otlp_send.MAX_REQUEST_BYTES if max_request_bytes is None else max_request_bytes
+    otlp_send.send_otlp(
+        streams,
+        endpoint,
+        report,
+        include_content=include_content,
+        timeout=timeout,
+        protocol=protocol,
+        max_request_bytes=limit,
+    )
     return report
 
 

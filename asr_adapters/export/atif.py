@@ -12,8 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-import orjson
-
+from ..core.nesting import dumps as nested_dumps
 from .parts import flag_only, map_parts
 from .report import APPROXIMATE, CARRIED, DROPPED, LossReport
 from .sink import Write, byte_writer
@@ -36,17 +35,15 @@ USAGE_METRICS = (
     ("outputTokens", "completion_tokens"),
     ("cacheReadTokens", "cached_tokens"),
 )
-CACHE_APART_HOW = (
-    "not cached_tokens where it exceeds inputTokens (the agent counts input without cache, ATIF counts cache "
-    "inside prompt_tokens); kept in metrics.extra.usage"
-)
 USAGE_HOW = (
-    "inputTokens->prompt_tokens, outputTokens->completion_tokens, cacheReadTokens->cached_tokens as recorded "
-    "(whether input counts cached tokens depends on the agent, see docs/agents); whole usage in metrics.extra"
+    "inputTokens->prompt_tokens (cached input included, as ATIF counts it), outputTokens->completion_tokens "
+    "(reasoning included), cacheReadTokens->cached_tokens: the one usage definition (docs/format.md); "
+    "whole usage in metrics.extra"
 )
+PARTIAL_HOW = "no ATIF field says a count is a running one; kept in metrics.extra.usage"
 
 
-_dumps = orjson.dumps
+_dumps = nested_dumps  # orjson, or past its 255 levels the standard library (core/nesting)
 
 
 @dataclass(slots=True)
@@ -260,11 +257,8 @@ class TrajectoryWriter:
         for asr, atif in USAGE_METRICS:
             if isinstance(usage.get(asr), int):
                 metrics[atif] = usage[asr]
-        if metrics.get("cached_tokens", 0) > metrics.get("prompt_tokens", 0):
-            # ATIF's cached_tokens is a part of prompt_tokens; this agent counts them apart
-            # (docs/agents), so the pair would contradict itself: cached stays in extra only.
-            del metrics["cached_tokens"]
-            self.report.note(str(record.get("type")), "usage.cacheReadTokens", DROPPED, CACHE_APART_HOW)
+        if usage.get("partial") is True:
+            self.report.note(str(record.get("type")), "usage.partial", APPROXIMATE, PARTIAL_HOW)
         for atif, value in metrics.items():
             self.totals[atif] = self.totals.get(atif, 0) + value
         metrics["extra"] = {"usage": usage}

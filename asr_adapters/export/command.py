@@ -9,7 +9,7 @@ import click
 import orjson
 
 from ..cli_params import one_line_errors
-from ..outputs import text_output, text_stdout
+from ..outputs import as_output_error, refuse_same_file, text_output, text_stdout, write_whole
 from . import FORMATS, EndpointError, export_path, send_path
 from .report import LossReport
 
@@ -62,7 +62,9 @@ def export(
     else to stderr.
 
     Exit codes: 0 written (or sent); 1 the source (or, for a folder, any stream in it) could not
-    be read or converted; 2 usage error; 3 the endpoint refused the trace or could not be reached.
+    be read or converted; 2 usage error (the output is the input, a block device); 3 the output
+    cannot be written (read-only place, full disk, a link inside OUTDIR), or the endpoint refused
+    the trace or could not be reached.
     """
     if endpoint is not None:
         _check_endpoint(to, output, endpoint, protocol or "http/protobuf")
@@ -90,7 +92,7 @@ def export(
         except EndpointError as exc:
             click.echo(f"asr: error: {exc}", err=True)
             sys.exit(3)
-    _write_report(report, report_path)
+        _write_report(report, report_path, path)
 
 
 def _export_folder(
@@ -102,7 +104,8 @@ def _export_folder(
     include_content: bool,
     endpoint: str | None,
 ) -> None:
-    """A folder of streams into the folder OUTPUT: one error line per stream not exported, exit 1 then."""
+    """A folder of streams into the folder OUTPUT: one error line per stream not exported, exit 1
+    then; an output that cannot be written stops it with one line, exit 3."""
     from .folder import export_folder
 
     if endpoint is not None:
@@ -115,9 +118,9 @@ def _export_folder(
         raise click.BadParameter(f"{output!r} is a file; a folder PATH is exported into a folder", param_hint="-o")
     with one_line_errors(path):
         result = export_folder(path, output, to, include_content=include_content)
-    for line in result.errors:
-        click.echo(f"asr: error: {line}", err=True)
-    _write_report(result.report, report_path)
+        for line in result.errors:
+            click.echo(f"asr: error: {line}", err=True)
+        _write_report(result.report, report_path, path)
     if result.errors:
         sys.exit(1)
 
@@ -137,9 +140,14 @@ def _check_endpoint(to: str, output: str | None, endpoint: str, protocol: str) -
         raise click.BadParameter(f"{endpoint!r}: OTLP/gRPC takes http(s)://host:port, no path", param_hint="--endpoint")
 
 
-def _write_report(report: LossReport, report_path: str | None) -> None:
+def _write_report(report: LossReport, report_path: str | None, source: str) -> None:
     if report_path is None:
         click.echo(report.summary(), err=True)
         return
-    with open(report_path, "wb") as handle:
-        handle.write(orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2) + b"\n")
+    data = orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2) + b"\n"
+    target = Path(report_path)
+    refuse_same_file(Path(source), target)
+    try:
+        write_whole(target, data, direct=True)  # whole or nothing, or into a FIFO the user named
+    except OSError as exc:
+        raise as_output_error(exc, target) from exc

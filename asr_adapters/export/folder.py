@@ -5,11 +5,14 @@ except a stream whose parent session (header ``parent``) is also in the folder: 
 its top ancestor's document, as a native input's subagent streams do (ATIF: an embedded
 subagent trajectory; OpenTelemetry: a trace of its own in the same file). Children are written
 first into temporary files, so a child that cannot be read is left out whole; a stream that
-cannot be read is one error line naming it, and the others are still exported.
+cannot be read is one error line naming it, and the others are still exported; an output that
+cannot be written (a read-only or full disk, a link inside OUTDIR) stops the export with one
+``OutputError``, since every other document would fail alike.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Callable
@@ -19,9 +22,11 @@ from typing import IO, Any
 
 import orjson
 
+from ..batch.naming import unique_under_folding
 from ..core.errors import ASRError, InputError
-from ..outputs import text_output
+from ..outputs import OutputError, PipeClosed, text_output
 from ..stream.reader import read_records
+from ..validate.checked import require_valid
 from ..view.site import find_streams
 from . import atif
 from .report import LossReport
@@ -101,6 +106,7 @@ def plan(streams: list[Path]) -> tuple[dict[Path, list[Path]], dict[Path, str], 
 def _spool(to: str, path: Path, session: str, report: LossReport, include_content: bool) -> IO[bytes]:
     """One child stream written into a temporary file: an ATIF trajectory object, or OTLP/JSON
     spans each preceded by a comma (they follow the parent's spans)."""
+    require_valid(path)  # a stream asr validate rejects is not exported (its first finding says why)
     spool = tempfile.TemporaryFile("w+b")  # noqa: SIM115 - returned open; closed once copied
     try:
         if to == "atif":
@@ -109,8 +115,10 @@ def _spool(to: str, path: Path, session: str, report: LossReport, include_conten
             from . import otel
 
             otel.write_fragment(read_records(path), spool.write, report, include_content=include_content)
+        spool.flush()  # a full scratch disk fails this child here, not the close below
     except BaseException:
-        spool.close()
+        with contextlib.suppress(OSError):
+            spool.close()
         raise
     return spool
 
@@ -142,6 +150,8 @@ def export_folder(
     version = atif.VERSION if to == "atif" else _otel_version()
     result = FolderExport(LossReport(to, version))
     documents, sessions, result.errors = plan(streams)
+    names = {root: root.relative_to(source).as_posix()[: -len(".asr.jsonl")] + SUFFIXES[to] for root in documents}
+    names = unique_under_folding(names, SUFFIXES[to])
     for root, children in documents.items():
         report = LossReport(to, version)
         spools: list[IO[bytes]] = []
@@ -154,12 +164,13 @@ def export_folder(
                     result.errors.append(one_line(child, exc) + f" (left out of {root.name})")
                     continue
                 report.absorb(part)
-            relative = root.relative_to(source).as_posix()
-            out = target / (relative[: -len(".asr.jsonl")] + SUFFIXES[to])
+            out = target / names[root]
             try:
-                with text_output(out, root) as handle:
+                with text_output(out, root, inside=target) as handle:
                     _write_root(to, root, handle, report, _copy_in(spools, to), include_content)
                     handle.write("\n")
+            except (OutputError, PipeClosed):  # the folder cannot be written: one error, not one a stream
+                raise
             except (ASRError, OSError) as exc:
                 result.errors.append(
                     one_line(root, exc) + (f" ({len(children)} embedded streams not written)" if children else "")
@@ -167,7 +178,8 @@ def export_folder(
                 continue
         finally:
             for spool in spools:
-                spool.close()
+                with contextlib.suppress(OSError):
+                    spool.close()
         result.report.absorb(report)
         result.written.append((root, out))
     return result
@@ -176,6 +188,7 @@ def export_folder(
 def _write_root(
     to: str, root: Path, handle: IO[str], report: LossReport, tail: Callable[[Write], None], include_content: bool
 ) -> None:
+    require_valid(root)
     if to == "atif":
         atif.write_trajectory(read_records(root), handle, report, tail, default_id=str(root))
     else:

@@ -43,6 +43,14 @@ USAGE_ATTRIBUTES = (
     ("reasoningTokens", "gen_ai.usage.reasoning.output_tokens"),
 )
 CONTENT_HOW = "content is sensitive in the GenAI conventions: written only with --include-content"
+#: Bytes (UTF-8) of one content attribute at most: a span stays well under the request limit
+#: (``otlp_send.MAX_REQUEST_BYTES``, 4,000,000) with its two content attributes; longer text is
+#: cut there and the cut counted in the loss report (issue 25.16).
+MAX_CONTENT_BYTES = 1_000_000
+CUT_HOW = (
+    f"text past {MAX_CONTENT_BYTES:,} bytes (UTF-8) of one attribute is cut, so every span fits an OTLP request "
+    "a collector takes"
+)
 
 
 def nanos(ts: Any) -> int | None:
@@ -102,6 +110,44 @@ class SessionIds(IdGenerator):
     def generate_span_id(self) -> int:
         self.count += 1
         return span_id_from(self.base, self.count)
+
+
+def _json_text(value: Any) -> str:
+    try:
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:  # deeper than orjson writes: the stream's limit allows it
+        from ..stream.writer import dumps
+
+        return dumps(value).decode().rstrip("\n")
+
+
+def cut_text(text: str, limit: int = MAX_CONTENT_BYTES) -> tuple[str, bool]:
+    """``text`` cut to at most ``limit`` bytes of UTF-8 (at a character boundary); whether it was cut."""
+    if len(text) <= limit // 4:
+        return text, False
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= limit:
+        return text, False
+    return data[:limit].decode("utf-8", "ignore"), True
+
+
+def messages_json(messages: list[dict[str, Any]], limit: int = MAX_CONTENT_BYTES) -> tuple[str, bool]:
+    """``gen_ai.*.messages`` as JSON of at most ``limit`` bytes, still JSON: the longest texts are
+    cut (JSON escapes make text longer, so the result is measured, not planned); whether any was."""
+    text = _json_text(messages)
+    excess = len(text.encode("utf-8", "surrogatepass")) - limit
+    if excess <= 0:
+        return text, False
+    cut = [{**message, "parts": [{**part} for part in message["parts"]]} for message in messages]
+    texts = sorted((p for m in cut for p in m["parts"]), key=lambda p: len(p["content"]), reverse=True)
+    for part in texts:
+        content = part["content"]
+        part["content"] = content[: max(0, len(content) - excess)]
+        text = _json_text(cut)
+        excess = len(text.encode("utf-8", "surrogatepass")) - limit
+        if excess <= 0:
+            break
+    return text, True
 
 
 def _texts(parts: Any, *, reasoning: bool = False) -> list[dict[str, str]]:
@@ -181,6 +227,7 @@ class TraceWriter:
         self.result_notes = report.counter(
             ("tool_result", "status/isError", CARRIED, ""), ("tool_result", "content", *content)
         )
+        self.turn_messages: list[dict[str, Any]] = []
         self.usage_notes: dict[tuple[str, tuple[str, ...]], int] = {}
 
     def _time(self, record: dict[str, Any]) -> tuple[int, bool]:
@@ -258,6 +305,7 @@ class TraceWriter:
         self._close_turn(at)
         attributes = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": self.agent}
         self.turn = self._start(f"invoke_agent {self.agent}", self.root, at, estimated, attributes)
+        self.turn_messages = []
         self.turn_key = key
 
     def _close_turn(self, at: int | None) -> None:
@@ -298,6 +346,8 @@ class TraceWriter:
         for asr, name in USAGE_ATTRIBUTES:
             if asr in found:
                 span.set_attribute(name, usage[asr])
+        if usage.get("partial") is True:  # the source kept only a running count (docs/format.md)
+            span.set_attribute("asr.usage.partial", True)
         kind = str(record.get("type"))
         index = self.usage_notes.get((kind, found))
         if index is None:
@@ -313,21 +363,41 @@ class TraceWriter:
             if isinstance(record.get("stopReason"), str):
                 span.set_attribute("gen_ai.response.finish_reasons", [record["stopReason"]])
             if record.get("status") == "error":
-                span.set_status(Status(StatusCode.ERROR, str(record.get("error") or "error")))
+                span.set_status(Status(StatusCode.ERROR, self._error_text(record)))
             if self.content:
                 parts = _texts(record.get("content"), reasoning=True)
-                span.set_attribute(
-                    "gen_ai.output.messages", orjson.dumps([{"role": "assistant", "parts": parts}]).decode()
-                )
+                value, was_cut = messages_json([{"role": "assistant", "parts": parts}])
+                span.set_attribute("gen_ai.output.messages", value)
+                self._count_cut(was_cut, "message", "content")
             self._end(span, at)
         elif role == "user" and self.turn is not None and self.content and record.get("status") != "withdrawn":
             parts = _texts(record.get("content"))
             if parts:
-                previous = self.turn.attributes.get("gen_ai.input.messages") if self.turn.attributes else None
-                messages = orjson.loads(previous) if isinstance(previous, str) else []
-                messages.append({"role": "user", "parts": parts})
-                self.turn.set_attribute("gen_ai.input.messages", orjson.dumps(messages).decode())
+                self.turn_messages.append({"role": "user", "parts": parts})
+                value, was_cut = messages_json(self.turn_messages)
+                self.turn.set_attribute("gen_ai.input.messages", value)
+                self._count_cut(was_cut, "message", "content")
         self.counts[self.message_notes] += 1
+
+    def _count_cut(self, was_cut: bool, kind: str, field: str) -> None:
+        if was_cut:
+            self.report.note(kind, field, DROPPED, CUT_HOW)
+
+    def _error_text(self, record: dict[str, Any]) -> str:
+        """A failed response's status message: the source's error text is content (it quotes
+        prompts, keys, paths), so without ``include_content`` it is only ``error`` (issue 25.17)."""
+        error = record.get("error")
+        if error is None:
+            return "error"
+        if not self.content:
+            self.report.note("message", "error", DROPPED, CONTENT_HOW)
+            return "error"
+        self.report.note("message", "error", APPROXIMATE, "the span's status message (an object: its message, or JSON)")
+        if isinstance(error, str):
+            return error or "error"
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return error["message"]
+        return _json_text(error)
 
     def _tool_call(self, record: dict[str, Any], at: int, estimated: bool) -> None:
         if isinstance(record.get("usage"), dict):
@@ -341,7 +411,9 @@ class TraceWriter:
             attributes["gen_ai.tool.call.id"] = call_id
         if self.content and ("input" in record or "arguments" in record):
             value = record.get("input", record.get("arguments"))
-            attributes["gen_ai.tool.call.arguments"] = value if isinstance(value, str) else orjson.dumps(value).decode()
+            arguments, was_cut = cut_text(value if isinstance(value, str) else _json_text(value))
+            attributes["gen_ai.tool.call.arguments"] = arguments
+            self._count_cut(was_cut, "tool_call", "input")
         span = self._start(f"execute_tool {name}", self._parent(), at, estimated, attributes)
         self.counts[self.call_notes] += 1
         if isinstance(call_id, str):
@@ -370,7 +442,9 @@ class TraceWriter:
             span.set_status(Status(StatusCode.ERROR, str(record.get("status") or "error")))
         if self.content:
             texts = [p["content"] for p in _texts(record.get("content"))]
-            span.set_attribute("gen_ai.tool.call.result", "".join(texts))
+            result, was_cut = cut_text("".join(texts))
+            span.set_attribute("gen_ai.tool.call.result", result)
+            self._count_cut(was_cut, "tool_result", "content")
         self.counts[self.result_notes] += 1
         self._end(span, at)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -110,15 +110,24 @@ TokenCount = Annotated[int, Field(strict=True, ge=0)]
 
 
 class Usage(ASRModel):
-    """Normalized token usage of one model response (docs/format.md): each key only where the
-    source records that number, never computed from the others."""
+    """Normalized token usage of one model response (docs/format.md "Usage"): ``inputTokens``
+    every input token, cached or not, with ``cacheReadTokens``/``cacheWriteTokens`` its parts
+    from and to the cache; ``outputTokens`` every generated token, with ``reasoningTokens`` its
+    reasoning part; ``totalTokens`` input + output. Each only where the source gives the numbers
+    it needs; ``partial`` when the source recorded only a running count, not the final one."""
 
-    inputTokens: TokenCount | None = None
-    outputTokens: TokenCount | None = None
-    cacheReadTokens: TokenCount | None = None
-    cacheWriteTokens: TokenCount | None = None
-    reasoningTokens: TokenCount | None = None
-    totalTokens: TokenCount | None = None
+    inputTokens: TokenCount | None = Field(default=None, description="Every input token, cached or not.")
+    outputTokens: TokenCount | None = Field(default=None, description="Every generated token, reasoning included.")
+    cacheReadTokens: TokenCount | None = Field(default=None, description="The part of inputTokens read from the cache.")
+    cacheWriteTokens: TokenCount | None = Field(
+        default=None, description="The part of inputTokens written to the cache."
+    )
+    reasoningTokens: TokenCount | None = Field(default=None, description="The reasoning part of outputTokens.")
+    totalTokens: TokenCount | None = Field(default=None, description="inputTokens + outputTokens.")
+    partial: Literal[True] | None = Field(
+        default=None,
+        description="The source recorded only a running count for this response (a lower bound), not its final count.",
+    )
 
 
 JSONValue = Any

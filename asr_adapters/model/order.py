@@ -62,7 +62,7 @@ _OWN: dict[str, tuple[str, ...]] = {
     ),
     "delivery": ("message", "conversation", "status", "reason", "platformMessageIds", "attempt"),
     "tool_call": ("callId", "name", "messageId", "input", "arguments", "status"),
-    "tool_result": ("callId", "name", "status", "isError", "content"),
+    "tool_result": ("callId", "name", "status", "isError", "exitCode", "content"),
     "subagent": ("callId", "session", "address", "agentType", "description"),
     "input_request": ("requestId", "callId", "kind", "content", "options", "answer", "status"),
     "participant": ("participantId", "kind", "name"),

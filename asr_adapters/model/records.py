@@ -147,6 +147,7 @@ class ToolResultRecord(Envelope):
     name: str | None = None
     status: str | None = None
     isError: bool | None = None
+    exitCode: int | None = None
     content: list[ContentPart] = Field(default_factory=list)
 
 

@@ -34,6 +34,17 @@ PLAN_TYPES = frozenset({"items", "document", "goal"})
 PLAN_STATUSES = frozenset({"active", "paused", "blocked", "usage_limited", "budget_limited", "complete"})
 ENTRY_STATUSES = frozenset({"pending", "in_progress", "completed"})
 PRIORITIES = frozenset({"high", "medium", "low"})
+#: ``tool_call.status``, ``tool_result.status`` and ``subagent.status`` (issue 26): the spec's
+#: message statuses that describe an outcome; a call the person rejected or the harness
+#: cancelled is namespaced, ``<registry name>/denied`` / ``<registry name>/cancelled``
+TOOL_STATUSES = frozenset({"complete", "error", "interrupted", "partial"})
+#: the fixed suffixes of the namespaced tool statuses every adapter uses for the same outcome
+DENIED_SUFFIX = "/denied"
+CANCELLED_SUFFIX = "/cancelled"
+#: ``summaryOf`` (docs/format.md): what a summary the agent wrote stands for
+SUMMARY_KINDS = frozenset({"compaction"})
+#: open fields of the profile's own records with no listed value: every value is namespaced
+NO_VALUES: frozenset[str] = frozenset()
 DELIVERY_STATUSES = frozenset({"queued", "sent", "delivered", "suppressed", "failed", "unknown"})
 CAPTURE_STATES = frozenset({"absent", "truncated", "masked", "redacted"})  # closed (profile §2)
 ASSEMBLY_MODES = frozenset({"folded"})

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 from collections.abc import Iterable
 from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
+from ..core.nesting import MAX_NESTING, depth, too_deep_reason
+from ..core.nesting import dumps as nested_dumps
 from ..model.order import canonical_order
 
 if TYPE_CHECKING:
@@ -28,15 +28,13 @@ def dumps(record: dict[str, Any]) -> bytes:
 
 def _slow_dumps(record: Any) -> bytes:
     """The same compact JSON for the few records orjson refuses: data nested deeper than its
-    255 levels (the reader accepts 1024) or integers beyond 64 bits. Deterministic, so the same
-    input still gives the same bytes."""
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 5000))
-    try:
-        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    finally:
-        sys.setrecursionlimit(limit)
-    return text.encode("utf-8") + b"\n"
+    255 levels, or integers beyond 64 bits. Deterministic, so the same input still gives the same
+    bytes. A record nested deeper than ``core.nesting.MAX_NESTING`` is refused: no reader of the
+    stream could read it back (converters keep their records within it, see ``core.nesting``)."""
+    if depth(record) > MAX_NESTING:
+        name = record.get("id") if isinstance(record, dict) else None
+        raise ValueError(f"record {name or '?'} is {too_deep_reason(MAX_NESTING)}; not written")
+    return nested_dumps(record) + b"\n"
 
 
 class StreamWriter:
@@ -80,8 +78,14 @@ class StreamWriter:
 
 
 def write_jsonl(records: Iterable[dict[str, Any] | Envelope], dest: str | os.PathLike[str] | IO[bytes]) -> int:
-    """Write records as an ASR stream to a path or a binary file object; returns the count."""
+    """Write records as an ASR stream to a path or a binary file object; returns the count.
+    A path gets the stream whole or keeps what it held (``asr_adapters.outputs``: an exclusive
+    temporary file renamed into place; a FIFO or device is written into)."""
     if isinstance(dest, str | os.PathLike):
-        with open(dest, "wb") as handle:
+        from pathlib import Path
+
+        from ..outputs import binary_output
+
+        with binary_output(Path(dest)) as handle:
             return StreamWriter(handle).write_all(records)
     return StreamWriter(dest).write_all(records)

@@ -4,7 +4,8 @@ Calling this subpackage calls ``validate`` (``asr_adapters.validate(path)``; see
 """
 
 from .._callable import make_callable
-from .stream import Finding, StreamValidator, validate, validate_records
+from .reading import validate
+from .stream import Finding, StreamValidator, validate_records
 
 __all__ = ["Finding", "StreamValidator", "validate", "validate_records"]
 

@@ -23,6 +23,7 @@ class Findings(list["Finding"]):
     def __init__(self, items: Iterable[Finding] = ()) -> None:
         super().__init__()
         self.omitted = 0
+        self.omitted_errors = 0
         self.extend(items)
 
     def append(self, item: Finding) -> None:
@@ -30,6 +31,7 @@ class Findings(list["Finding"]):
             super().append(item)
         else:
             self.omitted += 1
+            self.omitted_errors += item.is_error
 
     def extend(self, items: Iterable[Finding]) -> None:
         for item in items:
@@ -42,11 +44,14 @@ class Findings(list["Finding"]):
 
 def summarized(findings: list[Finding], file: str | None) -> list[Finding]:
     """The findings as a plain list, with one last finding counting those not kept."""
-    from .stream import Finding
+    from .stream import ERROR, WARNING, Finding
 
     omitted = getattr(findings, "omitted", 0)
     if not omitted:
         return list(findings)
     total = len(findings) + omitted
+    errors = getattr(findings, "omitted_errors", omitted)
     note = f"{omitted} more findings not shown ({total} in all; the first {len(findings)} are listed)"
-    return [*findings, Finding("PROFILE-findings", None, None, note, file)]
+    # an error when a finding not shown is one: a stream of many warnings is still valid
+    level = ERROR if errors else WARNING
+    return [*findings, Finding("PROFILE-findings", None, None, note, file, level)]

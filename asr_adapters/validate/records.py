@@ -16,6 +16,7 @@ from ..model.vocab import (
     DELIVERY_STATUSES,
     ENTRY_STATUSES,
     MESSAGE_STATUSES,
+    NO_VALUES,
     ORIGINS,
     PHASES,
     PLAN_STATUSES,
@@ -23,6 +24,8 @@ from ..model.vocab import (
     PRIORITIES,
     RECIPIENT_KINDS,
     ROLES,
+    SUMMARY_KINDS,
+    TOOL_STATUSES,
     VIA,
     is_open_value,
 )
@@ -34,7 +37,15 @@ _MISSING: Any = object()
 _ROUTING = frozenset(
     {"from", "recipients", "derivedFrom", "triggersTurn", "addressed", "conversation", "platform", "via"}
 )
-_MESSAGE_RARE = _ROUTING | {"status", "displayContent", "displayCorrespondence", "usage", "nativeUsage"}
+_MESSAGE_RARE = _ROUTING | {
+    "status",
+    "displayContent",
+    "displayCorrespondence",
+    "usage",
+    "nativeUsage",
+    "summaryOf",
+    "compaction",
+}
 #: capture states under which a message's content may be empty while displayContent holds it (ASR-207).
 _DISPLAY_ONLY_STATES = ("absent", "redacted")
 
@@ -121,8 +132,30 @@ def _check_message_rare(record: dict, content: Any, report: Report) -> None:
         _open(record, "displayCorrespondence", CORRESPONDENCES, report)
         if not display or not isinstance(display, list) or not content or not isinstance(content, list):
             report("ASR-208", "displayCorrespondence asserts a link between content and displayContent; one is empty")
+    if "summaryOf" in record or "compaction" in record:
+        check_summary(record, report)
     if not _ROUTING.isdisjoint(record):
         _check_routing(record, report)
+
+
+def check_summary(record: dict, report: Report) -> None:
+    """``summaryOf`` and the compaction shape (docs/format.md, Compaction): a record that holds
+    the summary replacing history says so with ``summaryOf: "compaction"`` and may name the
+    replaced history with ``compaction: {from?, through?}`` (record refs)."""
+    _open(record, "summaryOf", SUMMARY_KINDS, report)
+    if "compaction" not in record:
+        return
+    compaction = record["compaction"]
+    if record.get("summaryOf") != "compaction":
+        report("PROFILE-compaction", "compaction is only for the record with summaryOf: compaction")
+    if not isinstance(compaction, dict):
+        report("PROFILE-compaction", f"compaction must be an object {{from?, through?}}, not {show(compaction)}")
+        return
+    for key, value in compaction.items():
+        if key not in ("from", "through"):
+            report("PROFILE-compaction", f"compaction has an unknown member {key!r} (from and through only)")
+        elif not is_record_ref(value):
+            report("PROFILE-compaction", f"compaction.{key} must be a record ref, not {show(value)}")
 
 
 def _check_empty_content(display: Any, capture: dict, report: Report) -> None:
@@ -197,12 +230,7 @@ def check_plan(record: dict, report: Report) -> None:
         plan_type = None
     elif not is_open_value(plan_type, PLAN_TYPES):
         report("PROFILE-open-value", f"planType {show(plan_type)} is not a spec value or a namespaced one")
-    if "status" in record:
-        status = record["status"]
-        if plan_type == "goal":
-            _open(record, "status", PLAN_STATUSES, report)
-        elif not isinstance(status, str):
-            report("PROFILE-open-value", f"status must be a string, not {show(status)}")
+    _open(record, "status", PLAN_STATUSES, report)
     if plan_type == "items":
         entries = record.get("entries")
         if not isinstance(entries, list):
@@ -288,6 +316,9 @@ def check_tool_call(record: dict, report: Report) -> None:
     _strings(record, ("name", "messageId", "arguments"), "PROFILE-tool", report)
     if "input" in record and "arguments" in record:
         report("PROFILE-tool", "a tool_call has input (parsed) or arguments (raw), not both")
+    _open(record, "status", TOOL_STATUSES, report)
+    if "summaryOf" in record or "compaction" in record:
+        check_summary(record, report)
 
 
 def check_tool_result(record: dict, report: Report) -> None:
@@ -298,16 +329,22 @@ def check_tool_result(record: dict, report: Report) -> None:
         check_parts(record["content"], "content", report)
     if "isError" in record and not isinstance(record["isError"], bool):
         report("PROFILE-tool", f"isError must be a boolean, not {show(record['isError'])}")
+    if "exitCode" in record and type(record["exitCode"]) is not int:
+        report("PROFILE-tool", f"exitCode must be an integer, not {show(record['exitCode'])}")
+    _open(record, "status", TOOL_STATUSES, report)
 
 
 def check_subagent(record: dict, report: Report) -> None:
     if "session" in record and not is_session_ref(record["session"]):
         report("PROFILE-ref", f"a subagent's session must be a session reference, not {show(record['session'])}")
     _strings(record, ("callId", "address", "agentType", "description"), "PROFILE-subagent", report)
+    _open(record, "status", TOOL_STATUSES, report)
 
 
 def check_input_request(record: dict, report: Report) -> None:
     _strings(record, ("requestId", "callId"), "PROFILE-input-request", report)
+    _open(record, "status", NO_VALUES, report)
+    _open(record, "kind", NO_VALUES, report)
     for key in ("content", "answer"):
         if key in record:
             check_parts(record[key], key, report)

@@ -7,16 +7,11 @@ revisions); references that may point forward are resolved by ``finish``.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import IO, Any, NamedTuple
+from typing import Any, NamedTuple
 
-import orjson
-
-from ..core import source as core_source
-from ..core.errors import InputError
-from ..core.source import BadLine, Source
+from ..core.usage import definition_problems
 from ..model.order import DEFAULT_RANKS, KEY_RANKS, UNRANKED
 from ..model.vocab import ASSEMBLY_MODES, CAPTURE_STATES
 from .formats import RECORD_ID, actor_problem, is_record_ref, is_session_ref, is_str_list, show, valid_ts
@@ -273,18 +268,21 @@ class StreamValidator:
             )
 
     def _usage(self, record: dict, kind: str) -> None:
-        """Normalized token usage: only the six counts, each a non-negative integer."""
+        """Normalized token usage: the six counts, each a non-negative integer, and ``partial``;
+        the counts must keep the definition (parts within their whole, total = input + output)."""
         usage = record["usage"]
         if not isinstance(usage, dict):
             self.report("PROFILE-usage", f"usage must be an object of token counts, not {show(usage)}")
             return
-        unknown = [key for key in usage if key not in USAGE_KEYS]
+        unknown = [key for key in usage if key not in USAGE_KEYS and key != "partial"]
         if unknown:  # one finding a record (a verbatim native object has many such keys)
             names = ", ".join(map(repr, unknown[:4])) + (" …" if len(unknown) > 4 else "")
-            self.report("PROFILE-usage", f"usage has {names}: its members are {', '.join(USAGE_KEYS)}")
+            self.report("PROFILE-usage", f"usage has {names}: its members are {', '.join(USAGE_KEYS)}, partial")
         for key, value in usage.items():
             if key in USAGE_KEYS and (value.__class__ is not int or value < 0):
                 self.report("PROFILE-usage", f"usage.{key} must be a non-negative integer, not {show(value)}")
+        for problem in definition_problems(usage):
+            self.report("PROFILE-usage", f"usage {problem}")
 
     def _native_usage(self, record: dict, kind: str) -> None:
         """The agent's own usage object, kept verbatim beside ``usage``: an object."""
@@ -596,164 +594,3 @@ def validate_records(records: Iterable[Any], file: str | None = None) -> list[Fi
     for record in records:
         add(record)
     return summarized(validator.finish(), file)
-
-
-def validate(src: str | os.PathLike[str] | IO[bytes] | bytes) -> list[Finding]:
-    """Validate one ASR stream: a path, a binary file object or bytes (zstd is undone).
-
-    A file that is not JSON Lines, or cannot be read, gives one finding, never an exception.
-    """
-    try:
-        source = Source(src)
-    except InputError as exc:  # a missing path, a folder, a closed file: one finding
-        return [Finding("PROFILE-jsonl", None, None, f"cannot read: {exc.reason}", exc.file)]
-    validator = StreamValidator(source.display)
-    _read(source, validator)
-    return summarized(validator.finish(), source.display)
-
-
-_BLOCK = 1 << 17  # bytes per read: small enough to stay in cache
-
-
-def _blocks(stream: IO[bytes], validator: StreamValidator, display: str) -> Iterator[tuple[list[bytes], bool, bool]]:
-    """Lines a block at a time, newlines removed; whether they all ended in a newline, and whether any in CRLF.
-
-    Only the last block can hold a line without one: the tail of a file that does not end in ``\\n``.
-    A line longer than convert's limit (``MAX_LINE_BYTES``) ends the reading: it comes as a
-    ``BadLine`` (empty bytes with the reason), so ``/dev/zero`` or a sparse file of NULs costs the
-    limit, not its size, and never runs forever.
-    """
-    limit = core_source.MAX_LINE_BYTES
-    partial: list[bytes] = []
-    size = 0  # bytes of the line begun in earlier blocks
-    while True:
-        try:
-            block = stream.read(_BLOCK)
-        except Exception as exc:  # a read error, a broken zstd frame, a decompression bomb
-            reason = exc.reason if isinstance(exc, InputError) else str(exc) or type(exc).__name__
-            validator.findings.append(Finding("PROFILE-jsonl", None, None, f"cannot read: {reason}", display))
-            validator.unreadable = validator.count == 0
-            return
-        if not block:
-            break
-        lines = block.split(b"\n")
-        if len(lines) == 1:
-            size += len(block)
-            if size > limit:  # reading stops here: /dev/zero or a sparse file never end a line
-                yield [_too_long(limit)], False, False
-                return
-            partial.append(block)
-            continue
-        if size + len(lines[0]) > limit:
-            yield [_too_long(limit)], False, False
-            return
-        if partial:
-            partial.append(lines[0])
-            lines[0] = b"".join(partial)
-        partial, size = [], 0
-        tail = lines.pop()
-        if tail:
-            partial.append(tail)
-            size = len(tail)
-        yield lines, True, b"\r" in block or lines[0].endswith(b"\r")
-    if partial:
-        yield [b"".join(partial)], False, False
-
-
-def _too_long(limit: int) -> BadLine:
-    return BadLine(f"a line longer than the {limit}-byte limit; the rest of the stream was not read")
-
-
-def _read(source: Source, validator: StreamValidator) -> None:
-    display = source.display
-    findings = validator.findings
-    loads = orjson.loads
-    add = validator.add
-    number = 0
-    crlf = blank = 0
-    try:
-        stream = source.open()
-    except Exception as exc:  # any failure to open is a finding
-        findings.append(Finding("PROFILE-jsonl", None, None, f"cannot read: {exc}", display))
-        validator.unreadable = True
-        return
-    with stream:
-        first = True
-        ended = True
-        for lines, complete, cr in _blocks(stream, validator, display):
-            ended = complete
-            if first:
-                first = False
-                if lines[0].startswith(_BOM):
-                    findings.append(
-                        Finding("PROFILE-jsonl", None, 1, "the stream starts with a byte order mark", display)
-                    )
-                    lines[0] = lines[0][3:]
-            if cr and not crlf:
-                for index, raw in enumerate(lines):
-                    if raw.endswith(b"\r"):
-                        crlf = number + index + 1
-                        break
-            for raw in lines:
-                number += 1
-                if not raw:
-                    if raw.__class__ is BadLine:  # over-long: never held, the last line read (``_blocks``)
-                        prefix = "not an ASR JSON Lines stream: " if validator.count == 0 else ""
-                        findings.append(Finding("PROFILE-jsonl", None, number, prefix + raw.reason, display))
-                        validator.unreadable = validator.count == 0
-                        return
-                    blank = blank or number
-                    continue
-                try:
-                    value = loads(raw)
-                except orjson.JSONDecodeError as exc:
-                    if raw.isspace():
-                        blank = blank or number
-                        continue
-                    if validator.count == 0:
-                        findings.append(
-                            Finding("PROFILE-jsonl", None, number, f"not an ASR JSON Lines stream: {exc}", display)
-                        )
-                        validator.unreadable = True
-                        return
-                    findings.append(Finding("PROFILE-jsonl", None, number, f"not a JSON line: {exc}", display))
-                    continue
-                if value.__class__ is not dict and validator.count == 0:
-                    findings.append(
-                        Finding(
-                            "PROFILE-jsonl",
-                            None,
-                            number,
-                            f"not an ASR JSON Lines stream: line {number} is a JSON {type(value).__name__},"
-                            " not an object",
-                            display,
-                        )
-                    )
-                    validator.unreadable = True
-                    return
-                add(value, number)
-    if number == 0 and not validator.findings:
-        problem = _compression_problem(source)
-        if problem is not None:
-            findings.append(Finding("PROFILE-jsonl", None, None, f"cannot read: {problem}", display))
-            validator.unreadable = True
-            return
-    if crlf:
-        findings.append(Finding("PROFILE-jsonl", None, crlf, "lines end in \\r\\n; a record ends in \\n", display))
-    if blank:
-        findings.append(Finding("PROFILE-jsonl", None, blank, "a blank line; every line is one record", display))
-    if not ended:
-        findings.append(Finding("PROFILE-jsonl", None, number, "the last record has no \\n after it", display))
-
-
-def _compression_problem(source: Source) -> str | None:
-    """Why a zstd input gave no bytes, when it is broken (the stream reader can report plain EOF)."""
-    try:
-        if not source.compressed:
-            return None
-        import zstandard
-
-        zstandard.ZstdDecompressor().decompressobj().decompress(source.raw_head(1 << 16))
-    except Exception as exc:  # a broken frame, an unreadable file
-        return str(exc) or type(exc).__name__
-    return None

@@ -7,14 +7,14 @@ from ASR records only, so every agent the converters read is shown with no per-a
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-import orjson
-
 from .._lazy import lazy_names
 from ..core.errors import InputError
+from ..core.source import Source
+from ..stream.sniff import is_asr_stream as sniffed_asr_stream
 
 # The renderers (jinja2, markdown-it) are imported at first use (``asr_adapters._lazy``):
 # ``asr export`` reads streams through ``open_records`` and must not load the viewer.
@@ -25,7 +25,7 @@ _LAZY = {
     "render_markdown": ".markdown",
     "render_site": ".site",
 }
-__getattr__, __dir__ = lazy_names(__name__, _LAZY, ["is_asr_stream", "open_records"])
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, ["is_asr_stream", "open_page_source", "open_records"])
 
 if TYPE_CHECKING:
     from .html import render_html, render_index
@@ -33,43 +33,68 @@ if TYPE_CHECKING:
     from .reading import StreamFacts
     from .site import render_site
 
-__all__ = ["StreamFacts", "open_records", "render_html", "render_index", "render_markdown", "render_site"]
+__all__ = [
+    "StreamFacts",
+    "is_asr_stream",
+    "open_page_source",
+    "open_records",
+    "render_html",
+    "render_index",
+    "render_markdown",
+    "render_site",
+]
 
 
 def is_asr_stream(path: str | os.PathLike[str]) -> bool:
-    """True when the file's first line is an ASR header written by a producer."""
+    """True when the file starts as an ASR stream does (``stream.sniff``: a ``session`` header
+    numbered 1 naming a session and an agent), the same rule ``asr convert`` refuses such a file
+    by. A header without ``producer`` is still one: the page marks what it lacks (issue 25.22)."""
     try:
-        with open(path, "rb") as handle:
-            first = handle.readline(1 << 20)
-    except OSError:
+        head = Source(path).head()
+    except (InputError, OSError):
         return False
-    try:
-        value = orjson.loads(first)
-    except orjson.JSONDecodeError:
-        return False
-    return (
-        isinstance(value, dict)
-        and value.get("type") == "session"
-        and value.get("seq") == 1
-        and isinstance(value.get("producer"), dict)
-    )
+    return sniffed_asr_stream(head)
 
 
 def open_records(path: str | os.PathLike[str], agent: str | None = None) -> Iterator[dict[str, Any]]:
-    """The records of an ASR stream, or of a native file's main stream converted on the fly."""
+    """The records of an ASR stream that ``asr validate`` accepts (``InvalidStream`` otherwise:
+    its first finding), or of a native file's main stream converted on the fly: records a
+    consumer can rely on (``asr export``)."""
+    target = _existing_file(path)
+    if agent is None and is_asr_stream(target):
+        from ..stream.reader import read_records
+        from ..validate.checked import require_valid
+
+        require_valid(target)
+        return read_records(target)
+    return _main_stream(_conversion(target, agent))
+
+
+def open_page_source(path: str | os.PathLike[str], agent: str | None = None) -> Iterable[Any]:
+    """What ``asr show`` reads: an ASR stream as a ``CheckedStream`` (every line, with the rules it
+    breaks: a stream someone else wrote is shown, marked, whatever it holds), or a native file's
+    main stream converted on the fly."""
+    target = _existing_file(path)
+    if agent is None and is_asr_stream(target):
+        from ..validate.checked import CheckedStream
+
+        return CheckedStream(target)
+    return _main_stream(_conversion(target, agent))
+
+
+def _existing_file(path: str | os.PathLike[str]) -> Path:
     target = Path(path)
     if not target.exists():
         raise InputError(str(path), "no such file")
     if target.is_dir():
         raise InputError(str(path), "is a folder; give -o SITE_DIR to make a site of it")
-    if agent is None and is_asr_stream(target):
-        from ..stream.reader import read_records
+    return target
 
-        return read_records(target)
+
+def _conversion(target: Path, agent: str | None) -> Any:
     from ..convert import Conversion
 
-    conversion = Conversion(str(target), agent, as_dicts=True)
-    return _main_stream(conversion)
+    return Conversion(str(target), agent, as_dicts=True)
 
 
 def _main_stream(conversion: Any) -> Iterator[dict[str, Any]]:
@@ -85,11 +110,11 @@ def write_page(
     path: str | os.PathLike[str], dest: IO[str], *, fmt: str = "html", agent: str | None = None
 ) -> StreamFacts:
     """Render one source (ASR stream or native file) as HTML or Markdown into ``dest``."""
-    records = open_records(path, agent)
+    items = open_page_source(path, agent)
     if fmt == "markdown":
         from .markdown import render_markdown
 
-        return render_markdown(records, dest)
+        return render_markdown(items, dest)
     from .html import render_html
 
-    return render_html(records, dest)
+    return render_html(items, dest)

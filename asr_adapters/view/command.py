@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import tempfile
 import webbrowser
 from pathlib import Path
+from urllib.parse import quote
 
 import click
 
@@ -12,25 +14,63 @@ from ..cli_params import one_line_errors
 from ..outputs import text_output, text_stdout
 
 
+def split_target(path: str) -> tuple[str, str | None]:
+    """``FILE#RECORD`` (the link ``asr search`` prints) as the file and the record's id; a path
+    that exists as given is a file, whatever characters it holds."""
+    if os.path.lexists(path) or "#" not in path:
+        return path, None
+    file, _, record = path.rpartition("#")
+    return (file, record or None) if os.path.lexists(file) else (path, None)
+
+
+def open_page(page: str | os.PathLike[str], record: str | None = None) -> None:
+    """Open a written page in the default browser, at ``record``'s anchor when given."""
+    uri = Path(page).resolve().as_uri()
+    webbrowser.open(uri + ("#" + quote(record, safe="") if record else ""))
+
+
+def show_at(stream: str, record: str | None, *, agent: str | None = None) -> Path:
+    """Write the page of ``stream`` into a new private folder and open it at ``record``."""
+    from . import write_page
+
+    page = Path(tempfile.mkdtemp(prefix="asr-show-")) / "page.html"
+    with text_output(page, Path(stream)) as handle:
+        write_page(stream, handle, agent=agent)
+    open_page(page, record)
+    return page
+
+
 @click.command()
-@click.argument("path", type=click.Path(exists=True, dir_okay=True, allow_dash=False))
+@click.argument("path", type=click.Path(dir_okay=True, allow_dash=False))
 @click.option("-o", "--output", type=click.Path(), help="The page to write (a folder for a site); stdout if absent.")
 @click.option(
     "--format", "fmt", type=click.Choice(["html", "markdown"]), default="html", show_default=True, help="Page format."
 )
 @click.option("--agent", help="The agent that wrote PATH, when PATH is a native file (default: detect it).")
-@click.option("--open", "open_page", is_flag=True, help="Open the written page in the default browser.")
-def show(path: str, output: str | None, fmt: str, agent: str | None, open_page: bool) -> None:
+@click.option(
+    "--open",
+    "open_it",
+    is_flag=True,
+    help="Open the page in the default browser (without -o, a page written to a new temporary folder).",
+)
+def show(path: str, output: str | None, fmt: str, agent: str | None, open_it: bool) -> None:
     """Show a session as a page a person reads.
 
     PATH is an ASR stream or any native file the converters read (converted on the fly); a
     folder of streams (a batch archive) becomes a static site in the folder OUTPUT, with an
-    index of every session. The page is self-contained (no network, works from file://).
+    index of every session. PATH#RECORD (the link asr search prints) opens the page at that
+    record with --open. The page is self-contained (no network, works from file://).
 
-    Exit codes: 0 written; 1 the source could not be read or converted; 2 usage error.
+    Exit codes: 0 written; 1 the source could not be read or converted; 2 usage error (the
+    output is the input, a block device); 3 the output cannot be written (read-only place, full
+    disk, a link inside SITE_DIR). A FIFO, socket or character device given as OUTPUT is
+    written into as stdout is.
     """
     from . import render_site, write_page
 
+    path, record = split_target(path)
+    if not os.path.lexists(path):
+        raise click.BadParameter(f"{path!r} does not exist", param_hint="'PATH'")
     with one_line_errors(path):
         if Path(path).is_dir():
             if output is None or fmt != "html":
@@ -38,6 +78,10 @@ def show(path: str, output: str | None, fmt: str, agent: str | None, open_page: 
             rows = render_site(path, output)
             click.echo(f"asr: wrote {len(rows)} page(s) and {os.path.join(output, 'index.html')}", err=True)
             target = os.path.join(output, "index.html")
+        elif output is None and open_it and fmt == "html":
+            page = show_at(path, record, agent=agent)
+            click.echo(f"asr: wrote {page}", err=True)
+            return
         elif output is None:
             with text_stdout() as stream:
                 write_page(path, stream, fmt=fmt, agent=agent)
@@ -46,5 +90,5 @@ def show(path: str, output: str | None, fmt: str, agent: str | None, open_page: 
             target = output
             with text_output(Path(output), Path(path)) as handle:  # whole or nothing, never the input
                 write_page(path, handle, fmt=fmt, agent=agent)
-    if open_page:
-        webbrowser.open(Path(target).resolve().as_uri())
+    if open_it:
+        open_page(target, record)

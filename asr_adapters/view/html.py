@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import IO, Any
@@ -21,6 +21,8 @@ import orjson
 from jinja2 import Environment, FileSystemLoader, Template, select_autoescape
 from markupsafe import Markup
 
+from ..validate.checked import Checked, CheckedStream, Unreadable
+from ..validate.stream import Finding
 from ..version import __version__
 from . import reading
 from .markup import markdown_html
@@ -36,11 +38,9 @@ INLINE_CHARS = 4_000_000
 CHUNK_CHARS = 1_000_000
 
 
-def _json(value: Any) -> str:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
-    except (TypeError, orjson.JSONEncodeError):
-        return repr(value)
+def _shown(value: Any) -> Any:
+    """A JSON null a stream holds where a string belongs is shown as nothing, not as ``None``."""
+    return "" if value is None else value
 
 
 @cache
@@ -51,6 +51,7 @@ def environment() -> Environment:
         autoescape=select_autoescape(default=True, default_for_string=True),
         trim_blocks=False,
         keep_trailing_newline=False,
+        finalize=_shown,
     )
     env.globals.update(
         effective=reading.effective,
@@ -65,9 +66,10 @@ def environment() -> Environment:
         error_text=reading.error_text,
         capture=reading.capture_notes,
         usage=reading.usage_summary,
+        usage_partial=reading.usage_partial,
         failed_result=reading.is_failed_result,
         shell=reading.shell_command,
-        json=_json,
+        json=reading.reading_json,
         is_list=lambda value: isinstance(value, list),
         markdown=lambda text: Markup(markdown_html(text)),
         collapsed_origins=reading.COLLAPSED_ORIGINS,
@@ -117,47 +119,86 @@ class PageWriter:
         self.tracker = reading.Tracker()
         env = environment()
         self._record: Template = env.get_template("record.html")
+        self._invalid: Template = env.get_template("invalid.html")
         self._started = False
+        self.invalid = 0  # lines shown as their JSON (not records, or not of their type's shape)
 
-    def head(self, header: dict[str, Any] | None) -> None:
+    def add(self, item: Any) -> None:
+        """One item of a stream: a record (a converted native file's) or a ``Checked`` line of an
+        ASR stream, shown with the rules it breaks."""
+        if isinstance(item, Checked):
+            self.record(item.record, item.errors, item.line)
+        else:
+            self.record(item)
+
+    def head(self, header: dict[str, Any] | None, findings: Sequence[Finding] = ()) -> None:
         h = header or {}
         title = h.get("title") if isinstance(h.get("title"), str) else None
         title = title or (h.get("session") if isinstance(h.get("session"), str) else None) or "ASR session"
-        for declaration in h.get("participants") or ():
-            self.tracker.declare(declaration)
-        self.dest.write(
-            environment()
-            .get_template("head.html")
-            .render(
-                h=h,
-                title=title,
-                untitled=not isinstance(h.get("title"), str),
-                css=Markup(static_text("page.css")),
-                script_hash=script_hash(),
-                link=self.links,
-                index_link=self.index_link,
-            )
-        )
+        self.tracker.declare_header(h)
+        template = environment().get_template("head.html")
+        values = {
+            "title": title,
+            "untitled": not isinstance(h.get("title"), str),
+            "css": Markup(static_text("page.css")),
+            "script_hash": script_hash(),
+            "link": self.links,
+            "index_link": self.index_link,
+            "findings": findings,
+        }
+        try:
+            text = template.render(h=h, **values)
+        except Exception:  # a header of the wrong shape everywhere: the page still opens, marked
+            text = template.render(h={}, header_json=reading.reading_json(h), **values)
+        self.dest.write(text)
         self._started = True
 
-    def record(self, record: dict[str, Any]) -> None:
-        self.facts.observe(record)
+    def record(self, record: Any, findings: Sequence[Finding] = (), line: int | None = None) -> None:
+        """Write one record (or a line that is not one): through its template, or, when a stream
+        someone else wrote breaks it, as its JSON with what is wrong; never an exception."""
         if not self._started:
-            self.head(record if record.get("type") == "session" else None)
-            if record.get("type") == "session":
+            header = record if isinstance(record, dict) and record.get("type") == "session" else None
+            self.head(header, findings)
+            if header is not None:
+                self.facts.observe(header)
                 return
-        if record.get("type") == "session":
+        if not isinstance(record, dict):
+            self._emit(self._unreadable(record, findings, line, "not a record"))
             return
+        try:
+            html = self._render(record, findings)
+        except Exception as exc:  # a record of the wrong shape: shown as it is, never a traceback
+            html = self._unreadable(record, findings, line, f"not shown as a {_kind(record)} record: {_reason(exc)}")
+        if html:
+            self._emit(html)
+
+    def _render(self, record: dict[str, Any], findings: Sequence[Finding]) -> str:
+        self.facts.observe(record)
+        if record.get("type") == "session":
+            if not findings:
+                return ""  # a header again (a finding says so when it is one)
+            raise ValueError("a session header after the first record")
         new_turn = self.tracker.see(record)
         revision = self.tracker.plan_revision(record.get("planId")) if record.get("type") == "plan" else 0
-        html = self._record.render(
+        return self._record.render(
             r=record,
             new_turn=new_turn,
             revision=revision,
             call_name=self.tracker.call_name,
             sender=self.tracker.sender,
             link=self.links,
+            findings=findings,
         )
+
+    def _unreadable(self, value: Any, findings: Sequence[Finding], line: int | None, what: str) -> str:
+        self.invalid += 1
+        if isinstance(value, Unreadable):
+            text, what = "", value.reason
+        else:
+            text = reading.reading_json(value)
+        return self._invalid.render(line=line, what=what, text=text, findings=findings)
+
+    def _emit(self, html: str) -> None:
         if self._written < self.inline_chars:
             self.dest.write(html)
             self.dest.write("\n")
@@ -177,34 +218,60 @@ class PageWriter:
         self._chunk, self._chunk_size = [], 0
         self.chunks += 1
 
-    def finish(self) -> None:
+    def finish(self, broken: int = 0, stream_findings: Sequence[Finding] = (), file: str | None = None) -> None:
+        """Close the page; ``broken`` lines and ``stream_findings`` (from a ``CheckedStream``) are
+        summed up at its end, where the script also puts a line at its top."""
         if not self._started:
             self.head(None)
         self._flush_chunk()
         footer = f"Rendered by asr-adapters {__version__} from an ASR stream; model text as CommonMark, raw HTML off."
         if self.chunks:
             self.dest.write(
-                f'<div id="more" data-chunks="{self.chunks}"><button type="button" id="load-all">'
+                f'<div id="asr-more" data-chunks="{self.chunks}"><button type="button" id="asr-load-all">'
                 f"show the rest of the session ({self.chunks} more part(s))</button></div>\n"
             )
+        if broken or stream_findings:
+            shown = stream_findings[:FINDINGS_SHOWN]
+            more = len(stream_findings) - len(shown)
+            template = environment().get_template("findings.html")
+            self.dest.write(template.render(broken=broken, findings=shown, more=more, file=file))
         self.dest.write(
             environment().get_template("foot.html").render(footer=footer, script=Markup(static_text("page.js")))
         )
 
 
+#: Stream-level findings listed at the end of a page (``asr validate`` lists them all).
+FINDINGS_SHOWN = 20
+
+
+def _kind(record: dict[str, Any]) -> str:
+    kind = record.get("type")
+    return kind if isinstance(kind, str) and len(kind) < 40 else "?"
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc) if not isinstance(exc, RecursionError) else "nested too deep to lay out"
+    text = " ".join(text.split())
+    return f"{type(exc).__name__}: {text[:160]}" if text else type(exc).__name__
+
+
 def render_html(
-    records: Iterable[dict[str, Any]],
+    items: Iterable[Any],
     dest: IO[str],
     *,
     links: LinkResolver | None = None,
     index_link: str | None = None,
 ) -> reading.StreamFacts:
-    """Write the page of one stream; returns what the pass learned (for an index)."""
+    """Write the page of one stream (records, or the ``Checked`` lines of a ``CheckedStream``,
+    whose findings the page marks); returns what the pass learned (for an index)."""
     writer = PageWriter(dest, links=links, index_link=index_link)
-    for record in records:
-        if isinstance(record, dict):
-            writer.record(record)
-    writer.finish()
+    for item in items:
+        writer.add(item)
+    if isinstance(items, CheckedStream):
+        writer.finish(items.broken, items.stream_errors, items.display)
+    else:
+        writer.finish()
+    writer.facts.broken = getattr(items, "broken", 0) + len(getattr(items, "stream_errors", ()))
     return writer.facts
 
 

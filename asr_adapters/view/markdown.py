@@ -1,16 +1,21 @@
 """One ASR stream as Markdown, in the page's reading order, for an issue or a pull request.
 
-Model text is kept as the Markdown it is; every other text goes in a fence longer than any
-backtick run inside it, so nothing a session holds can break out of its block. Each part
-starts with its author and origin, as on the page.
+Model text is kept as the Markdown it is, inside a quote (``> `` on every line), so whatever it
+writes (a label, a record heading, a turn rule) renders inside the model's part, never beside
+the real ones; model text holding raw HTML (which could close that quote on a renderer that
+keeps HTML) is fenced instead, as the page shows raw HTML as text. Every other text goes in a
+fence longer than any backtick run inside it, so nothing a session holds can break out of its
+block. Each part starts with its author and origin, as on the page.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import IO, Any
 
+from ..validate.checked import Checked, CheckedStream, Unreadable
 from . import reading
 
 _BACKTICKS = re.compile(r"`{3,}")
@@ -28,6 +33,33 @@ def fence(text: str, info: str = "") -> str:
     longest = max((len(m) for m in _BACKTICKS.findall(text)), default=2)
     mark = "`" * max(3, longest + 1)
     return f"{mark}{info}\n{text}\n{mark}\n"
+
+
+#: CommonMark's line endings (``str.splitlines`` knows more, which Markdown does not split on).
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _raw_html(text: str) -> bool:
+    """Whether a renderer that keeps raw HTML (GitHub) would read HTML in ``text``."""
+    for token in _html_parser().parse(text):
+        if token.type == "html_block" or any(child.type == "html_inline" for child in token.children or ()):
+            return True
+    return False
+
+
+@functools.cache
+def _html_parser() -> Any:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": True})
+
+
+def model_markdown(text: str) -> str:
+    """Model text as Markdown inside a quote of its own (issue 25.20), or fenced when it holds raw
+    HTML; ends in a blank line, so the next part is never a lazy continuation of the quote."""
+    if _raw_html(text):
+        return fence(text)
+    return "".join(f"> {line}\n" if line else ">\n" for line in _LINE_END.split(text)) + "\n"
 
 
 def _label(author: str | None, origin: str | None, phase: str | None = None) -> str:
@@ -53,7 +85,7 @@ def _part(p: dict[str, Any], msg: dict[str, Any]) -> str:
             size = reading.text_size(text)
             return f"*{label}* ({size})\n\n<details><summary>show</summary>\n\n{fence(text)}\n</details>\n"
         if author == "model" and not msg.get("_plain"):
-            return f"*{label}*\n\n{text}\n"
+            return f"*{label}*\n\n{model_markdown(text)}"
         return f"*{label}*\n\n{fence(text)}"
     if kind == "reasoning":
         vis = p.get("visibility") if isinstance(p.get("visibility"), str) else None
@@ -63,7 +95,8 @@ def _part(p: dict[str, Any], msg: dict[str, Any]) -> str:
         out += "\n\n"
         if isinstance(p.get("text"), str) and p["text"]:
             out += fence(p["text"])
-        for segment in p.get("summary") or ():
+        summary = p.get("summary")
+        for segment in summary if isinstance(summary, list) else ():
             if isinstance(segment, str):
                 out += "summary:\n\n" + fence(segment)
         return out
@@ -116,7 +149,8 @@ def _record(r: dict[str, Any], tracker: reading.Tracker) -> str:
             body = _parts(r.get("content"), r)
         usage = reading.usage_summary(r)
         if usage:
-            body += "\ntokens: " + ", ".join(f"{label} {n:,}" for label, n in usage) + "\n"
+            running = " (a running count, not the final one)" if reading.usage_partial(r) else ""
+            body += "\ntokens: " + ", ".join(f"{label} {n:,}" for label, n in usage) + running + "\n"
         return head + body
     if kind == "tool_call":
         command = reading.shell_command(r)
@@ -130,7 +164,8 @@ def _record(r: dict[str, Any], tracker: reading.Tracker) -> str:
             text += f"\n{inline(member)}:\n\n" + fence(body)
         return text
     if kind == "tool_result":
-        failed = " · **failed**" if reading.is_failed_result(r) else ""
+        outcome = reading.result_outcome(r)
+        failed = f" · **{outcome}**" if outcome else ""
         name = tracker.call_name(r.get("callId"))
         return f"### {inline(rid)} · result{f' of {inline(name)}' if name else ''}{failed}{_ts(r)}\n\n" + _parts(
             r.get("content"), {"_plain": True}
@@ -138,7 +173,8 @@ def _record(r: dict[str, Any], tracker: reading.Tracker) -> str:
     if kind == "plan":
         revision = tracker.plan_revision(r.get("planId"))
         text = f"### {inline(rid)} · plan ({inline(r.get('planType'))}) revision {revision}{_ts(r)}\n\n"
-        for entry in r.get("entries") or ():
+        entries = r.get("entries")
+        for entry in entries if isinstance(entries, list) else ():
             if isinstance(entry, dict):
                 box = "x" if entry.get("status") == "completed" else " "
                 text += f"- [{box}] {inline(entry.get('content'))} ({inline(entry.get('status'))})\n"
@@ -161,25 +197,87 @@ def _record(r: dict[str, Any], tracker: reading.Tracker) -> str:
     return ""
 
 
-def render_markdown(records: Iterable[dict[str, Any]], dest: IO[str]) -> reading.StreamFacts:
-    """Write a stream as Markdown; vendor and declaration records are left out."""
+def render_markdown(items: Iterable[Any], dest: IO[str]) -> reading.StreamFacts:
+    """Write a stream as Markdown; vendor and declaration records are left out. ``items`` are
+    records, or the ``Checked`` lines of a ``CheckedStream``: a line that breaks the format's rules
+    is marked with them, and one that cannot be shown as its record is shown as its JSON."""
     facts = reading.StreamFacts()
     tracker = reading.Tracker()
-    for record in records:
-        if not isinstance(record, dict):
-            continue
-        facts.observe(record)
-        if record.get("type") == "session":
-            for declaration in record.get("participants") or ():
-                tracker.declare(declaration)
-            dest.write(_header(record))
-            continue
-        if tracker.see(record):
-            dest.write(f"\n---\n\n*turn {inline(record.get('turnId'))}*\n\n")
-        text = _record(record, tracker)
+    started = False
+    for item in items:
+        record, findings, line = (
+            (item.record, item.errors, item.line) if isinstance(item, Checked) else (item, [], None)
+        )
+        if not started:
+            started = True
+            if isinstance(record, dict) and record.get("type") == "session":
+                facts.observe(record)
+                tracker.declare_header(record)
+                dest.write(_guarded_header(record) + _findings(findings) + ("\n" if findings else ""))
+                continue
+        text = _guarded(record, findings, line, facts, tracker)
         if text:
             dest.write(text + "\n")
+    if isinstance(items, CheckedStream) and (items.broken or items.stream_errors):
+        dest.write(_stream_findings(items))
+        facts.broken = items.broken + len(items.stream_errors)
     return facts
+
+
+def _guarded(
+    record: Any, findings: list[Any], line: int | None, facts: reading.StreamFacts, tracker: reading.Tracker
+) -> str:
+    """One record's Markdown with the rules it breaks; a line that is not a record, or whose
+    members have the wrong shape, as its JSON (never an exception)."""
+    where = f"line {line}" if line is not None else "a line"
+    if not isinstance(record, dict):
+        what = record.reason if isinstance(record, Unreadable) else "not a record"
+        body = "" if isinstance(record, Unreadable) else fence(reading.reading_json(record), "json")
+        return f"### {where} · {inline(what)}\n\n" + _findings(findings) + body
+    try:
+        facts.observe(record)
+        if record.get("type") == "session":
+            if not findings:
+                return ""
+            raise ValueError("a session header after the first record")
+        turn = f"\n---\n\n*turn {inline(record.get('turnId'))}*\n\n" if tracker.see(record) else ""
+        text = _record(record, tracker)
+    except Exception as exc:  # a record of the wrong shape: shown as it is
+        kind = record.get("type") if isinstance(record.get("type"), str) else "?"
+        head = f"### {where} · not shown as a {inline(kind)} record ({inline(type(exc).__name__)})\n\n"
+        return head + _findings(findings) + fence(reading.reading_json(record), "json")
+    if findings:
+        kind = record.get("type")
+        shown = kind if isinstance(kind, str) else f"type {reading.reading_json(kind)[:40]}"
+        rid = record.get("id")
+        text = (text or f"### {inline(rid if isinstance(rid, str) else where)} · {inline(shown)}\n\n") + _findings(
+            findings
+        )
+    return turn + text
+
+
+def _findings(findings: list[Any]) -> str:
+    lines = [f"> **breaks {inline(f.rule)}**: {inline(f.message)}\n" for f in findings[:5]]
+    if len(findings) > 5:
+        lines.append(f"> and {len(findings) - 5} more\n")
+    return "".join(lines) + ("\n" if lines else "")
+
+
+def _stream_findings(stream: CheckedStream) -> str:
+    text = "\n---\n\n## This stream breaks rules of the ASR format\n\n"
+    if stream.broken:
+        text += f"{stream.broken} line(s) are marked where they are. "
+    text += f"`asr validate {inline(stream.display)}` lists every finding.\n\n"
+    for finding in stream.stream_errors[:20]:
+        text += f"- {inline(finding.describe())}\n"
+    return text
+
+
+def _guarded_header(record: dict[str, Any]) -> str:
+    try:
+        return _header(record)
+    except Exception:  # a header whose members have the wrong shape: its JSON
+        return "# ASR session\n\n" + fence(reading.reading_json(record), "json") + "\n"
 
 
 def _header(h: dict[str, Any]) -> str:

@@ -65,22 +65,23 @@ def effective(part: dict[str, Any], message: dict[str, Any], key: str) -> str | 
     return value if isinstance(value, str) else None
 
 
-def short_value(value: str | None) -> str | None:
-    """A namespaced open value (``ai.openclaw/heartbeat``) shown by its last segment."""
-    if value is None:
+def short_value(value: Any) -> str | None:
+    """A namespaced open value (``ai.openclaw/heartbeat``) shown by its last segment; None for
+    anything but a string (a stream someone else wrote may hold any type anywhere)."""
+    if not isinstance(value, str):
         return None
     return value.rsplit("/", 1)[-1]
 
 
-def author_label(author: str | None) -> str:
-    if author is None:
+def author_label(author: Any) -> str:
+    if not isinstance(author, str):
         return "unknown"
     return AUTHOR_LABELS.get(author, short_value(author) or author)
 
 
-def css_token(value: str | None) -> str:
+def css_token(value: Any) -> str:
     """A value reduced to characters safe in a class name."""
-    if not value:
+    if not value or not isinstance(value, str):
         return "unknown"
     return "".join(c if c.isalnum() else "-" for c in short_value(value) or value)[:40]
 
@@ -122,25 +123,41 @@ def usage_summary(record: dict[str, Any]) -> list[tuple[str, int]]:
     return out
 
 
-def tokens_of(record: dict[str, Any]) -> int:
-    """Tokens a record's normalized usage accounts for: its total, else input plus output."""
+def usage_partial(record: dict[str, Any]) -> bool:
+    """Whether a record's usage is a running count the source never completed."""
     usage = record.get("usage")
-    if not isinstance(usage, dict):
-        return 0
-    total = usage.get("totalTokens")
-    if isinstance(total, int) and not isinstance(total, bool):
-        return total
-    return sum(
-        v for k in ("inputTokens", "outputTokens") if isinstance(v := usage.get(k), int) and not isinstance(v, bool)
-    )
+    return isinstance(usage, dict) and usage.get("partial") is True
+
+
+def output_tokens_of(record: dict[str, Any]) -> int:
+    """The output tokens a record's normalized usage counts (reasoning included)."""
+    usage = record.get("usage")
+    value = usage.get("outputTokens") if isinstance(usage, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+#: outcomes of a call that did not run to an end: shown as themselves, never as a failure
+#: (docs/semantics.md, Tool outcome: ``<registry>/denied``, ``<registry>/cancelled``, ``interrupted``)
+NOT_RUN_STATUSES = frozenset({"denied", "cancelled", "interrupted"})
 
 
 def is_failed_result(record: dict[str, Any]) -> bool:
-    """A tool result the source marks as failed (``isError`` or a failure status)."""
-    if record.get("isError") is True:
-        return True
+    """A tool result the source marks as failed (``isError`` or a failure status); a denied,
+    cancelled or interrupted call is not one, even where an older stream says ``isError``."""
     status = record.get("status")
-    return isinstance(status, str) and (short_value(status) or "") in FAILED_STATUSES
+    short = (short_value(status) or "") if isinstance(status, str) else ""
+    if short in NOT_RUN_STATUSES:
+        return False
+    return record.get("isError") is True or short in FAILED_STATUSES
+
+
+def result_outcome(record: dict[str, Any]) -> str | None:
+    """What a tool result's badge says: ``failed``, ``denied``, ``cancelled``, ``interrupted``."""
+    if is_failed_result(record):
+        return "failed"
+    status = record.get("status")
+    short = short_value(status) if isinstance(status, str) else None
+    return short if short in NOT_RUN_STATUSES else None
 
 
 def capture_notes(record: dict[str, Any], field_name: str) -> str | None:
@@ -168,8 +185,9 @@ class StreamFacts:
     messages: int = 0
     tool_calls: int = 0
     failures: int = 0
-    tokens: int = 0
+    output_tokens: int = 0
     children: list[str] = field(default_factory=list)
+    broken: int = 0  # lines and stream-level rules of the ASR format broken (a CheckedStream's)
 
     def observe(self, record: dict[str, Any]) -> None:
         kind = record.get("type")
@@ -183,10 +201,11 @@ class StreamFacts:
             self.parent = _str(record.get("parent"))
         elif kind == "message":
             self.messages += 1
-            if self.first_prompt is None and record.get("role") == "user":
+            content = record.get("content")
+            if self.first_prompt is None and record.get("role") == "user" and isinstance(content, list):
                 prompt = "".join(
                     p["text"]
-                    for p in record.get("content") or ()
+                    for p in content
                     if isinstance(p, dict)
                     and isinstance(p.get("text"), str)
                     and effective(p, record, "author") == "human"
@@ -199,7 +218,7 @@ class StreamFacts:
             self.failures += 1
         elif kind == "subagent" and isinstance(record.get("session"), str):
             self.children.append(record["session"])
-        self.tokens += tokens_of(record)
+        self.output_tokens += output_tokens_of(record)
 
 
 def _str(value: Any) -> str | None:
@@ -218,8 +237,15 @@ class Tracker:
     def declare(self, declaration: Any) -> None:
         """Remember a participant's name (header list or a late ``participant`` record)."""
         if isinstance(declaration, dict) and isinstance(declaration.get("participantId"), str):
-            label = declaration.get("name") or declaration.get("label") or declaration.get("kind")
-            self.participants[declaration["participantId"]] = str(label or declaration["participantId"])
+            labels = (declaration.get(key) for key in ("name", "label", "kind"))
+            label = next((value for value in labels if isinstance(value, str) and value), None)
+            self.participants[declaration["participantId"]] = label or declaration["participantId"]
+
+    def declare_header(self, header: dict[str, Any]) -> None:
+        """The participants a header declares (any other value there declares none)."""
+        declared = header.get("participants")
+        for declaration in declared if isinstance(declared, list) else ():
+            self.declare(declaration)
 
     def sender(self, record: dict[str, Any]) -> str | None:
         """Who sent a message (``from``), named as the stream declares the participant."""
@@ -324,11 +350,17 @@ def shell_command(record: dict[str, Any]) -> str | None:
     return None
 
 
+#: Values nested deeper than this are shown as compact JSON: indentation grows with the square of
+#: the depth (a 2 KB line 1000 levels deep would become 2 MB of page).
+INDENT_DEPTH = 32
+
+
 def reading_json(value: Any) -> str:
-    """Indented JSON for display (any value the stream holds)."""
-    import orjson
+    """JSON for display, indented unless deeply nested, for any value the stream holds (within
+    ``core.nesting.MAX_NESTING``, as every reader keeps)."""
+    from ..core import nesting
 
     try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
-    except (TypeError, orjson.JSONEncodeError):
-        return repr(value)
+        return nesting.dumps(value, indent=nesting.depth(value, INDENT_DEPTH) <= INDENT_DEPTH).decode()
+    except (TypeError, ValueError, RecursionError):  # not JSON at all (a library caller's object)
+        return f"<{type(value).__name__}>"

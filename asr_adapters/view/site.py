@@ -11,10 +11,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import orjson
 
+from ..batch.naming import unique_under_folding
 from ..core.errors import InputError
+from ..outputs import OutputError, PipeClosed, text_output
 from .html import render_html, render_index
 
 
@@ -37,10 +40,30 @@ def _session_of(path: Path) -> str | None:
     return value if isinstance(value, str) else None
 
 
+#: The site's own page. Stream pages end in ``.asr.html``, so no stream name can take it
+#: (``index.asr.jsonl`` is ``index.asr.html``; ``INDEX.html`` on a case-insensitive disk neither).
+INDEX = "index.html"
+PAGE_SUFFIX = ".asr.html"
+
+
 def page_name(stream: Path, folder: Path) -> str:
-    """The page's path inside the site, mirroring the stream's path in the archive."""
+    """The page's path inside the site, mirroring the stream's path in the archive
+    (``codex/<id>.asr.jsonl`` -> ``codex/<id>.asr.html``)."""
     relative = stream.relative_to(folder).as_posix()
-    return relative[: -len(".asr.jsonl")] + ".html"
+    return relative[: -len(".asr.jsonl")] + PAGE_SUFFIX
+
+
+def href(path: str) -> str:
+    """A relative path inside the site as a link: every segment percent-encoded (a name holding
+    ``:``, ``#``, ``?`` or ``%`` stays a file name) and ``./`` in front unless it climbs, so no
+    name can read as a scheme (``https:evil``, ``javascript:``) or a network path."""
+    segments = [".." if segment == ".." else quote(segment, safe="") for segment in path.split("/")]
+    link = "/".join(segments)
+    return link if link.startswith("../") else "./" + link
+
+
+def _relative(target: Path, here: Path) -> str:
+    return href(os.path.relpath(target, here).replace(os.sep, "/"))
 
 
 def render_site(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> list[dict[str, Any]]:
@@ -49,7 +72,7 @@ def render_site(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> 
     if not source.is_dir():
         raise InputError(str(folder), "not a folder")
     streams = find_streams(source)
-    pages = {stream: page_name(stream, source) for stream in streams}
+    pages = unique_under_folding({stream: page_name(stream, source) for stream in streams}, PAGE_SUFFIX)
     by_session: dict[str, str] = {}
     for stream in streams:
         session = _session_of(stream)
@@ -57,32 +80,32 @@ def render_site(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> 
             by_session.setdefault(session, pages[stream])
     rows: list[dict[str, Any]] = []
     for stream in streams:
-        href = pages[stream]
-        page = target / href
-        page.parent.mkdir(parents=True, exist_ok=True)
+        page_href = pages[stream]
+        page = target / page_href
         here = page.parent
 
         def link(session: str, here: Path = here) -> str | None:
             other = by_session.get(session.split("#", 1)[0])
-            return None if other is None else os.path.relpath(target / other, here).replace(os.sep, "/")
+            return None if other is None else _relative(target / other, here)
 
-        index_link = os.path.relpath(target / "index.html", here).replace(os.sep, "/")
-        from ..stream.reader import read_records
+        index_link = _relative(target / INDEX, here)
+        from ..validate.checked import CheckedStream
 
         error = None
-        partial = page.with_name(page.name + ".part")
-        with open(partial, "w", encoding="utf-8") as handle:
-            try:
-                facts = render_html(read_records(stream), handle, links=link, index_link=index_link)
-            except Exception as exc:  # one bad stream must not stop the site
+        with text_output(page, stream, inside=target) as handle:  # exclusive temp, no link followed
+            try:  # a stream someone else wrote is shown with what it breaks marked (issue 25.11)
+                facts = render_html(CheckedStream(stream), handle, links=link, index_link=index_link)
+            except (OutputError, PipeClosed):  # the site cannot be written: that stops it
+                raise
+            except Exception as exc:  # one unreadable file (gone, unreadable) must not stop the site
                 from .reading import StreamFacts
 
                 facts = StreamFacts(session=_session_of(stream))
                 error = f"not rendered: {type(exc).__name__}: {exc}"
-        partial.replace(page)
-        rows.append({"href": href, "facts": facts, "error": error})
-    rows.sort(key=lambda row: (row["facts"].agent or "", row["facts"].first_ts or "", row["href"]))
-    target.mkdir(parents=True, exist_ok=True)
-    with open(target / "index.html", "w", encoding="utf-8") as handle:
+            if error is None and facts.broken:
+                error = f"breaks rules of the ASR format ({facts.broken} finding(s); asr validate lists them)"
+        rows.append({"href": href(page_href), "name": page_href, "facts": facts, "error": error})
+    rows.sort(key=lambda row: (row["facts"].agent or "", row["facts"].first_ts or "", row["name"]))
+    with text_output(target / INDEX, inside=target) as handle:
         render_index(rows, handle)
     return rows

@@ -142,7 +142,9 @@ def test_tool_only_response_is_no_message_and_its_call_keeps_usage() -> None:
     )
     assert [m["role"] for m in of(records, "message")] == ["user"]
     (call,) = of(records, "tool_call")
-    assert call["inferenceId"] == "req_msg_B" and "messageId" not in call and call["usage"] == {"outputTokens": 9}
+    assert call["inferenceId"] == "req_msg_B" and "messageId" not in call
+    # no line of the response has a stop reason: 9 is a running count, said so (issue 26)
+    assert call["usage"] == {"outputTokens": 9, "partial": True}
 
 
 @pytest.mark.parametrize(("extra", "expected"), [({"is_error": True}, True), ({"is_error": None}, None), ({}, None)])
@@ -801,7 +803,7 @@ def test_lines_outside_the_chain_do_not_split_one_response() -> None:
     (message,) = [m for m in of(records, "message") if m["messageId"] == "msg_F"]
     assert message["assembly"]["sourceIds"] == [_uuid(2), _uuid(4)]
     assert [p["type"] for p in message["content"]] == ["reasoning", "text"]
-    assert sum(1 for r in records if "usage" in r) == 1 and message["usage"] == {"outputTokens": 7}
+    assert sum(1 for r in records if "usage" in r) == 1 and message["usage"] == {"outputTokens": 7, "partial": True}
     kinds = [r["type"] for r in records[1:]]
     # the held lines came before line 5: their records precede the call it holds
     assert kinds == ["message", "message", "vendor", "vendor", "vendor", "tool_call", "tool_result"]
@@ -929,11 +931,14 @@ def test_usage_is_normalized_and_written_once_per_response() -> None:
     )
     with_usage = [r for r in records if "usage" in r]
     assert [r.get("callId") or r.get("messageId") for r in with_usage] == ["toolu_a", "msg_W"]
+    # issue 26: Anthropic's input_tokens leaves the cache out; inputTokens is all of the input
     assert with_usage[0]["usage"] == {
-        "inputTokens": 4,
+        "inputTokens": 2104,
         "outputTokens": 50,
         "cacheReadTokens": 2000,
         "cacheWriteTokens": 100,
+        "totalTokens": 2154,
+        "partial": True,
     }
     assert with_usage[0]["nativeUsage"] == usage  # verbatim
     synthetic = of(records, "message")[-1]
@@ -1056,30 +1061,69 @@ def test_usage_of_a_response_split_by_a_tool_result_is_its_last_lines() -> None:
         )
     )
     (message,) = [m for m in of(records, "message") if m["role"] == "assistant"]
-    assert message["usage"] == {"outputTokens": 253} and message["nativeUsage"] == {"output_tokens": 253}
+    assert message["usage"] == {"outputTokens": 253, "partial": True}
+    assert message["nativeUsage"] == {"output_tokens": 253}
     assert sum(1 for r in records if "usage" in r) == 1
 
 
-def test_a_held_usage_record_waits_a_bounded_number_of_lines() -> None:
-    from asr_adapters.adapters.claude_code.fold import USAGE_WAIT
+def test_a_held_usage_record_waits_for_the_final_count_in_bounded_memory() -> None:
+    """Issue 26: the final count of a response may come many lines after its first lines
+    (parallel tool calls, a subagent's progress lines). Before, the record waited 16 lines and
+    then went out with the early count; now it waits for the response's end, and the records
+    behind it wait in a temporary file past HELD_IN_MEMORY, so memory stays bounded."""
+    from asr_adapters.adapters.claude_code.info import HELD_IN_MEMORY
 
-    builder = Builder(StreamInfo(SID, SID), Accounting())
-    builder.header()
+    call = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {}}
+    later = {"type": "tool_use", "id": "toolu_2", "name": "Read", "input": {}}
+    progress = [line("progress", 10 + i, 3, data={"type": "bash_progress"}) for i in range(3 * HELD_IN_MEMORY)]
     lines = [
         user(1, "go"),
-        asst(
-            2,
-            "msg_U",
-            {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {}},
-            1,
-            usage={"output_tokens": 1},
-        ),
+        asst(2, "msg_U", call, 1, usage={"output_tokens": 1}),
         result(3, "toolu_1", "a", 2),
-        *[line("progress", 10 + i, 3, data={"type": "bash_progress"}) for i in range(USAGE_WAIT + 1)],
+        *progress,
+        asst(9999, "msg_U", later, 2, stop_reason="tool_use", usage={"output_tokens": 394}),
+        result(10000, "toolu_2", "b", 9999),
     ]
-    handed = [len(builder.feed(number, obj)) for number, obj in enumerate(lines, 1)]
-    assert handed[2] == 0 and sum(handed[: 3 + USAGE_WAIT]) == 1  # the prompt only
-    assert handed[3 + USAGE_WAIT] == 2 + USAGE_WAIT + 1  # call, result, the held progress lines, this one
+    builder = Builder(StreamInfo(SID, SID), Accounting())
+    records = [builder.header()]
+    most_in_memory = 0
+    for number, obj in enumerate(lines, 1):
+        records += builder.feed(number, obj)
+        most_in_memory = max(most_in_memory, len(builder.out.records))
+    records += builder.finish()
+    assert most_in_memory <= HELD_IN_MEMORY + 1
+    first, second = of(records, "tool_call")
+    assert first["usage"] == {"outputTokens": 394} and first["nativeUsage"] == {"output_tokens": 394}
+    assert "usage" not in second
+    assert [r["seq"] for r in records] == list(range(1, len(records) + 1))  # in order, none lost
+    assert len(of(records, "vendor")) == len(progress)
+
+
+def test_a_response_cut_off_by_the_end_of_the_file_says_its_count_is_running() -> None:
+    records = main(
+        jsonl(
+            user(1, "go"),
+            asst(2, "msg_U", {"type": "text", "text": "Looking"}, 1, usage={"output_tokens": 3}),
+        )
+    )
+    (message,) = [m for m in of(records, "message") if m["role"] == "assistant"]
+    assert message["usage"] == {"outputTokens": 3, "partial": True}
+
+
+def test_a_final_usage_shape_is_final_without_a_stop_reason() -> None:
+    """2.1.x builds write the usage they built at the end of a response (with ``iterations``)
+    on its last line even when no line has a stop reason: that count is final."""
+    final = {"output_tokens": 472, "iterations": [], "server_tool_use": {"web_search_requests": 0}}
+    records = main(
+        jsonl(
+            user(1, "go"),
+            asst(2, "msg_U", {"type": "text", "text": "Plan."}, 1, usage={"output_tokens": 8}),
+            asst(3, "msg_U", {"type": "tool_use", "id": "t1", "name": "Read", "input": {}}, 2, usage=final),
+            result(4, "t1", "a", 3),
+        )
+    )
+    (message,) = [m for m in of(records, "message") if m["role"] == "assistant"]
+    assert message["usage"] == {"outputTokens": 472} and message["nativeUsage"] == final
 
 
 def _queue_vendor_position(records: list[dict[str, Any]]) -> int:
@@ -1165,7 +1209,7 @@ def test_a_later_part_of_a_written_response_is_a_revision_of_its_message() -> No
     assert second["content"][0] == first["content"][0] and second["content"][1]["text"] == "answer"
     assert second["assembly"] == {"mode": "folded", "sourceIds": [_uuid(2), _uuid(5)]}
     # one response, one usage: the final count, on the record that carried it first
-    assert [m.get("usage") for m in (first, second)] == [{"outputTokens": 9}, None]
+    assert [m.get("usage") for m in (first, second)] == [{"outputTokens": 9, "partial": True}, None]
 
 
 def test_a_response_line_re_appended_before_its_place_does_not_repeat_the_message_id() -> None:

@@ -466,7 +466,7 @@ def test_lone_timeline_answers_failures_flags_and_vendor_times() -> None:
     assert question["answer"] == [{"type": "text", "text": "b", "author": "human"}]
     assert question["status"] == "bot.cline/answered"
     failed = next(r for r in records if r.get("messageId") == "ui:7")
-    assert failed["status"] == "error" and failed["usage"] == {"inputTokens": 7, "outputTokens": 2}
+    assert failed["status"] == "error" and failed["usage"] == {"inputTokens": 7, "outputTokens": 2, "totalTokens": 9}
     completion = next(r for r in records if r.get("messageId") == "ui:11")
     assert completion["displayContent"] == [
         {"type": "text", "text": "Done.", "phase": "final"},
@@ -492,7 +492,9 @@ def test_usage_is_written_once_per_answered_request_and_retries_are_not_requests
     carriers = [r for r in records if "usage" in r]
     answered = [info for info in _requests(RETRY_CASE / "input.json") if not info.get("cancelReason")]
     assert len(carriers) == len(answered) == 3
-    assert total_usage(records)["inputTokens"] == sum(i["tokensIn"] for i in answered)
+    # issue 26: inputTokens holds the cache reads and writes Cline counts beside tokensIn
+    whole = sum(i["tokensIn"] + i.get("cacheReads", 0) + i.get("cacheWrites", 0) for i in answered)
+    assert total_usage(records)["inputTokens"] == whole
     assert all(r["type"] in ("message", "tool_call") and r.get("role") != "user" for r in carriers)
     retried = [r for r in records if r["type"] == "vendor" and r["schema"] == "bot.cline/say/api_req_retried"]
     failed = [r for r in records if r["type"] == "vendor" and r["schema"] == "bot.cline/say/api_req_started"]
@@ -502,9 +504,12 @@ def test_usage_is_written_once_per_answered_request_and_retries_are_not_requests
 def test_task_folder_usage_comes_from_the_request_row_not_twice_from_metrics() -> None:
     records, _ = convert(NATIVE_CASE / "input.json")
     requests = _requests(NATIVE_CASE / "input.json")
-    assert total_usage(records)["inputTokens"] == sum(i["tokensIn"] for i in requests)
+    whole = sum(i["tokensIn"] + i.get("cacheReads", 0) + i.get("cacheWrites", 0) for i in requests)
+    assert total_usage(records)["inputTokens"] == whole
     first_call = next(r for r in records if r["type"] == "tool_call")
-    assert first_call["callId"] == "tooluse_A1" and first_call["usage"]["inputTokens"] == 10049
+    first = requests[0]
+    assert first_call["callId"] == "tooluse_A1" and first["tokensIn"] == 10049
+    assert first_call["usage"]["inputTokens"] == 10049 + first.get("cacheReads", 0) + first.get("cacheWrites", 0)
     thinking = next(r for r in records if r.get("messageId") == "api:3")
     assert thinking["content"][0] == {
         "type": "reasoning",
@@ -684,3 +689,23 @@ def test_data_url_cut_as_the_pattern_reads_it(url: str) -> None:
     match = re.match(r"data:([\w.+\-/]+);base64,(.*)\Z", url, re.S)
     expected = None if match is None else {"type": "image", "mimeType": match[1], "data": match[2]}
     assert parts._data_url(url) == expected
+
+
+def test_input_holds_the_cache_once_whichever_way_the_provider_counts_it() -> None:
+    """Issue 26: Cline's tokensIn is the provider handler's count: without the cache for
+    Anthropic-style handlers (anthropic, cline, openrouter, …), with it for OpenAI-compatible
+    ones (openai, litellm, …). inputTokens holds every input token once either way."""
+    from asr_adapters.adapters.cline.parts import metrics_usage, request_usage
+
+    info = {"tokensIn": 500, "tokensOut": 20, "cacheReads": 300, "cacheWrites": 100}
+    apart, _, _ = request_usage(info, "anthropic")
+    inside, _, _ = request_usage(info, "openai")
+    unnamed, _, _ = request_usage(info, None)
+    assert apart is not None and inside is not None and unnamed is not None
+    assert (apart["inputTokens"], inside["inputTokens"], unnamed["inputTokens"]) == (900, 500, 900)
+    assert inside["cacheReadTokens"] == 300 and inside["totalTokens"] == 520
+    # an "inside" provider whose cache counts exceed the whole counted them apart after all
+    odd, _, _ = request_usage({"tokensIn": 5, "tokensOut": 1, "cacheReads": 300}, "openai")
+    assert odd is not None and odd["inputTokens"] == 305
+    metrics = {"tokens": {"prompt": 40, "completion": 7, "cached": 1000}}
+    assert metrics_usage(metrics, "anthropic") == {"inputTokens": 1040, "outputTokens": 7, "totalTokens": 1047}

@@ -495,7 +495,9 @@ def test_usage_keys_only_where_codex_records_the_number() -> None:
     last = {"input_tokens": 5, "cache_write_input_tokens": 2, "output_tokens": 1}
     tc = event({"type": "token_count", "info": {"total_token_usage": last, "last_token_usage": last}})
     records, _ = convert(lines(META, _assistant("hi"), tc))
-    assert records[1]["usage"] == {"inputTokens": 5, "outputTokens": 1, "cacheWriteTokens": 2}
+    # Codex's input_tokens already holds the cache counts (OpenAI's convention); the total is
+    # input + output by the one definition (issue 26), stated or not
+    assert records[1]["usage"] == {"inputTokens": 5, "outputTokens": 1, "cacheWriteTokens": 2, "totalTokens": 6}
     assert records[1]["nativeUsage"] == last
 
 
@@ -684,3 +686,15 @@ def test_a_repeated_item_takes_only_an_event_of_its_own_text() -> None:
     assert conversion.accounting.duplicates == 2 and conversion.accounting.balanced()  # the mirror, the repeat
     matcher = MirrorMatcher()
     assert matcher.repeat(["x"]) == 0 and matcher.event("y", {}) is False and matcher.event("x", {}) is True
+
+
+def test_the_stream_is_keyed_by_the_session_reference() -> None:
+    """issue 26: Codex keyed its stream by the file name (``codex:input.jsonl``) where every
+    other adapter uses the session reference; ``--stats``, ``--thread`` and batch naming read it."""
+    from asr_adapters.convert import Conversion
+
+    path = GOLDEN / "codex" / "07-assistant-phase-and-mirrors" / "input.jsonl"
+    streams = list(Conversion(path, "codex", as_dicts=True).streams())
+    assert [s.key for s in streams] == ["codex:019e9625-802f-7e91-840a-000000000007"]
+    first = next(iter(streams[0].records))
+    assert first["session"] == streams[0].key

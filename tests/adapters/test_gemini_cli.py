@@ -820,13 +820,14 @@ def test_usage_is_normalized_and_counted_once_across_rewrites() -> None:
     records, _ = run(jsonl(HEADER, first, with_tokens, with_calls, {"$set": {"messages": [raw]}}, second, second_raw))
     g1 = [m for m in of_type(records, "message") if m["messageId"] == "g1"]
     assert "usage" not in g1[0] and "nativeUsage" not in g1[0]  # tokens: null
+    # issue 26: the tool-use prompt is input, the thoughts are output; no cache writes recorded
     assert g1[1]["usage"] == {
-        "inputTokens": 900,
-        "outputTokens": 60,
+        "inputTokens": 905,
+        "outputTokens": 80,
         "cacheReadTokens": 800,
         "reasoningTokens": 20,
         "totalTokens": 985,
-    }  # ``tool`` has no normalized key; no cache writes recorded
+    }
     assert g1[1]["nativeUsage"] == tokens and len(g1) == 3
     assert "usage" not in g1[2] and g1[2]["nativeUsage"] == tokens  # a revision: counted once
     # the rebuilt history's raw thought part renders the thoughts[] entry: one reasoning part,
@@ -1016,7 +1017,15 @@ class Recorder:
         reply = {"id": gid, "timestamp": self.ts(), "type": "gemini", "content": answer, "thoughts": thoughts}
         self.append({**reply, "tokens": None, "model": "gemini-3-flash-preview"})
         self.totals += 100 + self.count
-        tokens = {"input": 90, "output": 10, "cached": 0, "thoughts": 0, "tool": 0, "total": 100 + self.count}
+        # a total unique to this reply, and input + output as the API's total is (issue 26)
+        tokens = {
+            "input": 90 + self.count,
+            "output": 10,
+            "cached": 0,
+            "thoughts": 0,
+            "tool": 0,
+            "total": 100 + self.count,
+        }
         reply = {**reply, "tokens": tokens, "model": "gemini-3-flash-preview"}
         self.append(reply)
         parts: list[dict[str, Any]] = [

@@ -914,8 +914,10 @@ def test_usage_is_normalized_and_the_native_object_kept() -> None:
     }
     records, _ = _convert(_lines(_assistant("a1", [{"type": "text", "text": "hi"}], usage=native)))
     message = records[1]
+    # issue 26: pi's input leaves the cache out; inputTokens is all of the input, and pi's
+    # own total (input + output + cacheRead + cacheWrite) is inputTokens + outputTokens
     assert message["usage"] == {
-        "inputTokens": 3,
+        "inputTokens": 12303,
         "outputTokens": 40,
         "cacheReadTokens": 12000,
         "cacheWriteTokens": 300,
@@ -925,6 +927,22 @@ def test_usage_is_normalized_and_the_native_object_kept() -> None:
     assert not validate_records(records)
 
 
+def test_usage_of_pis_gemini_api_key_provider_counts_the_cache_once() -> None:
+    """pi's google-generative-ai and google-vertex providers store promptTokenCount as
+    ``input``, which already holds the cached part (pi ``providers/google.ts``)."""
+    native = {"input": 1000, "output": 50, "cacheRead": 800, "cacheWrite": 0, "totalTokens": 1050}
+    line = _assistant("a1", [{"type": "text", "text": "hi"}], usage=native)
+    line["message"]["api"] = "google-generative-ai"
+    records, _ = _convert(_lines(line))
+    assert records[1]["usage"] == {
+        "inputTokens": 1000,
+        "outputTokens": 50,
+        "cacheReadTokens": 800,
+        "cacheWriteTokens": 0,
+        "totalTokens": 1050,
+    }
+
+
 def test_usage_of_a_tool_call_only_response_is_on_its_first_call_once() -> None:
     calls = [
         {"type": "toolCall", "id": "t1", "name": "exec", "arguments": {}},
@@ -932,7 +950,7 @@ def test_usage_of_a_tool_call_only_response_is_on_its_first_call_once() -> None:
     ]
     records, _ = _convert(_lines(_assistant("a1", calls, stopReason="toolUse", usage={"input": 5, "output": 1})))
     first, second = _by_type(records, "tool_call")
-    assert first["usage"] == {"inputTokens": 5, "outputTokens": 1}
+    assert first["usage"] == {"inputTokens": 5, "outputTokens": 1, "totalTokens": 6}
     assert "usage" not in second and "nativeUsage" not in second
     assert sum(r.get("usage", {}).get("inputTokens", 0) for r in records) == 5
 
@@ -941,7 +959,7 @@ def test_usage_of_a_tool_call_only_response_is_on_its_first_call_once() -> None:
     ("usage", "expected"),
     [
         ({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}, None),  # reported none
-        ({"input": 7, "output": 0}, {"inputTokens": 7, "outputTokens": 0}),  # only what pi records
+        ({"input": 7, "output": 0}, {"inputTokens": 7, "outputTokens": 0, "totalTokens": 7}),  # what pi records
         ({"input": 7, "output": "3", "totalTokens": -1, "reasoning": 2}, {"inputTokens": 7}),  # no bad counts
         ({"input": True, "output": 2.0}, None),
         ("12", None),

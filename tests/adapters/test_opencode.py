@@ -105,8 +105,11 @@ def test_ids_come_from_file_names_not_from_stale_bodies() -> None:
 def test_usage_is_counted_once_per_model_call_from_step_finish(tmp_path: Path) -> None:
     found = records(database(TURN, tmp_path / "opencode.db"))
     carried = [r for r in found if "usage" in r]
-    assert [r["usage"]["inputTokens"] for r in carried] == [7413, 50]  # not 7413 twice (message + step)
-    assert sum(r["usage"]["totalTokens"] for r in carried) == 7510 + 7490
+    # not counted twice (message + step); input with the cache (issue 26): 7413 + 64, 50 + 7400
+    assert [r["usage"]["inputTokens"] for r in carried] == [7477, 7450]
+    # OpenCode's own totals: the sum of all its parts, which is input + output here too
+    assert [r["usage"]["totalTokens"] for r in carried] == [7510, 7490]
+    assert carried[0]["usage"]["outputTokens"] == 11 + 22  # output + reasoning: OpenCode counts them apart
 
 
 def test_a_message_of_several_steps_puts_each_steps_usage_on_one_record() -> None:
@@ -114,18 +117,20 @@ def test_a_message_of_several_steps_puts_each_steps_usage_on_one_record() -> Non
     carried = {r["type"]: r["usage"] for r in found if "usage" in r}
     assert carried == {
         "tool_call": {
-            "inputTokens": 2000,
+            "inputTokens": 2100,  # 2000 + the 100 written to the cache (issue 26)
             "outputTokens": 40,
             "cacheReadTokens": 0,
             "cacheWriteTokens": 100,
             "reasoningTokens": 0,
+            "totalTokens": 2140,
         },
         "message": {
-            "inputTokens": 60,
-            "outputTokens": 120,
+            "inputTokens": 2060,  # 60 + the 2000 read from the cache
+            "outputTokens": 150,  # 120 + the 30 of reasoning OpenCode counts beside it
             "cacheReadTokens": 2000,
             "cacheWriteTokens": 0,
             "reasoningTokens": 30,
+            "totalTokens": 2210,
         },
     }
 
@@ -773,3 +778,15 @@ def test_the_unfinished_steps_runs_carry_the_messages_outcome(tmp_path: Path) ->
         ("error", error),  # the run of the step that failed
     ]
     assert "error" not in messages[1]["opencode"]["info"]  # it is on a record: not kept twice
+
+
+def test_output_holds_the_reasoning_only_where_the_stored_total_says_so() -> None:
+    """Issue 26: OpenCode prices ``reasoning`` beside ``output``; a build whose ``total`` is
+    the input side + output shows that its ``output`` already counted the reasoning."""
+    from asr_adapters.adapters.opencode.parts import normalized_usage
+
+    apart = {"total": 130, "input": 60, "output": 40, "reasoning": 30, "cache": {"read": 0, "write": 0}}
+    inside = {"total": 100, "input": 60, "output": 40, "reasoning": 30, "cache": {"read": 0, "write": 0}}
+    assert normalized_usage(apart)["outputTokens"] == 70  # type: ignore[index]
+    assert normalized_usage(inside)["outputTokens"] == 40  # type: ignore[index]
+    assert normalized_usage(inside)["reasoningTokens"] == 30  # type: ignore[index]

@@ -16,13 +16,16 @@ import asr_adapters
 from asr_adapters.cli import main
 from asr_adapters.export import export_path
 from asr_adapters.stream.reader import read_records
+from asr_adapters.validate import validate
 
 from .atif_rules import problems
 
 HERE = Path(__file__).parent
 SCHEMA = json.loads((HERE / "atif.schema.json").read_text())
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
-STREAMS = sorted(GOLDEN.glob("*/*/*.asr.jsonl"))
+#: The golden streams asr validate accepts: a stream it rejects is not exported (test_invalid_golden...).
+STREAMS = [p for p in sorted(GOLDEN.glob("*/*/*.asr.jsonl")) if not [f for f in validate(p) if f.is_error]]
+INVALID = [p for p in sorted(GOLDEN.glob("*/*/*.asr.jsonl")) if p not in STREAMS]
 EVERY_KIND = GOLDEN / "_show" / "every-record-kind" / "stream.asr.jsonl"
 
 
@@ -226,3 +229,14 @@ def test_a_database_of_several_threads_says_to_export_a_batch_folder(tmp_path: P
         "asr batch (one stream per thread) and export that folder\n"
     )
     assert not (tmp_path / "o.json").exists(), "no document: the first thread alone is not the input"
+
+
+def test_a_golden_stream_validate_rejects_is_refused_with_its_first_finding() -> None:
+    """The hostile page case breaks rules on purpose (for asr show); export says so in one line."""
+    assert [p.parent.name for p in INVALID] == ["hostile-content"]
+    for to in ("atif", "otel"):
+        result = CliRunner().invoke(main, ["export", "--to", to, str(INVALID[0])])
+        assert result.exit_code == 1
+        (line,) = result.stderr.splitlines()
+        assert line.startswith(f"asr: error: {INVALID[0]}:2: not a valid ASR stream: seq 2 PROFILE-open-value: ")
+        assert line.endswith(f"asr validate {INVALID[0]} lists every finding)")

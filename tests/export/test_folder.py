@@ -89,9 +89,9 @@ def test_a_child_that_breaks_midway_is_left_out_whole_and_named(archive: Path, t
     result = run("--to", "atif", str(archive), "-o", str(out))
     assert result.exit_code == 1
     errors = result.stderr.splitlines()
-    assert f"asr: error: {child}:4: not JSON Lines" in errors[1] and errors[1].endswith(
-        "(left out of parent.asr.jsonl)"
-    )
+    # a stream asr validate rejects is not exported: its first finding is the error (issue 25.11)
+    assert f"asr: error: {child}:4: not a valid ASR stream: PROFILE-jsonl: not a JSON line" in errors[1]
+    assert errors[1].endswith("(left out of parent.asr.jsonl)")
     parent = json.loads((out / "claude-code" / "parent.atif.json").read_text())
     assert_valid_atif(parent)
     assert "subagent_trajectories" not in parent
@@ -138,7 +138,9 @@ def test_a_parent_that_breaks_midway_writes_no_document_and_says_what_it_held(ar
     out = tmp_path / "out"
     result = run("--to", "atif", str(archive), "-o", str(out))
     assert result.exit_code == 1
-    assert f"asr: error: {parent}:3: a record must be a JSON object (1 embedded streams not written)" in result.stderr
+    line = next(line for line in result.stderr.splitlines() if str(parent) in line)
+    assert line.startswith(f"asr: error: {parent}:3: not a valid ASR stream: seq 3 PROFILE-record: a record must be")
+    assert line.endswith("(1 embedded streams not written)")
     assert sorted(p.name for p in out.rglob("*") if p.is_file()) == ["every.atif.json"]
 
 

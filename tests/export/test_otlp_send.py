@@ -24,6 +24,7 @@ from golden_support import GOLDEN
 
 from asr_adapters.cli import main
 
+pytestmark = pytest.mark.services
 send = pytest.importorskip("asr_adapters.export.otlp_send", reason="otel extra (OTLP exporter)")
 from opentelemetry.sdk.trace import TracerProvider  # noqa: E402 - after the skip above
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult  # noqa: E402
@@ -54,9 +55,9 @@ class Phoenix(str):
 
 @pytest.fixture(scope="module")
 def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Phoenix]:
-    """A Phoenix server (arize-phoenix, the test extra) on free ports; its base URL."""
+    """A Phoenix server (arize-phoenix, the test-services extra) on free ports; its base URL."""
     if importlib.util.find_spec("phoenix") is None:  # not imported here: the server runs in its own process
-        pytest.skip("arize-phoenix is not installed (test extra)")
+        pytest.skip("arize-phoenix is not installed (pip install -e '.[test-services]')")
     folder = tmp_path_factory.mktemp("phoenix")
     port, grpc_port = free_port(), free_port()
     env = {
@@ -205,6 +206,9 @@ def test_an_unreachable_endpoint_is_one_line_and_exit_3(monkeypatch: pytest.Monk
 
 
 def test_an_unreachable_grpc_endpoint_is_one_line_and_exit_3(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip(
+        "opentelemetry.exporter.otlp.proto.grpc", reason="the gRPC exporter is not installed (the test-services extra)"
+    )
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "2")
     url = f"http://127.0.0.1:{free_port()}"  # nothing listens there
     options = ["--endpoint", url, "--protocol", "grpc"]

@@ -16,6 +16,7 @@ from asr_adapters.convert import Conversion
 from asr_adapters.core import source as source_module
 from asr_adapters.core.accounting import MAX_DIAGNOSTICS, Accounting, Diagnostic, Diagnostics
 from asr_adapters.core.errors import InputError
+from asr_adapters.core.nesting import MAX_NESTING
 from asr_adapters.core.source import BadLine, Source
 from asr_adapters.stream.writer import StreamWriter, dumps
 
@@ -107,7 +108,7 @@ def test_single_document_over_the_limit_is_refused(monkeypatch: pytest.MonkeyPat
         Source(b"{" + b" " * 200 + b"}").read_all()
 
 
-@pytest.mark.parametrize("depth", [254, 300, 1000])
+@pytest.mark.parametrize("depth", [254, 300, MAX_NESTING - 2])  # the record and its list: 2 more levels
 def test_writer_writes_data_nested_beyond_orjson_limit(depth: int) -> None:
     value: object = []
     for _ in range(depth):
@@ -117,6 +118,17 @@ def test_writer_writes_data_nested_beyond_orjson_limit(depth: int) -> None:
     StreamWriter(out).write_all([record])
     expected = b'{"type":"vendor","seq":1,"id":"r1","schema":"x/y","data":' + b"[" * (depth + 1)
     assert out.getvalue() == expected + b"]" * (depth + 1) + b"}\n" == dumps(record)
+
+
+def test_writer_refuses_a_record_no_reader_could_read_back() -> None:
+    """Issue 25.11: one limit for every command (core/nesting.py); a record past it is an error,
+    never a line that validate, show and export cannot read."""
+    value: object = []
+    for _ in range(MAX_NESTING - 1):
+        value = [value]
+    record = {"type": "vendor", "seq": 1, "id": "r1", "schema": "x/y", "data": value}
+    with pytest.raises(ValueError, match="record r1 is nested deeper than 1000 levels"):
+        StreamWriter(io.BytesIO()).write_all([record])
 
 
 def test_writer_writes_integers_beyond_64_bits() -> None:

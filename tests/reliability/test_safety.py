@@ -3,14 +3,17 @@ the output folder, symlinks out of a source tree are not followed (asr batch).""
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+import click
 import orjson
 import pytest
 from click.testing import CliRunner
@@ -358,3 +361,210 @@ def test_the_companion_helper_refuses_what_is_not_a_regular_file_inside_its_root
         read_companion(root / "ok", [root], 3)
     with pytest.raises(CompanionSkipped, match="outside"):
         read_companion(Path("/proc/self/environ"), [root])
+
+
+# -- writers: every file the package writes goes through asr_adapters/outputs.py (issue 25) --
+#
+# ``outputs`` holds the rules (exclusive creation, no link followed, never renamed over what is
+# not a regular file, no linked folder inside an output folder, a stream the user names written
+# into). The scan finds every call anywhere else in the package that could create, replace,
+# remove or write a file by name, so a new writer module (an index, a stats report) fails here
+# until it uses ``outputs`` or is reviewed into the short list below. It reads the package's
+# syntax trees: no module list to keep up to date.
+
+#: Calls on ``os`` / ``shutil`` / ``tempfile`` that change the file system.
+_FS_CALLS = {
+    "os": {
+        "replace", "rename", "renames", "link", "symlink", "unlink", "remove", "removedirs", "mkdir",
+        "makedirs", "rmdir", "truncate", "mkfifo", "mknod", "chmod", "chown", "utime",
+    },
+    "shutil": {"copy", "copy2", "copyfile", "copytree", "move", "rmtree", "make_archive", "chown"},
+    "tempfile": {
+        "mkstemp", "mkdtemp", "NamedTemporaryFile", "TemporaryFile", "SpooledTemporaryFile", "TemporaryDirectory",
+    },
+}  # fmt: skip
+#: ``pathlib.Path`` methods that change the file system (``rename``/``replace`` with one argument:
+#: ``str.replace`` takes two).
+_PATH_METHODS = {"write_bytes", "write_text", "mkdir", "touch", "unlink", "rmdir", "symlink_to", "hardlink_to", "chmod"}
+#: fsspec file-system methods that write or remove objects (called on something named ``*fs``).
+_FS_METHODS = {"pipe_file", "pipe", "put_file", "put", "cp_file", "copy", "mv", "rm_file", "rm", "touch", "makedirs"}
+_WRITE_FLAGS = {"O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND", "O_TRUNC"}
+
+#: Reviewed writes outside ``outputs``: (file, function, call) -> why it is safe.
+_ALLOWED_WRITES = {
+    # anonymous scratch files: no name anyone can plant or read
+    ("cli_convert.py", "_write_main", "tempfile.TemporaryFile"): "scratch, unnamed",
+    ("cli_convert.py", "to_stdout", "tempfile.TemporaryFile"): "scratch, unnamed",
+    ("export/folder.py", "_spool", "tempfile.TemporaryFile"): "scratch, unnamed",
+    ("export/__init__.py", "export_streams", "tempfile.TemporaryFile"): "scratch, unnamed",
+    ("adapters/copilot_cli/groups.py", "Groups._move_to_disk", "tempfile.TemporaryFile"): "scratch, unnamed",
+    # a private scratch folder (mkdtemp: 0700, a fresh random name) for a database given as a stream
+    ("adapters/t3code/adapter.py", "_database_path", "tempfile.mkdtemp"): "private scratch folder",
+    ("adapters/t3code/adapter.py", "_database_path", "open(w)"): "inside its own mkdtemp folder",
+    ("adapters/t3code/adapter.py", "_database_path", "os.chmod"): "its own scratch copy, made read-only",
+    ("adapters/t3code/adapter.py", "T3CodeAdapter.streams", "shutil.rmtree"): "its own mkdtemp folder",
+    # not a path: a method of the same name on another object
+    ("adapters/claude_code/tools.py", "ToolMixin._after_result", "Path.replace"): "the task list's replace",
+    # reading: flags not visible to the scan
+    ("core/companion.py", "open_companion", "os.open"): "O_RDONLY | O_NONBLOCK (+ O_NOFOLLOW)",
+    ("core/sqlite_snapshot.py", "open_snapshot", "sqlite3.connect"): "mode=ro (+ immutable) URI",
+    # object stores (batch/remote.py): no links or special files there; staged, then copied
+    ("batch/remote.py", "RemoteOut.write", "fs.pipe_file"): "one PUT, whole or nothing",
+    ("batch/remote.py", "RemoteOut.place", "fs.cp_file"): "server-side copy of a staged upload",
+    ("batch/remote.py", "RemoteOut.place", "fs.rm_file"): "the staged upload",
+    ("batch/remote.py", "RemoteOut.remove", "fs.rm_file"): "a stale output (batch.stale's rules)",
+    ("batch/remote.py", "RemoteOut.sweep", "fs.rm_file"): "staged uploads under OUT/.asr-tmp/",
+    ("batch/remote.py", "spool_file", "tempfile.mkstemp"): "exclusive, private (0600) spool file",
+    ("batch/remote.py", "spool_file", "os.fdopen(w)"): "the fd mkstemp made",
+    ("batch/remote.py", "upload", "fs.put_file"): "to a fresh staging name",
+    ("batch/remote.py", "upload", "os.unlink"): "its own spool file",
+    ("batch/remote.py", "upload", "fs.rm_file"): "its own staged objects",
+    ("batch/remote.py", "discard", "os.unlink"): "its own spool files",
+    ("batch/remote.py", "discard", "fs.rm_file"): "its own staged objects",
+    ("batch/remote.py", "fetched", "tempfile.mkdtemp"): "private spool folder for a download",
+    ("batch/remote.py", "fetched", "Path.mkdir"): "inside its own mkdtemp folder",
+    ("batch/remote.py", "fetched", "shutil.rmtree"): "its own mkdtemp folder",
+}  # fmt: skip
+
+
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return "?"
+
+
+def _write_mode(call: ast.Call, position: int) -> bool:
+    modes = [kw.value for kw in call.keywords if kw.arg == "mode"]
+    if len(call.args) > position:
+        modes.append(call.args[position])
+    return any(isinstance(m, ast.Constant) and isinstance(m.value, str) and set(m.value) & set("wax+") for m in modes)
+
+
+def _what_it_writes(call: ast.Call) -> str | None:
+    """What a call writes (``os.replace``, ``open(w)``, ``Path.mkdir``, …), None when it does not."""
+    func = call.func
+    name = _dotted(func)
+    if isinstance(func, ast.Name) and func.id == "open":
+        return "open(w)" if _write_mode(call, 1) else None
+    if not isinstance(func, ast.Attribute):
+        return None
+    owner, attr = _dotted(func.value), func.attr
+    if owner in _FS_CALLS and attr in _FS_CALLS[owner]:
+        return name
+    if name == "os.open":
+        names = {
+            n.attr if isinstance(n, ast.Attribute) else n.value if isinstance(n, ast.Constant) else getattr(n, "id", "")
+            for n in ast.walk(call.args[1])
+        }
+        flags = {name for name in names if isinstance(name, str) and name.startswith("O_")}
+        return "os.open" if flags & _WRITE_FLAGS or not flags else None  # no flag named: not known to read
+    if name == "os.fdopen":
+        return "os.fdopen(w)" if _write_mode(call, 1) else None
+    if name == "sqlite3.connect":
+        text = ast.unparse(call)
+        in_memory = call.args and isinstance(call.args[0], ast.Constant) and call.args[0].value in ("", ":memory:")
+        read_only = re.search(r"mode=['\"]?ro\b|[?&]mode=ro|immutable", text) is not None
+        return None if in_memory or read_only else "sqlite3.connect"
+    if attr == "open":
+        return "open(w)" if _write_mode(call, 0) or _write_mode(call, 1) else None
+    if owner == "self":  # a method of the class itself, not a path's
+        return None
+    if attr in _PATH_METHODS:
+        return f"Path.{attr}"
+    if attr in ("rename", "replace") and len(call.args) == 1 and not call.keywords:
+        return f"Path.{attr}"
+    if attr in _FS_METHODS and owner.split(".")[-1].endswith("fs"):
+        return f"fs.{attr}"
+    return None
+
+
+class _Writes(ast.NodeVisitor):
+    def __init__(self) -> None:
+        self.scope: list[str] = []
+        self.found: list[tuple[int, str, str]] = []
+
+    def _nested(self, node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.scope.append(node.name)
+        self.generic_visit(node)
+        self.scope.pop()
+
+    visit_ClassDef = visit_FunctionDef = visit_AsyncFunctionDef = _nested
+
+    def visit_Call(self, node: ast.Call) -> None:
+        what = _what_it_writes(node)
+        if what is not None:
+            self.found.append((node.lineno, ".".join(self.scope) or "<module>", what))
+        self.generic_visit(node)
+
+
+def _package_writes() -> list[tuple[str, int, str, str]]:
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        visitor = _Writes()
+        visitor.visit(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+        found += [(relative, line, scope, what) for line, scope, what in visitor.found]
+    return found
+
+
+def test_every_file_the_package_writes_goes_through_outputs() -> None:
+    """Writes outside ``asr_adapters/outputs.py`` are only the reviewed ones; use ``outputs``
+    (``binary_output``, ``text_output``, ``write_whole``, ``open_output``, ``make_folder``,
+    ``place``, ``remove_file``) for a new one."""
+    writes = _package_writes()
+    assert any(file == "outputs.py" for file, *_ in writes), "the scan no longer sees outputs' own writes"
+    stray = [
+        f"{file}:{line}: {what} in {scope}"
+        for file, line, scope, what in writes
+        if file != "outputs.py" and (file, scope, what) not in _ALLOWED_WRITES
+    ]
+    assert not stray, "writes that bypass asr_adapters/outputs.py:\n" + "\n".join(stray)
+    seen = {(file, scope, what) for file, _, scope, what in writes}
+    assert not set(_ALLOWED_WRITES) - seen, f"allowed writes no longer there: {set(_ALLOWED_WRITES) - seen}"
+
+
+def test_the_writer_scan_sees_every_kind_of_write() -> None:
+    """The scan itself: each way of writing a file is found (a scan that finds nothing passes
+    every package)."""
+    source = """
+def writer(p, q, fs, text):
+    open(p, "w"); open(p, mode="ab"); p.open("wb"); p.write_text("x"); p.write_bytes(b""); p.mkdir()
+    p.replace(q); p.rename(q); p.unlink(); p.symlink_to(q); os.replace(p, q); os.unlink(p)
+    os.open(p, os.O_WRONLY | os.O_CREAT); shutil.rmtree(p); tempfile.mkstemp(); sqlite3.connect(p)
+    fs.pipe_file(p, b""); self.fs.rm_file(p)
+    open(p); open(p, "rb"); p.open(); text.replace("a", "b"); os.open(p, os.O_RDONLY)
+    sqlite3.connect("file:x?mode=ro", uri=True); sqlite3.connect(""); queue.put(1); webbrowser.open(p)
+"""
+    visitor = _Writes()
+    visitor.visit(ast.parse(source))
+    assert len(visitor.found) == 18, visitor.found
+
+
+def _commands(command: click.Command, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], click.Command]]:
+    if isinstance(command, click.Group):
+        for name, sub in sorted(command.commands.items()):
+            yield from _commands(sub, (*path, name))
+    else:
+        yield path, command
+
+
+def test_every_output_option_of_every_command_has_writer_cases() -> None:
+    """Each option of an ``asr`` command that names a path to write (a ``click.Path`` or a
+    writable ``click.File``) is run by ``tests/reliability/test_outputs.py`` against FIFOs,
+    sockets, devices, planted links and full disks: a new command that writes (``asr index -o``,
+    ``asr stats -o``) fails here until its command line is added there."""
+    from test_outputs import WRITER_COMMANDS
+
+    missing = []
+    for path, command in _commands(main):
+        for param in command.params:
+            writes = isinstance(param.type, click.Path) or (
+                isinstance(param.type, click.File) and set(param.type.mode) & set("wax+")
+            )
+            if not isinstance(param, click.Option) or not writes:
+                continue
+            if not any(tuple(line[: len(path)]) == path and line[-1] in param.opts for line in WRITER_COMMANDS):
+                missing.append(f"asr {' '.join(path)} {'/'.join(param.opts)}")
+    assert not missing, "output options with no writer cases in test_outputs.py: " + ", ".join(missing)

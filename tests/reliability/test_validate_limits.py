@@ -67,3 +67,37 @@ def test_findings_per_stream_are_capped_and_counted() -> None:
     last = findings[-1]
     assert last.rule == "PROFILE-findings" and last.message.endswith(f"the first {MAX_FINDINGS} are listed)")
     assert "more findings not shown" in last.message and f"the first {MAX_FINDINGS} are listed" in last.message
+
+
+def test_a_stream_of_warnings_past_the_cap_is_still_valid() -> None:
+    """The note counting findings not shown is an error only when one of them is: a stream with
+    more than 1,000 dangling tool results (warnings) passes (before, the note made it fail)."""
+    lines = STREAM.read_bytes().splitlines()
+    results = [
+        orjson.dumps({"type": "tool_result", "seq": n, "id": f"r{n}", "callId": f"call_{n}", "content": []})
+        for n in range(len(lines) + 1, len(lines) + MAX_FINDINGS + 11)
+    ]
+    findings = validate(b"\n".join([*lines, *results]) + b"\n")
+    assert len(findings) == MAX_FINDINGS + 1 and findings[-1].rule == "PROFILE-findings"
+    assert not [f for f in findings if f.is_error]
+    broken = [orjson.dumps({**orjson.loads(r), "seq": "x"}) for r in results]
+    findings = validate(b"\n".join([*lines, *broken]) + b"\n")
+    assert findings[-1].rule == "PROFILE-findings" and findings[-1].is_error, "errors not shown are errors"
+
+
+def test_a_record_past_the_nesting_limit_is_a_finding() -> None:
+    """Issue 25.11: the one limit (core/nesting.py) holds for streams read, not only written."""
+    from asr_adapters.core.nesting import MAX_NESTING, dumps
+
+    lines = STREAM.read_bytes().splitlines()
+    for levels, rules in ((MAX_NESTING, []), (MAX_NESTING + 1, ["PROFILE-nesting"])):
+        value: object = "x"
+        for _ in range(levels - 1):  # the record is the first level
+            value = [value]
+        n = len(lines) + 1
+        record = {"type": "vendor", "seq": n, "id": f"r{n}", "schema": "com.openai.codex/x", "data": value}
+        findings = validate(b"\n".join([*lines, dumps(record)]) + b"\n")
+        assert [f.rule for f in findings] == rules
+        if rules:
+            assert findings[0].line == n and findings[0].seq == n
+            assert "nested deeper than 1000 levels" in findings[0].message

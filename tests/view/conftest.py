@@ -46,7 +46,9 @@ def _install_chromium() -> str | None:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (test extra)")
+    playwright_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install -e '.[test-services]')"
+    )
     executable = _chromium() or _install_chromium()
     if executable is None:
         pytest.skip("no chromium on this machine and it could not be installed (needs root and apt-get)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import stat
 from pathlib import Path
@@ -56,8 +57,10 @@ def test_a_bad_stream_is_listed_in_the_site_not_fatal(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["show", str(archive), "-o", str(tmp_path / "site")])
     assert result.exit_code == 0, result.output
     index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
-    assert "not rendered: StreamFormatError" in index
-    assert (tmp_path / "site" / "codex" / "good.html").is_file()
+    assert "breaks rules of the ASR format" in index  # shown, marked (issue 25.11), not left out
+    bad = (tmp_path / "site" / "codex" / "bad.asr.html").read_text(encoding="utf-8")
+    assert "not a JSON line" in bad and "the header needs agent.name" in bad
+    assert (tmp_path / "site" / "codex" / "good.asr.html").is_file()
     assert not [p for p in (tmp_path / "site" / "codex").iterdir() if p.name.endswith(".part")]
 
 
@@ -84,3 +87,31 @@ def test_the_page_is_never_written_over_its_input(tmp_path: Path) -> None:
         assert "the output is the input file" in result.output
     assert stream.read_bytes() == before
     assert os.listdir(tmp_path) == ["s.asr.jsonl"]
+
+
+def test_the_site_index_counts_output_tokens_and_a_page_marks_a_running_count(tmp_path: Path) -> None:
+    """Issue 26: the index column says output tokens and showed totals (33.9 M "output" for a
+    Codex session whose output is 134 k); a running count is marked as one."""
+    usage = GOLDEN / "claude-code" / "usage-normalized" / "expected.asr.jsonl"
+    running = GOLDEN / "claude-code" / "todowrite-plan" / "expected.asr.jsonl"
+    archive = tmp_path / "archive" / "claude-code"
+    archive.mkdir(parents=True)
+    (archive / "usage.asr.jsonl").write_bytes(usage.read_bytes())
+    result = CliRunner().invoke(main, ["show", str(tmp_path / "archive"), "-o", str(tmp_path / "site")])
+    assert result.exit_code == 0, result.output
+    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    outputs = sum(r.get("usage", {}).get("outputTokens", 0) for r in read_records(usage))
+    totals = sum(r.get("usage", {}).get("totalTokens", 0) for r in read_records(usage))
+    assert f"<td>{outputs:,}</td></tr>" in index and f"{totals:,}" not in index
+    page = CliRunner().invoke(main, ["show", str(running)])
+    assert page.exit_code == 0 and "running count</span>" in page.output
+    lines = []
+    for line in usage.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record["type"] == "message" and "usage" in record:
+            record["usage"]["partial"] = True
+        lines.append(json.dumps(record))
+    marked = tmp_path / "partial.asr.jsonl"
+    marked.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    markdown = CliRunner().invoke(main, ["show", str(marked), "--format", "markdown"])
+    assert "(a running count, not the final one)" in markdown.output

@@ -92,40 +92,40 @@ def test_every_record_kind_is_labelled(page: PageWatch, tmp_path: Path) -> None:
     p.goto(html.as_uri())
     # the failed result moved under its call by the page's own script (so the CSP hash is right)
     assert p.locator('article.tool-call[data-call-id="call_1"] .results article.tool-result.failed').count() == 1
-    assert p.locator("#r3 .reasoning.vis-full").count() == 1
-    assert "encrypted, 12 bytes" in p.locator("#r3 .reasoning.vis-encrypted").inner_text()
+    assert p.locator("#rec-r3 .reasoning.vis-full").count() == 1
+    assert "encrypted, 12 bytes" in p.locator("#rec-r3 .reasoning.vis-encrypted").inner_text()
     assert "Z0FBQUFB" not in p.content(), "ciphertext must never be shown"
-    assert p.locator("#r3 .reasoning.vis-summary").inner_text().count("Checked the calendar.") == 1
-    assert "steering" in p.locator("#r8 header").inner_text()
-    assert "Withdrawn" in p.locator("#r9").inner_text()
-    assert p.locator("#r12.status-interrupted").count() == 1
+    assert p.locator("#rec-r3 .reasoning.vis-summary").inner_text().count("Checked the calendar.") == 1
+    assert "steering" in p.locator("#rec-r8 header").inner_text()
+    assert "Withdrawn" in p.locator("#rec-r9").inner_text()
+    assert p.locator("#rec-r12.status-interrupted").count() == 1
     # deliveries are shown on the messages they deliver
-    assert "sent" in p.locator("#r12 .deliveries").inner_text()
-    assert "suppressed" in p.locator("#r15 .deliveries").inner_text()
+    assert "sent" in p.locator("#rec-r12 .deliveries").inner_text()
+    assert "suppressed" in p.locator("#rec-r15 .deliveries").inner_text()
     # injected context is collapsed with its size; the person's words are not
-    assert p.locator("#r2 details.injected").count() == 1
-    assert not p.locator("#r2 details.injected").get_attribute("open")
-    assert p.locator("#r2 .part.author-human pre").is_visible()
+    assert p.locator("#rec-r2 details.injected").count() == 1
+    assert not p.locator("#rec-r2 details.injected").get_attribute("open")
+    assert p.locator("#rec-r2 .part.author-human pre").is_visible()
     # display-only content: what the user saw, and why the model's view is empty
-    assert "content: absent" in p.locator("#r14 header").inner_text()
-    assert p.locator("#r14 .display").count() == 1
+    assert "content: absent" in p.locator("#rec-r14 header").inner_text()
+    assert p.locator("#rec-r14 .display").count() == 1
     # plan revision history
-    assert "revision 2" in p.locator("#r7 header").inner_text()
-    assert p.locator('#r7 a.supersedes[href="#r6"]').count() == 1
+    assert "revision 2" in p.locator("#rec-r7 header").inner_text()
+    assert p.locator('#rec-r7 a.supersedes[href="#rec-r6"]').count() == 1
     # a failed request shows its error; a call nothing answered says so; tables render
     # (text_content: content-visibility lets a browser skip laying out what is off screen)
-    assert "403 Key limit exceeded" in (p.locator("#r18 pre.error-text").text_content() or "")
-    assert p.locator("#r19 .badge.no-result").count() == 1
-    assert p.locator("#r4 .badge.no-result").count() == 0
-    assert p.locator("#r20 .md table td").count() == 2
-    assert "| Fri | 11:00 |" in (p.locator("#r19 .arg pre").text_content() or ""), "multi-line members as text"
+    assert "403 Key limit exceeded" in (p.locator("#rec-r18 pre.error-text").text_content() or "")
+    assert p.locator("#rec-r19 .badge.no-result").count() == 1
+    assert p.locator("#rec-r4 .badge.no-result").count() == 0
+    assert p.locator("#rec-r20 .md table td").count() == 2
+    assert "| Fri | 11:00 |" in (p.locator("#rec-r19 .arg pre").text_content() or ""), "multi-line members as text"
     # the sender is named as the header declares the participant; collapsed context says what it holds
-    assert "from Ana" in p.locator("#r2 header").inner_text()
-    assert "<context>calendar: 3 events</context>" in p.locator("#r2 details.injected summary").inner_text()
+    assert "from Ana" in p.locator("#rec-r2 header").inner_text()
+    assert "<context>calendar: 3 events</context>" in p.locator("#rec-r2 details.injected summary").inner_text()
     # vendor records are hidden until asked for
-    assert not p.locator("#r17").is_visible()
-    p.check("#show-vendor")
-    assert p.locator("#r17").is_visible()
+    assert not p.locator("#rec-r17").is_visible()
+    p.check("#asr-show-vendor")
+    assert p.locator("#rec-r17").is_visible()
     assert not page.console_errors
 
 
@@ -141,15 +141,15 @@ def test_subagent_and_parent_pages_link_both_ways(page: PageWatch, tmp_path: Pat
     p = page.page
     p.goto((site / "index.html").as_uri())
     assert p.locator("tr.session-row").count() == 2
-    p.fill("#filter", "no such words anywhere")
+    p.fill("#asr-filter", "no such words anywhere")
     assert p.locator("tr.session-row:visible").count() == 0
-    p.fill("#filter", "")
+    p.fill("#asr-filter", "")
     p.locator("tr.session-row:not(.child) a").first.click()
     p.locator("a.child-link").first.click()
     assert "agent-" in p.url
     child_url = p.url
     p.locator("a.parent-link").click()
-    assert p.url.endswith("expected.html")
+    assert p.url.endswith("expected.asr.html")
     assert p.url != child_url
     assert not page.console_errors
 
@@ -158,7 +158,7 @@ def test_hostile_content_runs_and_fetches_nothing(page: PageWatch, tmp_path: Pat
     html = render(SHOW / "hostile-content" / "stream.asr.jsonl", tmp_path / "page.html")
     p = page.page
     p.goto(html.as_uri())
-    p.check("#show-vendor")
+    p.check("#asr-show-vendor")
     for selector in ("article", ".part", "a", "img", "summary"):
         for handle in p.locator(selector).element_handles():
             handle.dispatch_event("mouseover")
@@ -206,8 +206,37 @@ def test_a_long_session_loads_later_records_as_the_reader_scrolls(page: PageWatc
     loaded = p.locator("article").count()
     assert loaded < len(records(stream)) - 1, "later records wait in chunks"
     p.goto(html.as_uri() + "#r13")  # a link into a chunk loads up to it
-    assert p.locator("#r13").count() == 1
-    p.click("#load-all")
+    assert p.locator("#rec-r13").count() == 1
+    p.click("#asr-load-all")
     assert dom_counts(page) == expected_counts(records(stream))
-    assert "sent" in p.locator("#r12 .deliveries").inner_text(), "wired after insertion"
+    assert "sent" in p.locator("#rec-r12 .deliveries").inner_text(), "wired after insertion"
+    assert not page.console_errors, page.console_errors
+
+
+#: Every element id the page and its script look up, and some they might: a record may carry any
+#: of them as its ``id`` (issue 25.19).
+CLOBBERING_IDS = ["more", "load-all", "models", "show-vendor", "filter", "shown", "asr-more", "asr-load-all"]
+
+
+def test_record_ids_cannot_clobber_the_page_script(page: PageWatch, tmp_path: Path) -> None:
+    """A forged stream whose records are named like the page's own elements still loads its
+    whole tail: the ids a record gives are namespaced apart from the page's."""
+    from asr_adapters.view.html import PageWriter
+
+    stream = records(SHOW / "every-record-kind" / "stream.asr.jsonl")
+    for record, forged in zip(stream[1:], CLOBBERING_IDS, strict=False):
+        record["id"] = forged
+    html = tmp_path / "page.html"
+    with open(html, "w", encoding="utf-8") as handle:
+        writer = PageWriter(handle, inline_chars=3000, chunk_chars=2000)
+        for record in stream:
+            writer.record(record)
+        writer.finish()
+    assert writer.chunks >= 3, "later records wait in chunks the script must insert"
+    p = page.page
+    p.goto(html.as_uri())
+    assert p.locator("article").count() < len(stream) - 1
+    p.locator("button", has_text="show the rest of the session").click()
+    assert dom_counts(page) == expected_counts(stream)
+    assert p.locator("article").count() == len(stream) - 1, "the whole tail is on the page"
     assert not page.console_errors, page.console_errors

@@ -20,6 +20,7 @@ from ...core.adapter import Adapter, Context, Stream
 from ...core.companion import CompanionSkipped, open_companion
 from ...core.digests import DigestMap
 from ...core.errors import InputError
+from ...core.nesting import loads_within
 from ...core.refs import session_ref
 from ...core.source import BadLine, Source
 from ...registry import register
@@ -109,7 +110,8 @@ class ClaudeCodeAdapter(Adapter):
         yield Stream(info.key, main_records(), True)
         refs = _Refs(builder.uuid_rec, info.key)
         for kid in state.get("kids", []):
-            yield self._child_stream(kid, context, root, info.key, refs)
+            usage = builder.child_usage.get(agent_key(root, kid.agent_id))
+            yield self._child_stream(kid, context, root, info.key, refs, usage)
         taken = {f"{root}/agent-{kid.agent_id}" for kid in state.get("kids", [])}
         for key, lines in sidechains.groups():
             first_ts = sidechains.first_ts.get(key)
@@ -123,7 +125,15 @@ class ClaudeCodeAdapter(Adapter):
                 side.key, _run(Builder(side, context.accounting), sidechains.lines(source, lines)), False, info.key
             )
 
-    def _child_stream(self, kid: discover.Child, context: Context, root: str, parent_key: str, refs: _Refs) -> Stream:
+    def _child_stream(
+        self,
+        kid: discover.Child,
+        context: Context,
+        root: str,
+        parent_key: str,
+        refs: _Refs,
+        parent_usage: dict[str, Any] | None = None,
+    ) -> Stream:
         facts = prescan(Source(kid.path))
         meta = kid.meta or {}
         parent = parent_key
@@ -145,6 +155,7 @@ class ClaudeCodeAdapter(Adapter):
         )
         info.parent_refs = refs
         info.meta = kid.meta
+        info.parent_usage = parent_usage
         accounting = context.accounting
         return Stream(info.key, _run(Builder(info, accounting), _file_lines(kid.path, context)), False, parent)
 
@@ -153,12 +164,14 @@ class ClaudeCodeAdapter(Adapter):
         agent_id = facts.agent_id or _stem(source.name)
         meta = None
         refs = None
+        parent_usage = None
         if source.path is not None:
             kid = discover._child(source.path)
             meta = kid.meta
             parent_path = discover.parent_file(source.path, facts.session_id)
             if parent_path is not None:
-                refs = _Refs(_uuids_of(parent_path), session_ref(AGENT, root))
+                uuids, parent_usage = _parent_facts(parent_path, agent_id)
+                refs = _Refs(uuids, session_ref(AGENT, root))
         parent = session_ref(AGENT, root)
         if meta and isinstance(meta.get("parentAgentId"), str):
             parent = agent_key(root, meta["parentAgentId"])
@@ -178,6 +191,7 @@ class ClaudeCodeAdapter(Adapter):
         )
         info.parent_refs = refs
         info.meta = meta
+        info.parent_usage = parent_usage
         return Stream(info.key, _run(Builder(info, context.accounting), context.json_lines()), True, parent)
 
 
@@ -191,7 +205,6 @@ def _run(builder: Builder, lines: Iterator[tuple[int, Any]]) -> Iterator[dict[st
 def _file_lines(path: Path, context: Context) -> Iterator[tuple[int, Any]]:
     """Parsed lines of a subagent file, each counted as a native item (unreadable ones reported)."""
     accounting = context.accounting
-    loads = orjson.loads
     try:
         handle = open_companion(path, None, None)  # listed by discover.children (inside its folder)
     except (OSError, CompanionSkipped) as exc:
@@ -204,7 +217,7 @@ def _file_lines(path: Path, context: Context) -> Iterator[tuple[int, Any]]:
         for number, raw in Source(handle, name=path.name).lines():
             accounting.native_items += 1
             try:
-                value = loads(raw)
+                value = loads_within(raw)
             except orjson.JSONDecodeError as exc:
                 reason = raw.reason if isinstance(raw, BadLine) else str(exc)
                 accounting.unreadable += 1
@@ -213,12 +226,16 @@ def _file_lines(path: Path, context: Context) -> Iterator[tuple[int, Any]]:
             yield number, value
 
 
-def _uuids_of(path: Path) -> DigestMap:
+def _parent_facts(path: Path, agent_id: str) -> tuple[DigestMap, dict[str, Any] | None]:
+    """The parent session's line uuids, and the usage its spawn result records for this
+    agent's last response (``toolUseResult.usage`` beside ``agentId``), read in one pass."""
     uuids = DigestMap()  # uuid -> 0: a set, 16 bytes a uuid
+    usage: dict[str, Any] | None = None
+    wanted = f'"agentId":"{agent_id}"'.encode()
     try:
         handle = open_companion(path, None, None)  # checked by discover.parent_file
         if handle is None:
-            return uuids
+            return uuids, None
         with handle:
             for raw in handle:
                 if b'"uuid"' not in raw:
@@ -229,9 +246,14 @@ def _uuids_of(path: Path) -> DigestMap:
                     continue
                 if isinstance(obj, dict) and isinstance(obj.get("uuid"), str):
                     uuids[obj["uuid"]] = 0
+                    if wanted in raw:
+                        result = obj.get("toolUseResult")
+                        if isinstance(result, dict) and result.get("agentId") == agent_id:
+                            found = result.get("usage")
+                            usage = found if isinstance(found, dict) else usage
     except (OSError, CompanionSkipped):
         pass
-    return uuids
+    return uuids, usage
 
 
 def _nested(meta: dict[str, Any] | None) -> bool:
@@ -302,7 +324,7 @@ class _Sidechains:
         for number, raw in source.lines():
             if number in todo:
                 try:
-                    yield number, orjson.loads(raw)
+                    yield number, loads_within(raw)
                 except orjson.JSONDecodeError:
                     continue  # already counted unreadable in the main pass
                 todo.discard(number)

@@ -13,6 +13,7 @@ lines in ``side.py``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from operator import itemgetter
 from typing import Any
 
@@ -90,9 +91,14 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         self.seen_env: dict[str, Any] = dict.fromkeys(TRACKED, _UNSEEN)
         self.seen_env.update(cwd=info.cwd, version=info.version)
         self.calls: dict[str, tuple[str, Any, dict[str, Any], str]] = {}
+        #: every call's tool name by callId, for its tool_result (docs/semantics.md)
+        self.call_names = SpillMap()
+        #: compact_boundary uuid -> the record of the leaf it continues (a few per file)
+        self.compacted_leaf: dict[str, str] = {}
         self.plan_ids: dict[str, str] = {}
         self.tasks = TaskList()
         self.linked_agents = SpillSet()  # child streams a spawn named (one per spawn)
+        self.child_usage = SpillMap(64)  # child stream -> its spawn result's usage (fold.py)
         self.sidechain_prompts: dict[str, str] = {}
         self.queue = Queue()
         #: Whether a turn is running (a prompt or tool result is being answered, a tool runs):
@@ -131,11 +137,8 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
 
     # -- lines --------------------------------------------------------------------------
 
-    def feed(self, line: int, obj: Any) -> list[dict[str, Any]]:
+    def feed(self, line: int, obj: Any) -> Iterable[dict[str, Any]]:
         """The records completed by one parsed line (each line gets one accounting outcome)."""
-        hold = self.usage_hold
-        if hold is not None and line > hold.until:
-            self.release_usage()
         waiting = self.waiting
         if waiting and isinstance(obj, dict) and obj.get("type") == "assistant":
             self._release_waiting(None)  # never inside a response: they came before it
@@ -226,7 +229,7 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         else:
             self._bookkeeping(obj, kind)
 
-    def finish(self, children: list[tuple[str, str | None, dict[str, Any] | None]] = ()) -> list[dict[str, Any]]:  # type: ignore[assignment]
+    def finish(self, children: list[tuple[str, str | None, dict[str, Any] | None]] = ()) -> Iterable[dict[str, Any]]:  # type: ignore[assignment]
         """Close what is still open at the end of the file."""
         if self.waiting:
             self._release_waiting(None)
@@ -237,6 +240,8 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
             self._vendor_item(item)
         self.queue.pending.clear()
         self._finish_tools(list(children))
+        if self.usage_hold is not None and self.info.parent_usage is not None:
+            self._take_parent_usage(self.info.parent_usage)
         self.release_usage()
         return self.out.drain()
 
@@ -323,6 +328,9 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         uuid = obj.get("uuid")
         if type(uuid) is str:
             self.uuid_rec[uuid] = rid
+            if kind == "system/compact_boundary" and "parent" in record:
+                # the summary that follows replaces the path ending at the pre-compaction leaf
+                self.compacted_leaf[uuid] = record["parent"]
 
     def _message(
         self,
@@ -338,6 +346,7 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         native: dict[str, Any] | None = None,
         skip: tuple[str, ...] = (),
         queued: Item | None = None,
+        members: dict[str, Any] | None = None,
     ) -> str:
         """A message record from one line, its keys set in canonical order.
 
@@ -384,6 +393,8 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
             if isinstance(uuid, str):
                 ids.append(uuid)
             record["assembly"] = {"mode": "folded", "sourceIds": ids}
+        if members is not None:
+            record.update(members)
         if native is not None:
             record["native"] = native
         self._native(record, obj, skip)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.digests import RecordIds
 from ...core.spill import SpillMap
+from ...core.usage import normalized_usage as normalized
 from ...model.order import canonical_order
 from .info import opened
 from .parts import data_part, reasoning_part
@@ -27,32 +28,23 @@ _COMPLETE = frozenset({"end_turn", "tool_use", "stop_sequence", "pause_turn"})
 _CALL_FIELDS = frozenset({"type", "id", "name", "input"})  # tool_use members a tool_call carries
 _CALLS = itemgetter(3)  # a fold line's tool_use blocks
 _ERRORS = ("error", "apiError", "apiErrorStatus")  # a synthetic response's error members
-#: Anthropic usage member -> normalized ``usage`` key (HELPERS: usage, issue 14.13). The API
-#: states no reasoning or total count, so those keys never appear.
-_USAGE_KEYS = (
-    ("input_tokens", "inputTokens"),
-    ("output_tokens", "outputTokens"),
-    ("cache_read_input_tokens", "cacheReadTokens"),
-    ("cache_creation_input_tokens", "cacheWriteTokens"),
-)
+#: The input counts every line of one response repeats: a recorded usage with the same ones
+#: is that response's.
+_INPUT_COUNTS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 #: Lines held while a response is open, at most: past this the response is closed early.
 HELD_LIMIT = 32
-#: Lines after a response closed unfinished during which its usage may still rise (a later
-#: line of it, after a tool result, has the final count): its records wait that long at most.
-USAGE_WAIT = 16
 
 
 class UsageHold:
     """The record carrying a response's usage, not yet handed out: a later line of the same
-    response (after a tool result) may carry a higher count."""
+    response (after a tool result) may carry a higher count. It waits until the response is
+    over (a line of it with the final count, another response, the end of the file)."""
 
-    __slots__ = ("best", "index", "message_id", "synthetic", "until")
+    __slots__ = ("best", "message_id", "synthetic")
 
-    def __init__(self, message_id: str, index: int, best: int, until: int, synthetic: bool) -> None:
+    def __init__(self, message_id: str, best: int, synthetic: bool) -> None:
         self.message_id = message_id
-        self.index = index  # its position in the records not yet handed out
         self.best = best
-        self.until = until  # the last line number it waits for
         self.synthetic = synthetic
 
 
@@ -62,6 +54,7 @@ class Fold:
     __slots__ = (
         "best_tokens",
         "continues",
+        "final",
         "first",
         "held",
         "line",
@@ -84,6 +77,7 @@ class Fold:
         self.lines: list[tuple[Any, Any, bool, list[dict[str, Any]], Any, int]] = []
         self.usage: Any = None
         self.best_tokens = -1
+        self.final = False  # a line of it carries the response's final count
         self.stop_reason: Any = None
         self.model: Any = None
         self.continues: str | None = None  # id of the earlier message of the same response
@@ -94,16 +88,31 @@ class Fold:
         self.held: list[tuple[int, Any]] = []
 
 
-def normalized_usage(native: Any) -> dict[str, int] | None:
-    """The response's token counts under the normalized names, each only where stated."""
+def normalized_usage(native: Any, final: bool = True) -> dict[str, Any] | None:
+    """The response's usage under the one definition (core.usage): Anthropic's
+    ``input_tokens`` counts only the input not read from or written to the cache, so
+    ``inputTokens`` adds the cache counts to it; ``output_tokens`` already counts thinking.
+    ``final`` False: the count is a running one (``partial``)."""
     if not isinstance(native, dict):
         return None
-    usage = {}
-    for key, name in _USAGE_KEYS:
-        value = native.get(key)
-        if type(value) is int:
-            usage[name] = value
-    return usage or None
+    read = native.get("cache_read_input_tokens")
+    write = native.get("cache_creation_input_tokens")
+    return normalized(
+        input=native.get("input_tokens"),
+        input_parts=(read, write),
+        cache_read=read,
+        cache_write=write,
+        output=native.get("output_tokens"),
+        partial=not final,
+    )
+
+
+def final_count(message: dict[str, Any], usage: Any) -> bool:
+    """Whether a line's usage is the response's final count: the API sends the stop reason
+    and the final output count together (``message_delta``), so a line with a stop reason has
+    it; so has a usage object with ``iterations``, a member only the usage Claude Code builds
+    at the end of a response carries (the running lines of 2.1.x builds lack it)."""
+    return message.get("stop_reason") is not None or (isinstance(usage, dict) and "iterations" in usage)
 
 
 def status_of(stop_reason: Any) -> str | None:
@@ -167,13 +176,16 @@ class FoldMixin:
             added = True
         fold.lines.append((obj.get("uuid"), obj.get("parentUuid"), added, calls, obj.get("timestamp"), self.line))
         usage = message.get("usage")
+        final = final_count(message, usage)
         if isinstance(usage, dict):
             tokens = usage.get("output_tokens")
             tokens = tokens if isinstance(tokens, int) else 0
             if tokens >= fold.best_tokens:
                 fold.best_tokens, fold.usage = tokens, usage
-            if hold is not None and tokens > hold.best:
-                self._raise_usage(hold, usage, tokens)
+            if hold is not None and (tokens > hold.best or final):
+                self._raise_usage(hold, usage if tokens > hold.best else None, tokens, final)
+        if final:
+            fold.final = True
         stop_reason = message.get("stop_reason")
         if stop_reason is not None:
             fold.stop_reason = stop_reason
@@ -296,32 +308,53 @@ class FoldMixin:
 
     def _hold_usage(self, fold: Fold, synthetic: bool) -> None:
         """The record just written carries the usage of a response that may go on after a tool
-        result (no stop reason yet; 2.0 and some 2.1 builds never write one): hold it a few
-        lines, so that a later line of the response can raise its count."""
-        if fold.stop_reason is not None or fold.message_id is None:
+        result (its count is not final yet; 2.0 and most 2.1 builds never write a stop reason):
+        hold it until the response is over, so that a later line can raise its count."""
+        if fold.final or fold.message_id is None:
             return
-        out = self.out
-        self.usage_hold = UsageHold(
-            fold.message_id, len(out.records) - 1, fold.best_tokens, self.line + USAGE_WAIT, synthetic
-        )
-        out.holding = True
+        if self.usage_hold is not None:
+            self.release_usage()
+        self.usage_hold = UsageHold(fold.message_id, fold.best_tokens, synthetic)
+        self.out.hold()
 
-    def _raise_usage(self, hold: UsageHold, native: dict[str, Any], tokens: int) -> None:
-        """A later line of the held response counts more: its usage replaces the held one."""
-        records = self.out.records
-        record = records[hold.index]
+    def _raise_usage(self, hold: UsageHold, native: dict[str, Any] | None, tokens: int, final: bool) -> None:
+        """A later line of the held response counts more (``native``, its usage, replaces the
+        held one), or has the final count (the hold ends)."""
+        out = self.out
+        record = out.held
+        if native is None:
+            native = record.get("nativeUsage")
+        else:
+            hold.best = tokens
         if not hold.synthetic:
-            usage = normalized_usage(native)
+            usage = normalized_usage(native, final)
             if usage is not None:
                 record["usage"] = usage
         record["nativeUsage"] = native
-        records[hold.index] = canonical_order(record)
-        hold.best = tokens
+        out.held = canonical_order(record)
+        if final:
+            self.release_usage()
+
+    def _take_parent_usage(self, recorded: dict[str, Any]) -> None:
+        """A subagent's file ended with its last response holding only a running count: the
+        parent's spawn result records that response's usage as Claude Code saw it at the end
+        (``toolUseResult.usage``). Taken when it is that response (the same input counts) and
+        counts at least as many output tokens (counts only grow)."""
+        hold = self.usage_hold
+        if hold is None or hold.synthetic:
+            return
+        held = self.out.held.get("nativeUsage")
+        tokens = recorded.get("output_tokens")
+        if not isinstance(held, dict) or type(tokens) is not int or tokens < hold.best:
+            return
+        if any(recorded.get(key) != held.get(key) for key in _INPUT_COUNTS):
+            return  # another response (the file was cut, or the parent names another one)
+        self._raise_usage(hold, recorded, tokens, final_count({}, recorded))
 
     def release_usage(self) -> None:
-        """The held response is over (another began, it waited long enough, the file ended)."""
+        """The held response is over (its final count came, another began, the file ended)."""
         self.usage_hold = None
-        self.out.holding = False
+        self.out.release()
 
     def _tool_call(
         self, block: dict[str, Any], fold: Fold, ts: Any, parent: Any, line_uuid: Any, index: int
@@ -349,8 +382,10 @@ class FoldMixin:
         for key, value in block.items():
             if key not in _CALL_FIELDS:
                 call[key] = value
-        if isinstance(name, str) and name in PLAN_TOOLS:
-            self._remember_call(call, {"timestamp": ts})
+        if isinstance(name, str):
+            self.call_names[call_id] = name  # its tool_result names no tool: the call does
+            if name in PLAN_TOOLS:
+                self._remember_call(call, {"timestamp": ts})
         return call
 
     def _extras(self, record: dict[str, Any], fold: Fold, first: dict[str, Any], synthetic: bool) -> bool:
@@ -363,7 +398,7 @@ class FoldMixin:
             carries = True
             self.usage_for = fold.message_id  # one response's usage on one record (HELPERS)
             if not synthetic:  # a harness-written error is no model response: nothing to add up
-                usage = normalized_usage(fold.usage)
+                usage = normalized_usage(fold.usage, fold.final)
                 if usage is not None:
                     record["usage"] = usage
             record["nativeUsage"] = fold.usage
@@ -392,6 +427,7 @@ class FoldMixin:
         def _copied(self, record: dict[str, Any], obj: dict[str, Any], field_name: str, value: str) -> None: ...
 
         message_heads: SpillMap
+        call_names: SpillMap
 
         def _remember_call(self, call: dict[str, Any], obj: dict[str, Any]) -> None: ...
 

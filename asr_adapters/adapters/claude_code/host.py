@@ -15,6 +15,7 @@ class BuilderHost:
     info: Any
     queue: Queue
     busy: bool
+    compacted_leaf: dict[str, str]
 
     if TYPE_CHECKING:
 
@@ -34,4 +35,5 @@ class BuilderHost:
             native: dict[str, Any] | None = None,
             skip: tuple[str, ...] = (),
             queued: Item | None = None,
+            members: dict[str, Any] | None = None,
         ) -> str: ...

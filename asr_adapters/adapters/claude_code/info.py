@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any, Protocol
 
 from ...core.accounting import Accounting
 from ...core.adapter import Emitter
 from ...core.refs import schema_name, session_ref
+from ...core.spool import RecordSpool
 from ...core.timestamps import from_iso, stamp
 
 AGENT = "claude-code"
@@ -45,6 +48,9 @@ class StreamInfo:
     derived_id: bool = False
     #: uuid -> record ref (``field=value``) of the parent's lines, for ``copiedFrom``.
     parent_refs: Refs | None = None
+    #: For a subagent: the usage its parent's spawn result records for the subagent's last
+    #: response (``toolUseResult.usage``), verbatim.
+    parent_usage: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -57,20 +63,34 @@ def agent_key(root_session: str, agent_id: str) -> str:
     return session_ref(AGENT, f"{root_session}/agent-{agent_id}")
 
 
+#: Records kept in memory behind a held usage record; later ones wait in a temporary file.
+HELD_IN_MEMORY = 64
+
+
 class Out:
     """Emission plus accounting for one stream: every native item ends in one outcome.
 
     Records are built with ``seq``/``id`` placeholders after ``type`` (see ``core.adapter.start``)
-    so the emitter numbers them in place instead of copying them."""
+    so the emitter numbers them in place instead of copying them.
+
+    While a record carries the usage of a response that may still go on (``hold``), it and
+    every record after it wait: a later line of the response can raise the count. The wait
+    lasts until the response is over, however many lines that takes, so past
+    ``HELD_IN_MEMORY`` the waiting records move to a temporary file (``RecordSpool``)."""
 
     def __init__(self, accounting: Accounting) -> None:
         self.acc = accounting
         self.emit = Emitter(accounting)
         self._number = self.emit.__call__  # a bound method call is cheaper than an instance call
         self.records: list[dict[str, Any]] = []
-        #: While set, ``drain`` gives nothing: a written record may still change (the usage of
-        #: a response whose later lines may come, held a bounded number of lines).
+        #: While set, ``drain`` gives nothing: a written record may still change.
         self.holding = False
+        #: While holding: the records up to the held one (the last), then the spooled ones,
+        #: then ``records``.
+        self._head: list[dict[str, Any]] = []
+        self._spool = RecordSpool()
+        #: Released records still to hand out when some came back from the spool.
+        self._ready: Iterator[dict[str, Any]] | None = None
 
     def stamp(self, record: dict[str, Any], value: Any) -> None:
         """``ts`` / ``tsPrecision`` of a record from the native timestamp ``value``."""
@@ -79,13 +99,53 @@ class Out:
     def put(self, record: dict[str, Any]) -> str:
         """Emit a record; returns its id (the record's own ``id`` string, not a copy)."""
         record = self._number(record)
-        self.records.append(record)
+        records = self.records
+        records.append(record)
+        if self.holding and len(records) > HELD_IN_MEMORY:
+            spool = self._spool
+            for waiting in records[:-1]:  # the newest stays: its writer may still touch it
+                spool.append(waiting)
+            del records[:-1]
         return record["id"]
 
-    def drain(self) -> list[dict[str, Any]]:
+    def hold(self) -> None:
+        """The record just put carries a usage that may still change: from now on nothing is
+        handed out until ``release``."""
+        if self._ready is not None:  # released but not handed out yet: it all comes first
+            self.records = [*self._ready, *self.records]
+            self._ready = None
+        self._head, self.records = self.records, []
+        self.holding = True
+
+    @property
+    def held(self) -> dict[str, Any]:
+        return self._head[-1]
+
+    @held.setter
+    def held(self, record: dict[str, Any]) -> None:
+        self._head[-1] = record
+
+    def release(self) -> None:
+        """The held record is final: the waiting records go out with the next ``drain``."""
+        if not self.holding:
+            return
+        self.holding = False
+        head, self._head = self._head, []
+        if self._spool.count:
+            self._ready = chain(head, self._spool.drain())
+        else:
+            self.records = [*head, *self.records]
+
+    def drain(self) -> Iterable[dict[str, Any]]:
+        """The records ready to hand out, in order: a list, or an iterator when some come
+        back from the temporary file."""
         if self.holding:
             return []
         records, self.records = self.records, []
+        ready = self._ready
+        if ready is not None:
+            self._ready = None
+            return chain(ready, records)
         return records
 
 

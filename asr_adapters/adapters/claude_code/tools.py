@@ -12,9 +12,10 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ...core.digests import RecordIds
-from ...core.spill import SpillSet
+from ...core.outcome import cancelled, denied, not_a_failure, set_exit_code
+from ...core.spill import SpillMap, SpillSet
 from ...core.timestamps import from_iso, stamp
-from .info import agent_key, opened
+from .info import REGISTRY, agent_key, opened
 from .parts import result_parts
 from .plans import TaskList, read_plan_file, todo_entries
 
@@ -33,13 +34,59 @@ _RESULT_FIELDS = frozenset({"type", "tool_use_id", "is_error", "content"})
 _AGENT_TAIL = re.compile(r"agentId: ([A-Za-z0-9_-]+)")
 
 
+#: the texts Claude Code writes as a tool result when the call did not run to an outcome
+#: (its message constants REJECT_MESSAGE / the "Permission for this tool use was denied" auto
+#: rejection, CANCEL_MESSAGE and INTERRUPT_MESSAGE_FOR_TOOL_USE; samples 1.0.43, 2.1.38)
+_DENIED_TEXTS = (
+    "The user doesn't want to proceed with this tool use.",
+    "Error: The user doesn't want to proceed with this tool use.",
+    "Permission for this tool use was denied.",
+    "The agent proposed a plan that was rejected by the user.",
+)
+_INTERRUPTED_TEXTS = (
+    "The user doesn't want to take this action right now.",
+    "[Request interrupted by user for tool use]",
+)
+#: a parallel call the harness did not run because a sibling call failed (sample 2.1.38)
+_SIBLING_ERRORED = "<tool_use_error>Sibling tool call errored</tool_use_error>"
+#: the Bash tool's failure text: "Exit code N" then the output (sample 2.0.76)
+_BASH_EXIT = re.compile(r"(?:Error: )?Exit code (-?\d+)(?:\n|\Z)")
+
+
+def result_outcome(record: dict[str, Any], name: str | None, content: Any, line: dict[str, Any]) -> None:
+    """What the result's own text or the line's ``toolUseResult`` records of the call's outcome:
+    the person's refusal (``denied``), the harness's cancellation of a sibling call, an
+    interruption, or the Bash command's exit code (docs/semantics.md, Tool outcome)."""
+    text = _text(content)
+    result = line.get("toolUseResult")
+    if (
+        result == "User rejected tool use"
+        or isinstance(line.get("toolDenialKind"), str)
+        or text.startswith(_DENIED_TEXTS)
+    ):
+        record["status"] = denied(REGISTRY)
+        not_a_failure(record)
+    elif text == _SIBLING_ERRORED or result == "Sibling tool call errored":
+        record["status"] = cancelled(REGISTRY)
+        not_a_failure(record)
+    elif text.startswith(_INTERRUPTED_TEXTS) or (isinstance(result, dict) and result.get("interrupted") is True):
+        record["status"] = "interrupted"
+        not_a_failure(record)
+    elif name == "Bash" and record.get("isError") is True:
+        match = _BASH_EXIT.match(text)
+        if match is not None:
+            set_exit_code(record, int(match.group(1)))
+
+
 class ToolMixin:
     """Needs the builder's ``out``, ``info``, ``uuid_rec``, ``_link``, ``_copied``."""
 
     calls: dict[str, tuple[str, Any, dict[str, Any], str]]  # callId -> (name, input, line, rid)
+    call_names: SpillMap  # callId -> the tool its call named
     plan_ids: dict[str, str]  # planId -> id of its latest record
     tasks: TaskList
     linked_agents: SpillSet  # child session refs a spawn named
+    child_usage: SpillMap  # child session ref -> the usage its spawn's result records
     sidechain_prompts: dict[str, str]  # first prompt of an inline sidechain -> its session ref
     out: Any
     info: Any
@@ -76,9 +123,13 @@ class ToolMixin:
             if isinstance(prompt_id, str):
                 record["turnId"] = prompt_id
             record["callId"] = call_id
+            name = self.call_names.get(call_id)
+            if name is not None:
+                record["name"] = name
             is_error = block.get("is_error")
             if isinstance(is_error, bool):
                 record["isError"] = is_error
+            result_outcome(record, name, block.get("content"), obj)
             report = pending is not None and pending[0] in ("Task", "Agent") and block.get("is_error") is not True
             parts = record["content"] = result_parts(block.get("content"), report=report)
             for part in parts:
@@ -247,6 +298,9 @@ class ToolMixin:
         session = None
         if agent_id:
             session = agent_key(self.info.root_session, agent_id)
+            usage = result.get("usage") if isinstance(result, dict) else None
+            if isinstance(usage, dict):
+                self.child_usage[session] = usage  # the child's last response, as the parent saw it
         elif isinstance(call_input.get("prompt"), str):
             session = self.sidechain_prompts.get(call_input["prompt"])
         self._subagent(call_line, call_id, call_rid, session, call_input)

@@ -58,6 +58,7 @@ class UserLinesMixin(BuilderHost):
         capture = None
         sender = None
         queued = None
+        summary = None
         if self.queue.removed:
             self._release_removed()
         if content is None:  # a truncated line: the record says the content was not kept
@@ -65,6 +66,8 @@ class UserLinesMixin(BuilderHost):
             capture = {"content": {"state": "absent", "reason": "the line holds no message content"}}
         elif obj.get("isCompactSummary") or obj.get("isMeta"):
             parts = user_parts(content, HARNESS, split=False)
+            if obj.get("isCompactSummary") is True:
+                summary = self._compaction(obj)
         elif not self.first_prompt_seen and not self._is_copy(obj):
             self.first_prompt_seen = True
             if content == "Warmup" or (self.info.agent_id or "").startswith("acompact"):
@@ -94,8 +97,15 @@ class UserLinesMixin(BuilderHost):
                 self.busy = False
         if self.queue.dequeues:
             self._flush_dequeues()
-        self._message(obj, parts, sender=sender, capture=capture, queued=queued)
+        self._message(obj, parts, sender=sender, capture=capture, queued=queued, members=summary)
         acc.records += 1
+
+    def _compaction(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """The compaction summary replaces the history before it (docs/format.md, Compaction):
+        the path ending at the leaf its compact_boundary names (``logicalParentUuid``)."""
+        parent = obj.get("parentUuid")
+        through = self.compacted_leaf.get(parent) if type(parent) is str else None
+        return {"summaryOf": "compaction", "compaction": {"through": through} if through else {}}
 
 
 def _starts_turn(parts: list[dict[str, Any]], busy: bool) -> bool:

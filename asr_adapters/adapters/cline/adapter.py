@@ -17,6 +17,7 @@ import orjson
 
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.errors import InputError
+from ...core.nesting import loads_within
 from ...core.source import Source
 from ...core.timestamps import from_epoch_millis, stamp
 from ...registry import register
@@ -64,7 +65,7 @@ class ClineAdapter(Adapter):
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         try:
-            document = orjson.loads(source.read_all())
+            document = loads_within(source.read_all())
         except orjson.JSONDecodeError as exc:
             raise InputError(source.display, f"not a Cline task file: {exc}") from None
         entry_kind = kind_of(document)

@@ -17,6 +17,7 @@ from .parts import (
     metrics_usage,
     parse_json,
     piece_part,
+    provider_of,
     request_usage,
     result_parts,
     shown_row,
@@ -151,7 +152,8 @@ class TaskMapper(Timeline):
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 call_id = block.get("tool_use_id")
                 if isinstance(call_id, str) and call_id in self.known_calls:
-                    yield self.put(self._result(call_id, None, result_parts(block.get("content")), ts, block))
+                    name = next((n for c, n in self.open_calls if c == call_id), None)  # its call names it
+                    yield self.put(self._result(call_id, name, result_parts(block.get("content")), ts, block))
                     self.open_calls = [c for c in self.open_calls if c[0] != call_id]
                     continue
                 parts += [{**p, "author": "tool", "origin": "injected"} for p in result_parts(block.get("content"))]
@@ -288,8 +290,8 @@ class TaskMapper(Timeline):
         if requests:
             info = self._request_info(requests[-1])
             if isinstance(info, dict):
-                return request_usage(info)
-        usage = metrics_usage(message.get("metrics"))
+                return request_usage(info, provider_of(self.ui[requests[-1]]))
+        usage = metrics_usage(message.get("metrics"), provider_of(message))
         return usage, (message.get("metrics") if usage is not None else None), None
 
     def _request_info(self, position: int) -> Any:
@@ -309,9 +311,33 @@ class TaskMapper(Timeline):
         body["input"] = call.params
         body["idSource"] = "derived"
         body["xml"] = call.raw
+        if call.name == "condense":
+            self._condensed(body, index)
         self.known_calls.add(body["callId"])
         self.open_calls.append((body["callId"], call.name))
         return body
+
+    def _condensed(self, body: dict[str, Any], index: int) -> None:
+        """The ``condense`` call holds the summary (its ``context``) that replaces the history
+        once the person accepts it: Cline then sets ``conversationHistoryDeletedRange``, which the
+        next request row records. ``compaction`` names that range of api messages
+        (docs/format.md, Compaction); no range recorded after the call (the person answered
+        with feedback instead): the summary replaced nothing."""
+        body["summaryOf"] = "compaction"
+        before: Any = None
+        for row in self.ui:
+            if not isinstance(row, dict):
+                continue
+            deleted = row.get("conversationHistoryDeletedRange")
+            at = row.get("conversationHistoryIndex")
+            changed = isinstance(at, int) and at >= index and deleted is not None and deleted != before
+            if changed and isinstance(deleted, list) and len(deleted) == 2 and all(type(n) is int for n in deleted):
+                start, end = deleted
+                body["compaction"] = {"from": f"messageId=api:{start}", "through": f"messageId=api:{end}"}
+                return
+            if deleted is not None:
+                before = deleted
+        body["compaction"] = {}
 
     def _native_call(self, index: int, number: int, block: dict[str, Any], ts: Any) -> dict[str, Any]:
         body = new_body("tool_call", ts)

@@ -7,7 +7,9 @@ from typing import Any
 
 import orjson
 
-from ...core.usage import token_counts
+from ...core.nesting import loads_within
+from ...core.usage import count
+from ...core.usage import normalized_usage as normalized
 from .split import HARNESS, HUMAN, RESULT, result_state
 
 REGISTRY = "bot.cline"
@@ -20,7 +22,7 @@ def parse_json(text: Any) -> Any:
     if not isinstance(text, str) or not text.lstrip().startswith(("{", "[")):
         return None
     try:
-        value = orjson.loads(text)
+        value = loads_within(text)
     except orjson.JSONDecodeError:
         return None
     return value if isinstance(value, dict | list) else None
@@ -108,40 +110,99 @@ def result_parts(content: Any) -> list[dict[str, Any]]:
     return [] if content is None else [{"type": "data", "data": content, "schema": f"{REGISTRY}/result"}]
 
 
-_REQUEST_USAGE = (
-    ("tokensIn", "inputTokens"),
-    ("tokensOut", "outputTokens"),
-    ("cacheReads", "cacheReadTokens"),
-    ("cacheWrites", "cacheWriteTokens"),
-)
-_METRIC_USAGE = (("prompt", "inputTokens"), ("completion", "outputTokens"), ("cached", "cacheReadTokens"))
 USAGE_KEYS = frozenset(("tokensIn", "tokensOut", "cacheReads", "cacheWrites", "cost"))
+#: Cline providers whose handler reports ``inputTokens`` with the cached input inside (the
+#: OpenAI-compatible ``prompt_tokens``, nothing subtracted), read from Cline's
+#: ``src/core/api/providers/*.ts``. Every other handler (anthropic, bedrock, vertex, cline,
+#: openrouter, openai-native, deepseek, gemini, groq, moonshot, vercel-ai-gateway, minimax,
+#: claude-code …) reports it without the cache (Anthropic's count, or the prompt count less
+#: the cached part), as ``calculateApiCostAnthropic`` expects.
+CACHE_INSIDE_PROVIDERS = frozenset(
+    {
+        "openai",
+        "litellm",
+        "xai",
+        "zai",
+        "requesty",
+        "huggingface",
+        "fireworks",
+        "baseten",
+        "together",
+        "sambanova",
+        "nebius",
+        "lmstudio",
+        "ollama",
+        "qwen",
+        "qwen-code",
+        "doubao",
+        "mistral",
+        "cerebras",
+        "sapaicore",
+        "wandb",
+        "hicap",
+        "nousresearch",
+        "dify",
+        "oca",
+        "huawei-cloud-maas",
+        "asksage",
+    }
+)
 
 
-def _normalized(source: Any, names: tuple[tuple[str, str], ...]) -> dict[str, int] | None:
-    if not isinstance(source, dict):
-        return None
-    return token_counts(source, names) or None
+def provider_of(row: Any) -> str | None:
+    """The provider a row (or api message) names in its ``modelInfo`` (2026 builds), if any."""
+    info = row.get("modelInfo") if isinstance(row, dict) else None
+    provider = info.get("providerId") if isinstance(info, dict) else None
+    return provider if isinstance(provider, str) else None
+
+
+def _input_has_cache(provider: str | None, tokens_in: Any, cached: int) -> bool:
+    """Whether Cline's input count already holds the cached input: only for the providers
+    that report it so, and never when the cached part is larger than the whole (the numbers
+    then prove it was counted apart). A row that names no provider (2025 builds) is read the
+    way Cline's default providers count (anthropic, cline, openrouter: without the cache)."""
+    if provider not in CACHE_INSIDE_PROVIDERS:
+        return False
+    return not (isinstance(tokens_in, int) and tokens_in < cached)
+
+
+def _request_normalized(info: dict[str, Any], provider: str | None) -> dict[str, Any] | None:
+    tokens_in, read, write = info.get("tokensIn"), info.get("cacheReads"), info.get("cacheWrites")
+    cached = (count(read) or 0) + (count(write) or 0)
+    parts = () if _input_has_cache(provider, tokens_in, cached) else (read, write)
+    return normalized(
+        input=tokens_in, input_parts=parts, cache_read=read, cache_write=write, output=info.get("tokensOut")
+    )
 
 
 #: a request's ``cancelReason`` -> the status of the response it cut short (ASR-206)
 _CANCEL_STATUS = {"streaming_failed": "error", "user_cancelled": "interrupted"}
 
 
-def request_usage(info: dict[str, Any]) -> tuple[dict[str, int] | None, dict[str, Any], str | None]:
-    """(normalized usage, the native numbers verbatim, the reply's status) of a ClineApiReqInfo:
-    a request Cline cancelled (``cancelReason``) cut its reply short, whatever its numbers say."""
+def request_usage(
+    info: dict[str, Any], provider: str | None = None
+) -> tuple[dict[str, Any] | None, dict[str, Any], str | None]:
+    """(normalized usage, the native numbers verbatim, the reply's status) of a ClineApiReqInfo
+    (``provider``: the row's ``modelInfo.providerId``): a request Cline cancelled
+    (``cancelReason``) cut its reply short, whatever its numbers say."""
     native = {k: v for k, v in info.items() if k in USAGE_KEYS}
     reason = info.get("cancelReason")
     status = _CANCEL_STATUS.get(reason) if isinstance(reason, str) else None
     if isinstance(reason, str) and status is None:
         status = f"{REGISTRY}/{reason}"
-    return _normalized(info, _REQUEST_USAGE), native, status
+    return _request_normalized(info, provider), native, status
 
 
-def metrics_usage(metrics: Any) -> dict[str, int] | None:
-    """Normalized usage of an api message's ``metrics.tokens`` (2026 builds)."""
-    return _normalized(metrics.get("tokens") if isinstance(metrics, dict) else None, _METRIC_USAGE)
+def metrics_usage(metrics: Any, provider: str | None = None) -> dict[str, Any] | None:
+    """Normalized usage of an api message's ``metrics.tokens`` (2026 builds): ``prompt`` is the
+    request's input count as the provider's handler reported it, ``cached`` its cache reads and
+    writes together (Cline's ``Task``), so there are no separate cache members."""
+    tokens = metrics.get("tokens") if isinstance(metrics, dict) else None
+    if not isinstance(tokens, dict):
+        return None
+    prompt, cached = tokens.get("prompt"), tokens.get("cached")
+    parts = () if _input_has_cache(provider, prompt, count(cached) or 0) else (cached,)
+    return normalized(input=prompt, input_parts=parts, output=tokens.get("completion"))
 
 
 _CHECK = re.compile(r"^\s*[-*]\s*\[([ xX~-])\]\s?(.*)$")

@@ -31,15 +31,25 @@ HARNESS_STARTS = (
     "<explicit_instructions",
     "[Response interrupted",
     "The user has provided feedback",
+    # formatResponse's nudges and notices (cline/cline src/core/prompts/responses.ts): the
+    # retry after a reply with no tool, the mistake-limit intro, the resumption without a
+    # new message, the context-truncation notice
+    "[ERROR] You did not use a tool",
+    "You seem to be having trouble proceeding.",
+    "(The user did not provide a new message.",
+    "[NOTE] Some previous conversation history",
 )
 FEEDBACK_INTRO = "The user has provided feedback"
 DENIED = "bot.cline/denied"
+#: a call Cline did not run because the reply already used a tool (formatResponse.toolAlreadyUsed)
+CANCELLED = "bot.cline/cancelled"
 
 
 def result_state(tool: str | None, text: str) -> tuple[bool | None, str | None]:
     """(isError, status) a ``[tool] Result:`` text states in Cline's own words, right after the
     header: McpHub's "Error:" line before an MCP result whose ``isError`` is true; the person's
-    refusal (``formatResponse.toolDenied…``: "The user denied this operation")."""
+    refusal (``formatResponse.toolDenied…``: "The user denied this operation"); a call Cline
+    skipped because the reply had used a tool already (``toolAlreadyUsed``: cancelled)."""
     header = _RESULT.match(text)
     if header is None:
         return None, None
@@ -48,6 +58,8 @@ def result_state(tool: str | None, text: str) -> tuple[bool | None, str | None]:
         return True, None
     if output.startswith("The user denied this operation"):
         return None, DENIED
+    if output.startswith("Tool [") and "] was not executed because a tool has already been used" in output[:200]:
+        return None, CANCELLED
     return None, None
 
 

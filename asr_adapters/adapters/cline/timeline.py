@@ -16,6 +16,7 @@ from .parts import (
     attachments,
     checklist,
     parse_json,
+    provider_of,
     rendered_part,
     request_usage,
     row_extra,
@@ -82,7 +83,7 @@ def _day(days: int) -> str:
 def epoch_millis(value: Any) -> TsPair:
     """``from_epoch_millis(value)``, the same text for every value: every record of a task has
     a ``ts`` in milliseconds, and ``strftime`` per record was a tenth of the conversion."""
-    if type(value) is not int or not 0 <= value < _EXACT_MS:
+    if type(value) is not int or not 0 < value < _EXACT_MS:  # 0 is no time (from_epoch_millis)
         return from_epoch_millis(value)
     return _millis_text(value), None
 
@@ -341,7 +342,7 @@ class Timeline:
         if shown:
             body["displayRows"] = shown
         if response is not None:
-            self.usage_at[response] = request_usage(info)
+            self.usage_at[response] = request_usage(info, provider_of(row))
         yield self.put(body)
 
     def _rendered_result(self, piece: Piece, ts: Any, last: bool) -> dict[str, Any]:

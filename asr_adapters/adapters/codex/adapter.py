@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import chain
 
 from ...core.adapter import Adapter, Context, Stream
 from ...core.errors import InputError
@@ -29,4 +30,9 @@ class CodexAdapter(Adapter):
             raise InputError(source.display, "not a Codex rollout (no session_meta or rollout header line)")
         converter = RolloutConverter(self, context, era)
         lines = {"envelope": envelope_lines, "bare": bare_lines, "json": json_document}[era](context)
-        yield Stream(f"codex:{source.name}", converter.run(lines))
+        records = converter.run(lines)
+        # The stream is keyed by the session reference, as every adapter's is: the header,
+        # the first record, names it (the thread id, else the id in the file name).
+        header = next(records, None)
+        key = header["session"] if header is not None else f"codex:{converter.thread_from_name()}"
+        yield Stream(key, records if header is None else chain((header,), records))

@@ -16,6 +16,7 @@ import orjson
 
 from ...core.adapter import Context
 from ...core.errors import InputError
+from ...core.nesting import loads_within
 from ...core.source import Source
 
 _G0_HEAD = re.compile(rb'\A\s*\{\s*"session"\s*:\s*\{')
@@ -113,7 +114,7 @@ def json_document(context: Context) -> Iterator[NativeLine]:
     TypeScript CLI wrote them in April and May 2025)."""
     source = context.source
     try:
-        document = orjson.loads(source.read_all())
+        document = loads_within(source.read_all())
     except orjson.JSONDecodeError as exc:
         raise InputError(source.display, f"not a Codex JSON rollout: {exc}") from None
     if not isinstance(document, dict) or not isinstance(document.get("session"), dict):

@@ -263,6 +263,19 @@ class EventMapper(MessageMapper, UsageMapper, ToolMapper):
     def _context_compacted(self, raw: dict[str, Any], event: dict[str, Any]) -> None:
         self.acc.folded += 1  # the marker of the ``compacted`` line already written
 
+    def _thread_name(self, raw: dict[str, Any], event: dict[str, Any]) -> None:
+        """A name given to the thread after its header was written: its vendor record carries
+        ``title``, the session title's revision (docs/semantics.md, Titles)."""
+        if self.copied_from is not None:  # the parent's own line: a copy
+            self.acc.duplicates += 1
+            return
+        record = self.vendor("event_msg/thread_name_updated", raw)
+        name = event.get("thread_name")
+        if isinstance(name, str) and name and event.get("thread_id") in (None, self.thread_id):
+            record["title"] = name
+        self.put(record)
+        self.acc.vendor += 1
+
     def _goal(self, raw: dict[str, Any], event: dict[str, Any]) -> None:
         goal = event.get("goal")
         if not isinstance(goal, dict):
@@ -347,5 +360,6 @@ _HANDLERS = {
     "token_count": EventMapper._token_count,
     "context_compacted": EventMapper._context_compacted,
     "thread_goal_updated": EventMapper._goal,
+    "thread_name_updated": EventMapper._thread_name,
     "item_completed": EventMapper._item_completed,
 }

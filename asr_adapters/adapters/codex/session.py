@@ -284,6 +284,7 @@ class RolloutConverter(EventMapper, ToolMapper):
             record["content"] = []
             record["capture"] = {"content": {"state": "absent", "reason": "compaction summary not stored"}}
         record["idSource"] = "derived"
+        record["summaryOf"] = "compaction"  # the history before it is replaced (``compaction`` at numbering)
         self.put(record)
         self.put(self.vendor("compacted", raw))
         self.acc.records += 1
@@ -303,6 +304,7 @@ class RolloutConverter(EventMapper, ToolMapper):
             record["capture"] = {"content": {"state": "absent"}}
         if not isinstance(native_id, str):
             record["idSource"] = "derived"
+        record["summaryOf"] = "compaction"
         self.put(record)
         self.acc.records += 1
 

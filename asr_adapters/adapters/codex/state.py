@@ -15,6 +15,7 @@ from typing import Any
 from ...core.adapter import Adapter, Context, Emitter
 from ...core.digests import DigestMap
 from ...core.refs import schema_name
+from ...core.spill import SpillMap
 from ...core.timestamps import from_iso
 from .matching import MirrorMatcher
 
@@ -93,6 +94,8 @@ class ConverterState:
         #: vendor schema name per native kind (a few dozen kinds; one string each)
         self.schemas: dict[str, str] = {}
         self.spawns: dict[str, dict[str, Any]] = {}
+        #: the tool each call names, by callId: an output names none (``tool_result.name``)
+        self.call_names = SpillMap()
         self.held: HeldUserMessage | None = None
         self.queue: list[Any] = []
         #: records (and event slots) in stream order, numbered by ``drain``
@@ -238,6 +241,10 @@ class ConverterState:
                 head = self.native_heads.swap(f"{kind[0]}:{native_id}", self.emit.seq + 1)
                 if head is not None and "copiedFrom" not in record:
                     record["supersedes"] = f"r{head}"
+        if "summaryOf" in record and kind == "message":
+            # A compaction replaces the thread's history up to here: every record before it
+            # in stream order (the header aside), back to the previous compaction's summary.
+            record["compaction"] = {"through": f"r{self.emit.seq}"} if self.emit.seq > 1 else {}
         out.append(self.emit(record))
 
 

@@ -2,13 +2,35 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
 
+from ...core.nesting import loads_within
+from ...core.outcome import denied, set_exit_code
 from ...core.refs import session_ref
 from .content import data_url_image, output_parts
 from .state import ConverterState
+
+#: a Responses API item ``status`` as a tool status (docs/semantics.md, Tool status vocabulary);
+#: any other value (``searching``, ``generating`` …) is namespaced
+_TOOL_STATUS = {"completed": "complete", "failed": "error", "incomplete": "partial", "in_progress": "partial"}
+#: what codex-rs writes as the output of a call the person declined (``ReviewDecision::Denied``
+#: / ``Abort`` normalised to these texts) and of a call whose output went missing when the turn
+#: was interrupted (``normalize_history`` inserts "aborted")
+_DENIED_OUTPUTS = frozenset({"exec command rejected by user", "patch rejected by user"})
+_ABORTED_OUTPUT = "aborted"
+#: the header unified exec writes before a command's output once it has exited
+_EXITED = re.compile(r"(?:Chunk ID: [^\n]*\n)?Wall time: [^\n]*\nProcess exited with code (-?\d+)\n")
+
+
+def tool_status(value: Any) -> str | None:
+    """A native item's ``status`` in the tool vocabulary, or None when it has none."""
+    if not isinstance(value, str):
+        return None
+    return _TOOL_STATUS.get(value) or f"com.openai.codex/{value}"
+
 
 #: ``update_plan`` step statuses are the spec's own values.
 _ENTRY_STATUSES = frozenset({"pending", "in_progress", "completed"})
@@ -28,7 +50,7 @@ def parse_arguments(raw: Any) -> tuple[bool, Any]:
         if first not in ("{", "[", '"') or (first == "[" and raw[1:2] not in _JSON_AFTER_BRACKET):
             return False, raw
         try:
-            return True, orjson.loads(raw)
+            return True, loads_within(raw)
         except orjson.JSONDecodeError:
             return False, raw
     return True, raw
@@ -45,6 +67,7 @@ class ToolMapper(ConverterState):
             record["idSource"] = "derived"
         if isinstance(name, str):
             record["name"] = name
+            self.call_names[record["callId"]] = name  # the output names no tool: its call does
         return record
 
     def on_function_call(self, item: dict[str, Any]) -> None:
@@ -82,8 +105,9 @@ class ToolMapper(ConverterState):
             record["arguments"] = raw
         else:
             record["input"] = raw
-        if isinstance(item.get("status"), str):
-            record["status"] = item["status"]
+        status = tool_status(item.get("status"))
+        if status is not None:
+            record["status"] = status
         self._keep_rest(record, item, _CUSTOM_KEYS)
         self.put(record)
         self.acc.records += 1
@@ -98,8 +122,9 @@ class ToolMapper(ConverterState):
                 del record["idSource"]
         if input_key in item:
             record["input"] = item[input_key]
-        if isinstance(item.get("status"), str):
-            record["status"] = item["status"]
+        status = tool_status(item.get("status"))
+        if status is not None:
+            record["status"] = status
         known = {"type", "call_id", "status", input_key}
         if record["callId"] == item.get("id"):
             known.add("id")
@@ -111,14 +136,15 @@ class ToolMapper(ConverterState):
         record = self.call_record(item, "image_generation", "image_generation")
         if isinstance(item.get("revised_prompt"), str):
             record["input"] = {"revised_prompt": item["revised_prompt"]}
-        if isinstance(item.get("status"), str):
-            record["status"] = item["status"]
+        status = tool_status(item.get("status"))
+        if status is not None:
+            record["status"] = status
         self.put(record)
         result = self.envelope("tool_result")
         result["callId"] = record["callId"]
         result["name"] = "image_generation"
-        if isinstance(item.get("status"), str):
-            result["status"] = item["status"]
+        if status is not None:
+            result["status"] = status
         image = item.get("result")
         if isinstance(image, str) and image:
             part = (
@@ -147,9 +173,16 @@ class ToolMapper(ConverterState):
             record["idSource"] = "derived"
         if isinstance(item.get("name"), str):
             record["name"] = item["name"]
-        if isinstance(item.get("status"), str):
-            record["status"] = item["status"]
+        else:
+            name = self.call_names.get(record["callId"])
+            if name is not None:
+                record["name"] = name
+        status = tool_status(item.get("status"))
+        if status is not None:
+            record["status"] = status
         output = item.get("output", item.get("tools"))
+        if isinstance(output, str):
+            output_outcome(record, output)
         record["content"] = output_parts(output)
         self._keep_rest(record, item, _OUTPUT_KEYS)
         self.put(record)
@@ -265,6 +298,25 @@ class ToolMapper(ConverterState):
     def _keep_rest(self, record: dict[str, Any], item: dict[str, Any], known: frozenset[str]) -> None:
         if not item.keys() <= known:  # a subset test in C: most items have no other member
             record["codex"] = {k: v for k, v in item.items() if k not in known}
+
+
+def output_outcome(record: dict[str, Any], output: str) -> None:
+    """What a string output records of the call's outcome: the person's refusal, an
+    interruption, or the command's exit code (``metadata.exit_code`` of the JSON output of
+    the shell and apply_patch tools; the header unified exec writes)."""
+    if output in _DENIED_OUTPUTS:
+        record["status"] = denied("com.openai.codex")
+    elif output == _ABORTED_OUTPUT:
+        record["status"] = "interrupted"
+    elif output.startswith('{"') and '"exit_code"' in output:
+        parsed, value = parse_arguments(output)
+        metadata = value.get("metadata") if parsed and isinstance(value, dict) else None
+        if isinstance(metadata, dict):
+            set_exit_code(record, metadata.get("exit_code"))
+    elif "\nProcess exited with code " in output[:400]:
+        match = _EXITED.match(output)
+        if match is not None:
+            set_exit_code(record, int(match.group(1)))
 
 
 def names_child_later(output: Any) -> bool:

@@ -16,23 +16,29 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.usage import normalized_usage as normalized
 from .state import ConverterState
 
-#: normalized key -> Codex usage member (HELPERS: only where the source records the number)
-_NORMALIZED = (
-    ("inputTokens", "input_tokens"),
-    ("outputTokens", "output_tokens"),
-    ("cacheReadTokens", "cached_input_tokens"),
-    ("cacheWriteTokens", "cache_write_input_tokens"),
-    ("reasoningTokens", "reasoning_output_tokens"),
-    ("totalTokens", "total_tokens"),
-)
 #: a response longer than this is written out without waiting for its usage
 _GROUP_LIMIT = 1024
 
 
-def normalized_usage(native: dict[str, Any]) -> dict[str, int]:
-    return {key: native[member] for key, member in _NORMALIZED if type(native.get(member)) is int}
+def normalized_usage(native: dict[str, Any]) -> dict[str, Any]:
+    """Codex's ``TokenUsage`` already means what the normalized names mean (OpenAI's
+    convention, docs/agents/codex.md "Usage"): ``input_tokens`` counts the cached input
+    (``cached_input_tokens``, ``cache_write_input_tokens``) and ``output_tokens`` the
+    reasoning (``reasoning_output_tokens``); the total is input + output."""
+    return (
+        normalized(
+            input=native.get("input_tokens"),
+            cache_read=native.get("cached_input_tokens"),
+            cache_write=native.get("cache_write_input_tokens"),
+            output=native.get("output_tokens"),
+            reasoning=native.get("reasoning_output_tokens"),
+            total=native.get("total_tokens"),
+        )
+        or {}
+    )
 
 
 def usage_target(records: list[Any]) -> dict[str, Any] | None:

@@ -19,6 +19,7 @@ from ...core.refs import schema_name
 from ...core.spill import SpillMap
 from ...core.timestamps import from_iso
 from .content import attachment_parts, opaque_key, prompt_author, prompt_parts, reasoning_part, text_part
+from .outcomes import OutcomeMixin
 from .subagents import AGENT, CHILD_SEEN, SubagentMixin, child_key
 from .tools import ToolMixin, call_input, native_of, rest
 
@@ -33,7 +34,7 @@ _CALLS_IN_MEMORY = 512
 _NOTICES = {"session.info": "info", "session.warning": "warning", "session.error": "error"}
 
 
-class Mapper(ToolMixin, SubagentMixin):
+class Mapper(ToolMixin, SubagentMixin, OutcomeMixin):
     """Maps one stream's events: ``feed`` yields the records of one event.
     ``parent_key``: the parent stream of a subagent's stream, ``agent_id`` its agent (None:
     the session's)."""
@@ -71,6 +72,7 @@ class Mapper(ToolMixin, SubagentMixin):
         #: toolCallIds whose result was written: a request or start arriving later never reopens them
         self.finished = DigestMap()
         self.init_subagents()
+        self.init_outcomes()
 
     # -- dispatch -------------------------------------------------------------------------
 
@@ -106,6 +108,12 @@ class Mapper(ToolMixin, SubagentMixin):
             yield self.subagent_started(event, data)
         elif kind == "subagent.completed" and data.get("cancelled") is True and self.has_subagent(data):
             yield self.subagent_cancelled(event, data)
+        elif kind == "permission.completed" and isinstance(data.get("toolCallId"), str):
+            yield self.permission(event, data)
+        elif kind == "session.compaction_start":
+            yield self.compaction_start(event)
+        elif kind == "session.compaction_complete":
+            yield self.compaction_complete(event, data)
         elif kind == "abort":
             self.aborted.update(self.open_calls)  # the turn was stopped: its open calls with it
             yield self._vendor(kind, event)
@@ -381,6 +389,9 @@ _MAPPED = frozenset(
         "assistant.reasoning",
         "abort",
         "session.shutdown",
+        "permission.completed",
+        "session.compaction_start",
+        "session.compaction_complete",
     }
 )
 _MESSAGE_FIELDS = (

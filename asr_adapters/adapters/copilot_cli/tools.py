@@ -31,6 +31,7 @@ class ToolMixin:
     _vendor: Callable[[Any, Any], dict[str, Any]]
     note_task_call: Callable[[dict[str, Any]], None]
     is_report: Callable[[str], bool]
+    result_outcome: Callable[[dict[str, Any], dict[str, Any]], None]
 
     def open_call(self, call: dict[str, Any]) -> None:
         """The call waits for its result, unless the result came first (lines out of order)."""
@@ -106,12 +107,18 @@ class ToolMixin:
         call_id = data["toolCallId"]
         record = self._base("tool_result", event)
         record["callId"] = call_id
+        known = self.calls.get(call_id)
+        if known is not None and isinstance(known[0].get("name"), str):
+            record["name"] = known[0]["name"]  # the result names no tool: its call does
         if call_id in self.aborted:
             self.aborted.discard(call_id)
             record["status"] = "interrupted"  # an ``abort`` stopped the turn while it ran
         success = data.get("success")
         if isinstance(success, bool):
             record["isError"] = not success
+        self.result_outcome(record, data)
+        if record.get("status") == "interrupted":
+            record.pop("isError", None)  # stopped, not failed (docs/semantics.md, Tool outcome)
         content, display, partial = result_parts(data)
         if success is not False and self.is_report(call_id):
             content = [{**part, "author": "agent", "origin": "subagent_report"} for part in content]

@@ -14,6 +14,7 @@ import orjson
 
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.errors import InputError
+from ...core.nesting import loads_within
 from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
@@ -107,7 +108,7 @@ class GeminiCliAdapter(Adapter):
     def _document(self, source: Source, context: Context) -> Iterator[Stream]:
         """The legacy era: one JSON document, read whole (memory is bounded by the file)."""
         try:
-            document = orjson.loads(source.read_all())
+            document = loads_within(source.read_all())
         except orjson.JSONDecodeError as exc:
             raise InputError(source.display, f"not a Gemini CLI session: {exc}") from None
         if not isinstance(document, dict):

@@ -23,6 +23,7 @@ from .identities import (
 )
 from .parts import output_capture
 from .tools import (
+    NOT_RUN,
     call_body,
     plan_document,
     response_parts,
@@ -196,8 +197,10 @@ class CallMapper(Identities):
         kept = state[KEPT] or {}  # what the call's toolCalls[] entry recorded beside the output
         if "status" in kept:
             body["status"] = kept["status"]
-        if failed or "isError" in kept:
+        if (failed or "isError" in kept) and kept.get("status") not in NOT_RUN:
             body["isError"] = failed or kept["isError"]
+        if "exitCode" in kept:
+            body["exitCode"] = kept["exitCode"]
         body["content"] = content
         capture = output_capture(content)
         if capture is not None:

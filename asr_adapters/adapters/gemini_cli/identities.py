@@ -53,7 +53,7 @@ def content_digest(content: list[dict[str, Any]]) -> int:
 #: disk is a copy.
 CALL, SUBAGENT, RESULT, CONTENT, NATIVE, OWNER, KEPT = range(7)
 #: the tool_result members a function-response turn does not restate
-KEPT_KEYS = ("status", "isError", "displayContent", "nativeStatus")
+KEPT_KEYS = ("status", "isError", "exitCode", "displayContent", "nativeStatus")
 CallState = list[Any]
 
 

@@ -46,6 +46,8 @@ class Mapper(CallMapper):
         self.subagent = subagent
         self.task_id: str | None = None  # a subagent's first prompt: its parent's task
         self.copied_from: str | None = None  # copiedFrom of the message being mapped
+        #: a compression summary's ``compaction.through``, by message id (a few per session)
+        self.compacted_through: dict[str, str] = {}
 
     # -- messages ---------------------------------------------------------------------
 
@@ -236,6 +238,9 @@ class Mapper(CallMapper):
         if text.startswith((SESSION_CONTEXT, STATE_SNAPSHOT)):
             body["author"] = "harness"
             body["origin"] = "injected"
+            if text.startswith(STATE_SNAPSHOT):  # /compress's summary: it replaces the history before it
+                body["summaryOf"] = "compaction"
+                body["compaction"] = self._compacted(message_id)
         elif self.subagent:
             if self.task_id is None and content:
                 self.task_id = message_id
@@ -266,6 +271,15 @@ class Mapper(CallMapper):
             self.put_message(message_id, body, out, force)
         elif not responses:
             self.put_native(message_id, msg, out, force)
+
+    def _compacted(self, message_id: str) -> dict[str, str]:
+        """``compaction`` of a summary: the records before it when it was first written (the
+        turns compression kept are written again after it, as copies or revisions); the same
+        for every later version of the message, so a re-recorded summary is no revision."""
+        through = self.compacted_through.get(message_id)
+        if through is None:
+            through = self.compacted_through[message_id] = f"r{self.emit.seq}" if self.emit.seq > 1 else ""
+        return {"through": through} if through else {}
 
     def _notice(self, msg: dict[str, Any], message_id: str, derived: bool, out: list, force: bool) -> None:
         body = self._head(msg, message_id, derived)

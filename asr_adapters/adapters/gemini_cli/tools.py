@@ -7,8 +7,10 @@ decides whether each one is new, a revision (``supersedes``) or a repeat of what
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from ...core.outcome import denied, not_a_failure, set_exit_code
 from ...core.refs import session_ref
 from ...core.timestamps import from_iso
 from .parts import REGISTRY, map_part, native_parts, output_capture
@@ -157,6 +159,34 @@ def own_result(result: Any, call_id: str, name: Any, position: int) -> Any:
     return result[begin:end]
 
 
+#: what the scheduler writes when the person declines a confirmation (``handleCancellation``,
+#: also on an abort while it waits) or stops a running tool, and the policy engine's refusal
+_NOT_ALLOWED = "User did not allow tool call"
+#: statuses under which the call did not run to an outcome: no ``isError`` either way
+NOT_RUN = frozenset({f"{REGISTRY}/denied", f"{REGISTRY}/cancelled", "interrupted"})
+_STOPPED = "User cancelled tool execution"
+_POLICY = "Tool execution denied by policy"
+#: the shell tool's own line in its output (``Exit Code: N``; "(none)" while it has none)
+_EXIT_CODE = re.compile(r"(?:^|\n)Exit Code: (-?\d+)(?:\n|\Z)")
+
+
+def result_outcome(body: dict[str, Any], name: Any, content: list[dict[str, Any]]) -> None:
+    """The outcome a result's own text records (docs/semantics.md, Tool outcome): the person's
+    refusal or a policy's is ``denied``, a stopped run ``interrupted`` (neither a failure);
+    ``run_shell_command``'s "Exit Code: N" is the ``exitCode``."""
+    text = "".join(p["text"] for p in content if p.get("type") == "text" and isinstance(p.get("text"), str))
+    if _NOT_ALLOWED in text[:200] or text.startswith(_POLICY):
+        body["status"] = denied(REGISTRY)
+        not_a_failure(body)
+    elif _STOPPED in text[:200]:
+        body["status"] = "interrupted"
+        not_a_failure(body)
+    elif name == "run_shell_command" and "Exit Code: " in text:
+        match = _EXIT_CODE.search(text)
+        if match is not None:
+            set_exit_code(body, int(match.group(1)))
+
+
 def result_body(call: dict[str, Any], call_id: str, position: int = 0) -> dict[str, Any]:
     """The ``tool_result`` of one ``toolCalls[]`` entry (the ``position``-th of its reply),
     with what the UI showed as displayContent."""
@@ -174,6 +204,7 @@ def result_body(call: dict[str, Any], call_id: str, position: int = 0) -> dict[s
     # cancelled (or otherwise ended) call with no error output says nothing either way
     if failed or native_status in ("error", "success"):
         body["isError"] = native_status == "error" or failed
+    result_outcome(body, name, content)
     body["content"] = content
     capture = output_capture(content)
     if capture is None and not content:

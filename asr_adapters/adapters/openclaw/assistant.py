@@ -8,11 +8,14 @@ reasoning item as a JSON string (with ``encrypted_content``) while the text is e
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
 
-from ...core.usage import token_counts
+from ...core.nesting import loads_within
+from ...core.outcome import cancelled, is_exit_code, not_a_failure, set_exit_code
+from ...core.usage import normalized_usage as normalized
 from ...model.order import canonical_part_order
 
 #: Synthetic assistant messages written by OpenClaw itself, never by a model.
@@ -22,14 +25,8 @@ SYNTHETIC_MODELS = frozenset({"delivery-mirror", "gateway-injected"})
 #: content came (upstream ``STREAM_ERROR_FALLBACK_TEXT``, with ``stopReason: "error"``, zero usage
 #: and the provider's ``errorMessage``). OpenClaw compares it trimmed; so do we.
 HARNESS_PLACEHOLDERS = frozenset({"[assistant turn failed before producing content]"})
-#: pi's token counts (``Usage``) and the normalized members they are (issue 14.13).
-_USAGE_KEYS = (
-    ("input", "inputTokens"),
-    ("output", "outputTokens"),
-    ("cacheRead", "cacheReadTokens"),
-    ("cacheWrite", "cacheWriteTokens"),
-    ("totalTokens", "totalTokens"),
-)
+#: pi's APIs whose ``input`` is the provider's whole prompt count, cache reads included.
+CACHED_INPUT_APIS = frozenset({"google-generative-ai", "google-vertex"})
 #: Whole-payload reply tokens that OpenClaw holds back instead of sending.
 SILENT_TOKENS = ("NO_REPLY", "HEARTBEAT_OK", "ANNOUNCE_SKIP", "REPLY_SKIP")
 #: Field names that OpenAI-compatible providers leave where a signature would be.
@@ -48,17 +45,35 @@ def is_placeholder(part: dict[str, Any]) -> bool:
     return part.get("type") == "text" and isinstance(text, str) and text.strip() in HARNESS_PLACEHOLDERS
 
 
-def normalized_usage(usage: Any) -> dict[str, int] | None:
-    """pi's ``usage`` as the normalized counts it records; None when it records none.
+def normalized_usage(usage: Any, api: Any = None) -> dict[str, Any] | None:
+    """pi's ``usage`` under the one definition (core.usage); None when it records none.
 
-    Only the counts pi stores are written (never computed); pi has no reasoning count. An
-    all-zero object is what pi holds when the provider reported nothing (OpenAI-compatible
-    gateways, failed calls), not a response that used no tokens, so it gives no ``usage``.
+    pi counts ``input`` without the cache: its providers subtract the cached part
+    (``packages/ai/src/providers``: openai-completions, openai-responses-shared,
+    google-gemini-cli) or take Anthropic's and Bedrock's uncached count, and pi's own
+    ``totalTokens`` is input + output + cacheRead + cacheWrite. So ``inputTokens`` adds the
+    cache counts to it. pi's Gemini API-key and Vertex providers (``api``
+    ``google-generative-ai`` / ``google-vertex``) take ``promptTokenCount``, which already
+    counts the cached part: there only the cache writes are added. ``output`` already holds
+    the reasoning (pi adds thinking/reasoning counts to it); pi keeps no reasoning count of
+    its own. An all-zero object is what pi holds when the provider reported nothing
+    (OpenAI-compatible gateways, failed calls), not a response that used no tokens, so it
+    gives no ``usage``.
     """
     if not isinstance(usage, dict):
         return None
-    out = token_counts(usage, _USAGE_KEYS)
-    return out if any(out.values()) else None
+    read = usage.get("cacheRead")
+    write = usage.get("cacheWrite")
+    parts = (write,) if api in CACHED_INPUT_APIS else (read, write)
+    out = normalized(
+        input=usage.get("input"),
+        input_parts=parts,
+        cache_read=read,
+        cache_write=write,
+        output=usage.get("output"),
+        total=usage.get("totalTokens"),
+    )
+    return out if out is not None and any(out.values()) else None
 
 
 def status_of(stop_reason: Any) -> str | None:
@@ -176,6 +191,37 @@ def _keep_rest(block: dict[str, Any], part: dict[str, Any], meta: dict[str, Any]
 
 def _json(text: str) -> Any:
     try:
-        return orjson.loads(text)
+        return loads_within(text)
     except orjson.JSONDecodeError:
         return None
+
+
+#: a call the harness did not run: a queued user message came first (pi's agent loop)
+REGISTRY = "ai.openclaw"
+_SKIPPED = "Skipped due to queued user message."
+#: the exec tool's own line when a command fails (issue 26: OpenClaw exec results)
+_EXITED = re.compile(r"Command exited with code (-?\d+)")
+#: tools whose output is a shell command's (the exit code line is theirs, not the command's text)
+_SHELL_TOOLS = frozenset({"exec", "bash", "process"})
+
+
+def result_outcome(record: dict[str, Any], message: dict[str, Any], text: str) -> None:
+    """What a ``toolResult`` records of its call's outcome beside ``isError``
+    (docs/semantics.md, Tool outcome): a call skipped for a queued message is
+    ``ai.openclaw/cancelled``; ``details.status`` "error"/"failed" is a failure even where
+    ``isError`` is false; ``details.exitCode`` (exec), else the exec tool's "Command exited with
+    code N" line, is the ``exitCode``."""
+    if text.startswith(_SKIPPED):
+        record["status"] = cancelled(REGISTRY)
+        not_a_failure(record)
+        return
+    details = message.get("details")
+    code: Any = None
+    if isinstance(details, dict):
+        if details.get("status") in ("error", "failed"):
+            record["isError"] = True
+        code = details.get("exitCode")
+    if not is_exit_code(code) and record.get("name") in _SHELL_TOOLS:
+        match = _EXITED.search(text[-400:])
+        code = int(match.group(1)) if match else None
+    set_exit_code(record, code)

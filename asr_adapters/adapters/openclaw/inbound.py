@@ -23,6 +23,8 @@ from typing import Any
 
 import orjson
 
+from ...core.nesting import loads_within
+
 HARNESS = ("harness", "injected")
 
 _SYSTEM_LINE = re.compile(r"System(?: \(untrusted\))?: ")
@@ -134,7 +136,7 @@ def _parse_block(text: str) -> Any:
         return None
     close = text.rfind("\n```")
     try:
-        return orjson.loads(text[start + 8 : close if close > start else len(text)])
+        return loads_within(text[start + 8 : close if close > start else len(text)])
     except orjson.JSONDecodeError:
         return None
 

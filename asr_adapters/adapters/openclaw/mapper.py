@@ -23,6 +23,7 @@ from . import outbound
 from .inbound import HARNESS, hoist, internal_event_facts, parse_user_text
 from .index import obj
 from .routing import CONTROL_UI, Routing
+from .summaries import SummaryMixin
 
 #: ``message`` tool actions that send a message (reactions, edits and reads do not).
 SEND_ACTIONS = frozenset({"send", "reply", "thread-reply", "sendAttachment", "sendWithEffect", "broadcast"})
@@ -36,7 +37,7 @@ _ASSISTANT_KNOWN = frozenset({"role", "content", "model", "usage", "stopReason",
 _RESULT_KNOWN = frozenset({"role", "toolCallId", "toolName", "isError", "content"})
 
 
-class Mapper:
+class Mapper(SummaryMixin):
     """Converts the entries of one session, in order, through one emitter."""
 
     def __init__(
@@ -58,6 +59,9 @@ class Mapper:
         # native entry id -> seq of its first record, for ``parent`` links and repeated entries:
         # any entry may be a parent, almost always a recent one (core.digests: 16 bytes an id)
         self.records_of = DigestMap()
+        #: entry id -> seq of its parent entry's first record (a compaction's kept entry names
+        #: the history before it: ``compaction.through``)
+        self.parent_of = DigestMap()
         # ``message`` sends and ``sessions_spawn`` calls waiting for their result (call id ->
         # what the result needs); a call whose result never comes must not stay in memory
         self.sends = SpillMap()
@@ -118,6 +122,8 @@ class Mapper:
                 yield emit(decl)
         if kind != "repeated-entry":
             self.records_of[eid] = emit.seq + 1
+            if found is not None:
+                self.parent_of[eid] = found
         for record in records:
             yield emit(record)
 
@@ -280,7 +286,7 @@ class Mapper:
             facts["model"] = message["model"]
         if "usage" in message:
             # a model response's token counts, normalized; not for text OpenClaw wrote itself
-            usage = None if harness else am.normalized_usage(message["usage"])
+            usage = None if harness else am.normalized_usage(message["usage"], message.get("api"))
             if usage is not None:
                 facts["usage"] = usage
             facts["nativeUsage"] = message["usage"]
@@ -353,6 +359,7 @@ class Mapper:
                 part = canonical_part_order(part)
             parts.append(part)
         record["content"] = parts
+        am.result_outcome(record, message, "".join(p["text"] for p in parts if isinstance(p.get("text"), str)))
         self._tail(record)
         for key, value in message.items():
             if key not in _RESULT_KNOWN:
@@ -388,26 +395,6 @@ class Mapper:
         skip = _ENVELOPE_KEYS | {"content", "display", "message"} if body is item else {"role", "content", "display"}
         for key, value in body.items():
             if key not in skip:
-                record[key] = value
-        return record
-
-    def _summary(self, eid: str, derived: bool, base: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
-        """A compaction or branch summary: harness text that replaces history in the context."""
-        record: dict[str, Any] = {"type": "message", **base}
-        self._ids(record, eid, derived)
-        record["author"], record["origin"] = HARNESS
-        record["audience"] = "model"
-        summary = item.get("summary")
-        record["content"] = [{"type": "text", "text": summary}] if isinstance(summary, str) else []
-        capture: dict[str, Any] = {}
-        if not isinstance(summary, str):
-            capture["content"] = {"state": "absent", "reason": "no summary stored"}
-        capture["role"] = {"state": "absent", "reason": "the provider role is chosen per request"}
-        record["capture"] = capture
-        self._tail(record)
-        record["summaryOf"] = item["type"]
-        for key, value in item.items():
-            if key not in _ENVELOPE_KEYS and key != "summary":
                 record[key] = value
         return record
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from ...core.nesting import loads_within
 from ...core.source import MAX_LINE_BYTES, BadLine, decompress_zstd
 from ...core.sqlite_snapshot import open_snapshot
 from .index import SessionInfo, agent_from_key, from_entry
@@ -95,7 +96,7 @@ def parse(raw: bytes | str | None) -> Any:
     if raw is None:
         raise ValueError("no event_json and no readable event_zstd")
     try:
-        return orjson.loads(raw)
+        return loads_within(raw)
     except orjson.JSONDecodeError as exc:
         raise ValueError(str(exc)) from exc
 

@@ -18,6 +18,7 @@ import orjson
 
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.errors import InputError
+from ...core.nesting import loads_within
 from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.timestamps import from_epoch_millis, stamp
@@ -49,7 +50,7 @@ class OpenCodeAdapter(Adapter):
             yield from self._database(source, context)
             return
         try:
-            info = orjson.loads(source.read_all())
+            info = loads_within(source.read_all())
         except orjson.JSONDecodeError as exc:
             raise InputError(source.display, f"not an OpenCode session file: {exc}") from None
         if not isinstance(info, dict):

@@ -170,6 +170,8 @@ class AssistantMapping:
             record["error"] = self.info["error"]
         if first and self.info.get("summary") is True:
             record["summaryOf"] = "compaction"
+            through = self.host.compacted_through
+            record["compaction"] = {"through": through} if through else {}
 
     def _message(
         self, item: Item | None, usage: Usage | None, first: bool, native_id_used: bool = False, earliest: bool = False

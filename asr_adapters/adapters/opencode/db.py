@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.adapter import Context
+from ...core.nesting import loads_within
 from ...core.sqlite_snapshot import open_snapshot
 from .store import NativeMessage, parse_object, with_ids
 
@@ -105,7 +106,7 @@ def _json(value: Any, what: str, context: Context) -> Any:
     import orjson
 
     try:
-        return orjson.loads(value)
+        return loads_within(value)
     except orjson.JSONDecodeError:
         context.warn(None, f"{what}: not JSON; kept as text")
         return value

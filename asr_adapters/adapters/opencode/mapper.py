@@ -18,6 +18,7 @@ from typing import Any
 from ...core.accounting import Accounting
 from ...core.adapter import Emitter, start
 from ...core.digests import RecordIds
+from ...core.outcome import denied, set_exit_code
 from ...core.refs import session_ref
 from ...core.timestamps import from_epoch_millis, stamp
 from .assistant import AGENT, INFO_MOVED, AssistantMapping, time_of
@@ -45,6 +46,8 @@ class SessionMapper:
         self.emit = emit
         self.accounting = accounting
         self.vendor = vendor
+        #: the last record before the latest compaction request (``compaction.through``)
+        self.compacted_through: str | None = None
         parent = info.get("parentID")
         #: In a child session every prompt comes from the parent session's task tool.
         self.parent_session = session_ref(AGENT, parent) if isinstance(parent, str) and parent else None
@@ -141,6 +144,10 @@ class SessionMapper:
             if user_part is not None:
                 display.append(user_part)
                 display_only = display_only or model_part is None
+        if any(part.get("type") == "compaction" for part in parts):
+            # the summary that answers this request replaces every record before it
+            # (OpenCode's filterCompacted keeps the request and what follows)
+            self.compacted_through = f"r{self.emit.seq}" if self.emit.seq > 1 else None
         if native.outcome_due or content or display:
             record = start("message")
             stamp(record, from_epoch_millis(time_of(info.get("time"), "created")))
@@ -254,6 +261,13 @@ class SessionMapper:
         metadata = obj(state.get("metadata"))
         if status == "completed":
             result["status"] = "complete"
+            if isinstance(metadata.get("exit"), int):  # bash: the command's exit code
+                set_exit_code(result, metadata["exit"])
+            result["content"] = tool_content(state)
+        elif status == "error" and is_permission_refusal(state.get("error")):
+            # PermissionNext's Rejected / Corrected / Denied errors: the person (or a rule the
+            # person set) refused the call; it never ran, so it is no failure
+            result["status"] = denied(REGISTRY)
             result["content"] = tool_content(state)
         elif status == "error" and metadata.get("interrupted") is True:
             # OpenCode's own abort cleanup: the call was stopped, not failed. The model is given
@@ -332,3 +346,17 @@ class SessionMapper:
         first = self.revert_start
         record["reverted"] = [] if first is None else [f"r{n}" for n in range(first, self.emit.seq + 1)]
         return record
+
+
+#: how OpenCode's permission errors begin (PermissionNext.RejectedError, CorrectedError,
+#: DeniedError in packages/opencode/src/permission), as the tool part's ``state.error`` keeps them
+_REFUSALS = (
+    "The user rejected permission to use this specific tool call",
+    "The user has specified a rule which prevents you from using this specific tool call",
+)
+
+
+def is_permission_refusal(error: Any) -> bool:
+    if not isinstance(error, str):
+        return False
+    return error.removeprefix("Error: ").startswith(_REFUSALS)

@@ -7,6 +7,9 @@ from typing import Any
 
 import orjson
 
+from ...core.usage import count
+from ...core.usage import normalized_usage as normalized
+
 REGISTRY = "ai.opencode"
 #: Part types that become content of the message record they belong to.
 CONTENT_TYPES = frozenset({"text", "reasoning", "file", "agent", "subtask", "compaction"})
@@ -89,24 +92,36 @@ def tool_content(state: dict[str, Any]) -> list[dict[str, Any]]:
     return content
 
 
-def normalized_usage(tokens: Any) -> dict[str, int] | None:
-    """OpenCode's ``tokens`` object -> the normalized usage keys it records (never computed).
-    OpenCode's ``input`` already excludes cache reads and writes (it subtracts them)."""
+def normalized_usage(tokens: Any) -> dict[str, Any] | None:
+    """OpenCode's ``tokens`` object under the one definition (core.usage).
+
+    OpenCode's ``getUsage`` (``packages/opencode/src/session/index.ts``) stores ``input``
+    without the cache (it subtracts the cache reads and writes from the provider's count, or
+    takes Anthropic's and Bedrock's uncached one), so ``inputTokens`` adds ``cache.read`` and
+    ``cache.write`` back. It prices ``reasoning`` beside ``output`` (both at the output rate),
+    and builds whose ``total`` is the sum of all five show ``output`` without the reasoning:
+    ``outputTokens`` = output + reasoning, except where the stored ``total`` shows that
+    ``output`` already holds it (total = the input side + output)."""
     if not isinstance(tokens, dict):
         return None
-    usage: dict[str, int] = {}
     cache = obj(tokens.get("cache"))
-    for key, value in (
-        ("inputTokens", tokens.get("input")),
-        ("outputTokens", tokens.get("output")),
-        ("cacheReadTokens", cache.get("read")),
-        ("cacheWriteTokens", cache.get("write")),
-        ("reasoningTokens", tokens.get("reasoning")),
-        ("totalTokens", tokens.get("total")),
-    ):
-        if isinstance(value, int) and not isinstance(value, bool):
-            usage[key] = value
-    return usage or None
+    read, write = cache.get("read"), cache.get("write")
+    output, reasoning, total = tokens.get("output"), tokens.get("reasoning"), tokens.get("total")
+    output_parts: tuple[Any, ...] = (reasoning,)
+    inputs = normalized(input=tokens.get("input"), input_parts=(read, write))
+    known = inputs is not None and count(output) is not None and count(total) is not None
+    if known and inputs is not None and total == inputs["inputTokens"] + output and count(reasoning):
+        output_parts = ()  # this build's output already counts the reasoning
+    return normalized(
+        input=tokens.get("input"),
+        input_parts=(read, write),
+        cache_read=read,
+        cache_write=write,
+        output=output,
+        output_parts=output_parts,
+        reasoning=reasoning,
+        total=total,
+    )
 
 
 def native_usage(holder: dict[str, Any]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 import orjson
 
 from ...core.adapter import Context
+from ...core.nesting import loads_within
 
 
 @dataclass
@@ -54,7 +55,7 @@ def parse_stored(data: bytes | str, what: str, context: Context, kind: type) -> 
     """A stored JSON value of type ``kind`` (object or array), or None (counted unreadable,
     with a warning naming ``what``)."""
     try:
-        value = orjson.loads(data)
+        value = loads_within(data)
     except orjson.JSONDecodeError as exc:
         value = exc
     if isinstance(value, kind):

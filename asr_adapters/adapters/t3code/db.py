@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from ...core.nesting import loads_within
 from ...core.spill import SpillMap, SpillSet
 from ...core.sqlite_snapshot import open_snapshot
 
@@ -333,7 +334,7 @@ def loads(text: Any) -> Any:
     if text is None:
         return None
     try:
-        return orjson.loads(text)
+        return loads_within(text)
     except orjson.JSONDecodeError:
         return text
 

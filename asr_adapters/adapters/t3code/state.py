@@ -27,6 +27,26 @@ def ns(value: str) -> str:
     return f"{REGISTRY}/{value}"
 
 
+#: a provider item's status (Codex's ThreadItem ``status``, T3 Code's own v2 item status) in
+#: the tool vocabulary (docs/semantics.md): the person's decline is ``denied``, a
+#: cancellation the harness made ``cancelled``; other values are namespaced
+_TOOL_STATUS = {
+    "completed": "complete",
+    "failed": "error",
+    "interrupted": "interrupted",
+    "declined": f"{REGISTRY}/denied",
+    "denied": f"{REGISTRY}/denied",
+    "cancelled": f"{REGISTRY}/cancelled",
+}
+#: statuses under which the tool did not run to an outcome: no ``isError`` either way
+NO_OUTCOME = frozenset({"interrupted", f"{REGISTRY}/denied", f"{REGISTRY}/cancelled"})
+
+
+def tool_status(value: str) -> str:
+    """A native item status as a ``tool_result`` / ``subagent`` status."""
+    return _TOOL_STATUS.get(value) or ns(value)
+
+
 @dataclass
 class Fold:
     """A message being assembled from several events (V1 streaming chunks, V2 item snapshots)."""

@@ -19,7 +19,19 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from .state import ThreadState, base, data_part, is_truncated_detail, ns, obj, string, text_part
+from ...core.outcome import set_exit_code
+from .state import (
+    NO_OUTCOME,
+    ThreadState,
+    base,
+    data_part,
+    is_truncated_detail,
+    ns,
+    obj,
+    string,
+    text_part,
+    tool_status,
+)
 
 #: Fields of a Codex ThreadItem that describe what the call produced, not what it was asked.
 OUTPUT_FIELDS = frozenset(
@@ -161,8 +173,8 @@ def _result(st: ThreadState, act: dict[str, Any], kind: str, payload: dict[str, 
     if kind == "tool.denied" or call.denied is not None:
         record["status"] = ns("denied")
     elif isinstance(status, str) and status != "inProgress":
-        record["status"] = ns(status)
-    if is_error or status == "failed" or kind == "tool.denied":
+        record["status"] = tool_status(status)
+    if record.get("status") not in NO_OUTCOME and (is_error or status == "failed"):
         record["isError"] = True
     if kind == "tool.denied" and isinstance(payload.get("detail"), str):
         content = [text_part(payload["detail"]), *content]  # the denial reason T3 recorded
@@ -172,6 +184,8 @@ def _result(st: ThreadState, act: dict[str, Any], kind: str, payload: dict[str, 
     elif kind == "tool.denied" and is_truncated_detail(payload.get("detail")):
         record["capture"] = {"content": TRUNCATED}
     record["idSource"] = "derived"
+    if "exitCode" in extra and record.get("status") not in NO_OUTCOME:
+        set_exit_code(record, extra.pop("exitCode"))  # isError from it: 0 is success
     record.update(extra)
     record["activityId"] = act.get("id")
     if call.denied is not None:

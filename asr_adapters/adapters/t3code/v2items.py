@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ...core.outcome import set_exit_code
 from ...core.refs import session_ref
-from .state import ThreadState, base, data_part, ns, obj, text_part
+from .state import NO_OUTCOME, ThreadState, base, data_part, ns, obj, text_part, tool_status
 from .text import split_user_text
 from .v1 import attachment_parts
 
@@ -176,10 +177,17 @@ def _subagent(p: dict[str, Any]) -> dict[str, Any]:
         record["agentType"] = p["driver"]
     if isinstance(p.get("title"), str):
         record["description"] = p["title"]
-    for key in ("prompt", "progress", "result", "status", "origin", "providerInstanceId", "subagentId"):
+    if isinstance(p.get("status"), str):
+        record["status"] = tool_status(p["status"])  # the delegation's outcome (Subagent outcome)
+    for key in ("prompt", "progress", "result", "origin", "providerInstanceId", "subagentId"):
         if key in p:
             record["subagentOrigin" if key == "origin" else key] = p[key]
     return record
+
+
+def _tool_name(p: dict[str, Any]) -> Any:
+    """The tool a v2 tool item names: its type, a dynamic tool's own name."""
+    return (p.get("toolName") or p["type"]) if p["type"] == "dynamic_tool" else p["type"]
 
 
 def _tool_call(p: dict[str, Any]) -> dict[str, Any]:
@@ -190,7 +198,7 @@ def _tool_call(p: dict[str, Any]) -> dict[str, Any]:
     if t == "command_execution":
         record["name"], value = t, {"command": p.get("input")}
     elif t == "dynamic_tool":
-        record["name"], value = p.get("toolName") or t, p.get("input")
+        record["name"], value = _tool_name(p), p.get("input")
     elif t == "file_change":
         record["name"], value = t, {k: p[k] for k in ("fileName", "changes") if k in p}
     elif t == "file_search":
@@ -210,8 +218,9 @@ def write_result(st: ThreadState, p: dict[str, Any], final: bool) -> None:
         return
     record = base("tool_result", p.get("completedAt") or p.get("updatedAt"), p.get("providerTurnId"))
     record["callId"] = p["id"]
-    record["status"] = ns(p["status"])
-    if p.get("outputIndicatesFailure") is not None:
+    record["name"] = _tool_name(p)  # as its call names it
+    record["status"] = tool_status(p["status"])
+    if p.get("outputIndicatesFailure") is not None and record["status"] not in NO_OUTCOME:
         record["isError"] = bool(p["outputIndicatesFailure"])
     content: list[dict[str, Any]] = []
     if t == "command_execution":
@@ -231,8 +240,8 @@ def write_result(st: ThreadState, p: dict[str, Any], final: bool) -> None:
     record["content"] = content
     if p.get("outputOmitted"):
         record["capture"] = {"content": {"state": "absent", "reason": "output withheld from this event"}}
-    if "exitCode" in p:
-        record["exitCode"] = p["exitCode"]
+    if "exitCode" in p and record["status"] not in NO_OUTCOME:
+        set_exit_code(record, p["exitCode"])
     track(st, p.get("runId"), st.put(record, revertable=True)["id"])
 
 

@@ -1,5 +1,9 @@
 (function () {
   "use strict";
+  // Element ids live in two namespaces: the page's own start with "asr-", a record's with "rec-"
+  // (record ids come from the stream, and a record named "more" must not replace the page's
+  // elements for this script: DOM clobbering).
+  var RECORD = "rec-";
   function byAttr(attr, value) {
     return document.querySelector("[" + attr + '="' + CSS.escape(value) + '"]');
   }
@@ -23,11 +27,11 @@
     });
     root.querySelectorAll(".delivery[data-target]").forEach(function (delivery) {
       var target = delivery.getAttribute("data-target"), message = null;
-      if (/^r[0-9]+$/.test(target)) { message = find(root, target); }
+      if (/^r[0-9]+$/.test(target)) { message = find(root, RECORD + target); }
       else if (target.indexOf("messageId=") === 0) { message = messages[target.slice(10)] || null; }
       if (!message || !message.querySelector(".deliveries")) { return; }
       var badge = delivery.querySelector(".badge").cloneNode(true), link = document.createElement("a");
-      link.href = "#" + delivery.id; link.textContent = "delivery " + delivery.id + ": ";
+      link.href = "#" + delivery.id; link.textContent = "delivery " + delivery.id.slice(RECORD.length) + ": ";
       var holder = document.createElement("div"); holder.className = "delivered";
       holder.appendChild(link); holder.appendChild(badge);
       message.querySelector(".deliveries").appendChild(holder);
@@ -35,7 +39,7 @@
   }
   // Long sessions: later records wait in inert JSON chunks until the reader gets to them.
   var pending = Array.prototype.slice.call(document.querySelectorAll("script.chunk"));
-  var more = document.getElementById("more");
+  var more = document.getElementById("asr-more");
   function loadNext() {
     var chunk = pending.shift();
     if (!chunk) { return false; }
@@ -48,9 +52,11 @@
     else if (more) { more.querySelector("button").textContent = "show the rest of the session (" + pending.length + " more part(s))"; }
     return true;
   }
+  // An address names a record element ("#rec-r13", as the page's links do) or a record ("#r13").
+  function located(id) { return document.getElementById(id) || document.getElementById(RECORD + id); }
   function reveal(id) {
-    while (id && !document.getElementById(id) && loadNext()) { /* load until the target exists */ }
-    var target = id && document.getElementById(id);
+    while (id && !located(id) && loadNext()) { /* load until the target exists */ }
+    var target = id && located(id);
     if (target) { target.scrollIntoView(); }
   }
   // Once every record is on the page, calls that no result answers say so.
@@ -64,6 +70,14 @@
   }
   wire(document);
   if (!pending.length) { markUnanswered(); }
+  // A stream that breaks the format's rules says so at the top as well as at its end.
+  var findings = document.getElementById("asr-findings"), top = document.querySelector("header.session");
+  if (findings && top) {
+    var notice = document.createElement("p"), jump = document.createElement("a");
+    notice.className = "findings-notice"; jump.href = "#asr-findings";
+    jump.textContent = "This stream breaks rules of the ASR format: the end of the page says which.";
+    notice.appendChild(jump); top.appendChild(notice);
+  }
   // A session without a title is named by its first prompt.
   var heading = document.querySelector("header.session h1");
   var first = document.querySelector("article.message .part.author-human pre, article.message .part.author-human .md");
@@ -77,7 +91,7 @@
     if (models.indexOf(badge.textContent) < 0) { models.push(badge.textContent); }
   });
   if (models.length) {
-    document.getElementById("models").textContent = models.join(", ");
+    document.getElementById("asr-models").textContent = models.join(", ");
     document.querySelectorAll(".models").forEach(function (e) { e.hidden = false; });
   }
   if (more) {
@@ -95,9 +109,9 @@
   function revealHash() { if (location.hash.length > 1) { reveal(decodeURIComponent(location.hash.slice(1))); } }
   window.addEventListener("hashchange", revealHash);
   revealHash();
-  var vendor = document.getElementById("show-vendor");
+  var vendor = document.getElementById("asr-show-vendor");
   if (vendor) { vendor.addEventListener("change", function () { document.body.classList.toggle("with-vendor", vendor.checked); }); }
-  var filter = document.getElementById("filter");
+  var filter = document.getElementById("asr-filter");
   if (filter) {
     filter.addEventListener("input", function () {
       var words = filter.value.toLowerCase().split(/\s+/).filter(Boolean), shown = 0;
@@ -106,7 +120,7 @@
         var match = words.every(function (w) { return text.indexOf(w) >= 0; });
         row.hidden = !match; if (match) { shown += 1; }
       });
-      document.getElementById("shown").textContent = String(shown);
+      document.getElementById("asr-shown").textContent = String(shown);
     });
   }
 })();

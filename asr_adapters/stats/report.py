@@ -1,0 +1,279 @@
+"""``report()`` and ``stats()``: read the inputs, sum each session up, group the summaries.
+
+Inputs are read in worker processes when there are many (each one converted or read once,
+its summary sent back, nothing else kept), in the order they were found, so two runs over the
+same files give the same report.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, tzinfo
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .group import GROUPINGS, Aggregator, Selection
+from .inputs import Input, plan
+from .prices import Prices
+from .rows import Row
+from .scanner import IDLE_SECONDS, default_prices
+from .sources import Outcome, Summarized, process, summarize
+from .summary import SessionSummary
+from .when import moment, zone
+
+if TYPE_CHECKING:
+    from .cache import SummaryCache
+
+#: Warnings kept to be shown (the rest are counted).
+MAX_WARNINGS = 100
+#: Fewer inputs than this are read in this process (a worker pool costs more than it saves).
+PARALLEL_FROM = 16
+
+TimeLike = str | datetime | float | int | None
+
+
+@dataclass
+class Report:
+    """A grouped report: its rows, the total, and what could not be read."""
+
+    by: str
+    rows: list[Row]
+    total: Row
+    tz: tzinfo
+    inputs: int = 0
+    sessions: int = 0  # session streams read (subagents included)
+    skipped: list[str] = field(default_factory=list)  # inputs not read, each with its reason
+    warnings: list[str] = field(default_factory=list)
+    warning_count: int = 0
+    unpriced_models: dict[str, int] = field(default_factory=dict)  # model -> its unpriced tokens
+    price_data: str | None = None
+    homes: list[str] = field(default_factory=list)
+    cached: int = 0  # inputs whose summaries came from the cache
+
+    def warn(self, message: str) -> None:
+        """Count a warning; the first ``MAX_WARNINGS`` are kept to be shown."""
+        self.warning_count += 1
+        if len(self.warnings) < MAX_WARNINGS:
+            self.warnings.append(message)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "by": self.by,
+            "timezone": str(self.tz),
+            "rows": [row.as_dict(self.tz) for row in self.rows],
+            "totals": self.total.as_dict(self.tz),
+            "unpricedModels": dict(sorted(self.unpriced_models.items())),
+            "priceData": self.price_data,
+            "inputs": self.inputs,
+            "sessionStreams": self.sessions,
+            "fromCache": self.cached,
+            "skipped": self.skipped,
+            "warnings": self.warning_count,
+        }
+
+
+def _time(value: TimeLike, tz: tzinfo, *, end: bool) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return (value if value.tzinfo is not None else value.replace(tzinfo=tz)).timestamp()
+    if isinstance(value, int | float):
+        return float(value)
+    return moment(value, tz, end=end)
+
+
+def _names(value: str | Iterable[str] | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+def report(
+    paths: Iterable[str | os.PathLike[str]] | str | os.PathLike[str] | None = None,
+    *,
+    by: str = "day",
+    since: TimeLike = None,
+    until: TimeLike = None,
+    agents: str | Iterable[str] | None = None,
+    projects: str | Iterable[str] | None = None,
+    models: str | Iterable[str] | None = None,
+    breakdown: bool = False,
+    timezone: str | tzinfo | None = None,
+    env: Mapping[str, str] | None = None,
+    jobs: int | None = None,
+    price: bool = True,
+    idle_seconds: float = IDLE_SECONDS,
+    now: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    cache: str | os.PathLike[str] | bool | None = None,
+) -> Report:
+    """Read ``paths`` (native files or folders, ASR streams, batch archives; every agent's home
+    when None) and group what they hold ``by`` one of ``GROUPINGS``. ``since``/``until``: an
+    ISO date or date-time, ``7d``/``12h``, ``today``/``yesterday``, a datetime or epoch seconds
+    (``until`` exclusive; a bare date means through that day). ``agents`` are agent names;
+    ``projects`` and ``models`` globs or parts of the folder or model name. ``progress(done,
+    total)`` is called as inputs are read. ``cache`` (a file, or True for the default one,
+    docs/stats.md "Cache") keeps each input's summaries between runs: unchanged inputs are not
+    read again."""
+    if by not in GROUPINGS:
+        raise ValueError(f"cannot group by {by!r}: one of {', '.join(GROUPINGS)}")
+    tz = timezone if isinstance(timezone, tzinfo) else zone(timezone)
+    wanted = _names(agents)
+    selection = Selection(
+        since=_time(since, tz, end=False),
+        until=_time(until, tz, end=True),
+        agents=frozenset(wanted),
+        projects=_names(projects),
+        models=_names(models),
+    )
+    if isinstance(paths, str | os.PathLike):
+        paths = [paths]
+    prices = default_prices() if price else None  # made before any worker starts: they inherit it
+    store = _open_cache(cache, prices, price, idle_seconds)
+    found = plan(None if paths is None else list(paths), env=env, agents=wanted)
+    aggregator = Aggregator(by, tz, selection, breakdown=breakdown)
+    result = Report(by, [], aggregator.total, tz, skipped=list(found.problems))
+    result.homes = [str(home) for home in found.homes]
+    if store is not None and store.problem:
+        result.warn(store.problem)
+    parents: dict[str, str] = {}
+    read_from: dict[str, str] = {}  # session -> the input it was counted from
+    try:
+        for done, summarized in enumerate(_read(found.inputs, jobs, price, idle_seconds, prices, store, result), 1):
+            if progress is not None:
+                progress(done, len(found.inputs))
+            if summarized is None:  # not a session, or not readable: said in the report
+                continue
+            result.inputs += 1
+            if summarized.error is not None:
+                result.skipped.append(summarized.error)
+                continue
+            for warning in summarized.warnings:
+                result.warn(warning)
+            result.warning_count += summarized.warning_count - len(summarized.warnings)
+            parents.update(summarized.children)
+            for summary in summarized.summaries:
+                _count(summary, summarized, result, aggregator, selection, parents, read_from)
+    finally:
+        if store is not None:
+            store.close()  # what was read so far is kept, even when the run is interrupted
+            result.cached = store.hits
+    result.rows = aggregator.finish(parents, now=now)
+    if prices is not None:
+        result.price_data = prices.data_version
+    return result
+
+
+def _count(
+    summary: SessionSummary,
+    summarized: Summarized,
+    result: Report,
+    aggregator: Aggregator,
+    selection: Selection,
+    parents: dict[str, str],
+    read_from: dict[str, str],
+) -> None:
+    """One session stream into the report, once: a session already counted from another input
+    (a copy, or an archive and its source) is left out with a warning."""
+    where = str(summarized.input.path)
+    if summary.session is not None:
+        first = read_from.setdefault(summary.session, where)
+        if first != where:
+            result.warn(f"{where}: {summary.session} was already counted from {first}: counted once")
+            return
+    result.sessions += 1
+    for subagent in summary.subagents:
+        if subagent.session is not None and summary.session is not None:
+            parents.setdefault(subagent.session, summary.session)
+    if aggregator.add(summary):
+        for response in summary.responses:
+            if response.unpriced and selection.when(response.time) and selection.model(response.model):
+                name = response.model or "unknown"
+                result.unpriced_models[name] = result.unpriced_models.get(name, 0) + response.tokens.total
+
+
+def _open_cache(
+    cache: str | os.PathLike[str] | bool | None, prices: Prices | None, price: bool, idle: float
+) -> SummaryCache | None:
+    if cache is None or cache is False:
+        return None
+    from .cache import code_fingerprint, default_path
+
+    path = default_path() if cache is True else Path(cache)
+    data = prices.data_version if prices is not None else "no prices"
+    from .cache import SummaryCache
+
+    return SummaryCache(path, f"{code_fingerprint()}|{data}|{idle}|{price}")
+
+
+def _read(
+    inputs: list[Input],
+    jobs: int | None,
+    price: bool,
+    idle: float,
+    prices: Prices | None,
+    store: SummaryCache | None,
+    result: Report,
+) -> Iterator[Summarized | None]:
+    """Each input's summaries, in input order (None for a file that is not a session): from
+    the cache when the worker finds the input unchanged, else read there."""
+    if store is not None:
+        inputs = store.annotate(inputs)
+    settings = store.settings if store is not None else None
+    for outcome in _process_all(inputs, jobs, price, idle, prices, settings):
+        item = outcome.input
+        if store is not None and outcome.sniffed is not None and outcome.sniffed[0] != "unreadable":
+            store.keep(item, *outcome.sniffed)
+        if outcome.skipped is not None:
+            if item.named or "unreadable" in outcome.skipped:
+                result.skipped.append(outcome.skipped)
+            yield None
+            continue
+        summarized = store.load(item) if store is not None and outcome.hit else outcome.summarized
+        if summarized is None:  # a cache entry that went missing or broke: read it here
+            summarized = summarize(item, price=price, idle_seconds=idle, prices=prices)
+        elif store is not None and not outcome.hit:
+            store.put(item, outcome.stamp, summarized)
+        yield summarized
+
+
+def _process_all(
+    inputs: list[Input], jobs: int | None, price: bool, idle: float, prices: Prices | None, settings: str | None
+) -> Iterator[Outcome]:
+    from ..batch.pool import cpu_count
+
+    workers = min(jobs or cpu_count(), len(inputs))
+    if workers <= 1 or len(inputs) < PARALLEL_FROM:
+        for item in inputs:
+            yield process(item, price=price, idle_seconds=idle, prices=prices, settings=settings)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from functools import partial
+
+    from ..batch.pool import init_worker
+
+    context = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
+    work = partial(process, price=price, idle_seconds=idle, settings=settings)
+    chunk = max(1, min(32, len(inputs) // (workers * 8)))
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker, initargs=(os.getpid(), ())) as pool:
+        yield from pool.map(work, inputs, chunksize=chunk)
+
+
+def stats(
+    paths: Iterable[str | os.PathLike[str]] | str | os.PathLike[str] | None = None,
+    *,
+    as_dicts: bool = False,
+    **options: Any,
+) -> list[Row] | list[dict[str, Any]]:
+    """The rows of ``report(paths, **options)``: ``Row`` dataclasses, or with ``as_dicts`` the
+    dicts ``asr stats --json`` prints (docs/stats.md)."""
+    result = report(paths, **options)
+    if as_dicts:
+        return [row.as_dict(result.tz) for row in result.rows]
+    return result.rows
+
+
+__all__ = ["Report", "report", "stats"]

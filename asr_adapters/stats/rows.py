@@ -1,0 +1,164 @@
+"""The rows of an ``asr stats`` report: one per session, day, week, month, model, project,
+agent or billing window, each summing the responses, tool calls, prompts and active time that
+fall in it (docs/stats.md says what each column means)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import tzinfo
+from typing import Any
+
+from .summary import PRICED_BY_AGENT, PRICED_BY_US, Response, ToolCall, Totals
+from .when import show
+
+
+@dataclass
+class ModelPart:
+    """One model's share of a row (``--breakdown``): its responses and the calls it made."""
+
+    totals: Totals = field(default_factory=Totals)
+    tool_calls: int = 0
+    failed_tool_calls: int = 0
+
+    def as_dict(self, model: str) -> dict[str, Any]:
+        return {
+            "model": model,
+            **_totals(self.totals),
+            "toolCalls": self.tool_calls,
+            "failedToolCalls": self.failed_tool_calls,
+        }
+
+
+@dataclass
+class Row:
+    """One group. ``sessions`` holds session references (subagents are resolved to the session
+    they belong to when the report is finished); ``prompts`` and ``active_seconds`` are None
+    in model rows, where they belong to no one model."""
+
+    by: str
+    key: str
+    start: float | None = None  # the bucket's start (time rows), else the first event's time
+    end: float | None = None  # the bucket's end (time rows), else the last event's time
+    sessions: set[str] = field(default_factory=set)
+    subagents: set[str] = field(default_factory=set)
+    agents: set[str] = field(default_factory=set)
+    projects: set[str] = field(default_factory=set)
+    models: set[str] = field(default_factory=set)
+    totals: Totals = field(default_factory=Totals)
+    tool_calls: int = 0
+    failed_tool_calls: int = 0
+    prompts: int | None = 0
+    active_seconds: float | None = 0.0
+    breakdown: dict[str, ModelPart] = field(default_factory=dict)
+    title: str | None = None  # session rows: the session's title, else its first prompt
+    first: float | None = None
+    last: float | None = None
+    window: dict[str, Any] | None = None  # block rows: whether live, burn rate, projection
+
+    def seen(self, when: float | None) -> None:
+        if when is None:
+            return
+        if self.first is None or when < self.first:
+            self.first = when
+        if self.last is None or when > self.last:
+            self.last = when
+
+    def add_response(self, response: Response, breakdown: bool) -> None:
+        self.totals.add(response)
+        self.models.add(response.model or "unknown")
+        self.seen(response.time)
+        if breakdown:
+            self.breakdown.setdefault(response.model or "unknown", ModelPart()).totals.add(response)
+
+    def add_call(self, call: ToolCall, breakdown: bool) -> None:
+        self.tool_calls += 1
+        failed = call.failed
+        self.failed_tool_calls += failed
+        self.seen(call.time)
+        if breakdown:
+            part = self.breakdown.setdefault(call.model or "unknown", ModelPart())
+            part.tool_calls += 1
+            part.failed_tool_calls += failed
+
+    def merge(self, other: Row) -> None:
+        """Fold another row into this one (a subagent's session row into its parent's)."""
+        self.sessions |= other.sessions
+        self.subagents |= other.subagents
+        self.agents |= other.agents
+        self.projects |= other.projects
+        self.models |= other.models
+        self.totals.merge(other.totals)
+        self.tool_calls += other.tool_calls
+        self.failed_tool_calls += other.failed_tool_calls
+        if self.prompts is not None and other.prompts is not None:
+            self.prompts += other.prompts
+        if self.active_seconds is not None and other.active_seconds is not None:
+            self.active_seconds += other.active_seconds
+        for model, part in other.breakdown.items():
+            mine = self.breakdown.setdefault(model, ModelPart())
+            mine.totals.merge(part.totals)
+            mine.tool_calls += part.tool_calls
+            mine.failed_tool_calls += part.failed_tool_calls
+        self.seen(other.first)
+        self.seen(other.last)
+        if self.title is None:
+            self.title = other.title
+
+    @property
+    def priced_by(self) -> str:
+        """Who priced this row's cost: ``agent``, ``genai-prices``, both, ``unpriced`` (tokens
+        and no price at all), or ``-`` (nothing to price)."""
+        totals = self.totals
+        counts = ((PRICED_BY_AGENT, totals.priced_by_agent), (PRICED_BY_US, totals.priced_by_us))
+        by = [name for name, count in counts if count]
+        if by:
+            return "+".join(by)
+        return "unpriced" if totals.unpriced else "-"
+
+    def as_dict(self, tz: tzinfo) -> dict[str, Any]:
+        data: dict[str, Any] = {"by": self.by, "key": self.key}
+        if self.title is not None:
+            data["title"] = self.title
+        data["start"] = show(self.start, tz)
+        data["end"] = show(self.end, tz)
+        data["firstActivity"] = show(self.first, tz)
+        data["lastActivity"] = show(self.last, tz)
+        data["sessions"] = len(self.sessions)
+        data["subagents"] = len(self.subagents)
+        data["agents"] = sorted(self.agents)
+        data["projects"] = sorted(self.projects)
+        data["models"] = sorted(self.models)
+        data.update(_totals(self.totals))
+        data["pricedBy"] = self.priced_by
+        data["toolCalls"] = self.tool_calls
+        data["failedToolCalls"] = self.failed_tool_calls
+        data["prompts"] = self.prompts
+        data["activeSeconds"] = None if self.active_seconds is None else round(self.active_seconds, 3)
+        if self.window is not None:
+            data["window"] = self.window
+        data["breakdown"] = [
+            part.as_dict(model) for model, part in sorted(self.breakdown.items(), key=lambda kv: -kv[1].totals.cost)
+        ]
+        return data
+
+
+def _totals(totals: Totals) -> dict[str, Any]:
+    tokens = totals.tokens
+    return {
+        "responses": totals.responses,
+        "inputTokens": tokens.input,
+        "cacheReadTokens": tokens.cache_read,
+        "cacheWriteTokens": tokens.cache_write,
+        "outputTokens": tokens.output,
+        "reasoningTokens": tokens.reasoning,
+        "totalTokens": tokens.total,
+        "cost": totals.cost,
+        "agentCost": totals.agent_cost,
+        "ourCost": totals.cost - totals.agent_cost,
+        "pricedByAgent": totals.priced_by_agent,
+        "pricedByUs": totals.priced_by_us,
+        "unpricedResponses": totals.unpriced,
+        "unpricedTokens": totals.unpriced_tokens.total,
+        "partialResponses": totals.partial,
+        "responsesWithoutUsage": totals.without_usage,
+    }
