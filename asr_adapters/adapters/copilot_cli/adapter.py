@@ -18,6 +18,7 @@ import orjson
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.digests import DigestMap, value_digest
 from ...core.errors import InputError
+from ...core.items import names
 from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
@@ -28,6 +29,9 @@ from .mapper import AGENT, Mapper, child_key
 from .sniff import is_start as _is_start
 
 FORMAT = "copilot-cli-events"
+#: Members an event is dispatched or deduplicated on (``core.items``): an array or object there
+#: is one unreadable line.
+DISPATCH = names("type", "id", "agentId", "data.parentToolCallId")
 
 
 @register
@@ -54,7 +58,7 @@ class CopilotCliAdapter(Adapter):
             seen = DigestMap()  # event id -> digest of its line: the same line again is a duplicate
             started = False
             owner_of, unstarted, feed = groups.owner_of, groups.unstarted, mapper.feed  # per line
-            for number, event, raw in context.parsed_lines():
+            for number, event, raw in context.parsed_lines(DISPATCH):
                 if not started:
                     started = True
                     _seen_before(seen, event, raw)
