@@ -51,13 +51,13 @@ from asr_adapters.core.errors import ASRError  # noqa: E402
 from asr_adapters.core.source import Source  # noqa: E402
 from asr_adapters.stream.writer import StreamWriter  # noqa: E402
 
-#: ``../shared/samples`` beside the clone (as CI has it), the folder ``ASR_SHARED_SAMPLES`` names,
+#: ``../shared/samples`` beside the clone (as CI has it), the folder ``ASR_SAMPLES`` names,
 #: or ``../../shared/samples`` (a clone in a folder of worktrees)
 DEFAULT_SAMPLES = next(
     (
         Path(p)
         for p in (
-            os.environ.get("ASR_SHARED_SAMPLES"),
+            os.environ.get("ASR_SAMPLES"),
             ROOT.parent / "shared" / "samples",
             ROOT.parent.parent / "shared" / "samples",
         )
