@@ -1115,11 +1115,11 @@ def test_asr_convert_says_which_cline_cli_file_it_found_and_why_it_is_not_read(
 
 
 def test_other_agents_json_objects_are_not_cli3_sessions() -> None:
-    from asr_adapters.adapters.cline import sdk
+    from asr_adapters.adapters.cline import sniff
 
     gemini = b'{\n  "sessionId": "a",\n  "projectHash": "b",\n  "startTime": "t",\n  "messages": []\n}'
-    assert sdk.detect(gemini) == 0
-    assert sdk.detect(b'{"version": 1, "updated_at": "t", "agent": "lead", "sessionId": "s", "messages": []}') == 90
+    assert sniff.sdk_detect(gemini) == 0
+    assert sniff.sdk_detect(b'{"version": 1, "updated_at": "t", "agent": "lead", "sessionId": "s", "messages": []}') == 90
 
 
 def test_a_cli3_session_folder_has_one_entry_whose_manifest_is_its_companion(tmp_path: Path) -> None:

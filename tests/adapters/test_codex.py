@@ -14,7 +14,7 @@ import asr_adapters
 from asr_adapters import registry
 from asr_adapters.adapters.codex.fragments import classify, is_media_label, split_ide_request
 from asr_adapters.adapters.codex.matching import MirrorMatcher
-from asr_adapters.core import spill
+from asr_adapters.core import digests, spill
 from asr_adapters.core.sanitized import MARKER
 from asr_adapters.core.source import Source
 
@@ -722,9 +722,10 @@ def _peak(tmp_path: Path, turns: int) -> int:
 
 
 def test_memory_does_not_grow_with_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # per-id state (item digests, record ids by native id) lives in core.spill maps: with a
-    # low limit both sizes spill, so what stays in memory is bounded, not the file
+    # per-id state (item digests, record ids by native id) lives in core.digests maps: with a
+    # low limit both sizes move to disk, so what stays in memory is bounded, not the file
     monkeypatch.setattr(spill, "DEFAULT_LIMIT", 100)
+    monkeypatch.setattr(digests, "DEFAULT_LIMIT", 100)
     small = _peak(tmp_path, 300)
     large = _peak(tmp_path, 2400)  # 8x the lines
     assert large < small * 1.5 + 256 * 1024, (small, large)

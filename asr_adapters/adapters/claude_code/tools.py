@@ -12,6 +12,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ...core.accounting import Diagnostic
+from ...core.digests import RecordIds
 from ...core.outcome import cancelled, denied, not_a_failure, set_exit_code
 from ...core.spill import SpillMap, SpillSet
 from ...core.timestamps import from_iso, stamp
@@ -91,7 +92,7 @@ class ToolMixin:
     sidechain_prompts: dict[str, str]  # first prompt of an inline sidechain -> its session ref
     out: Any
     info: Any
-    uuid_rec: SpillMap
+    uuid_rec: RecordIds
 
     if TYPE_CHECKING:
 

@@ -18,18 +18,13 @@ from ...core.errors import InputError
 from ...core.source import Source
 from ...core.timestamps import from_epoch_millis, stamp
 from ...registry import register
-from . import discover, sdk
+from . import discover, sdk, sniff
 from .files import API, UI, companions, kind_of
 from .mapper import TaskMapper
 from .parts import parse_json
 
 FORMAT = "cline-task"
-_ARRAY = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*\[\s*\{")
-_UI_TYPE = re.compile(rb'"type"\s*:\s*"(?:say|ask)"')
-_UI_SUBTYPE = re.compile(rb'"(?:say|ask)"\s*:\s*"')
-_UI_TS = re.compile(rb'"ts"\s*:\s*\d')
 _CWD = re.compile(r"# Current Working Directory \((.+?)\) Files")
-_API_MESSAGE = re.compile(rb'\{\s*"role"\s*:\s*"(?:user|assistant)"\s*,\s*"content"\s*:')
 
 
 def first_cwd(ui: list[Any], api: list[Any]) -> str | None:
@@ -79,19 +74,7 @@ class ClineAdapter(Adapter):
     discovery = discover
 
     def detect(self, source: Source) -> int:
-        if source.is_sqlite:
-            return 0
-        head = source.head()
-        if _ARRAY.match(head) is None:
-            return sdk.detect(head)
-        if _UI_TYPE.search(head) and _UI_SUBTYPE.search(head) and _UI_TS.search(head):
-            return 90
-        if _API_MESSAGE.search(head):
-            if source.name == discover.API_FILE:
-                return 90
-            if b"<task>" in head:
-                return 70
-        return 0
+        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         document = context.document("not a Cline task file")

@@ -32,8 +32,6 @@ CONTRACT_VERSION = 1
 #: compaction (``SessionCompactionStateSchema``), beside the full transcript; not read
 COMPACTION_SUFFIX = ".compaction.json"
 #: the head of a messages file: an object whose first members are the contract's
-_HEAD = re.compile(rb'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"updated_at"\s*:')
-_MANIFEST_HEAD = re.compile(rb'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"session_id"\s*:')
 #: the wrappers ``@cline/shared`` ``prompt/format.ts`` writes around what the person typed
 #: (``formatUserInputBlock``, ``formatUserCommandBlock``): the inside is theirs, the tags Cline's
 _WRAPPED = re.compile(
@@ -42,19 +40,6 @@ _WRAPPED = re.compile(
 #: whole blocks that Cline's runtime writes into a user message (a compaction notice, a mode switch)
 _NOTICE = re.compile(r"\A\s*<(SYSTEM_NOTICE|mode_notice)\b")
 _MESSAGE_KEYS = frozenset({"id", "role", "content", "ts", "modelInfo", "metrics"})
-
-
-def detect(head: bytes) -> int:
-    """90 for a messages file; 60 for a session manifest or a compaction state (refused with a
-    pointer to the messages file); else 0. The contract's members come first, in the writer's
-    order."""
-    if _HEAD.match(head) and b'"source_message_count"' in head:
-        return 60
-    if _HEAD.match(head) and b'"sessionId"' in head and b'"messages"' in head:
-        return 90
-    if _MANIFEST_HEAD.match(head) and b'"messages_path"' in head:
-        return 60
-    return 0
 
 
 def check(source: Source, document: dict[str, Any]) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ...core.adapter import Adapter, Context, Emitter
+from ...core.digests import DigestMap
 from ...core.refs import schema_name, session_ref
 from ...core.spill import SpillMap
 from ...core.timestamps import from_iso, stamp
@@ -55,12 +56,12 @@ class Mapper(SummaryMixin):
         self.routing = routing
         self.channel = channel
         self.group = None if chat_type is None else chat_type != "direct"
-        # native entry id -> seq of its first record, for ``parent`` links: any entry may be a
-        # parent, but almost always a recent one, so older entries wait on disk (core.spill)
-        self.records_of = SpillMap()
+        # native entry id -> seq of its first record, for ``parent`` links and repeated entries:
+        # any entry may be a parent, almost always a recent one (core.digests: 16 bytes an id)
+        self.records_of = DigestMap()
         #: entry id -> seq of its parent entry's first record (a compaction's kept entry names
         #: the history before it: ``compaction.through``)
-        self.parent_of = SpillMap()
+        self.parent_of = DigestMap()
         # ``message`` sends and ``sessions_spawn`` calls waiting for their result (call id ->
         # what the result needs); a call whose result never comes must not stay in memory
         self.sends = SpillMap()
