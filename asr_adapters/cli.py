@@ -261,6 +261,15 @@ def _add_index_commands() -> None:
 _add_index_commands()
 
 
+def _add_redact_commands() -> None:
+    from .redact.command import redact_command
+
+    main.add_command(redact_command)
+
+
+_add_redact_commands()
+
+
 def _add_stats_commands() -> None:
     from .stats.command import stats
 
