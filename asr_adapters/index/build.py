@@ -195,6 +195,8 @@ class Builder:
         wanted = "1" if self.redactor is not None else "0"
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'redacted'").fetchone()
         self.reread = bool(known) and (row[0] if row is not None else "0") != wanted
+        if self.redactor is not None:  # rows deleted now leave zeros behind, never their old text
+            self.conn.execute("PRAGMA secure_delete = ON")
         gone = sorted(known - set(paths))
         done = 0
         for batch in self._batches(paths):
@@ -207,8 +209,6 @@ class Builder:
             done += len(batch)
             if progress is not None:
                 progress(done, len(paths))
-        with store.transaction(self.conn):  # last: a run killed before here is read again whole
-            self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('redacted', ?)", (wanted,))
         if gone:
             with store.transaction(self.conn):
                 for path in gone:
@@ -217,6 +217,15 @@ class Builder:
                         self._delete_rows(row[0])
                         self.conn.execute("DELETE FROM sessions WHERE sid = ?", (row[0],))
                         self.report.removed += 1
+        if self.reread and self.redactor is not None:
+            # rows an unredacted run wrote are gone from the tables; the full-text index keeps a
+            # deleted row's terms until its segments merge, and free pages keep old bytes:
+            # merge, then rewrite the file, so no byte of the unredacted index is left
+            with store.transaction(self.conn):
+                self.conn.execute("INSERT INTO parts_fts (parts_fts) VALUES ('optimize')")
+            self.conn.execute("VACUUM")
+        with store.transaction(self.conn):  # last: a run killed before here is read again whole
+            self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('redacted', ?)", (wanted,))
 
     def _batches(self, paths: list[str]) -> Iterator[list[str]]:
         batch: list[str] = []

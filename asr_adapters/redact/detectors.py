@@ -98,9 +98,8 @@ SECRETS: tuple[Pattern, ...] = (
         r"(?i:authorization|proxy-authorization|x-api-key|api-key|x-auth-token)[\"']?\s*[:=]\s*[\"']?"
         r"(?:(?i:bearer|basic|token|digest)\s+)?([A-Za-z0-9._~+/=:-]{8,})",
         1,
-        joinable=False,
     ),
-    _ours("bearer-token", r"\b(?i:bearer)\s+([A-Za-z0-9._~+/-]{16,}=*)", 1, joinable=False),
+    _ours("bearer-token", r"\b(?i:bearer)\s+([A-Za-z0-9._~+/-]{16,}=*)", 1),
     _ours("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}"),
     _ours("anthropic-key", r"\bsk-ant-(?:api|admin|oat)\d{2}-[A-Za-z0-9_-]{40,}"),
     _ours("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}"),
@@ -110,26 +109,23 @@ SECRETS: tuple[Pattern, ...] = (
         "aws-secret-key",
         r"(?i:aws_?secret_?(?:access_?)?key)[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
         1,
-        joinable=False,
     ),
     _ours(
         "secret-assignment",
-        r"(?m)^[ \t]*(?:export[ \t]+)?[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY"
+        r"(?<![A-Za-z0-9_])[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY"
         r"|CREDENTIALS?|AUTH)[A-Z0-9_]*[ \t]*=[ \t]*[\"']?([^\s\"'#]{6,})",
         1,
-        joinable=False,
     ),
     _ours(
         "url-secret-param",
         r"[?&](?i:access_token|api_?key|apikey|token|secret|client_secret|password|passwd|sig|signature"
         r"|x-amz-signature|x-amz-credential|auth)=([^&\s#\"'<>]{8,})",
         1,
-        joinable=False,
     ),
     # detect-secrets' plugins
     _plugin("aws-access-key", aws.AWSKeyDetector, 0),
-    _plugin("aws-secret-key", aws.AWSKeyDetector, 1, 1, joinable=False),
-    _plugin("url-password", basic_auth.BasicAuthDetector, 0, 1, joinable=False),
+    _plugin("aws-secret-key", aws.AWSKeyDetector, 1, 1),
+    _plugin("url-password", basic_auth.BasicAuthDetector, 0, 1),
     _plugin("github-token", github_token.GitHubTokenDetector, 0),
     *(_plugin("gitlab-token", gitlab_token.GitLabTokenDetector, i) for i in range(7)),
     _plugin("slack-token", slack.SlackDetector, 0),
@@ -137,7 +133,7 @@ SECRETS: tuple[Pattern, ...] = (
     _plugin("stripe-key", stripe.StripeDetector, 0),
     _plugin("openai-key", openai.OpenAIDetector, 0),
     _plugin("jwt", jwt.JwtTokenDetector, 0),
-    _plugin("npm-token", npm.NpmDetector, 0, 1, joinable=False),
+    _plugin("npm-token", npm.NpmDetector, 0, 1),
     _plugin("pypi-token", pypi_token.PypiTokenDetector, 0),
     _plugin("pypi-token", pypi_token.PypiTokenDetector, 1),
     _plugin("sendgrid-key", sendgrid.SendGridDetector, 0),
@@ -243,7 +239,26 @@ def _hit(pattern: Pattern, match: re.Match[str]) -> Hit | None:
         return None
     if pattern.secret and (len(value) < 4 or _NOT_SECRET.fullmatch(value)):
         return None
+    if pattern.kind in _BY_CONTEXT and not _secret_shaped(value):
+        return None
     return Hit(start, end, pattern.kind, value)
+
+
+#: Kinds found by what stands before the value (a name, a header, a parameter), not by the
+#: value's own form: the value must look like a secret too (docs/redaction.md, False positives).
+_BY_CONTEXT = frozenset({"secret-keyword", "secret-assignment", "auth-header", "bearer-token", "url-secret-param"})
+_CODE = re.compile(r"[()`;]|\$\{|\{\{|REDACTED|process\.env|os\.environ|(?:\.\.\.|…)$", re.IGNORECASE)
+
+
+def _secret_shaped(value: str) -> bool:
+    """At least 8 characters, no space, not code (a call, an expression, a template), and
+    letters with digits or both cases: ``admin123`` and ``Xk29fLq0`` are taken; ``proxy-handled``,
+    ``process.env.API_KEY;``, ``${TOKEN}`` and ``10000`` are not."""
+    if len(value) < 8 or any(c.isspace() for c in value) or _CODE.search(value):
+        return False
+    letters = any(c.isalpha() for c in value)
+    digits = any(c.isdigit() for c in value)
+    return (letters and digits) or (any(c.islower() for c in value) and any(c.isupper() for c in value))
 
 
 def _without_overlaps(hits: list[Hit]) -> list[Hit]:

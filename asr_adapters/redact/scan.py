@@ -22,7 +22,9 @@ from .detectors import Detector, Hit
 from .placeholder import HASH_CHARS as _HASH_CHARS
 
 _BASE64_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}")
-_BREAK = re.compile(r"[ \t]*\r?\n[ \t]*")
+_TOKEN_CHAR = re.compile(r"[A-Za-z0-9+/=_.-]")
+_TOKEN_TAIL = re.compile(r"[A-Za-z0-9+/=_-]{4}$")
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9+/=_.-]+")
 _JSON_START = ("{", "[")
 #: a decoded base64 run is scanned only when it reads as text
 _PRINTABLE = re.compile(rb"[\t\n\r\x20-\x7e]*")
@@ -55,7 +57,7 @@ class Scanner:
         if text[:1] in _JSON_START or text[:2].lstrip()[:1] in _JSON_START:
             text = self._json_string(text)
         hits = self.detector.find(text)
-        hits += self._split_hits(text, hits)
+        hits = _widened(hits, self._split_hits(text, hits))
         hits += self._base64_hits(text, hits)
         if not hits:
             return text
@@ -76,35 +78,36 @@ class Scanner:
         return "".join(out)
 
     def _split_hits(self, text: str, found: list[Hit]) -> list[Hit]:
-        """Tokens broken by a line break (and the indentation around it): searched in the text
-        with its breaks taken out, kept when they span a break, mapped back to the original."""
+        """Tokens a terminal or an editor wrapped: at each line break after a line that ends in
+        a run of token characters, that line is joined with the next ones (their indentation
+        left out; further lines while each is one unbroken run, four at most) and searched;
+        a hit that starts on the first line and crosses its end is mapped back to the text."""
         if "\n" not in text:
             return []
-        pieces: list[str] = []
-        starts: list[int] = []  # for each piece: its offset in text and in the joined text
-        joined_at: list[int] = []
-        at = 0
-        length = 0
-        for match in _BREAK.finditer(text):
-            pieces.append(text[at : match.start()])
-            starts.append(at)
-            joined_at.append(length)
-            length += match.start() - at
-            at = match.end()
-        pieces.append(text[at:])
-        starts.append(at)
-        joined_at.append(length)
-        joined = "".join(pieces)
-        hits = []
-        for hit in self.detector.find(joined, joinable_only=True):
-            first = _piece(joined_at, hit.start)
-            last = _piece(joined_at, hit.end - 1)
-            if first == last:
-                continue  # inside one line: found (or not) by the direct search
-            start = starts[first] + hit.start - joined_at[first]
-            end = starts[last] + hit.end - joined_at[last]
-            if not _overlaps(found, start, end):
-                hits.append(Hit(start, end, hit.kind, hit.secret))
+        lines = _lines(text)
+        hits: list[Hit] = []
+        for k in range(len(lines) - 1):
+            start, end = lines[k]
+            if _TOKEN_TAIL.search(text, max(start, end - 4), end) is None:
+                continue
+            pieces = [(start, end)]
+            for following in lines[k + 1 : k + 4]:
+                begin = following[0]
+                while begin < following[1] and text[begin] in " \t":
+                    begin += 1
+                if begin >= following[1] or not _TOKEN_CHAR.match(text, begin):
+                    break
+                pieces.append((begin, following[1]))
+                if not _TOKEN_RUN.fullmatch(text, begin, following[1]):
+                    break
+            if len(pieces) < 2:
+                continue
+            joined = "".join(text[a:b] for a, b in pieces)
+            first = end - start
+            for hit in self.detector.find(joined, joinable_only=True):
+                if hit.start >= first or hit.end <= first:
+                    continue  # not across the first break: the direct search's, or the next window's
+                hits.append(Hit(start + hit.start, _mapped(pieces, hit.end), hit.kind, hit.secret))
         return hits
 
     def _base64_hits(self, text: str, found: list[Hit]) -> list[Hit]:
@@ -131,40 +134,56 @@ class Scanner:
             return text
         if not isinstance(value, (dict, list)):
             return text
-        secrets: list[tuple[str, str]] = []
-        _strings(value, lambda s: secrets.extend((h.kind, h.secret) for h in self._inner_hits(s)))
-        for kind, secret in secrets:
+        found: list[tuple[str, str, str]] = []  # kind, the secret, its spelling in the decoded string
+
+        def visit(decoded: str) -> None:
+            found.extend((h.kind, h.secret, decoded[h.start : h.end]) for h in self._inner_hits(decoded))
+
+        _strings(value, visit)
+        for kind, secret, spelled in found:
             placeholder = self.placeholder(kind, secret)
-            for spelling in {orjson.dumps(secret).decode()[1:-1], _ascii_json(secret)}:
+            for spelling in {orjson.dumps(spelled).decode()[1:-1], _ascii_json(spelled)}:
                 if spelling and spelling in text:
                     self.counts[kind] += text.count(spelling)
                     text = text.replace(spelling, placeholder)
         return text
 
     def _inner_hits(self, value: str) -> list[Hit]:
-        hits = self.detector.find(value)
-        return hits + self._split_hits(value, hits) + self._base64_hits_as_secrets(value, hits)
-
-    def _base64_hits_as_secrets(self, value: str, found: list[Hit]) -> list[Hit]:
-        hits = []
-        for match in _BASE64_RUN.finditer(value):
-            decoded = _decoded(match.group())
-            if decoded is not None and self.detector.find(decoded) and not _overlaps(found, *match.span()):
-                inner = self.detector.find(decoded)[0]
-                hits.append(Hit(match.start(), match.end(), inner.kind, match.group()))
-        # a joined or base64 secret is replaced by its spelling in the raw text
-        return [Hit(h.start, h.end, h.kind, value[h.start : h.end]) for h in hits]
+        hits = _widened(self.detector.find(value), self._split_hits(value, []))
+        return hits + self._base64_hits(value, hits)
 
 
-def _piece(offsets: list[int], position: int) -> int:
-    low, high = 0, len(offsets) - 1
-    while low < high:
-        middle = (low + high + 1) // 2
-        if offsets[middle] <= position:
-            low = middle
-        else:
-            high = middle - 1
-    return low
+def _widened(direct: list[Hit], split: list[Hit]) -> list[Hit]:
+    """The direct hits, with each secret found across a line break in place of the direct hits
+    it contains (its first line alone); a split hit that only partly overlaps one is dropped."""
+    for hit in split:
+        inside = [h for h in direct if hit.start <= h.start and h.end <= hit.end]
+        if any(h.start < hit.end and hit.start < h.end for h in direct if h not in inside):
+            continue
+        direct = [h for h in direct if h not in inside] + [hit]
+    return direct
+
+
+def _lines(text: str) -> list[tuple[int, int]]:
+    """Each line's start and end (its ``\r\n`` or ``\n`` left out)."""
+    lines = []
+    start = 0
+    while True:
+        end = text.find("\n", start)
+        if end < 0:
+            lines.append((start, len(text)))
+            return lines
+        lines.append((start, end - 1 if end > start and text[end - 1] == "\r" else end))
+        start = end + 1
+
+
+def _mapped(pieces: list[tuple[int, int]], position: int) -> int:
+    """An end offset in the joined pieces as an offset in the text."""
+    for start, end in pieces:
+        if position <= end - start:
+            return start + position
+        position -= end - start
+    return pieces[-1][1]
 
 
 def _overlaps(hits: list[Hit], start: int, end: int) -> bool:

@@ -15,7 +15,8 @@ from typing import Any
 from ..model.order import canonical_order
 from .scan import Scanner
 
-#: Top-level members never scanned: the record's structure, never a person's words.
+#: Top-level members never scanned: the record's structure, never a person's words
+#: (``nativeUsage`` is scanned: it is the source's object verbatim; its numbers never change).
 STRUCTURE = frozenset(
     {
         "type",
@@ -28,46 +29,66 @@ STRUCTURE = frozenset(
         "capture",
         "idSource",
         "supersedes",
+        "assembly",
+        "usage",
+        "opaqueInput",
+        "compaction",
+        "isError",
+        "exitCode",
+        "agent",
+        "producer",
+    }
+)
+#: Top-level members that are structure when they are a string (an id, a reference, a value
+#: of a closed or namespaced vocabulary); an object under one of these names (a source's own
+#: member of that name) is scanned like any other.
+STRUCTURE_STRINGS = frozenset(
+    {
+        "session",
         "parent",
         "copiedFrom",
-        "assembly",
         "messageId",
         "callId",
         "planId",
         "requestId",
-        "session",
-        "agent",
-        "producer",
         "author",
         "origin",
         "role",
         "status",
         "phase",
         "audience",
-        "usage",
-        "nativeUsage",
         "model",
-        "isError",
-        "exitCode",
-        "opaqueInput",
         "schema",
         "visibility",
         "planType",
         "summaryOf",
-        "compaction",
         "displayCorrespondence",
-        "participants",
-        "conversations",
-        "senders",
-        "recipients",
-        "sender",
-        "recipient",
         "address",
     }
 )
-#: Members inside a value never scanned (a part's type and provenance, an entry's id).
+#: Members inside a value never scanned (a part's type and provenance, an entry's id, an actor's ids).
 NESTED_STRUCTURE = frozenset(
-    {"type", "author", "origin", "phase", "derivation", "mimeType", "visibility", "format", "entryId", "blockedBy"}
+    {
+        "type",
+        "author",
+        "origin",
+        "phase",
+        "derivation",
+        "mimeType",
+        "visibility",
+        "format",
+        "entryId",
+        "blockedBy",
+        # the ids and references of actors (participants, conversations, senders, recipients):
+        # their labels and names are scanned
+        "participantId",
+        "conversationId",
+        "platformId",
+        "participant",
+        "conversation",
+        "session",
+        "address",
+    }
 )
 #: Members that hold ciphertext, signatures or provider state, wherever they are (a vendor
 #: record keeps the native item verbatim: Anthropic's ``signature``, OpenAI's
@@ -100,7 +121,7 @@ class RecordRedactor:
         changed: dict[str, Counter[str]] = {}
         dropped: dict[str, int] = {}
         for key in list(record):
-            if key in STRUCTURE:
+            if key in STRUCTURE or (key in STRUCTURE_STRINGS and record[key].__class__ is str):
                 continue
             scanner.counts = Counter()
             self._dropped = 0
