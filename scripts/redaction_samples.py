@@ -34,7 +34,7 @@ def main() -> None:
     if not args.samples.is_dir():
         sys.exit(f"{args.samples}: no samples folder")
     redactor = Redactor(Policy.make(paths=args.paths, emails=args.emails))
-    scanner = redactor._walker.scanner  # noqa: SLF001 - the values are read here, for a person's judgement
+    scanner = redactor._walker.scanner  # the values are read here, for a person to judge
     seen: dict[str, list[str]] = defaultdict(list)
     original = scanner.placeholder
 

@@ -9,7 +9,6 @@ Markdown (a page must make no request), only shown as their link text.
 from __future__ import annotations
 
 import re
-
 from html import escape
 
 from markdown_it import MarkdownIt
