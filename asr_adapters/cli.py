@@ -139,7 +139,7 @@ def convert(
         click.echo(f"asr: note: {note}", err=True)
     if stats:
         click.echo(orjson.dumps(stats_of(conversion, report)).decode(), err=True)
-    finish_redaction(redactor, redact_report)
+    finish_redaction(redactor, redact_report, path)
 
 
 def stats_of(conversion: Conversion, report: Report) -> dict[str, Any]:

@@ -35,12 +35,12 @@ def main() -> None:
         sys.exit(f"{args.samples}: no samples folder")
     redactor = Redactor(Policy.make(paths=args.paths, emails=args.emails))
     scanner = redactor._walker.scanner  # the values are read here, for a person to judge
-    seen: dict[str, list[str]] = defaultdict(list)
+    seen: dict[str, Counter[str]] = defaultdict(Counter)
     original = scanner.placeholder
 
     def placeholder(kind: str, secret: str) -> str:
-        if len(seen[kind]) < max(args.show, 0) and secret not in seen[kind]:
-            seen[kind].append(secret)
+        if args.show:
+            seen[kind][secret] += 1
         return original(kind, secret)
 
     scanner.placeholder = placeholder  # type: ignore[method-assign]
@@ -61,10 +61,10 @@ def main() -> None:
     report = redactor.report()
     report["files"] = dict(files)
     print(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode())
-    for kind, values in sorted(seen.items()):
-        print(f"\n## {kind}")
-        for value in values:
-            print("  " + repr(value[:120]))
+    for kind, values in sorted(seen.items()):  # placeholders asked for, distinct values (each counted once)
+        print(f"\n## {kind}: {len(values)} distinct")
+        for value, count in values.most_common(args.show):
+            print(f"  {count:5}  {value[:120]!r}")
 
 
 if __name__ == "__main__":

@@ -77,7 +77,7 @@ def export(
         raise click.UsageError("--protocol is how --endpoint sends: give --endpoint URL")
     if Path(path).is_dir():
         _export_folder(path, to, output, report_path, agent, include_content, endpoint, redactor)
-        finish(redactor, redact_report)
+        finish(redactor, redact_report, path)
         return
     if output is not None and Path(output).is_dir():
         raise click.BadParameter(f"{output!r} is a folder; a folder is written only for a folder PATH", param_hint="-o")
@@ -104,7 +104,7 @@ def export(
             click.echo(f"asr: error: {exc}", err=True)
             sys.exit(3)
         _write_report(report, report_path, path)
-    finish(redactor, redact_report)
+    finish(redactor, redact_report, path)
 
 
 def _export_folder(

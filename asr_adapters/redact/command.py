@@ -11,7 +11,7 @@ import click
 
 from ..cli_params import one_line_errors
 from ..outputs import binary_output
-from .options import finish, redact_options
+from .options import finish, redact_options, usable
 
 
 @click.command("redact")
@@ -41,6 +41,8 @@ def _run(stream: str, output: str | None, report: str | None, redactor: Any) -> 
     from ..stream.reader import read_records
     from ..stream.sniff import is_asr_stream
 
+    if report is not None:
+        usable(Path(report))
     with one_line_errors(stream):
         source: Any = sys.stdin.buffer if stream == "-" else stream
         opened = Source(source)
@@ -53,7 +55,7 @@ def _run(stream: str, output: str | None, report: str | None, redactor: Any) -> 
         else:
             with binary_output(Path(output), None if stream == "-" else Path(stream)) as handle:
                 _write(records, handle)
-        finish(redactor, report)
+        finish(redactor, report, stream)
 
 
 def _write(records: Any, handle: IO[bytes]) -> None:

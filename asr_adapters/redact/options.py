@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import click
 import orjson
 
+from ..cli_params import EXIT_OUTPUT, EXIT_USAGE
 from . import Policy, PolicyError, Redactor
 
 _NAMES = ("redact", "redact_paths", "redact_emails", "redact_patterns", "drop_opaque", "redact_report")
@@ -59,6 +61,7 @@ def redact_options(command: Callable[..., Any], *, always: bool = False) -> Call
         report = kwargs.pop("redact_report")
         if report is not None:
             asked = True
+            usable(Path(report))
         try:
             policy = (
                 Policy.make(
@@ -83,17 +86,45 @@ def redact_options(command: Callable[..., Any], *, always: bool = False) -> Call
     return wrapper
 
 
-def finish(redactor: Redactor | None, report: str | None) -> None:
-    """After a command: the one summary line on stderr, and the report file when asked."""
+def usable(target: Path) -> None:
+    """A report PATH that can never be written (a block device) is refused before any work,
+    as every output is (exit 2, one line)."""
+    from ..outputs import UnusableOutput, writes_directly
+
+    try:
+        writes_directly(target)
+    except UnusableOutput as exc:
+        click.echo(f"asr: error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+
+
+def finish(redactor: Redactor | None, report: str | None, source: str | None = None) -> None:
+    """After a command: the one summary line on stderr, and the report file when asked
+    (never over ``source``, the input)."""
     if redactor is None:
         return
+    if report is not None:  # first: a report that cannot be written is the one line said
+        write_report(redactor, Path(report), source)
     click.echo(f"asr: {redactor.summary()}", err=True)
-    if report is not None:
-        write_report(redactor, Path(report))
 
 
-def write_report(redactor: Redactor, target: Path) -> None:
-    from ..outputs import write_whole
+def write_report(redactor: Redactor, target: Path, source: str | None = None) -> None:
+    """The report, whole or not at all (or into the FIFO or device named); a report that
+    cannot be written is one error line, exit 3 (the outputs are written by then)."""
+    from ..outputs import PipeClosed, SameFileError, UnusableOutput, describe_os_error, refuse_same_file, write_whole
 
+    try:
+        refuse_same_file(Path(source) if source not in (None, "-") else None, target)
+    except SameFileError as exc:
+        click.echo(f"asr: error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
     data = orjson.dumps(redactor.report(), option=orjson.OPT_INDENT_2) + b"\n"
-    write_whole(target, data, direct=True)
+    try:
+        write_whole(target, data, direct=True)
+    except UnusableOutput as exc:
+        click.echo(f"asr: error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    except (OSError, PipeClosed) as exc:
+        reason = describe_os_error(exc, str(target)) if isinstance(exc, OSError) else f"{target}: closed"
+        click.echo(f"asr: error: {reason}", err=True)
+        sys.exit(EXIT_OUTPUT)

@@ -21,9 +21,12 @@ import orjson
 from .detectors import Detector, Hit
 from .placeholder import HASH_CHARS as _HASH_CHARS
 
-_BASE64_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}")
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")  # greedy: each match is a whole run
 _TOKEN_CHAR = re.compile(r"[A-Za-z0-9+/=_.-]")
-_TOKEN_TAIL = re.compile(r"[A-Za-z0-9+/=_-]{4}$")
+#: a run of token characters broken by a line break, 16 or more in all: where a wrapped
+#: token may be (ordinary lines end in a word, a comma or a bracket)
+_WRAPPED = re.compile(r"\n(?=[ \t]*(?P<right>[A-Za-z0-9+/=_.-]{1,400}))")
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.")
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9+/=_.-]+")
 _JSON_START = ("{", "[")
 #: a decoded base64 run is scanned only when it reads as text
@@ -78,28 +81,39 @@ class Scanner:
         return "".join(out)
 
     def _split_hits(self, text: str, found: list[Hit]) -> list[Hit]:
-        """Tokens a terminal or an editor wrapped: at each line break after a line that ends in
-        a run of token characters, that line is joined with the next ones (their indentation
-        left out; further lines while each is one unbroken run, four at most) and searched;
-        a hit that starts on the first line and crosses its end is mapped back to the text."""
+        """Tokens a terminal or an editor wrapped: at a line break inside a run of token
+        characters 16 or more long, the line before it is joined with the next ones (their
+        indentation left out; further lines while each is one unbroken run, four at most) and
+        searched; a hit that starts on the first line and crosses its end is mapped back."""
         if "\n" not in text:
             return []
-        lines = _lines(text)
         hits: list[Hit] = []
-        for k in range(len(lines) - 1):
-            start, end = lines[k]
-            if _TOKEN_TAIL.search(text, max(start, end - 4), end) is None:
+        for match in _WRAPPED.finditer(text):
+            newline = match.start()
+            end = newline - 1 if newline and text[newline - 1] == "\r" else newline
+            if end == 0 or text[end - 1] not in _TOKEN_CHARS:
                 continue
+            left = end
+            while left > 0 and end - left < 16 and text[left - 1] in _TOKEN_CHARS:
+                left -= 1
+            if end - left + len(match["right"]) < 16:
+                continue
+            start = text.rfind("\n", 0, end) + 1
             pieces = [(start, end)]
-            for following in lines[k + 1 : k + 4]:
-                begin = following[0]
-                while begin < following[1] and text[begin] in " \t":
+            at = newline + 1
+            for _ in range(3):
+                line_end = text.find("\n", at)
+                line_end = len(text) if line_end < 0 else line_end
+                stop = line_end - 1 if line_end > at and text[line_end - 1] == "\r" else line_end
+                begin = at
+                while begin < stop and text[begin] in " \t":
                     begin += 1
-                if begin >= following[1] or not _TOKEN_CHAR.match(text, begin):
+                if begin >= stop or text[begin] not in _TOKEN_CHARS:
                     break
-                pieces.append((begin, following[1]))
-                if not _TOKEN_RUN.fullmatch(text, begin, following[1]):
+                pieces.append((begin, stop))
+                if not _TOKEN_RUN.fullmatch(text, begin, stop) or line_end >= len(text):
                     break
+                at = line_end + 1
             if len(pieces) < 2:
                 continue
             joined = "".join(text[a:b] for a, b in pieces)

@@ -92,17 +92,17 @@ def show(
         elif output is None and open_it and fmt == "html":
             page = show_at(path, record, agent=agent, redactor=redactor)
             click.echo(f"asr: wrote {page}", err=True)
-            finish(redactor, redact_report)
+            finish(redactor, redact_report, path)
             return
         elif output is None:
             with text_stdout() as stream:
                 write_page(path, stream, fmt=fmt, agent=agent, redactor=redactor)
-            finish(redactor, redact_report)
+            finish(redactor, redact_report, path)
             return
         else:
             target = output
             with text_output(Path(output), Path(path)) as handle:  # whole or nothing, never the input
                 write_page(path, handle, fmt=fmt, agent=agent, redactor=redactor)
-    finish(redactor, redact_report)
+    finish(redactor, redact_report, path)
     if open_it:
         open_page(target, record)

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import resource
@@ -20,6 +21,7 @@ import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -36,6 +38,11 @@ GOLDEN = Path(__file__).resolve().parents[2] / "golden"
 NATIVE = GOLDEN / "codex" / "07-assistant-phase-and-mirrors" / "input.jsonl"
 STREAM = GOLDEN / "codex" / "07-assistant-phase-and-mirrors" / "expected.asr.jsonl"
 PRECIOUS = b"precious: must not change"
+#: Empty folders for the writers that read one (removed when the tests end)
+EMPTY = Path(tempfile.mkdtemp(prefix="asr-test-outputs-"))
+for _folder in ("src", "out", "archive"):
+    (EMPTY / _folder).mkdir()
+atexit.register(shutil.rmtree, EMPTY, True)
 
 #: Every command line that writes one file the user names (the target is appended).
 FILE_WRITERS: dict[str, list[str]] = {
@@ -45,6 +52,24 @@ FILE_WRITERS: dict[str, list[str]] = {
     "export atif": ["export", "--to", "atif", str(STREAM), "-o"],
     "export otel": ["export", "--to", "otel", str(STREAM), "-o"],
     "export --report": ["export", "--to", "atif", str(STREAM), "--report"],
+    "redact": ["redact", str(STREAM), "-o"],
+    "redact --report": ["redact", str(STREAM), "--report"],
+    "redact --redact-report": ["redact", str(STREAM), "--redact-report"],
+    "convert --redact-report": ["convert", str(NATIVE), "--redact-report"],
+    "show --redact-report": ["show", str(STREAM), "--redact-report"],
+    "export --redact-report": ["export", "--to", "atif", str(STREAM), "--redact-report"],
+    # the commands that read a folder, over an empty one: a report of nothing, the same bytes each run
+    "batch --redact-report": [
+        "batch",
+        "-j",
+        "1",
+        "-q",
+        str(EMPTY / "src"),
+        "-o",
+        str(EMPTY / "out"),
+        "--redact-report",
+    ],
+    "index --redact-report": ["index", str(EMPTY / "archive"), "-q", "--redact-report"],
 }
 
 
