@@ -385,7 +385,7 @@ def _hit(pattern: Pattern, match: re.Match[str]) -> Hit | None:
 #: Kinds found by what stands before the value (a name, a header, a parameter), not by the
 #: value's own form: the value must look like a secret too (docs/redaction.md, False positives).
 _BY_CONTEXT = frozenset({"secret-keyword", "secret-assignment", "auth-header", "bearer-token", "url-secret-param"})
-_CODE = re.compile(r"[()`;]|\$\{|\{\{|REDACTED|process\.env|os\.environ|(?:\.\.\.|…)$", re.IGNORECASE)
+_CODE = re.compile(r"[()`;]|\$\{|\{\{|REDACTED|process\.env|os\.environ|\.\.\.|…", re.IGNORECASE)
 
 
 def _secret_shaped(value: str) -> bool:
@@ -421,7 +421,8 @@ def optional_patterns(
     if paths:
         yield _ours(
             "user-name",
-            r"(?:/home/|/Users/|/var/home/|[A-Za-z]:[\\/]+Users[\\/]+|\\\\Users\\\\)([^/\\\s\"'<>:|*?]{1,64})",
+            r"(?:/home/|/Users/|/var/home/|[A-Za-z]:[\\/]+Users[\\/]+|\\\\Users\\\\)"
+            r"(?![\[.$%{<~])([^/\\\s\"'`<>:|*?,;()]{1,64})",
             1,
             joinable=False,
             secret=False,
@@ -434,8 +435,8 @@ def optional_patterns(
     if emails:
         yield _ours(
             "email",
-            r"(?<![A-Za-z0-9._%+-])(?!git@)[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.)+"
-            r"(?!(?:png|jpe?g|gif|svg|webp|js|ts|py|json|md)\b)[A-Za-z]{2,24}\b",
+            r"(?<![A-Za-z0-9._%+-])(?!git@)[A-Za-z0-9._%+-]{0,63}[A-Za-z0-9_%+-]@(?:[A-Za-z0-9-]{1,63}\.)+"
+            r"(?!(?:png|jpe?g|gif|svg|webp|js|ts|py|json|md)\b)[A-Za-z]{2,24}\b(?![/@\w-])",
             joinable=False,
             secret=False,
         )

@@ -130,6 +130,8 @@ class Scanner:
         hits = []
         for match in _BASE64_RUN.finditer(text):
             run = match.group()
+            if run.islower() or run.isupper():  # a path, a word, a hex digest: not base64 of text
+                continue
             decoded = _decoded(run)
             if decoded is None:
                 continue

@@ -40,7 +40,7 @@ STREAM = GOLDEN / "codex" / "07-assistant-phase-and-mirrors" / "expected.asr.jso
 PRECIOUS = b"precious: must not change"
 #: Empty folders for the writers that read one (removed when the tests end)
 EMPTY = Path(tempfile.mkdtemp(prefix="asr-test-outputs-"))
-for _folder in ("src", "out", "archive"):
+for _folder in ("src", "out"):
     (EMPTY / _folder).mkdir()
 atexit.register(shutil.rmtree, EMPTY, True)
 
@@ -58,7 +58,9 @@ FILE_WRITERS: dict[str, list[str]] = {
     "convert --redact-report": ["convert", str(NATIVE), "--redact-report"],
     "show --redact-report": ["show", str(STREAM), "--redact-report"],
     "export --redact-report": ["export", "--to", "atif", str(STREAM), "--redact-report"],
-    # the commands that read a folder, over an empty one: a report of nothing, the same bytes each run
+    # a command that reads a folder, over an empty one: a report of nothing, the same bytes each run
+    # (asr index is not here: it writes its index into the archive, which a full disk fails
+    # first, and its -o and --index have no cases either)
     "batch --redact-report": [
         "batch",
         "-j",
@@ -69,7 +71,6 @@ FILE_WRITERS: dict[str, list[str]] = {
         str(EMPTY / "out"),
         "--redact-report",
     ],
-    "index --redact-report": ["index", str(EMPTY / "archive"), "-q", "--redact-report"],
 }
 
 
