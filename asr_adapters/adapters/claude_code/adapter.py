@@ -15,17 +15,19 @@ from typing import Any
 
 import orjson
 
+from ...core import items
 from ...core.accounting import Diagnostic
 from ...core.adapter import Adapter, Context, Stream
 from ...core.companion import CompanionSkipped, open_companion
 from ...core.errors import InputError
-from ...core.nesting import loads_within
+from ...core.lenient import REPLACED
 from ...core.refs import session_ref
 from ...core.source import BadLine, Source
 from ...core.spill import SpillSet
 from ...registry import register
 from . import discover
 from .builder import Builder
+from .hanging import agent_request, compaction_agent, hanging_lines
 from .info import AGENT, REGISTRY, StreamInfo, agent_key
 from .prescan import Facts, prescan
 
@@ -45,6 +47,10 @@ class _Refs:
     def __getitem__(self, uuid: str) -> str:
         return self._key
 
+
+#: Members a line is dispatched on by name (``core.items``): an array or object there is one
+#: unreadable line.
+DISPATCH = items.names("type", "uuid")
 
 #: Bytes read to tell an empty (or all-blank) file from a transcript.
 HEAD_PROBE = 4096
@@ -98,17 +104,26 @@ class ClaudeCodeAdapter(Adapter):
 
         def main_records() -> Iterator[dict[str, Any]]:
             yield builder.header()
-            feed = builder.feed
-            for number, obj, _raw in context.parsed_lines():
-                if isinstance(obj, dict) and obj.get("isSidechain") is True:
-                    sidechains.add(number, obj, builder)
-                    continue
-                yield from feed(number, obj)
+            # the subagent files first: the parent keeps only what their streams need of it
             skipped: list[tuple[Path, str]] = []
             kids = discover.children(source.path, root, skipped) if source.path is not None else []
             for path, reason in skipped:
                 context.accounting.diagnostics.append(Diagnostic(str(path), None, f"subagent file skipped: {reason}"))
             state["kids"] = kids
+            builder.child_keys = {agent_key(root, kid.agent_id) for kid in kids}
+            for kid in kids:
+                if compaction_agent(kid.agent_id) and not _nested(kid.meta):
+                    request = agent_request(kid.path)
+                    if request is not None:
+                        builder.compaction_agents.append((agent_key(root, kid.agent_id), request))
+                    for hung in hanging_lines(kid.path):
+                        builder.hanging.setdefault(hung["parentUuid"], []).append(hung)
+            feed = builder.feed
+            for number, obj, _raw in context.parsed_lines(DISPATCH):
+                if isinstance(obj, dict) and obj.get("isSidechain") is True:
+                    sidechains.add(number, obj, builder)
+                    continue
+                yield from feed(number, obj)
             # nested agents (sidecar ``parentAgentId``) are linked by their own parent's stream
             linked = [(agent_key(root, k.agent_id), _meta_call(k.meta), k.meta) for k in kids if not _nested(k.meta)]
             linked += [(session_ref(AGENT, key), None, None) for key in sidechains.names()]
@@ -199,7 +214,7 @@ class ClaudeCodeAdapter(Adapter):
         info.parent_refs = refs
         info.meta = meta
         info.parent_usage = parent_usage
-        return Stream(info.key, _run(Builder(info, context.accounting), context.json_lines()), True, parent)
+        return Stream(info.key, _run(Builder(info, context.accounting), context.json_lines(DISPATCH)), True, parent)
 
 
 def _run(builder: Builder, lines: Iterator[tuple[int, Any]]) -> Iterator[dict[str, Any]]:
@@ -224,11 +239,18 @@ def _file_lines(path: Path, context: Context) -> Iterator[tuple[int, Any]]:
         for number, raw in Source(handle, name=path.name).lines():
             accounting.native_items += 1
             try:
-                value = loads_within(raw)
+                value, repaired = items.loads(raw)
             except orjson.JSONDecodeError as exc:
                 reason = raw.reason if isinstance(raw, BadLine) else str(exc)
                 accounting.unreadable += 1
                 accounting.diagnostics.append(Diagnostic(str(path), number, f"unreadable line skipped: {reason}"))
+                continue
+            if repaired:
+                accounting.diagnostics.append(Diagnostic(str(path), number, REPLACED))
+            problem = items.misplaced(value, DISPATCH)
+            if problem is not None:
+                accounting.unreadable += 1
+                accounting.diagnostics.append(Diagnostic(str(path), number, f"unreadable line skipped: {problem}"))
                 continue
             yield number, value
 
@@ -248,7 +270,7 @@ def _parent_facts(path: Path, agent_id: str) -> tuple[SpillSet, dict[str, Any] |
                 if b'"uuid"' not in raw:
                     continue
                 try:
-                    obj = orjson.loads(raw)
+                    obj = items.parse(raw)
                 except orjson.JSONDecodeError:
                     continue
                 if isinstance(obj, dict) and isinstance(obj.get("uuid"), str):
@@ -330,8 +352,8 @@ class _Sidechains:
         todo = set(wanted)
         for number, raw in source.lines():
             if number in todo:
-                try:
-                    yield number, loads_within(raw)
+                try:  # as the main pass read it (a lone surrogate repaired there, and reported)
+                    yield number, items.loads(raw)[0]
                 except orjson.JSONDecodeError:
                     continue  # already counted unreadable in the main pass
                 todo.discard(number)

@@ -66,6 +66,8 @@ class Mapper(SummaryMixin):
         self.sends = SpillMap()
         self.spawns = SpillMap()
         self.cron_job: str | None = None
+        #: the trigger kind of the latest user entry (its turn's): a memory flush has no outbound path
+        self.turn_trigger: str | None = None
         self.resolve = resolve
         self.previous: str | None = None
         self._derived = False
@@ -188,6 +190,7 @@ class Mapper(SummaryMixin):
         if not parts:
             record["capture"] = {"content": {"state": "absent", "reason": "the source stored no content"}}
         self._tail(record)
+        self.turn_trigger = facts.trigger.get("kind") if facts is not None and facts.trigger is not None else None
         if facts is not None and facts.trigger is not None:
             record["trigger"] = facts.trigger
             if facts.trigger.get("kind") == "cron":
@@ -229,8 +232,8 @@ class Mapper(SummaryMixin):
             record["conversation"] = self.routing.session_conversation
         if via == "web":
             self.routing.web_prompt(record.get("conversation"))
-        elif is_system and facts.system_dm is not None:  # a channel notice about a DM the System line names
-            record["conversation"] = self.routing.direct_chat(*facts.system_dm)
+        elif is_system and facts.system_chat is not None:  # a channel notice about a chat the System line names
+            record["conversation"] = self.routing.system_chat(facts.system_chat)
         platform: dict[str, Any] = {}
         if facts.message_ids and is_system:
             # a notice OpenClaw raised about a platform message (``om_…:permission-error``): its
@@ -333,11 +336,13 @@ class Mapper(SummaryMixin):
             records.append(call_record)
             name = call_record.get("name")
             data = call.get("input")
-            if name == "message" and isinstance(data, dict) and data.get("action", "send") in SEND_ACTIONS:
+            action = data.get("action", "send") if isinstance(data, dict) else None
+            if name == "message" and isinstance(action, str) and action in SEND_ACTIONS:
                 self.sends[call_record["callId"]] = (message_id, data)
             elif name == "sessions_spawn" and isinstance(data, dict):
                 self.spawns[call_record["callId"]] = data
-        records.extend(outbound.reply_delivery(self.routing, base, message, parts, calls, synthetic, message_id))
+        if synthetic or self.turn_trigger != "memory_flush":  # a memory flush's reply goes nowhere: none held back
+            records.extend(outbound.reply_delivery(self.routing, base, message, parts, calls, synthetic, message_id))
         return records
 
     def _tool_result(self, base: dict[str, Any], message: dict[str, Any]) -> list[dict[str, Any]]:
@@ -413,12 +418,12 @@ def _media_part(block: Any, who: tuple[str | None, str | None]) -> dict[str, Any
         rest = _rest(block, ("type", "mimeType", "data"))
         if rest:
             part["_meta"] = rest
-    elif block.get("type") == "text":
+    elif block.get("type") == "text" and isinstance(block.get("text"), str):
         part = dict(block)
     else:
-        if isinstance(block.get("type"), str):
+        if isinstance(block.get("type"), str) and block["type"] != "text":
             part = dict(block)
-        else:  # a block whose type is not a string: kept, under a type readers skip (ASR-210, 218)
+        else:  # a type that is not a string, or text that is not: kept, under a type readers skip (ASR-210, 218)
             part = {"type": "ai.openclaw/block", **{k: v for k, v in block.items() if k != "type"}}
             part["nativeType"] = block.get("type")
     if who[0] is not None:
