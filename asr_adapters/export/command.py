@@ -103,8 +103,8 @@ def export(
         except EndpointError as exc:
             click.echo(f"asr: error: {exc}", err=True)
             sys.exit(3)
+        finish(redactor, redact_report, path)  # first: a report that fails is the one line said
         _write_report(report, report_path, path)
-    finish(redactor, redact_report, path)
 
 
 def _export_folder(
