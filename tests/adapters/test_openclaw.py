@@ -1008,11 +1008,13 @@ def test_system_dm_line_declares_a_direct_conversation_for_the_notice_and_the_se
     by_id = {r.get("messageId"): r for r in records if r["type"] == "message"}
     assert by_id["u1"]["conversation"] == "c1" and "author" not in by_id["u1"]
     # the sender's words the line quotes are their own part (issue 27.17); the rest is harness text
-    assert [(p["text"], p.get("author")) for p in by_id["u1"]["content"][:3]] == [
-        ("System: [2026-02-26 22:09:12 GMT+8] Feishu[main] DM from ou_1: ", "harness"),
-        ("hi", None),
-        ("\n\n", "harness"),
+    assert [(p["text"], p.get("author"), p.get("origin")) for p in by_id["u1"]["content"][:3]] == [
+        ("System: [2026-02-26 22:09:12 GMT+8] Feishu[main] DM from ou_1: ", "harness", "injected"),
+        ("hi", None, "injected"),  # quoted by the notice, not a prompt: u2 is the message itself
+        ("\n\n", "harness", "injected"),
     ]
+    prompts = [p for r in records if r["type"] == "message" for p in r["content"] if p.get("origin") == "prompt"]
+    assert [p["text"] for p in prompts] == ["hi", "yo"]  # one prompt per person's message
     # OpenClaw's own event id for the notice is not a platform message id (ASR-226)
     assert "platform" not in by_id["u1"] and by_id["u1"]["eventIds"] == ["om_1:permission-error"]
     assert by_id["u2"]["platform"] == {"messageIds": ["om_1"]}
@@ -1106,9 +1108,11 @@ def test_every_form_of_the_system_line_names_its_chat(line: str, declared: dict[
     assert {k: v for k, v in conversation.items() if k not in ("type", "seq", "id", "conversationId")} == declared
     (message,) = _by_type(records, "message")
     assert message["conversation"] == conversation["conversationId"]
-    prompt = [p["text"] for p in message["content"] if p.get("origin") == "prompt"]
-    assert prompt == ([words] if words else [])  # the sender's words, split off (issue 27.17)
-    assert all("author" not in p for p in message["content"] if p.get("origin") == "prompt")
+    # the sender's words, split off (issue 27.17), are a quotation inside the harness notice,
+    # not a submitted prompt: origin injected, author absent (review of fid-cgo, finding A)
+    assert not [p for p in message["content"] if p.get("origin") == "prompt"]
+    quoted = [p for p in message["content"] if p.get("origin") == "injected" and "author" not in p]
+    assert [p["text"] for p in quoted] == ([words] if words else [])
     assert "".join(p["text"] for p in message["content"]) == notice["message"]["content"][0]["text"]
 
 
