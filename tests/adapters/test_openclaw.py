@@ -1140,3 +1140,37 @@ def test_a_memory_flush_reply_is_no_held_back_delivery_but_a_chat_reply_is() -> 
     records, _ = _convert(_lines(flush, silent, chat, again))
     (delivery,) = _by_type(records, "delivery")
     assert delivery["message"] == "messageId=a2" and delivery["status"] == "suppressed"
+
+
+@pytest.mark.parametrize(
+    ("details", "is_error"),
+    [
+        # web_search without a key: OpenClaw returns jsonResult({error, message, docs}), never
+        # throws, so the toolResult says isError false (the feishu sample's web_search result)
+        ({"error": "missing_brave_api_key", "message": "web_search needs a Brave Search API key.", "docs": "d"}, True),
+        ({"error": "unsupported_freshness", "message": "freshness is only supported by Brave."}, True),
+        ({"error": "", "results": []}, False),  # an empty error string states no failure
+        ({"error": None, "results": []}, False),
+        ({"results": [], "count": 0}, False),
+    ],
+)
+def test_a_details_error_code_is_a_failure(details: dict[str, Any], is_error: bool) -> None:
+    """Review finding B: OpenClaw's look-up tools report a failure as a returned payload whose
+    ``error`` is a code, with ``isError`` false; that is the tool's own record of failure."""
+    call = {"type": "toolCall", "id": "w1", "name": "web_search", "arguments": {"query": "q"}}
+    result = _entry(
+        "t1",
+        "a1",
+        {
+            "role": "toolResult",
+            "toolCallId": "w1",
+            "toolName": "web_search",
+            "content": [{"type": "text", "text": json.dumps(details, indent=2)}],
+            "details": details,
+            "isError": False,
+        },
+    )
+    records, _ = _convert(_lines(_assistant("a1", [call], stopReason="toolUse"), result))
+    (tool_result,) = _by_type(records, "tool_result")
+    assert tool_result["isError"] is is_error
+    assert not validate_records(records)
