@@ -312,11 +312,11 @@ def test_compaction_is_a_harness_summary() -> None:
 # -- synthetic assistants and deliveries ---------------------------------------------------
 
 
-def test_delivery_mirror_is_harness_text_and_a_sent_delivery() -> None:
+def test_delivery_mirror_is_harness_inserted_text_and_a_sent_delivery() -> None:
     mirror = _assistant("m1", [{"type": "text", "text": "sent text"}], provider="openclaw", model="delivery-mirror")
     records, _ = _convert(_lines(mirror))
     message, delivery = records[1], records[2]
-    assert (message["author"], message["origin"]) == ("harness", "injected")
+    assert ("author" not in message, message["origin"]) == (True, "injected")  # who wrote it: not recorded
     assert delivery["type"] == "delivery"
     assert (delivery["message"], delivery["status"]) == ("messageId=m1", "sent")
 
@@ -1173,4 +1173,20 @@ def test_a_details_error_code_is_a_failure(details: dict[str, Any], is_error: bo
     records, _ = _convert(_lines(_assistant("a1", [call], stopReason="toolUse"), result))
     (tool_result,) = _by_type(records, "tool_result")
     assert tool_result["isError"] is is_error
+    assert not validate_records(records)
+
+
+def test_a_delivery_mirror_names_no_author() -> None:
+    """Review finding C: OpenClaw's outbound path writes a delivery-mirror entry with the text it
+    sent (often another run's model reply, or a message-tool send); the entry records who
+    inserted it (the harness: origin injected) but not who wrote the words, so author is absent
+    (ASR-202). A gateway-injected entry stays the harness's."""
+    mirror = _assistant("m1", [{"type": "text", "text": "Your report is ready."}], provider="openclaw", model="delivery-mirror")
+    injected = _assistant("g1", [{"type": "text", "text": "note"}], "m1", provider="openclaw", model="gateway-injected")
+    records, _ = _convert(_lines(mirror, injected))
+    by_id = {r["messageId"]: r for r in _by_type(records, "message")}
+    assert "author" not in by_id["m1"] and by_id["m1"]["origin"] == "injected"
+    assert "usage" not in by_id["m1"]  # not a model response: its zero counts are not usage
+    assert (by_id["g1"]["author"], by_id["g1"]["origin"]) == ("harness", "injected")
+    assert [d["status"] for d in _by_type(records, "delivery")] == ["sent"]
     assert not validate_records(records)
