@@ -1181,7 +1181,9 @@ def test_a_delivery_mirror_names_no_author() -> None:
     sent (often another run's model reply, or a message-tool send); the entry records who
     inserted it (the harness: origin injected) but not who wrote the words, so author is absent
     (ASR-202). A gateway-injected entry stays the harness's."""
-    mirror = _assistant("m1", [{"type": "text", "text": "Your report is ready."}], provider="openclaw", model="delivery-mirror")
+    mirror = _assistant(
+        "m1", [{"type": "text", "text": "Your report is ready."}], provider="openclaw", model="delivery-mirror"
+    )
     injected = _assistant("g1", [{"type": "text", "text": "note"}], "m1", provider="openclaw", model="gateway-injected")
     records, _ = _convert(_lines(mirror, injected))
     by_id = {r["messageId"]: r for r in _by_type(records, "message")}

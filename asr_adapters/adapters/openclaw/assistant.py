@@ -210,8 +210,9 @@ def result_outcome(record: dict[str, Any], message: dict[str, Any], text: str) -
     (docs/semantics.md, Tool outcome): a call skipped for a queued message is
     ``ai.openclaw/cancelled``; ``details.status`` "error"/"failed", or a non-empty
     ``details.error`` code (the look-up tools return ``{error: "missing_brave_api_key", message,
-    docs}`` rather than throwing), is a failure even where ``isError`` is false; ``details.exitCode`` (exec), else the exec tool's "Command exited with
-    code N" line, is the ``exitCode``."""
+    docs}`` rather than throwing), is a failure even where ``isError`` is false;
+    ``details.exitCode`` (exec), else the exec tool's "Command exited with code N" line, is the
+    ``exitCode``."""
     if text.startswith(_SKIPPED):
         record["status"] = cancelled(REGISTRY)
         not_a_failure(record)
