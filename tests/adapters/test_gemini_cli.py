@@ -160,6 +160,26 @@ def test_display_content_is_native_and_typed_text_is_the_humans() -> None:
     assert message["displayCorrespondence"] == "native"
 
 
+def test_slash_text_the_cli_sent_verbatim_is_a_prompt_not_a_command() -> None:
+    """Review finding E, decided: a "/..." that only ``content`` holds is what the model received
+    unchanged. Gemini CLI records the typed text as ``displayContent`` beside the expansion when it
+    ran a command (a custom TOML command, an MCP prompt) and sends a slash text no command matches
+    to the model as a prompt, so "/handoff" with no display (the shared aim sample) was no command
+    invocation: origin prompt, author human; the "/review" it expanded is origin command."""
+    typed = {"id": "u1", "timestamp": "2026-03-18T10:00:00.000Z", "type": "user", "content": [{"text": "/handoff"}]}
+    ran = {
+        "id": "u2",
+        "timestamp": "2026-03-18T10:00:01.000Z",
+        "type": "user",
+        "content": [{"text": "Expanded review prompt."}],
+        "displayContent": [{"text": "/review"}],
+    }
+    by_id = {m["messageId"]: m for m in of_type(run(document([typed, ran]))[0], "message")}
+    assert (by_id["u1"]["origin"], by_id["u1"]["author"]) == ("prompt", "human")
+    assert "displayContent" not in by_id["u1"]
+    assert by_id["u2"]["origin"] == "command"
+
+
 def test_typed_text_that_reached_the_model_unchanged_is_the_humans() -> None:
     msg = {
         "id": "u1",

@@ -312,11 +312,11 @@ def test_compaction_is_a_harness_summary() -> None:
 # -- synthetic assistants and deliveries ---------------------------------------------------
 
 
-def test_delivery_mirror_is_harness_text_and_a_sent_delivery() -> None:
+def test_delivery_mirror_is_harness_inserted_text_and_a_sent_delivery() -> None:
     mirror = _assistant("m1", [{"type": "text", "text": "sent text"}], provider="openclaw", model="delivery-mirror")
     records, _ = _convert(_lines(mirror))
     message, delivery = records[1], records[2]
-    assert (message["author"], message["origin"]) == ("harness", "injected")
+    assert ("author" not in message, message["origin"]) == (True, "injected")  # who wrote it: not recorded
     assert delivery["type"] == "delivery"
     assert (delivery["message"], delivery["status"]) == ("messageId=m1", "sent")
 
@@ -1008,11 +1008,13 @@ def test_system_dm_line_declares_a_direct_conversation_for_the_notice_and_the_se
     by_id = {r.get("messageId"): r for r in records if r["type"] == "message"}
     assert by_id["u1"]["conversation"] == "c1" and "author" not in by_id["u1"]
     # the sender's words the line quotes are their own part (issue 27.17); the rest is harness text
-    assert [(p["text"], p.get("author")) for p in by_id["u1"]["content"][:3]] == [
-        ("System: [2026-02-26 22:09:12 GMT+8] Feishu[main] DM from ou_1: ", "harness"),
-        ("hi", None),
-        ("\n\n", "harness"),
+    assert [(p["text"], p.get("author"), p.get("origin")) for p in by_id["u1"]["content"][:3]] == [
+        ("System: [2026-02-26 22:09:12 GMT+8] Feishu[main] DM from ou_1: ", "harness", "injected"),
+        ("hi", None, "injected"),  # quoted by the notice, not a prompt: u2 is the message itself
+        ("\n\n", "harness", "injected"),
     ]
+    prompts = [p for r in records if r["type"] == "message" for p in r["content"] if p.get("origin") == "prompt"]
+    assert [p["text"] for p in prompts] == ["hi", "yo"]  # one prompt per person's message
     # OpenClaw's own event id for the notice is not a platform message id (ASR-226)
     assert "platform" not in by_id["u1"] and by_id["u1"]["eventIds"] == ["om_1:permission-error"]
     assert by_id["u2"]["platform"] == {"messageIds": ["om_1"]}
@@ -1106,9 +1108,11 @@ def test_every_form_of_the_system_line_names_its_chat(line: str, declared: dict[
     assert {k: v for k, v in conversation.items() if k not in ("type", "seq", "id", "conversationId")} == declared
     (message,) = _by_type(records, "message")
     assert message["conversation"] == conversation["conversationId"]
-    prompt = [p["text"] for p in message["content"] if p.get("origin") == "prompt"]
-    assert prompt == ([words] if words else [])  # the sender's words, split off (issue 27.17)
-    assert all("author" not in p for p in message["content"] if p.get("origin") == "prompt")
+    # the sender's words, split off (issue 27.17), are a quotation inside the harness notice,
+    # not a submitted prompt: origin injected, author absent (review of fid-cgo, finding A)
+    assert not [p for p in message["content"] if p.get("origin") == "prompt"]
+    quoted = [p for p in message["content"] if p.get("origin") == "injected" and "author" not in p]
+    assert [p["text"] for p in quoted] == ([words] if words else [])
     assert "".join(p["text"] for p in message["content"]) == notice["message"]["content"][0]["text"]
 
 
@@ -1136,3 +1140,55 @@ def test_a_memory_flush_reply_is_no_held_back_delivery_but_a_chat_reply_is() -> 
     records, _ = _convert(_lines(flush, silent, chat, again))
     (delivery,) = _by_type(records, "delivery")
     assert delivery["message"] == "messageId=a2" and delivery["status"] == "suppressed"
+
+
+@pytest.mark.parametrize(
+    ("details", "is_error"),
+    [
+        # web_search without a key: OpenClaw returns jsonResult({error, message, docs}), never
+        # throws, so the toolResult says isError false (the feishu sample's web_search result)
+        ({"error": "missing_brave_api_key", "message": "web_search needs a Brave Search API key.", "docs": "d"}, True),
+        ({"error": "unsupported_freshness", "message": "freshness is only supported by Brave."}, True),
+        ({"error": "", "results": []}, False),  # an empty error string states no failure
+        ({"error": None, "results": []}, False),
+        ({"results": [], "count": 0}, False),
+    ],
+)
+def test_a_details_error_code_is_a_failure(details: dict[str, Any], is_error: bool) -> None:
+    """Review finding B: OpenClaw's look-up tools report a failure as a returned payload whose
+    ``error`` is a code, with ``isError`` false; that is the tool's own record of failure."""
+    call = {"type": "toolCall", "id": "w1", "name": "web_search", "arguments": {"query": "q"}}
+    result = _entry(
+        "t1",
+        "a1",
+        {
+            "role": "toolResult",
+            "toolCallId": "w1",
+            "toolName": "web_search",
+            "content": [{"type": "text", "text": json.dumps(details, indent=2)}],
+            "details": details,
+            "isError": False,
+        },
+    )
+    records, _ = _convert(_lines(_assistant("a1", [call], stopReason="toolUse"), result))
+    (tool_result,) = _by_type(records, "tool_result")
+    assert tool_result["isError"] is is_error
+    assert not validate_records(records)
+
+
+def test_a_delivery_mirror_names_no_author() -> None:
+    """Review finding C: OpenClaw's outbound path writes a delivery-mirror entry with the text it
+    sent (often another run's model reply, or a message-tool send); the entry records who
+    inserted it (the harness: origin injected) but not who wrote the words, so author is absent
+    (ASR-202). A gateway-injected entry stays the harness's."""
+    mirror = _assistant(
+        "m1", [{"type": "text", "text": "Your report is ready."}], provider="openclaw", model="delivery-mirror"
+    )
+    injected = _assistant("g1", [{"type": "text", "text": "note"}], "m1", provider="openclaw", model="gateway-injected")
+    records, _ = _convert(_lines(mirror, injected))
+    by_id = {r["messageId"]: r for r in _by_type(records, "message")}
+    assert "author" not in by_id["m1"] and by_id["m1"]["origin"] == "injected"
+    assert "usage" not in by_id["m1"]  # not a model response: its zero counts are not usage
+    assert (by_id["g1"]["author"], by_id["g1"]["origin"]) == ("harness", "injected")
+    assert [d["status"] for d in _by_type(records, "delivery")] == ["sent"]
+    assert not validate_records(records)

@@ -208,9 +208,11 @@ _SHELL_TOOLS = frozenset({"exec", "bash", "process"})
 def result_outcome(record: dict[str, Any], message: dict[str, Any], text: str) -> None:
     """What a ``toolResult`` records of its call's outcome beside ``isError``
     (docs/semantics.md, Tool outcome): a call skipped for a queued message is
-    ``ai.openclaw/cancelled``; ``details.status`` "error"/"failed" is a failure even where
-    ``isError`` is false; ``details.exitCode`` (exec), else the exec tool's "Command exited with
-    code N" line, is the ``exitCode``."""
+    ``ai.openclaw/cancelled``; ``details.status`` "error"/"failed", or a non-empty
+    ``details.error`` code (the look-up tools return ``{error: "missing_brave_api_key", message,
+    docs}`` rather than throwing), is a failure even where ``isError`` is false;
+    ``details.exitCode`` (exec), else the exec tool's "Command exited with code N" line, is the
+    ``exitCode``."""
     if text.startswith(_SKIPPED):
         record["status"] = cancelled(REGISTRY)
         not_a_failure(record)
@@ -218,7 +220,8 @@ def result_outcome(record: dict[str, Any], message: dict[str, Any], text: str) -
     details = message.get("details")
     code: Any = None
     if isinstance(details, dict):
-        if details.get("status") in ("error", "failed"):
+        error = details.get("error")
+        if details.get("status") in ("error", "failed") or (isinstance(error, str) and error):
             record["isError"] = True
         code = details.get("exitCode")
     if not is_exit_code(code) and record.get("name") in _SHELL_TOOLS:

@@ -26,6 +26,8 @@ import orjson
 from ...core import items
 
 HARNESS = ("harness", "injected")
+#: a chat message quoted inside a harness notice: the sender's words, but not a submitted prompt
+QUOTED: tuple[str | None, str | None] = (None, "injected")
 #: (channel, kind, id, account) of a chat a ``System:`` event line names
 SystemChat = tuple[str, str, str, str | None]
 
@@ -237,8 +239,10 @@ def parse_user_text(text: str, who_body: tuple[str | None, str | None], group: b
 def _system_lines(out: Inbound, text: str, end: int) -> None:
     """The queued system-event lines ``text[:end]``: harness text, except the preview of a
     chat message a channel event quotes (``… DM from ou_1: <the sender's words>``), which is
-    split off at the ``: `` the line marks and keeps the sender's authorship (ASR-203): author
-    absent, origin prompt, as the body of a chat message. The first line naming a chat gives
+    split off at the ``: `` the line marks so that the sender's words are not called harness
+    text (ASR-203): author absent (OpenClaw does not record who the sender is, ASR-202), origin
+    injected, because the harness quoted them into its notice: a preview, not the submitted
+    prompt, which is its own entry when OpenClaw records it. The first line naming a chat gives
     ``system_chat``."""
     start = 0  # of the harness text not yet added
     line = 0
@@ -252,7 +256,7 @@ def _system_lines(out: Inbound, text: str, end: int) -> None:
                 out.system_chat = (found.group(1).lower(), kind, found.group(4), found.group(2) or None)
             if found.group(5) and found.end() < stop:
                 out.add(text[start : found.end()], HARNESS)
-                out.add(text[found.end() : stop], (None, "prompt"))
+                out.add(text[found.end() : stop], QUOTED)
                 start = stop
         line = stop + 1
     out.add(text[start:end], HARNESS)

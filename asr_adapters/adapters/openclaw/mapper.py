@@ -309,7 +309,10 @@ class Mapper(SummaryMixin):
             record = self._ids(dict(head), eid, derived)
             message_id = eid
             record["role"] = "assistant"
-            record["author"] = "harness" if harness else "model"
+            if message.get("model") != "delivery-mirror":
+                # a mirror is the harness's copy of text it sent (another run's reply, a
+                # message-tool send): who wrote those words is not recorded (ASR-202)
+                record["author"] = "harness" if harness else "model"
             if harness:
                 record["origin"] = "injected"
             status = am.status_of(stop)
