@@ -1,0 +1,101 @@
+"""Claude Code fidelity, independent review of the shared samples: parallel tool results on
+the rebuilt path, recap authorship, the compaction summary's final ".", seq in file order for
+a dequeue, a subagent's own final usage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from golden_support import shared_samples
+
+from asr_adapters import validate_records
+from asr_adapters.convert import Conversion
+
+from .test_claude_code import asst, jsonl, main, result, user
+from .test_claude_code_fidelity import active_path
+
+SAMPLES = {path.name: path for path in shared_samples("claude-code")}
+TEAM = "cc-2.1.114-agent-team-taskcreate-attachments-redacted-thinking.jsonl"
+
+
+def sample(name: str) -> Any:
+    """The shared sample ``name``, or a skip saying it is absent."""
+    if name not in SAMPLES:
+        pytest.skip(f"../shared/samples/claude-code/{name} is absent")
+    return SAMPLES[name]
+
+
+def sample_streams(name: str) -> dict[str, list[dict[str, Any]]]:
+    """Every stream of the shared sample ``name``, converted with its subagent files."""
+    conversion = Conversion(sample(name), "claude-code", as_dicts=True)
+    streams = {stream.key: list(stream.records) for stream in conversion.streams()}
+    findings = [f for records in streams.values() for f in validate_records(records)]
+    assert not [f for f in findings if f.is_error], [f.describe() for f in findings]
+    return streams
+
+
+def main_of(streams: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    return next(records for key, records in streams.items() if "/" not in key)
+
+
+def _call(n: int) -> dict[str, Any]:
+    return {"type": "tool_use", "id": f"toolu_{n}", "name": "Bash", "input": {"command": f"echo {n}"}}
+
+
+def test_parallel_results_and_calls_stay_on_the_rebuilt_path() -> None:
+    """Three parallel calls of one response, each result under its own tool_use line (Claude
+    Code's shape), the next response continuing from the first call's result: following
+    ``parent`` from the end keeps all three calls and results, as Claude Code's loader does."""
+    records = main(
+        jsonl(
+            user(1, "run three"),
+            asst(2, "msg_A", _call(1), parent=1),
+            asst(3, "msg_A", _call(2), parent=2),
+            asst(4, "msg_A", _call(3), parent=3),
+            result(5, "toolu_3", "3", parent=4),
+            result(6, "toolu_2", "2", parent=3),
+            result(7, "toolu_1", "1", parent=2),
+            asst(8, "msg_B", {"type": "text", "text": "done"}, parent=7, stop_reason="end_turn"),
+        )
+    )
+    path = active_path(records)
+    kinds = [(r["type"], r.get("callId")) for r in path if r["type"] in ("tool_call", "tool_result")]
+    assert kinds == [
+        ("tool_call", "toolu_1"),
+        ("tool_call", "toolu_2"),
+        ("tool_call", "toolu_3"),
+        ("tool_result", "toolu_3"),
+        ("tool_result", "toolu_2"),
+        ("tool_result", "toolu_1"),
+    ]
+    results = {r["callId"]: r for r in records if r["type"] == "tool_result"}
+    assert "native" not in results["toolu_3"]  # its parent is its native parent's record
+    assert results["toolu_2"]["native"]["parentUuid"] == "00000000-0000-4000-8000-000000000003"
+    assert results["toolu_1"]["native"]["parentUuid"] == "00000000-0000-4000-8000-000000000002"
+
+
+def test_a_result_of_an_earlier_response_is_not_chained() -> None:
+    """Results of a response's calls written between its lines (streaming tool execution)
+    keep their native parent: only results with no assistant line between them are chained."""
+    records = main(
+        jsonl(
+            user(1, "go"),
+            asst(2, "msg_A", _call(1), parent=1),
+            result(3, "toolu_1", "1", parent=2),
+            asst(4, "msg_A", _call(2), parent=3),
+            result(5, "toolu_2", "2", parent=4),
+            asst(6, "msg_B", {"type": "text", "text": "ok"}, parent=5, stop_reason="end_turn"),
+        )
+    )
+    assert all("native" not in r for r in records if r["type"] == "tool_result")
+    assert len([r for r in active_path(records) if r["type"] in ("tool_call", "tool_result")]) == 4
+
+
+def test_agent_team_sample_keeps_every_result_and_subagent_on_the_path() -> None:
+    """cc-2.1.114: three teammates spawned in parallel; before, 6 results and 4 of 6 subagent
+    records fell off the path rebuilt from the last record."""
+    records = main_of(sample_streams(TEAM))
+    on = {r["id"] for r in active_path(records)}
+    off = [r["id"] for r in records if r["type"] in ("tool_call", "tool_result", "subagent") and r["id"] not in on]
+    assert off == []
