@@ -12,7 +12,7 @@ from golden_support import shared_samples
 from asr_adapters import validate_records
 from asr_adapters.convert import Conversion
 
-from .test_claude_code import asst, jsonl, main, result, user
+from .test_claude_code import asst, jsonl, line, main, result, user
 from .test_claude_code_fidelity import active_path
 
 SAMPLES = {path.name: path for path in shared_samples("claude-code")}
@@ -99,3 +99,20 @@ def test_agent_team_sample_keeps_every_result_and_subagent_on_the_path() -> None
     on = {r["id"] for r in active_path(records)}
     off = [r["id"] for r in records if r["type"] in ("tool_call", "tool_result", "subagent") and r["id"] not in on]
     assert off == []
+
+
+def test_recap_is_the_models_text_and_only_the_hint_the_harness_notice() -> None:
+    """Claude Code writes `${recap} (disable recaps in /config)`: the recap is a model call's
+    reply, the hint the harness's."""
+    recap = "Building the parser; next: run the tests."
+    away = {"subtype": "away_summary", "content": f"{recap} (disable recaps in /config)", "isMeta": False}
+    later = {"subtype": "away_summary", "content": recap, "isMeta": False}
+    records = main(jsonl(user(1, "hi"), line("system", 2, parent=1, **away), line("system", 3, parent=2, **later)))
+    first, second = [r for r in records if r["type"] == "message"][1:]
+    assert first["audience"] == "user" and "author" not in first
+    assert first["content"] == [
+        {"type": "text", "text": recap, "author": "model"},
+        {"type": "text", "text": " (disable recaps in /config)", "author": "harness", "origin": "notice"},
+    ]
+    assert second["author"] == "model" and "origin" not in second
+    assert second["content"] == [{"type": "text", "text": recap}]
