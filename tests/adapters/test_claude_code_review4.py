@@ -10,6 +10,7 @@ import pytest
 from golden_support import shared_samples
 
 from asr_adapters import validate_records
+from asr_adapters.adapters.claude_code.parts import COMPACT_PREAMBLE
 from asr_adapters.convert import Conversion
 
 from .test_claude_code import asst, jsonl, line, main, result, user
@@ -116,3 +117,34 @@ def test_recap_is_the_models_text_and_only_the_hint_the_harness_notice() -> None
     ]
     assert second["author"] == "model" and "origin" not in second
     assert second["content"] == [{"type": "text", "text": recap}]
+
+
+@pytest.mark.parametrize(
+    ("summary", "tail", "expected"),
+    [
+        ("Next: none..", "", ["Next: none.", "."]),  # `${summary}.`: the last "." is the harness's
+        ("Done.", "\nPlease continue the conversation from where we left it off.", ["Done", ".\nPlease"]),
+        ("No dot", "", ["No dot"]),
+    ],
+)
+def test_compaction_summarys_closing_dot_is_the_harnesss(summary: str, tail: str, expected: list[str]) -> None:
+    text = COMPACT_PREAMBLE + summary + tail
+    records = main(jsonl(user(1, "hi"), user(2, text, 1, isCompactSummary=True)))
+    (record,) = [r for r in records if r.get("summaryOf") == "compaction"]
+    parts = record["content"]
+    assert "".join(p["text"] for p in parts) == text
+    assert parts[1] == {"type": "text", "text": expected[0], "author": "agent", "origin": "injected"}
+    assert [p["author"] for p in parts] == ["harness", "agent"] + ["harness"] * (len(expected) - 1)
+    if len(expected) > 1:
+        assert parts[2]["text"].startswith(expected[1])
+
+
+def test_newer_wording_adds_no_dot() -> None:
+    """The wording that says "The summary below covers …" puts no "." after the summary."""
+    text = (
+        "This session is being continued from a previous conversation that ran out of context. "
+        "The summary below covers the earlier portion.\n\nDone."
+    )
+    records = main(jsonl(user(1, "hi"), user(2, text, 1, isCompactSummary=True)))
+    (record,) = [r for r in records if r.get("summaryOf") == "compaction"]
+    assert record["content"][-1]["text"] == "\nDone."
