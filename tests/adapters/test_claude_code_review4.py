@@ -13,7 +13,7 @@ from asr_adapters import validate_records
 from asr_adapters.adapters.claude_code.parts import COMPACT_PREAMBLE
 from asr_adapters.convert import Conversion
 
-from .test_claude_code import asst, jsonl, line, main, result, user
+from .test_claude_code import SID, asst, jsonl, line, main, queue_at, result, user
 from .test_claude_code_fidelity import active_path
 
 SAMPLES = {path.name: path for path in shared_samples("claude-code")}
@@ -148,3 +148,32 @@ def test_newer_wording_adds_no_dot() -> None:
     records = main(jsonl(user(1, "hi"), user(2, text, 1, isCompactSummary=True)))
     (record,) = [r for r in records if r.get("summaryOf") == "compaction"]
     assert record["content"][-1]["text"] == "\nDone."
+
+
+def test_a_dequeue_with_nothing_queued_is_written_in_file_order() -> None:
+    """2.1.17 print mode: the file opens with a dequeue (its enqueue was never written), then
+    a SessionStart hook_progress line, then the prompt. The dequeue has nothing to take out,
+    so its vendor record comes first, as its line does."""
+    progress = line("progress", 2, data={"type": "hook_progress", "hookEvent": "SessionStart"})
+    records = main(jsonl(queue_at("dequeue", 1), progress, user(3, "explore", parent=2)))
+    kinds = [r.get("schema", r["type"]) for r in records[1:]]
+    assert kinds == [
+        "com.anthropic.claude-code/queue-operation",
+        "com.anthropic.claude-code/progress/hook_progress",
+        "message",
+    ]
+    assert "origin" not in records[3] or records[3]["origin"] == "prompt"
+
+
+def test_a_dequeue_that_takes_a_queued_prompt_still_folds_into_its_user_line() -> None:
+    records = main(
+        jsonl(
+            user(1, "first"),
+            queue_at("enqueue", 2, "second"),
+            queue_at("dequeue", 3),
+            user(4, "second", parent=1),
+        )
+    )
+    (second,) = [r for r in records if r["type"] == "message" and r["content"][0]["text"] == "second"]
+    assert second["assembly"]["sourceIds"][:2] == [f"{SID}:L2", f"{SID}:L3"]  # both queue lines folded
+    assert not [r for r in records if r["type"] == "vendor"]
