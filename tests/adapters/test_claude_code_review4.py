@@ -4,6 +4,7 @@ a dequeue, a subagent's own final usage."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -177,3 +178,23 @@ def test_a_dequeue_that_takes_a_queued_prompt_still_folds_into_its_user_line() -
     (second,) = [r for r in records if r["type"] == "message" and r["content"][0]["text"] == "second"]
     assert second["assembly"]["sourceIds"][:2] == [f"{SID}:L2", f"{SID}:L3"]  # both queue lines folded
     assert not [r for r in records if r["type"] == "vendor"]
+
+
+def test_a_subagents_last_response_keeps_its_own_usage_object() -> None:
+    """cc-2.1.114 agent-a36efb2a…: its file's last response counts 2 output tokens (a running
+    count), the parent's Agent result records 361. ``usage`` takes the parent's count,
+    ``nativeUsage`` stays the line's own object (the parent's is its ``toolUseResult``)."""
+    streams = sample_streams(TEAM)
+    path = SAMPLES[TEAM].with_suffix("") / "subagents" / "agent-a36efb2a1231c41e2.jsonl"
+    own = json.loads(path.read_text().splitlines()[-1])["message"]["usage"]
+    (child,) = [records for key, records in streams.items() if key.endswith("/agent-a36efb2a1231c41e2")]
+    last = [r for r in child if "nativeUsage" in r][-1]
+    assert last["nativeUsage"] == own
+    assert own["output_tokens"] == 2 and last["usage"]["outputTokens"] == 361
+    parent = main_of(streams)
+    (spawn,) = [
+        r
+        for r in parent
+        if r["type"] == "tool_result" and r.get("toolUseResult", {}).get("agentId") == "a36efb2a1231c41e2"
+    ]
+    assert spawn["toolUseResult"]["usage"]["output_tokens"] == 361  # the parent's object, kept there
