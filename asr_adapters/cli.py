@@ -5,10 +5,11 @@ Bare ``asr`` prints this help. Shell completion (bash, zsh, fish): see the READM
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, ClassVar, NoReturn
 
 import click
 import orjson
@@ -26,7 +27,6 @@ from .cli_params import (
     AgentChoice,
     InputPath,
 )
-from .cli_validate import validate_paths
 from .convert import Conversion
 from .core.errors import ASRError
 from .outputs import OutputError, PipeClosed, SameFileError, UnusableOutput, pipe_closed
@@ -40,7 +40,40 @@ def _fail(message: str, code: int = EXIT_INPUT) -> NoReturn:
     sys.exit(code)
 
 
-@click.group(invoke_without_command=True, epilog="Run asr COMMAND --help for a command's options and exit status.")
+class _Commands(click.Group):
+    """The ``asr`` group. Commands defined in other packages are imported when named (or when
+    the help lists them), so ``asr convert`` does not load the batch machinery, the viewer
+    (jinja2, markdown-it) or the exporters."""
+
+    #: command name -> (module, the command's name in it)
+    elsewhere: ClassVar[dict[str, tuple[str, str]]] = {
+        "batch": (".batch.commands", "batch"),
+        "discover": (".batch.commands", "discover"),
+        "export": (".export.command", "export"),
+        "index": (".index.command", "index_command"),
+        "search": (".index.command", "search_command"),
+        "show": (".view.command", "show"),
+        "stats": (".stats.command", "stats"),
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.elsewhere})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        where = self.elsewhere.get(cmd_name)
+        if command is None and where is not None:
+            module, name = where
+            command = getattr(importlib.import_module(module, __package__), name)
+            self.add_command(command, cmd_name)
+        return command
+
+
+@click.group(
+    cls=_Commands,
+    invoke_without_command=True,
+    epilog="Run asr COMMAND --help for a command's options and exit status.",
+)
 @click.version_option(__version__, prog_name="asr")
 @click.pass_context
 def main(ctx: click.Context) -> None:
@@ -165,6 +198,8 @@ def validate(paths: tuple[str, ...], fmt: str, strict: bool) -> None:
     Warnings (references to records the stream does not hold) are printed but fail only
     with --strict.
     """
+    from .cli_validate import validate_paths
+
     try:
         files, findings = validate_paths(paths)
     except UsageProblem as exc:
@@ -207,50 +242,3 @@ def schema() -> None:
     from .model.api import json_schema
 
     click.echo(orjson.dumps(json_schema(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
-
-
-def _add_batch_commands() -> None:
-    from .batch.commands import batch, discover
-
-    main.add_command(batch)
-    main.add_command(discover)
-
-
-_add_batch_commands()
-
-
-def _add_view_commands() -> None:
-    from .view.command import show
-
-    main.add_command(show)
-
-
-_add_view_commands()
-
-
-def _add_export_commands() -> None:
-    from .export.command import export
-
-    main.add_command(export)
-
-
-_add_export_commands()
-
-
-def _add_index_commands() -> None:
-    from .index.command import index_command, search_command
-
-    main.add_command(index_command)
-    main.add_command(search_command)
-
-
-_add_index_commands()
-
-
-def _add_stats_commands() -> None:
-    from .stats.command import stats
-
-    main.add_command(stats)
-
-
-_add_stats_commands()

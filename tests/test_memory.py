@@ -20,7 +20,7 @@ from types import ModuleType
 
 import pytest
 
-from asr_adapters.core import spill
+from asr_adapters.core import digests, spill
 
 ROOT = Path(__file__).resolve().parent.parent
 MB = 1 << 20
@@ -29,8 +29,9 @@ MARGIN = 1 * MB  # what the larger input's peak may add over the smaller one's
 SIZES = {"t3code": (1 * MB, 4 * MB)}
 DEFAULT_SIZES = (2 * MB, 16 * MB)
 # Per-id state that must outlive the lines (parent links, revision digests) lives in
-# ``core.spill`` maps: the newest entries in memory, the rest on disk. At these test sizes the
-# default limit is never reached, so it is lowered to show that the spilled state is bounded.
+# ``core.spill`` and ``core.digests`` maps: bounded in memory, the rest on disk. At these test
+# sizes the default limits are never reached, so they are lowered to show that the state past
+# them is bounded.
 SPILL_LIMIT = 1000
 
 # Adapters measured to keep per-item state for the whole input: none since Claude Code, OpenClaw,
@@ -71,6 +72,7 @@ def _params() -> list[object]:
 @pytest.mark.parametrize("agent", _params())
 def test_peak_does_not_grow_with_input_size(agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(spill, "DEFAULT_LIMIT", SPILL_LIMIT)
+    monkeypatch.setattr(digests, "DEFAULT_LIMIT", SPILL_LIMIT)
     sample = bench.find_sample(agent)
     if sample is None:
         pytest.skip(

@@ -165,6 +165,7 @@ class _Batch:
         filters = self.options.filters
         summary = self.summary
         follow = self.options.follow_symlinks
+        real_roots: dict[Path, str] = {}
         for candidate in self.candidates(roots):
             if self.shard is not None and not self.shard.takes(candidate.relative):
                 summary.other_shards += 1
@@ -196,7 +197,9 @@ class _Batch:
             if is_url(key):  # the worker downloads it (at its path relative to the root)
                 yield Item(key, key, candidate.explicit, known, key[: len(key) - len(candidate.relative)], False)
                 continue
-            root = os.path.realpath(candidate.root)
+            root = real_roots.get(candidate.root)
+            if root is None:  # one walk root for many files: resolved once
+                root = real_roots[candidate.root] = os.path.realpath(candidate.root)
             yield Item(key, str(candidate.path), candidate.explicit, known, root, follow)
 
     def _left_out(self, path: Path | str, reason: str, folder: bool) -> None:

@@ -111,10 +111,11 @@ def companion_paths(agent: str, source: str) -> list[str]:
     return sorted(paths)
 
 
-def companions(agent: str, source: str) -> tuple[tuple[str, int, int], ...]:
-    """(path, size, mtime_ns) of the companion files that exist: part of the source's fingerprint."""
+def companions(agent: str, source: str, paths: list[str] | None = None) -> tuple[tuple[str, int, int], ...]:
+    """(path, size, mtime_ns) of the companion files that exist: part of the source's fingerprint.
+    ``paths``: ``companion_paths(agent, source)`` when the caller has them already."""
     stamps = []
-    for path in companion_paths(agent, source):
+    for path in companion_paths(agent, source) if paths is None else paths:
         try:
             stat = os.stat(path)
         except OSError:
@@ -195,12 +196,13 @@ def run_item(item: Item, outdir: str, agents: tuple[str, ...] = (), tag: str = "
         return Result(item.source, "", "unclaimed", error=reason or "unknown")
     if agents and adapter.name not in agents:
         return Result(item.source, adapter.name, "filtered")
+    paths = companion_paths(adapter.name, item.source)  # asked once: the hooks read files too
     if item.root and not item.follow_symlinks:
-        out = _linked_out(companion_paths(adapter.name, item.source), item.root)
+        out = _linked_out(paths, item.root)
         if out is not None:
             reason = f"reads {out} through a link that leads out of {item.root} (followed only with --follow-symlinks)"
             return Result(item.source, adapter.name, "failed", error=reason)
-    stamps = companions(adapter.name, item.source)
+    stamps = companions(adapter.name, item.source, paths)
     with links_followed(item.follow_symlinks):
         return run_task(Task(item.source, adapter.name, outdir, item.known_sha256, stamps, tag))
 

@@ -40,6 +40,11 @@ USAGE_HOW = (
     "(reasoning included), cacheReadTokens->cached_tokens: the one usage definition (docs/format.md); "
     "whole usage in metrics.extra"
 )
+NON_AGENT_USAGE_HOW = (
+    "ATIF allows metrics on agent steps only: the usage of a model call whose record is not the "
+    "agent's (a compaction summary the harness inserts) is kept in the step's extra.asr and "
+    "counted in final_metrics"
+)
 PARTIAL_HOW = "no ATIF field says a count is a running one; kept in metrics.extra.usage"
 
 
@@ -261,6 +266,9 @@ class TrajectoryWriter:
             self.report.note(str(record.get("type")), "usage.partial", APPROXIMATE, PARTIAL_HOW)
         for atif, value in metrics.items():
             self.totals[atif] = self.totals.get(atif, 0) + value
+        if step.source != "agent":
+            self.report.note(str(record.get("type")), "usage", APPROXIMATE, NON_AGENT_USAGE_HOW)
+            return  # the record's usage stays among its leftovers (extra.asr)
         metrics["extra"] = {"usage": usage}
         if isinstance(record.get("nativeUsage"), dict):
             metrics["extra"]["nativeUsage"] = record["nativeUsage"]
@@ -297,7 +305,7 @@ class TrajectoryWriter:
             step.model = record["model"]
             self.models.add(record["model"])
         self._usage(step, record)
-        which = (role in ("user", "assistant", "system"), has_usage, joins)
+        which = (role in ("user", "assistant", "system"), has_usage and step.source == "agent", joins)
         leftover = self._leftovers("message", record, MESSAGE_MAPPED[which], which)
         leftover.pop("content", None)
         if "copiedFrom" in record:

@@ -67,6 +67,14 @@ _SESSION_FACTS = (
     "models",
     "records",
     "messages",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+    "total_tokens",
+    "cost_usd",
+    "unpriced_responses",
     "source_path",
     "size",
     "mtime_ns",
@@ -165,6 +173,11 @@ def _manifest_sources(archive: Path) -> dict[str, str]:
     return sources
 
 
+def _int64(value: int) -> int | None:
+    """A count SQLite can hold (a hostile stream's 10**30 tokens is no count: NULL)."""
+    return value if -(1 << 63) <= value < (1 << 63) else None
+
+
 class Builder:
     """One run over one archive into one open index."""
 
@@ -179,6 +192,17 @@ class Builder:
         self.sources = _manifest_sources(archive)
         self.next_part = 0
         self.next_sid = 0
+        self._prices: Any = None  # genai-prices' data, loaded at the first stream (stats.prices)
+
+    def _scanner(self) -> Any:
+        """The token and cost totals of one stream by the stats summary's rules
+        (``stats.totals``): the ones ``asr stats`` reports, not a count of our own."""
+        from ..stats.scanner import default_prices
+        from ..stats.totals import TotalsScanner
+
+        if self._prices is None:
+            self._prices = default_prices()
+        return TotalsScanner(self._prices)
 
     def run(self, paths: list[str], progress: Callable[[int, int], None] | None) -> None:
         known = {row[0] for row in self.conn.execute("SELECT path FROM sessions")}
@@ -264,6 +288,7 @@ class Builder:
     def _index(self, sid: int, path: str, handle: IO[bytes], fingerprint: tuple[int, int, int], *, new: bool) -> None:
         reader = _Hashing(handle)
         rows = StreamRows(sid, self.pending)
+        scanner = self._scanner()
         pending = self.pending
         error: str | None = None
         unreadable = 0
@@ -289,6 +314,7 @@ class Builder:
                 break
             first = False
             rows.add(record)
+            scanner.observe(record)
             if pending.text_chars > FLUSH_CHARS or (number % CHECK_EVERY == 0 and pending.size() > FLUSH_ROWS):
                 self._flush()
         rows.finish()
@@ -302,8 +328,9 @@ class Builder:
         self.report.records += facts.records
         if error is not None:
             self.report.problems.append(f"{os.path.join(self.archive, path)}: {error}")
-        # TODO(stats): token and cost totals (input_tokens … cost_usd) come from
-        # asr_adapters.stats.session_summary once it is on main; until then they stay NULL.
+        totals = scanner.totals
+        tokens = totals.tokens
+        priced = totals.priced_by_agent + totals.priced_by_us
         values = [
             facts.session,
             facts.agent,
@@ -317,6 +344,10 @@ class Builder:
             orjson.dumps(facts.models).decode(),
             facts.records,
             facts.messages,
+            *map(_int64, (tokens.input, tokens.output, tokens.cache_read, tokens.cache_write, tokens.reasoning)),
+            _int64(tokens.input + tokens.output),
+            totals.cost if priced or not tokens else None,  # NULL: nothing could be priced
+            totals.unpriced,
             self.sources.get(path),
             *fingerprint,
             digest,

@@ -9,15 +9,29 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
+from .._lazy import lazy_names
 from ..core.errors import InputError
 from ..core.source import Source
 from ..stream.sniff import is_asr_stream as sniffed_asr_stream
-from .html import render_html, render_index
-from .markdown import render_markdown
-from .reading import StreamFacts
-from .site import render_site
+
+# The renderers (jinja2, markdown-it) are imported at first use (``asr_adapters._lazy``):
+# ``asr export`` reads streams through ``open_records`` and must not load the viewer.
+_LAZY = {
+    "StreamFacts": ".reading",
+    "render_html": ".html",
+    "render_index": ".html",
+    "render_markdown": ".markdown",
+    "render_site": ".site",
+}
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, ["is_asr_stream", "open_page_source", "open_records"])
+
+if TYPE_CHECKING:
+    from .html import render_html, render_index
+    from .markdown import render_markdown
+    from .reading import StreamFacts
+    from .site import render_site
 
 __all__ = [
     "StreamFacts",
@@ -98,5 +112,9 @@ def write_page(
     """Render one source (ASR stream or native file) as HTML or Markdown into ``dest``."""
     items = open_page_source(path, agent)
     if fmt == "markdown":
+        from .markdown import render_markdown
+
         return render_markdown(items, dest)
+    from .html import render_html
+
     return render_html(items, dest)

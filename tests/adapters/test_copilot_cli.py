@@ -49,7 +49,11 @@ def all_records(streams: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]
 def test_copilot_files_are_detected_and_other_agents_files_are_not_claimed() -> None:
     adapter = registry.get("copilot-cli")
     for case in golden_cases("copilot-cli"):
-        assert adapter.detect(Source(case.input)) == 100, case.id
+        score = adapter.detect(Source(case.input))
+        if case.name == "garbage-line-start-without-producer":  # scored by its lines, not the CLI's marks
+            assert registry.SURE <= score < 100, case.id
+        else:
+            assert score == 100, case.id
         best = max(registry.all_adapters(), key=lambda a: a.detect(Source(case.input)))
         assert best.name == "copilot-cli", case.id
     for case in golden_cases():
@@ -241,7 +245,7 @@ def test_tool_start_is_a_duplicate_unless_it_adds_something() -> None:
     assert len(calls) == len(set(calls)) == 4
     kept = [r for r in records if r.get("schema") == "com.github.copilot-cli/tool.execution_start"]
     assert [r["data"]["data"]["toolCallId"] for r in kept] == ["call_f1"]  # it adds shellToolInfo
-    assert conversion.accounting.duplicates == 2
+    assert conversion.accounting.duplicates == 3  # the user-requested call's start repeats its request
     failed = next(r for r in records if r["type"] == "tool_result" and r["callId"] == "call_f2")
     assert failed["isError"] is True and failed["content"] == [{"type": "text", "text": "patch is empty"}]
 

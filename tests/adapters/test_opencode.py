@@ -790,3 +790,52 @@ def test_output_holds_the_reasoning_only_where_the_stored_total_says_so() -> Non
     assert normalized_usage(apart)["outputTokens"] == 70  # type: ignore[index]
     assert normalized_usage(inside)["outputTokens"] == 40  # type: ignore[index]
     assert normalized_usage(inside)["reasoningTokens"] == 30  # type: ignore[index]
+
+
+# -- issue 27 item 29: a store the real binary wrote ---------------------------------------------
+
+RECORDED = GOLDEN / "opencode" / "sqlite-recorded-1.18.33"
+
+
+def test_a_store_written_by_opencode_1_18_33_keeps_what_it_recorded(tmp_path: Path) -> None:
+    """The real binary's rows (its own DDL, a scripted local model): every record validates,
+    every usage follows the one definition from the step's own numbers, no record has a zero
+    or copied time, and the subagent's prompt is the parent's."""
+    out, conversion = streams(database(RECORDED, tmp_path / "opencode.db"))
+    parent, child = out["opencode:ses_dcb8302f7ffe7FMFiL262QVVLi"], out["opencode:ses_dcb82b75effeByC83j7AWNjr55"]
+    for stream in (parent, child):
+        assert not validate_records(stream)
+        assert all(not r.get("ts", "2").startswith("1970") for r in stream)
+    assert parent[0]["agent"] == {"name": "opencode", "version": "1.18.33"}
+    first = next(r for r in parent if "usage" in r)
+    native = first["nativeUsage"]["tokens"]
+    assert first["usage"]["inputTokens"] == native["input"] + native["cache"]["read"] + native["cache"]["write"]
+    assert first["usage"]["outputTokens"] == native["output"] + native["reasoning"]
+    reasoning = next(r for r in parent if r.get("content") and r["content"][0]["type"] == "reasoning")
+    assert reasoning["messageId"].startswith("prt_") and reasoning["inferenceId"].startswith("msg_")
+    failed = next(r for r in parent if r["type"] == "tool_result" and r["name"] == "read")
+    assert failed["status"] == "error" and failed["isError"] is True
+    assert next(r for r in parent if r["type"] == "plan")["callId"] == "call_b_todo"
+    link = next(r for r in parent if r["type"] == "subagent")
+    assert link["session"] == "opencode:ses_dcb82b75effeByC83j7AWNjr55" and child[0]["parent"] == parent[0]["session"]
+    prompt = next(r for r in child if r.get("role") == "user")
+    assert prompt["from"] == {"session": parent[0]["session"]} and prompt["content"][0]["author"] == "agent"
+    assert conversion.accounting.unreadable == 0
+
+
+def test_an_image_opencode_attaches_as_synthetic_is_the_harnesss(tmp_path: Path) -> None:
+    """ASR-203 on the recorded store: the image part after OpenCode's synthetic Read texts is
+    marked `synthetic`, so it is author harness like them; the typed words stay the person's."""
+    case = GOLDEN / "opencode" / "sqlite-recorded-attachment-compaction"
+    stream = streams(database(case, tmp_path / "opencode.db"))[0]["opencode:ses_dcb53dd5bffebbb6IHfW0xbRtV"]
+    prompt = next(r for r in stream if r.get("role") == "user")
+    authors = [(p["type"], p["author"], p["origin"]) for p in prompt["content"]]
+    assert authors == [
+        ("text", "harness", "injected"),
+        ("text", "harness", "injected"),
+        ("image", "harness", "injected"),
+        ("text", "human", "prompt"),
+    ]
+    summary = next(r for r in stream if r.get("summaryOf") == "compaction")
+    assert summary["usage"]["outputTokens"] == 25 and summary["compaction"]["through"].startswith("r")
+    assert not validate_records(stream)

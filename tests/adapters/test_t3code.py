@@ -811,3 +811,92 @@ def test_reverted_turn_id_comes_from_the_event_log(tmp_path: Path) -> None:
         "chat.t3.code/activity/checkpoint.captured",
     }
     assert not validate_records(records)
+
+
+# -- issue 27: provider call ids, plan implementations, settings as of the first message ----
+
+
+def test_call_ids_are_the_providers_own_where_recorded(tmp_path: Path) -> None:
+    """Item 18: a call joins the provider's transcript by the provider's own id (Claude's
+    ``tool_result`` ``tool_use_id``, a ``tool.denied`` ``toolUseId``, Codex's item ``id``, a V2
+    item's ``nativeItemRef`` when T3 marks it strong); only a call no row names gets the derived
+    activity id, and a V2 item with no strong ref its turn item id."""
+    streams = convert(build(tmp_path, "v1-provider-call-ids"))[0]
+    for key, expected in (
+        ("t3code:thread-ids", ["toolu_01ReadParser", "toolu_01CleanBuild", "act-8"]),
+        ("t3code:thread-idx", ["call_Lint1"]),
+        ("t3code:thread-idv2", ["call_V2Tests", "ti-93", "ti-94"]),
+    ):
+        records = streams[key]
+        calls = [r for r in records if r["type"] == "tool_call"]
+        results = [r for r in records if r["type"] == "tool_result"]
+        assert [c["callId"] for c in calls] == [r["callId"] for r in results] == expected
+        for record in calls + results:
+            assert ("idSource" in record) == (record["callId"] == "act-8"), record
+        assert not validate_records(records)
+    denied = next(
+        r
+        for r in streams["t3code:thread-ids"]
+        if r.get("callId") == "toolu_01CleanBuild" and r["type"] == "tool_result"
+    )
+    assert (
+        denied["status"] == "chat.t3.code/denied" and denied["content"][0]["text"] == "The user declined this command."
+    )
+
+
+def test_a_claude_call_waits_for_the_row_naming_its_id(tmp_path: Path) -> None:
+    """The Claude call's update rows name the tool but not its id: the call is written once,
+    at the row that carries the ``tool_use_id``, never under the derived id first."""
+    records = convert(build(tmp_path, "v1-provider-call-ids"))[0]["t3code:thread-ids"]
+    read = [r for r in records if r["type"] == "tool_call" and r["name"] == "Read"]
+    assert len(read) == 1 and read[0]["callId"] == "toolu_01ReadParser" and "supersedes" not in read[0]
+    assert read[0]["ts"] == "2026-06-10T08:00:03.000Z"  # the start row's time, whatever row wrote it
+
+
+def test_plan_implementation_is_derived_from_its_plan(tmp_path: Path) -> None:
+    """Item 19 (ASR-229): ``sourceProposedPlan`` on the turn start names the plan the prompt was
+    rendered from; T3's prefix is its own harness part, the plan after it the model's."""
+    streams = convert(build(tmp_path, "v1-implement-plan"))[0]
+    same = streams["t3code:thread-p"]
+    prompt = by_id(same, "u2")
+    plan = next(r for r in same if r["id"] == prompt["derivedFrom"][0])
+    assert plan["type"] == "plan" and plan["planId"] == "plan:thread-p:turn:turn-p1" and plan["seq"] < prompt["seq"]
+    prefix, body = prompt["displayContent"]
+    assert (prefix["text"], prefix["author"], prefix["origin"]) == (
+        "PLEASE IMPLEMENT THIS PLAN:\n",
+        "harness",
+        "injected",
+    )
+    assert body["text"] == plan["content"][0]["text"] and (body["author"], body["origin"]) == ("model", "injected")
+    other = by_id(streams["t3code:thread-q"], "u3")
+    assert other["derivedFrom"] == ["t3code:thread-p#planId=plan:thread-p:turn:turn-p1"]
+    assert "derivedFrom" not in by_id(same, "u1")
+    for records in streams.values():
+        assert not validate_records(records)
+
+
+def test_a_plan_prompt_with_no_recorded_source_is_harness_text() -> None:
+    prefix, body = split_user_text("PLEASE IMPLEMENT THIS PLAN:\n# Plan\n1. x")
+    assert prefix["text"] == "PLEASE IMPLEMENT THIS PLAN:\n" and body["author"] == "harness"
+    assert split_user_text("PLEASE IMPLEMENT THIS PLAN:\n# P", plan_from_model=True)[1]["author"] == "model"
+
+
+def test_v2_header_settings_are_those_before_the_first_message(tmp_path: Path) -> None:
+    """Item 20: V2 thread events carry the whole thread; the header states the branch,
+    worktree and modes before the first message, each run record the settings it ran with."""
+    records = convert(build(tmp_path, "v2-settings-claude-success"))[0]["t3code:thread-s2"]
+    head = records[0]
+    assert head["branch"] == "t3code/ab12" and head["interactionMode"] == "plan"
+    assert head["cwd"] == head["worktreePath"] == "/home/dev/.t3/worktrees/acme-app/t3code-ab12"
+    assert head["runtimeMode"] == "full-access" and head["title"] == "Lexer cleanup"
+    runs = [r for r in records if r.get("schema") == "chat.t3.code/v2/run.created"]
+    first, second = (r["settings"] for r in runs)
+    assert first["branch"] == "t3code/ab12" and first["interactionMode"] == "plan"
+    assert second["branch"] == "t3code/ab12-lexer-cleanup" and second["runtimeMode"] == "approval-required"
+    assert second["interactionMode"] == "default"
+
+
+def test_a_claude_success_mark_is_kept(tmp_path: Path) -> None:
+    records = convert(build(tmp_path, "v2-settings-claude-success"))[0]["t3code:thread-ok"]
+    result = next(r for r in records if r["type"] == "tool_result")
+    assert result["callId"] == "toolu_01ReadLexer" and result["isError"] is False

@@ -19,6 +19,7 @@ from typing import Any
 
 from ...core.accounting import Accounting
 from ...core.adapter import header
+from ...core.digests import RecordIds
 from ...core.spill import SpillMap, SpillSet
 from ...core.timestamps import from_iso, stamp
 from ...model.order import canonical_order
@@ -75,8 +76,8 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin, 
         self.info = info
         self.out = Out(accounting)
         #: line uuid -> id of the record holding it ("" while undecided): parent links and
-        #: duplicates. The newest entries stay in memory, older ones move to a temporary file.
-        self.uuid_rec = SpillMap()
+        #: duplicates, 16 bytes a uuid in memory (``core.digests``).
+        self.uuid_rec = RecordIds()
         self.fold: Fold | None = None
         #: message.id -> [record id, content, source line uuids] of the message record that last
         #: carried it: a later part of that response is a revision of it (fold.py). Few entries

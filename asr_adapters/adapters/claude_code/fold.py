@@ -15,6 +15,7 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
+from ...core.digests import RecordIds
 from ...core.spill import SpillMap
 from ...core.usage import normalized_usage as normalized
 from ...model.order import canonical_order
@@ -438,7 +439,7 @@ class FoldMixin:
 
     if TYPE_CHECKING:  # provided by the builder and the tool mixin
         out: Any
-        uuid_rec: SpillMap
+        uuid_rec: RecordIds
         info: Any
         line: int
 

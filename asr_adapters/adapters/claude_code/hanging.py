@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ...core.companion import CompanionSkipped, open_companion
-from ...core.spill import SpillMap, SpillSet
+from ...core.digests import RecordIds
+from ...core.spill import SpillSet
 from ...core.timestamps import from_iso, stamp
 
 #: Leading lines of one compaction agent's file read at most.
@@ -96,7 +97,7 @@ class CompactionAgentMixin:
     hanging: dict[str, list[dict[str, Any]]]
     #: (stream, its own request line) of the compaction agents not placed yet
     compaction_agents: list[tuple[str, dict[str, Any]]]
-    uuid_rec: SpillMap
+    uuid_rec: RecordIds
     linked_agents: SpillSet
     out: Any
     line: int

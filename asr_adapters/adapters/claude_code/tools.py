@@ -12,6 +12,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ...core.accounting import Diagnostic
+from ...core.digests import RecordIds
 from ...core.outcome import cancelled, denied, not_a_failure, set_exit_code
 from ...core.spill import SpillMap, SpillSet
 from ...core.timestamps import from_iso, stamp
@@ -91,7 +92,7 @@ class ToolMixin:
     sidechain_prompts: dict[str, str]  # first prompt of an inline sidechain -> its session ref
     out: Any
     info: Any
-    uuid_rec: SpillMap
+    uuid_rec: RecordIds
     response_id: Any
     response_lines: set[str]
     response_last: str | None
@@ -140,7 +141,8 @@ class ToolMixin:
         if isinstance(uuid, str):
             self.result_run = uuid
         native = self.uuid_rec.get(parent)
-        rid = self.uuid_rec.get(run) if run is not None else self.uuid_rec.get(self.response_last)
+        latest = run if run is not None else self.response_last
+        rid = self.uuid_rec.get(latest) if latest is not None else None
         if rid:
             return rid, rid != native
         return native, False

@@ -130,26 +130,33 @@ OPAQUE_FIELDS = (
 )
 
 
-def reasoning_part(text: Any, data: dict[str, Any]) -> dict[str, Any] | None:
-    """The reasoning of an ``assistant.message`` as one part, or None when it has none.
+def reasoning_parts(text: Any, data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The reasoning of an ``assistant.message`` as parts: none when it has none.
 
     ``reasoningText`` is kept as ``text`` with no ``visibility``: the CLI does not say whether
     it is the model's full reasoning or the provider's summary of it (Anthropic and OpenAI
     models both return summaries through some endpoints), so ASR-214 leaves it unknown. An
     opaque blob alone is ``visibility: encrypted``; the blob is never text (ASR-215).
+
+    A part holds one ``opaque``; a message can store both opaque forms (``reasoningOpaque``
+    and ``encryptedContent``), so the first goes with the text and each further one is a
+    reasoning part of its own, ``visibility: encrypted``: every form the source stores is kept.
     """
-    part: dict[str, Any] = {"type": "reasoning"}
     has_text = isinstance(text, str) and text != ""
-    opaque = next(((fmt, data[k]) for k, fmt in OPAQUE_FIELDS if isinstance(data.get(k), str) and data[k]), None)
-    if not has_text and opaque is None:
-        return None
+    opaques = [(fmt, data[k]) for k, fmt in OPAQUE_FIELDS if isinstance(data.get(k), str) and data[k]]
+    if not has_text and not opaques:
+        return []
+    part: dict[str, Any] = {"type": "reasoning"}
     if not has_text:
         part["visibility"] = "encrypted"
     else:
         part["text"] = text
-    if opaque is not None:
-        part["opaque"] = {"format": opaque[0], "data": opaque[1]}
-    return part
+    if opaques:
+        part["opaque"] = {"format": opaques[0][0], "data": opaques[0][1]}
+    more = [
+        {"type": "reasoning", "visibility": "encrypted", "opaque": {"format": f, "data": d}} for f, d in opaques[1:]
+    ]
+    return [part, *more]
 
 
 def opaque_key(data: dict[str, Any]) -> tuple[str, Any] | None:

@@ -14,10 +14,11 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ...core.adapter import Context, Emitter, start
-from ...core.refs import schema_name
+from ...core.digests import DigestMap, RecordIds
+from ...core.refs import schema_name, session_ref
 from ...core.spill import SpillMap
 from ...core.timestamps import from_iso
-from .content import attachment_parts, opaque_key, prompt_author, prompt_parts, reasoning_part, text_part
+from .content import attachment_parts, opaque_key, prompt_author, prompt_parts, reasoning_parts, text_part
 from .outcomes import OutcomeMixin
 from .subagents import AGENT, CHILD_SEEN, SubagentMixin, child_key
 from .tools import ToolMixin, call_input, native_of, rest, tool_name
@@ -62,14 +63,14 @@ class Mapper(ToolMixin, SubagentMixin, OutcomeMixin):
         self.reasoning_event: tuple[str, str] | None = None
         self.last_reasoning: tuple[Any, Any] | None = None  # (opaque key, messageId)
         #: the responses (inference id, else messageId) whose ``usage`` was written
-        self.usage_written = SpillMap()
+        self.usage_written = DigestMap()
         #: native id -> the record that last wrote it: a later record with it revises that one
-        self.written = SpillMap()
+        self.written = RecordIds()
         #: toolCallId -> its call as written (input and all): few kept in memory, starts follow
         #: their requests closely
         self.calls = SpillMap(limit=_CALLS_IN_MEMORY)
         #: toolCallIds whose result was written: a request or start arriving later never reopens them
-        self.finished = SpillMap()
+        self.finished = DigestMap()
         self.init_subagents()
         self.init_outcomes()
 
@@ -101,12 +102,16 @@ class Mapper(ToolMixin, SubagentMixin, OutcomeMixin):
             yield self._notice(event, data, _NOTICES[kind])
         elif kind == "tool.execution_start" and isinstance(data.get("toolCallId"), str):
             yield from self.tool_start(event, data)
+        elif kind == "tool.user_requested" and isinstance(data.get("toolCallId"), str):
+            yield from self.tool_start(event, data, by_user=True)  # a `!` command the person ran
         elif kind == "tool.execution_complete" and isinstance(data.get("toolCallId"), str):
             yield self.tool_result(event, data)
         elif kind == "subagent.started" and isinstance(data.get("toolCallId"), str):
             yield self.subagent_started(event, data)
         elif kind == "subagent.completed" and data.get("cancelled") is True and self.has_subagent(data):
-            yield self.subagent_cancelled(event, data)
+            yield self.subagent_ended(event, data, "interrupted", "completed")
+        elif kind == "subagent.failed" and self.has_subagent(data):
+            yield self.subagent_ended(event, data, "error", "failed")
         elif kind == "permission.completed" and isinstance(data.get("toolCallId"), str):
             yield self.permission(event, data)
         elif kind == "session.compaction_start":
@@ -178,6 +183,9 @@ class Mapper(ToolMixin, SubagentMixin, OutcomeMixin):
             record["idSource"] = "derived"
         record["role"] = "user"
         author, origin = prompt_author(data, in_subagent=self.parent_key is not None)
+        sender = self._sender(data.get("source"))
+        if sender is not None:
+            record["from"] = {"session": sender}
         content, display = prompt_parts(data["content"], data.get("transformedContent"), author, origin)
         partial = None
         if content:  # bytes sent natively beside the model-facing text (kept under native too)
@@ -199,6 +207,18 @@ class Mapper(ToolMixin, SubagentMixin, OutcomeMixin):
             record["capture"] = {"content": {"state": "truncated", "reason": partial}}
         native_of(record, rest(data, ("content", "transformedContent")))
         return self._write(record)
+
+    def _sender(self, source: Any) -> str | None:
+        """The stream of the agent a prompt's ``source: agent-<agentId>`` names, when that
+        agent is one this conversion writes: this subagent's parent, or a subagent this stream
+        linked. ASR-226: ``from`` comes from the source, never from the author, and never
+        names a stream that is not there (an agent id the file shows nowhere else)."""
+        if not (isinstance(source, str) and source.startswith("agent-") and len(source) > len("agent-")):
+            return None
+        ref = session_ref(AGENT, child_key(self.session_key, source[len("agent-") :]))
+        if ref == self.parent_key or any(link.get("session") == ref for link in self.subagents.values()):
+            return ref
+        return None
 
     def _system(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
         role = data.get("role")
@@ -261,11 +281,11 @@ class Mapper(ToolMixin, SubagentMixin, OutcomeMixin):
         if key is not None and self.last_reasoning is not None and self.last_reasoning[0] == key:
             native_extra["reasoningRepeatsMessage"] = f"messageId={self.last_reasoning[1]}"  # the same block again
         else:
-            part = reasoning_part(reasoning_text, data)
-            if part is not None and "reasoningTextIn" in native_extra:
-                del part["visibility"]  # not ciphertext alone: its text is in the named record
-            if part is not None:
-                parts.append(part)
+            reasoning = reasoning_parts(reasoning_text, data)
+            if reasoning and "reasoningTextIn" in native_extra:
+                del reasoning[0]["visibility"]  # not ciphertext alone: its text is in the named record
+            if reasoning:
+                parts.extend(reasoning)
                 if key is not None:
                     self.last_reasoning = (key, message_id)
         if isinstance(text, str) and text:
@@ -335,7 +355,7 @@ class Mapper(ToolMixin, SubagentMixin, OutcomeMixin):
             key = ("i:" if inference is not None else "m:") + response
             if self.usage_written.get(key) is not None:
                 return None
-            self.usage_written[key] = 1  # an int: stored as itself if spilled, not encoded
+            self.usage_written[key] = 1
         return {"outputTokens": tokens}
 
     @staticmethod
@@ -381,9 +401,11 @@ _MAPPED = frozenset(
         "system.notification",
         *_NOTICES,
         "tool.execution_start",
+        "tool.user_requested",
         "tool.execution_complete",
         "subagent.started",
         "subagent.completed",
+        "subagent.failed",
         "assistant.message",
         "assistant.reasoning",
         "abort",

@@ -80,7 +80,27 @@ class OutcomeMixin:
         through = self.compaction_through
         record["compaction"] = {"through": through} if through else {}
         self.compaction_through = None
-        native = {k: v for k, v in data.items() if k != "summaryContent"}
+        used = data.get("compactionTokensUsed")
+        output = compaction_output_tokens(used)
+        if output is not None:
+            record["usage"] = {"outputTokens": output}
+            record["nativeUsage"] = used
+        native = {k: v for k, v in data.items() if k not in ("summaryContent", "compactionTokensUsed")}
         if native:
             record["native"] = native
         return self._write(record)
+
+
+def compaction_output_tokens(used: Any) -> int | None:
+    """The output tokens of the compaction's own model call (``compactionTokensUsed``:
+    ``outputTokens`` in the SDK's schema, ``output`` in older files), the summary it wrote.
+    Only the output count is normalized: the schema does not say whether ``inputTokens``
+    includes the cached tokens it lists beside it, so the input side stays in ``nativeUsage``
+    (docs/format.md: a member only where the source gives the numbers it needs)."""
+    if not isinstance(used, dict):
+        return None
+    for key in ("outputTokens", "output"):
+        value = used.get(key)
+        if type(value) is int and value >= 0:
+            return value
+    return None

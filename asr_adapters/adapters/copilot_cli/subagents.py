@@ -11,8 +11,9 @@ What the call asked for comes from the ``task`` call's input (``name`` -> ``addr
 ``agent_type`` -> ``agentType``, ``description``), as the Claude Code adapter takes it from
 its ``Task`` call; ``agentDescription`` is the agent type's generic blurb and stays under
 ``native``. A later ``subagent.started`` for a link
-already written, and a ``subagent.completed`` with ``cancelled: true``, write it again
-(``supersedes``), a complete snapshot each time.
+already written, a ``subagent.completed`` with ``cancelled: true`` (``status: interrupted``)
+and a ``subagent.failed`` (``status: error``) write it again (``supersedes``), a complete
+snapshot each time.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from ...core.timestamps import from_iso, stamp
 
 if TYPE_CHECKING:
     from ...core.adapter import Emitter
-    from ...core.spill import SpillMap
+    from ...core.digests import RecordIds
 
 AGENT = "copilot-cli"
 #: the line the main pass puts in a stream where one of its subagents first shows up with no
@@ -49,7 +50,7 @@ class SubagentMixin:
     session_key: str
     #: the agent whose stream this is (None: the session's)
     agent_id: str | None
-    written: SpillMap
+    written: RecordIds
     _write: Callable[[dict[str, Any]], dict[str, Any]]  # Mapper's: emit, with supersedes
     _written: Callable[[str, str], bool]
 
@@ -108,9 +109,11 @@ class SubagentMixin:
         self.unpaired[record["session"]] = written["id"]
         return written
 
-    def subagent_cancelled(self, event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
-        """``subagent.completed`` with ``cancelled: true``: the subagent was torn down, not
-        finished; its link is written again with ``status: interrupted``."""
+    def subagent_ended(self, event: dict[str, Any], data: dict[str, Any], status: str, key: str) -> dict[str, Any]:
+        """How a subagent ended, when it did not finish its work: ``subagent.completed`` with
+        ``cancelled: true`` (torn down: ``status: interrupted``) or ``subagent.failed``
+        (``status: error``, its ``error`` kept). The link is written again with the status,
+        the event's data under ``native.<completed|failed>``."""
         self.accounting.records += 1
         earlier = self.subagents[data["toolCallId"]]
         record = {k: v for k, v in earlier.items() if k not in ("supersedes", "native")}
@@ -118,8 +121,8 @@ class SubagentMixin:
         record.pop("ts", None)
         record.pop("tsPrecision", None)
         stamp(record, from_iso(event.get("timestamp")))
-        record["status"] = "interrupted"
-        record["native"] = {**(earlier.get("native") or {}), "completed": data}
+        record["status"] = status
+        record["native"] = {**(earlier.get("native") or {}), key: data}
         return self._remember(data["toolCallId"], record)
 
     def _link(self, call_id: str, agent: str) -> dict[str, Any]:

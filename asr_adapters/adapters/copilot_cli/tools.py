@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ...core.digests import DigestMap
 from ...core.spill import SpillMap
 from .content import result_parts
 
@@ -23,7 +24,7 @@ class ToolMixin:
     #: toolCallId -> [its tool_call as last written, what its request said]; whether it has a
     #: result is ``finished`` alone (kept apart so a result never rewrites the spilled call)
     calls: SpillMap
-    finished: SpillMap
+    finished: DigestMap
     aborted: set[str]
     _write: Callable[[dict[str, Any]], dict[str, Any]]
     _base: Callable[[str, dict[str, Any]], dict[str, Any]]
@@ -41,12 +42,18 @@ class ToolMixin:
         """Keep what a written call said, to compare a later start of it by value."""
         self.calls[call["callId"]] = [call, {k: v for k, v in said.items() if k in _START_ECHO}]
 
-    def tool_start(self, event: dict[str, Any], data: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    def tool_start(
+        self, event: dict[str, Any], data: dict[str, Any], *, by_user: bool = False
+    ) -> Iterator[dict[str, Any]]:
         """The start of a call already written (from its tool request, or an earlier start),
         compared by value: the same values are a duplicate; other values for the tool, its
         arguments or model revise the call (``supersedes``); anything else it adds (shell
         info, an MCP server, another turn id) is kept as a vendor record. A start after the
-        call's result never reopens it."""
+        call's result never reopens it.
+
+        ``by_user``: a ``tool.user_requested`` (the SDK: "user-initiated tool invocation", a
+        ``!`` shell command): the call no model requested, written with ``author: "human"``
+        so its result has the call it answers."""
         call_id = data["toolCallId"]
         known = self.calls.get(call_id)
         if known is not None:
@@ -66,6 +73,8 @@ class ToolMixin:
         call["callId"] = call_id
         named = tool_name(call, data.get("toolName"))
         call_input(call, data.get("arguments"))
+        if by_user:
+            call["author"] = "human"  # the source's own mark: the person asked for this call
         if isinstance(data.get("model"), str):
             call["model"] = data["model"]
         native_of(call, rest(data, ("toolCallId", "toolName", "arguments", "model") if named else _UNNAMED))
@@ -129,7 +138,7 @@ class ToolMixin:
         elif partial is not None:
             record["capture"] = {"content": {"state": "truncated", "reason": partial}}
         self.open_calls.pop(call_id, None)
-        self.finished[call_id] = 1  # an int: stored as itself if spilled, not encoded
+        self.finished[call_id] = 1
         native = rest(data, ("toolCallId", "success", "result", "error"))
         result = data.get("result")
         if isinstance(result, dict):

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ...core.adapter import Adapter, Context, Emitter
+from ...core.digests import DigestMap
 from ...core.refs import schema_name, session_ref
 from ...core.spill import SpillMap
 from ...core.timestamps import from_iso, stamp
@@ -55,17 +56,19 @@ class Mapper(SummaryMixin):
         self.routing = routing
         self.channel = channel
         self.group = None if chat_type is None else chat_type != "direct"
-        # native entry id -> seq of its first record, for ``parent`` links: any entry may be a
-        # parent, but almost always a recent one, so older entries wait on disk (core.spill)
-        self.records_of = SpillMap()
+        # native entry id -> seq of its first record, for ``parent`` links and repeated entries:
+        # any entry may be a parent, almost always a recent one (core.digests: 16 bytes an id)
+        self.records_of = DigestMap()
         #: entry id -> seq of its parent entry's first record (a compaction's kept entry names
         #: the history before it: ``compaction.through``)
-        self.parent_of = SpillMap()
+        self.parent_of = DigestMap()
         # ``message`` sends and ``sessions_spawn`` calls waiting for their result (call id ->
         # what the result needs); a call whose result never comes must not stay in memory
         self.sends = SpillMap()
         self.spawns = SpillMap()
         self.cron_job: str | None = None
+        #: the trigger kind of the latest user entry (its turn's): a memory flush has no outbound path
+        self.turn_trigger: str | None = None
         self.resolve = resolve
         self.previous: str | None = None
         self._derived = False
@@ -188,6 +191,7 @@ class Mapper(SummaryMixin):
         if not parts:
             record["capture"] = {"content": {"state": "absent", "reason": "the source stored no content"}}
         self._tail(record)
+        self.turn_trigger = facts.trigger.get("kind") if facts is not None and facts.trigger is not None else None
         if facts is not None and facts.trigger is not None:
             record["trigger"] = facts.trigger
             if facts.trigger.get("kind") == "cron":
@@ -229,8 +233,8 @@ class Mapper(SummaryMixin):
             record["conversation"] = self.routing.session_conversation
         if via == "web":
             self.routing.web_prompt(record.get("conversation"))
-        elif is_system and facts.system_dm is not None:  # a channel notice about a DM the System line names
-            record["conversation"] = self.routing.direct_chat(*facts.system_dm)
+        elif is_system and facts.system_chat is not None:  # a channel notice about a chat the System line names
+            record["conversation"] = self.routing.system_chat(facts.system_chat)
         platform: dict[str, Any] = {}
         if facts.message_ids and is_system:
             # a notice OpenClaw raised about a platform message (``om_…:permission-error``): its
@@ -338,7 +342,8 @@ class Mapper(SummaryMixin):
                 self.sends[call_record["callId"]] = (message_id, data)
             elif name == "sessions_spawn" and isinstance(data, dict):
                 self.spawns[call_record["callId"]] = data
-        records.extend(outbound.reply_delivery(self.routing, base, message, parts, calls, synthetic, message_id))
+        if synthetic or self.turn_trigger != "memory_flush":  # a memory flush's reply goes nowhere: none held back
+            records.extend(outbound.reply_delivery(self.routing, base, message, parts, calls, synthetic, message_id))
         return records
 
     def _tool_result(self, base: dict[str, Any], message: dict[str, Any]) -> list[dict[str, Any]]:

@@ -271,6 +271,27 @@ class Database:
             put,
         )
 
+    def plan_sources(self, thread_id: str, into: SpillMap) -> None:
+        """User message id -> ``(threadId, planId)`` of the proposed plan its turn implements:
+        the ``sourceProposedPlan`` a ``thread.turn-start-requested`` records (written after the
+        message it names, so read before the thread's rows are replayed)."""
+
+        def put(row: tuple[Any, ...]) -> None:
+            message, thread, plan = row
+            if isinstance(message, str) and isinstance(thread, str) and isinstance(plan, str):
+                into[message] = [thread, plan]
+
+        self._load(
+            "SELECT json_extract(payload_json, '$.messageId'), "
+            "json_extract(payload_json, '$.sourceProposedPlan.threadId'), "
+            "json_extract(payload_json, '$.sourceProposedPlan.planId') "
+            "FROM orchestration_events WHERE aggregate_kind = 'thread' AND stream_id = ? "
+            "AND event_type = 'thread.turn-start-requested' "
+            "AND json_extract(payload_json, '$.sourceProposedPlan') IS NOT NULL ORDER BY sequence",
+            (thread_id,),
+            put,
+        )
+
     def first_user_message(self, thread_id: str) -> int | None:
         """The ``sequence`` of the thread's first user message (header settings stand as of it)."""
         rows = self._all(
@@ -281,16 +302,33 @@ class Database:
         )
         return rows[0][0] if rows else None
 
-    def v2_fact_events(self, thread_id: str) -> list[tuple[str, Any]]:
+    def v2_fact_events(self, thread_id: str) -> list[tuple[int, str, Any]]:
+        """(sequence, event_type, payload) of the V2 events that feed the header: the thread
+        (every thread event carries the whole thread: title, branch, worktree, model, modes)
+        and its provider sessions."""
         if not self.has_v2:
             return []
         rows = self._all(
-            "SELECT event_type, payload_json FROM orchestration_v2_events WHERE thread_id = ? AND event_type IN "
-            "('thread.created', 'thread.metadata-updated', 'provider-session.attached', 'provider-thread.updated') "
-            "ORDER BY sequence",
+            "SELECT sequence, event_type, payload_json FROM orchestration_v2_events WHERE thread_id = ? AND "
+            "event_type IN ('thread.created', 'thread.metadata-updated', 'thread.runtime-mode-updated', "
+            "'thread.interaction-mode-updated', 'thread.model-selection-updated', 'provider-session.attached', "
+            "'provider-thread.updated') ORDER BY sequence",
             (thread_id,),
         )
-        return [(t, loads(p)) for t, p in rows]
+        return [(n, t, loads(p)) for n, t, p in rows]
+
+    def v2_first_user_message(self, thread_id: str) -> int | None:
+        """The ``sequence`` of the thread's first V2 user message (a ``user_message`` turn item
+        or a user ``message.updated``): the header's settings stand as of it."""
+        if not self.has_v2:
+            return None
+        rows = self._all(
+            "SELECT min(sequence) FROM orchestration_v2_events WHERE thread_id = ? AND ("
+            "(event_type = 'turn-item.updated' AND json_extract(payload_json, '$.type') = 'user_message') OR "
+            "(event_type = 'message.updated' AND json_extract(payload_json, '$.role') = 'user'))",
+            (thread_id,),
+        )
+        return rows[0][0] if rows else None
 
     def v2_message_ids_with_items(self, thread_id: str, into: SpillSet) -> None:
         """Message ids that a user/assistant turn item carries (their message.updated copies are duplicates)."""

@@ -76,18 +76,25 @@ def build(db: Database, thread_id: str, file: str) -> dict[str, Any]:
                 sessions.append(entry)
     lineage: dict[str, Any] = {}
     history_origin: Any = None
-    for kind, payload in v2:
+    v2_only = not created
+    first_v2_message = db.v2_first_user_message(thread_id) if v2_only else None
+    for sequence, kind, payload in v2:
         if not isinstance(payload, dict):
             continue
         if kind == "thread.created":
             if not created:
-                created = payload
+                created = dict(payload)
                 at = payload.get("createdAt")
             title = title or payload.get("title")
             lineage = obj(payload.get("lineage"))
             history_origin = payload.get("historyOrigin")
-        elif kind == "thread.metadata-updated" and isinstance(payload.get("title"), str):
-            title = payload["title"]
+        elif kind.startswith("thread."):
+            if kind == "thread.metadata-updated" and isinstance(payload.get("title"), str):
+                title = payload["title"]
+            if v2_only and created and (first_v2_message is None or sequence < first_v2_message):
+                # a V2 thread event carries the whole thread: its settings before the first
+                # message are where the thread's work began (later ones are on the runs)
+                created.update({k: payload[k] for k in SETTINGS if k in payload})
         elif kind == "provider-session.attached":
             entry = {
                 "provider": payload.get("driver"),

@@ -96,6 +96,8 @@ class ThreadState:
     message_ids: SpillSet = field(default_factory=SpillSet)
     #: user message id -> turn id (``projection_turns``), loaded by the adapter
     user_turns: SpillMap = field(default_factory=SpillMap)
+    #: user message id -> [thread id, plan id] of the proposed plan its turn implements
+    plan_sources: SpillMap = field(default_factory=SpillMap)
     #: message and plan ids that a V2 turn item carries (their other copies are duplicates)
     v2_item_messages: SpillSet = field(default_factory=SpillSet)
     v2_item_plans: SpillSet = field(default_factory=SpillSet)

@@ -2,7 +2,8 @@
 
 T3 Code's web client builds one text from the composer (``ChatView``): it may prefix
 ``Ultrathink:\\n``, append a ``<terminal_context>`` block, replace an image-only send by a
-placeholder sentence, wrap a plan as ``PLEASE IMPLEMENT THIS PLAN:\\n<plan>``, render composer
+placeholder sentence, wrap a plan as ``PLEASE IMPLEMENT THIS PLAN:\\n<plan>`` (the prefix and the
+plan are separate parts: the plan is the model's when the turn names it), render composer
 chips as ``[label](t3-context://…)`` links, and (server side) merge messages queued during a
 usage-limit wait under a fixed preamble with ``Message N:`` headers. Each added piece becomes its
 own part with author ``harness``; the rest stays ``human``. Every character is kept: the parts
@@ -33,11 +34,16 @@ def _part(text: str, author: str, origin: str) -> dict[str, Any]:
     return {"type": "text", "text": text, "author": author, "origin": origin}
 
 
-def split_user_text(text: str, *, author: str = "human", origin: str = "prompt") -> list[dict[str, Any]]:
+def split_user_text(
+    text: str, *, author: str = "human", origin: str = "prompt", plan_from_model: bool = False
+) -> list[dict[str, Any]]:
     """Text parts of one stored user text; harness parts carry origin ``injected``.
 
     ``author``/``origin`` are those of the person's own words (V2 records who created the
     message and how it entered; V1 messages from the composer are the person's).
+    ``plan_from_model``: the turn records the proposed plan this text implements
+    (``sourceProposedPlan``), so the plan after T3's ``PLEASE IMPLEMENT THIS PLAN:`` prefix is
+    the model's proposed plan (author ``model``) rather than text of unknown origin.
     """
     if not text:
         return []
@@ -49,8 +55,12 @@ def split_user_text(text: str, *, author: str = "human", origin: str = "prompt")
         head.append(_part(ULTRATHINK, "harness", "injected"))
         text = text[len(ULTRATHINK) :]
     if text.startswith(IMPLEMENT_PLAN):
-        # The whole text is the plan T3 inserted, not words the person typed.
-        return [*head, _part(text, "harness", "injected")]
+        # T3's prefix, then the plan it inserted: neither is words the person typed.
+        plan = text[len(IMPLEMENT_PLAN) :]
+        parts = [*head, _part(IMPLEMENT_PLAN, "harness", "injected")]
+        if plan:
+            parts.append(_part(plan, "model" if plan_from_model else "harness", "injected"))
+        return parts
     match = _TERMINAL.search(text)
     if match is not None:
         tail.append(_part(match.group(0), "harness", "injected"))

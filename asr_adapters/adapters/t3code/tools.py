@@ -4,13 +4,17 @@
 T3 Code writes a call as a start row (its 180-character ``detail`` only), any number of update
 rows and a completion row; updates and completions carry the provider's own item as ``data``:
 Claude ``{toolName, input, result?}`` (``result`` is the Anthropic ``tool_result`` block),
-Codex the app-server notification ``{item: ThreadItem, threadId, turnId}``. None of the rows
-carries an item id, so a row joins the oldest open call of the same turn and item type.
+Codex the app-server notification ``{item: ThreadItem, threadId, turnId}``. No row carries
+T3's own item id, so a row joins the oldest open call of the same turn and item type.
 
-The call is written once, at the first row whose ``data`` names the tool and its input (the
-start detail is only a display string), or when the call ends with nothing better; a later
-row whose input differs from what was written is a revision. The result holds the provider's
-output, never the input detail.
+The call's ``callId`` is the provider's own call id where a row records it, so the call joins
+the provider's transcript: Codex's ThreadItem ``id`` (``call_…``), Claude's ``tool_result``
+block's ``tool_use_id`` (``toolu_…``) or a ``tool.denied`` row's ``toolUseId``; only a call no
+row names gets the start row's activity id (derived). The call is written at the first row
+whose ``data`` names the tool, its input and that id (the start detail is only a display
+string), else when the call ends, with what its rows told; a later row whose input differs
+from what was written is a revision. The result holds the provider's output, never the input
+detail.
 """
 
 from __future__ import annotations
@@ -45,15 +49,24 @@ TRUNCATED = {"state": "truncated", "reason": "T3 Code keeps 180 characters of de
 class OpenCall:
     """A call between its start row and its end: what is known of it so far."""
 
-    call_id: str
+    #: the start row's activity id (the derived call id when no row names the provider's)
+    activity_id: str
     start: dict[str, Any]
     item_type: str
-    #: (name, input) once a row's data gave them, as written
+    #: (name, input) the latest row's data gave, written or not yet
+    known: tuple[str, Any] | None = None
+    #: the provider's own call id, once a row records it
+    native_id: str | None = None
+    #: (name, input) as written
     written: tuple[str, Any] | None = None
     record_id: str | None = None
     #: the newest ``status`` an update gave (Claude marks a failed call on its update)
     status: str | None = None
     denied: dict[str, Any] | None = field(default=None)
+
+    @property
+    def call_id(self) -> str:
+        return self.native_id if self.native_id is not None else self.activity_id
 
 
 def tool_row(st: ThreadState, act: dict[str, Any], kind: str, payload: dict[str, Any]) -> str:
@@ -63,6 +76,8 @@ def tool_row(st: ThreadState, act: dict[str, Any], kind: str, payload: dict[str,
         denied = _denied_call(st, turn, payload)
         if denied is not None:
             denied.denied = {"activityId": act.get("id"), "payload": payload}
+            if denied.native_id is None and isinstance(payload.get("toolUseId"), str):
+                denied.native_id = payload["toolUseId"]
             return "folded"  # the call's completion (an error result) follows
     item_type = string(payload.get("itemType"), string(payload.get("toolName"), "tool"))
     key: tuple[str | None, str] = (turn if isinstance(turn, str) else None, item_type)
@@ -79,6 +94,7 @@ def tool_row(st: ThreadState, act: dict[str, Any], kind: str, payload: dict[str,
         outcome = "records"
     if isinstance(payload.get("status"), str):
         call.status = payload["status"]
+    _learn(call, payload)
     if _write_call(st, call, payload.get("data")):
         outcome = "records"
     if kind == "tool.updated":
@@ -110,9 +126,33 @@ def _denied_call(st: ThreadState, turn: Any, payload: dict[str, Any]) -> OpenCal
         if call_turn != turn:
             continue
         for call in queue:
-            if call.written is not None and call.written[0] == name:
+            if call.known is not None and call.known[0] == name:
                 return call
     return None
+
+
+def _learn(call: OpenCall, payload: dict[str, Any]) -> None:
+    """What a row's ``data`` tells of the call: its name and input, and the provider's own
+    call id (Codex item ``id``, Claude ``result.tool_use_id``; a ``tool.denied`` row's
+    ``toolUseId``)."""
+    found = name_and_input(payload.get("data"))
+    if found is not None:
+        call.known = found
+    if call.native_id is None:
+        call.native_id = provider_call_id(payload)
+
+
+def provider_call_id(payload: dict[str, Any]) -> str | None:
+    """The provider's own id for the call, where the row records it."""
+    d = obj(payload.get("data"))
+    result = d.get("result")
+    if isinstance(result, dict) and result.get("type") == "tool_result" and isinstance(result.get("tool_use_id"), str):
+        return result["tool_use_id"] or None
+    item = _item(d)
+    if item is not None and isinstance(item.get("id"), str) and item["id"]:
+        return item["id"]
+    use = payload.get("toolUseId")
+    return use if isinstance(use, str) and use else None
 
 
 def name_and_input(data: Any) -> tuple[str, Any] | None:
@@ -130,11 +170,16 @@ def name_and_input(data: Any) -> tuple[str, Any] | None:
 
 
 def _write_call(st: ThreadState, call: OpenCall, data: Any, *, force: bool = False) -> bool:
-    """Write the call's ``tool_call`` when ``data`` names it (or ``force``: from the start row);
-    a written call is revised only when its name or input changed. True when written."""
+    """Write the call's ``tool_call`` once ``data`` names it and the provider's call id is
+    known (or ``force``: at the call's end, from what its rows told, else the start row); a
+    written call is revised only when its name or input changed. True when written."""
     found = name_and_input(data)
+    if force and found is None:
+        found = call.known
     if found is None and not force:
         return False
+    if call.record_id is None and call.native_id is None and not force:
+        return False  # wait for the row that names the provider's call id (or the end)
     if found is not None and call.written == found:
         return False
     if found is None and call.record_id is not None:
@@ -152,7 +197,8 @@ def _write_call(st: ThreadState, call: OpenCall, data: Any, *, force: bool = Fal
             record["input"]["detail"] = payload["detail"]
         if is_truncated_detail(record["input"].get("detail")):
             record["capture"] = {"input": TRUNCATED}
-    record["idSource"] = "derived"
+    if call.native_id is None:
+        record["idSource"] = "derived"
     if call.record_id is not None:
         record["supersedes"] = call.record_id
     record["itemType"] = call.item_type
@@ -174,16 +220,21 @@ def _result(st: ThreadState, act: dict[str, Any], kind: str, payload: dict[str, 
         record["status"] = ns("denied")
     elif isinstance(status, str) and status != "inProgress":
         record["status"] = tool_status(status)
-    if record.get("status") not in NO_OUTCOME and (is_error or status == "failed"):
-        record["isError"] = True
-    if kind == "tool.denied" and isinstance(payload.get("detail"), str):
-        content = [text_part(payload["detail"]), *content]  # the denial reason T3 recorded
+    if record.get("status") not in NO_OUTCOME:
+        if is_error or status == "failed":
+            record["isError"] = True
+        elif is_error is False:
+            record["isError"] = False  # the provider's own success mark (Claude ``is_error: false``)
+    reason = payload.get("detail") if kind == "tool.denied" else obj(obj(call.denied).get("payload")).get("detail")
+    if isinstance(reason, str):
+        content = [text_part(reason), *content]  # the denial reason T3 recorded
     record["content"] = content
     if not content:
         record["capture"] = {"content": {"state": "absent", "reason": "T3 Code stored no output for this call"}}
-    elif kind == "tool.denied" and is_truncated_detail(payload.get("detail")):
+    elif is_truncated_detail(reason):
         record["capture"] = {"content": TRUNCATED}
-    record["idSource"] = "derived"
+    if call.native_id is None:
+        record["idSource"] = "derived"
     if "exitCode" in extra and record.get("status") not in NO_OUTCOME:
         set_exit_code(record, extra.pop("exitCode"))  # isError from it: 0 is success
     record.update(extra)
@@ -195,16 +246,18 @@ def _result(st: ThreadState, act: dict[str, Any], kind: str, payload: dict[str, 
     st.put(record, revertable=True)
 
 
-def output(data: Any) -> tuple[list[dict[str, Any]], bool, dict[str, Any]]:
-    """The call's output as content parts, whether the provider marked it an error, and any
-    output fields kept as members (``exitCode``)."""
+def output(data: Any) -> tuple[list[dict[str, Any]], bool | None, dict[str, Any]]:
+    """The call's output as content parts, whether the provider marked it an error (True,
+    False when it marked it a success, None when it said neither), and any output fields kept
+    as members (``exitCode``)."""
     d = obj(data)
     result = d.get("result")
     if isinstance(result, dict) and result.get("type") == "tool_result":  # Claude
-        return _blocks(result.get("content")), result.get("is_error") is True, {}
+        flag = result.get("is_error")
+        return _blocks(result.get("content")), flag if isinstance(flag, bool) else None, {}
     item = _item(d)
     if item is None:
-        return [], False, {}
+        return [], None, {}
     parts: list[dict[str, Any]] = []
     extra: dict[str, Any] = {}
     failed = item.get("status") == "failed"
@@ -230,7 +283,9 @@ def output(data: Any) -> tuple[list[dict[str, Any]], bool, dict[str, Any]]:
                 parts.append(data_part(entry, "content-item"))
     if item.get("success") is False:
         failed = True
-    return parts, failed, extra
+    if failed:
+        return parts, True, extra
+    return parts, (False if item.get("success") is True else None), extra
 
 
 def _item(data: dict[str, Any]) -> dict[str, Any] | None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from ...core.accounting import Accounting, Diagnostic
 from ...core.companion import CompanionSkipped, check_companion, linked_out, open_companion, report_skip, root
-from ...core.refs import schema_name
+from ...core.refs import schema_name, session_ref
 from . import activities, tools
 from .db import verbatim
 from .state import REGISTRY, Fold, ThreadState, base, ns, obj, same_error, string, text_part
@@ -135,7 +135,10 @@ def message_sent(st: ThreadState, event: dict[str, Any], p: dict[str, Any], atta
         turn = st.user_turns.get(message_id)
         if turn is not None and "turnId" not in record:
             record["turnId"] = turn
-        _user_content(record, text, p.get("attachments"), attachments, p.get("context"))
+        source = st.plan_sources.get(message_id)
+        _user_content(record, text, p.get("attachments"), attachments, p.get("context"), source is not None)
+        if source is not None:
+            record["derivedFrom"] = [_plan_ref(st, source[0], source[1])]
         st.message_ids.add(message_id)
         st.put(record, revertable=True, role="user")
         return "records"
@@ -173,10 +176,23 @@ def _message_start(p: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-def _user_content(record: dict[str, Any], text: str, atts: Any, folder: Path | None, context: Any = None) -> None:
+def _plan_ref(st: ThreadState, thread: str, plan: str) -> str:
+    """ASR-229: the proposed plan a plan-implementation prompt was rendered from, as its turn
+    records it (``sourceProposedPlan``): the plan's latest record in this thread, else the
+    plan in the thread that proposed it (a session reference, "Implement in a new thread")."""
+    if thread == st.thread_id:
+        latest = st.plans.get(plan)
+        if isinstance(latest, str):
+            return latest
+    return f"{session_ref('t3code', thread)}#planId={plan}"
+
+
+def _user_content(
+    record: dict[str, Any], text: str, atts: Any, folder: Path | None, context: Any = None, plan: bool = False
+) -> None:
     """ASR-207: T3 keeps only the composer-built text (and, in later builds, the structured
     composer context its links point at), so it is display content."""
-    display = split_user_text(text)
+    display = split_user_text(text, plan_from_model=plan)
     if context is not None:
         display.append({"type": "data", "data": context, "schema": f"{REGISTRY}/composer-context"})
     images, missing = attachment_parts(atts, folder)

@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from ...core.refs import schema_name
+from .header import SETTINGS
 from .state import REGISTRY, ThreadState, base, data_part, ns, text_part
 from .v2items import TERMINAL, TOOL_ITEMS, handoff_record, item_record, message_record, plan_record, track, write_result
 
@@ -89,9 +90,25 @@ def handle(st: ThreadState, event: dict[str, Any], attachments: Path | None) -> 
         return _runtime_request(st, event, p)
     if kind == "run.updated":
         return _run_updated(st, event, p)
+    if kind.startswith("thread."):
+        # every thread event carries the whole thread: its branch, worktree, model and modes
+        # as they stand from now on (the header states them as of the first message)
+        st.settings.update({k: p[k] for k in SETTINGS if k in p})
+    if kind == "run.created":
+        return _run_created(st, event, p)
     if kind in HEADER_EVENTS:
         return "folded"  # header facts (thread, provider sessions and native thread ids)
     return vendor(st, kind, event)
+
+
+def _run_created(st: ThreadState, event: dict[str, Any], p: dict[str, Any]) -> str:
+    """A run is one request: its record carries the settings it ran with, the run's own model
+    over the thread's branch, worktree, model and modes as the log set them until then (as
+    V1's ``thread.turn-start-requested`` records do)."""
+    settings = {k: st.settings[k] for k in SETTINGS if st.settings.get(k) is not None}
+    if isinstance(p.get("modelSelection"), dict):
+        settings["modelSelection"] = p["modelSelection"]
+    return vendor(st, event["type"], event, **({"settings": settings} if settings else {}))
 
 
 def _settled(p: dict[str, Any]) -> bool:

@@ -24,6 +24,18 @@ def track(st: ThreadState, run: Any, record_id: str) -> None:
         st.run_records.add(run, record_id)
 
 
+def call_id(p: dict[str, Any]) -> str:
+    """A tool or subagent item's call id: the provider's own (``nativeItemRef.nativeId``: Codex
+    ``call_…``, Claude ``toolu_…``) where T3 records it as ``strong``, so the call joins the
+    provider's transcript; else T3's turn item id (a ``weak`` ref is an id T3 made up, such as
+    ``assistant:<attempt>:<n>``, not one the provider's transcript holds)."""
+    ref = obj(p.get("nativeItemRef"))
+    native = ref.get("nativeId")
+    if ref.get("strength") == "strong" and isinstance(native, str) and native:
+        return native
+    return str(p["id"])
+
+
 def _start(kind: str, p: dict[str, Any]) -> dict[str, Any]:
     return base(kind, p.get("startedAt") or p.get("createdAt") or p.get("updatedAt"), p.get("providerTurnId"))
 
@@ -171,7 +183,7 @@ def _request(p: dict[str, Any]) -> dict[str, Any]:
 
 def _subagent(p: dict[str, Any]) -> dict[str, Any]:
     record = _start("subagent", p)
-    record["callId"] = p["id"]
+    record["callId"] = call_id(p)
     if isinstance(p.get("childThreadId"), str):
         record["session"] = session_ref("t3code", p["childThreadId"])
     if isinstance(p.get("driver"), str):
@@ -186,16 +198,18 @@ def _subagent(p: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-def _tool_name(p: dict[str, Any]) -> Any:
-    """The tool a v2 tool item names: its type, a dynamic tool's own name."""
-    return (p.get("toolName") or p["type"]) if p["type"] == "dynamic_tool" else p["type"]
+def _tool_name(p: dict[str, Any]) -> str:
+    """The tool a v2 tool item names: its type, a dynamic tool's own name (when it is a
+    non-empty string; any other value stays in the item's vendor data, never a name)."""
+    name = p.get("toolName")
+    return name if p["type"] == "dynamic_tool" and isinstance(name, str) and name else str(p["type"])
 
 
 def _tool_call(p: dict[str, Any]) -> dict[str, Any]:
     t = p["type"]
     value: Any
     record = _start("tool_call", p)
-    record["callId"] = p["id"]
+    record["callId"] = call_id(p)
     if t == "command_execution":
         record["name"], value = t, {"command": p.get("input")}
     elif t == "dynamic_tool":
@@ -218,7 +232,7 @@ def write_result(st: ThreadState, p: dict[str, Any], final: bool) -> None:
     if t not in TOOL_ITEMS or not final or p.get("status") not in TERMINAL:
         return
     record = base("tool_result", p.get("completedAt") or p.get("updatedAt"), p.get("providerTurnId"))
-    record["callId"] = p["id"]
+    record["callId"] = call_id(p)
     record["name"] = _tool_name(p)  # as its call names it
     record["status"] = tool_status(p["status"])
     if p.get("outputIndicatesFailure") is not None and record["status"] not in NO_OUTCOME:
