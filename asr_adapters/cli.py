@@ -30,6 +30,9 @@ from .cli_params import (
 from .convert import Conversion
 from .core.errors import ASRError
 from .outputs import OutputError, PipeClosed, SameFileError, UnusableOutput, pipe_closed
+from .redact import Redactor
+from .redact.options import finish as finish_redaction
+from .redact.options import redact_options
 from .version import __version__
 
 
@@ -51,6 +54,7 @@ class _Commands(click.Group):
         "discover": (".batch.commands", "discover"),
         "export": (".export.command", "export"),
         "index": (".index.command", "index_command"),
+        "redact": (".redact.command", "redact_command"),
         "search": (".index.command", "search_command"),
         "show": (".view.command", "show"),
         "stats": (".stats.command", "stats"),
@@ -108,7 +112,17 @@ def stream_file_name(key: str) -> str:
     help="Do not validate the streams as they are written (about a quarter less CPU and no index of ids held; "
     "exit 0 then does not promise that asr validate accepts the output).",
 )
-def convert(path: str, output: str | None, agent: str | None, thread: str | None, stats: bool, no_check: bool) -> None:
+@redact_options
+def convert(
+    path: str,
+    output: str | None,
+    agent: str | None,
+    thread: str | None,
+    stats: bool,
+    no_check: bool,
+    redactor: Redactor | None,
+    redact_report: str | None,
+) -> None:
     """Convert one native session file to ASR JSONL (stdout by default; PATH - reads stdin).
 
     A file output appears only once complete (written beside it, then renamed). On stdout or
@@ -123,7 +137,7 @@ def convert(path: str, output: str | None, agent: str | None, thread: str | None
     conversion: Conversion | None = None
     try:
         source: Any = sys.stdin.buffer if path == "-" else path
-        conversion = Conversion(source, agent, as_dicts=True, select=thread)
+        conversion = Conversion(source, agent, as_dicts=True, select=thread, redactor=redactor)
         if output is not None and (Path(output).is_dir() or output.endswith(("/", os.sep))):
             to_folder(conversion, Path(output), source_path, report)
         elif output is not None:
@@ -159,6 +173,7 @@ def convert(path: str, output: str | None, agent: str | None, thread: str | None
         click.echo(f"asr: note: {note}", err=True)
     if stats:
         click.echo(orjson.dumps(stats_of(conversion, report)).decode(), err=True)
+    finish_redaction(redactor, redact_report, path)
 
 
 def stats_of(conversion: Conversion, report: Report) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from ..validate.checked import Checked, CheckedStream, Unreadable
 from ..validate.stream import Finding
 from ..version import __version__
 from . import reading
-from .markup import markdown_html
+from .markup import mark_placeholders, markdown_html
 
 TEMPLATES = Path(__file__).with_name("templates")
 
@@ -180,7 +180,7 @@ class PageWriter:
             raise ValueError("a session header after the first record")
         new_turn = self.tracker.see(record)
         revision = self.tracker.plan_revision(record.get("planId")) if record.get("type") == "plan" else 0
-        return self._record.render(
+        html = self._record.render(
             r=record,
             new_turn=new_turn,
             revision=revision,
@@ -189,6 +189,7 @@ class PageWriter:
             link=self.links,
             findings=findings,
         )
+        return mark_placeholders(html)
 
     def _unreadable(self, value: Any, findings: Sequence[Finding], line: int | None, what: str) -> str:
         self.invalid += 1

@@ -66,8 +66,11 @@ def _relative(target: Path, here: Path) -> str:
     return href(os.path.relpath(target, here).replace(os.sep, "/"))
 
 
-def render_site(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Write ``out/index.html`` and one page per stream; returns the index rows."""
+def render_site(
+    folder: str | os.PathLike[str], out: str | os.PathLike[str], *, redactor: Any = None
+) -> list[dict[str, Any]]:
+    """Write ``out/index.html`` and one page per stream; returns the index rows. ``redactor``
+    (an ``asr_adapters.redact.Redactor``) redacts every record before it is rendered."""
     source, target = Path(folder), Path(out)
     if not source.is_dir():
         raise InputError(str(folder), "not a folder")
@@ -94,7 +97,8 @@ def render_site(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> 
         error = None
         with text_output(page, stream, inside=target) as handle:  # exclusive temp, no link followed
             try:  # a stream someone else wrote is shown with what it breaks marked (issue 25.11)
-                facts = render_html(CheckedStream(stream), handle, links=link, index_link=index_link)
+                checked = CheckedStream(stream, transform=None if redactor is None else redactor.record)
+                facts = render_html(checked, handle, links=link, index_link=index_link)
             except (OutputError, PipeClosed):  # the site cannot be written: that stops it
                 raise
             except Exception as exc:  # one unreadable file (gone, unreadable) must not stop the site

@@ -1119,7 +1119,9 @@ def test_other_agents_json_objects_are_not_cli3_sessions() -> None:
 
     gemini = b'{\n  "sessionId": "a",\n  "projectHash": "b",\n  "startTime": "t",\n  "messages": []\n}'
     assert sniff.sdk_detect(gemini) == 0
-    assert sniff.sdk_detect(b'{"version": 1, "updated_at": "t", "agent": "lead", "sessionId": "s", "messages": []}') == 90
+    assert (
+        sniff.sdk_detect(b'{"version": 1, "updated_at": "t", "agent": "lead", "sessionId": "s", "messages": []}') == 90
+    )
 
 
 def test_a_cli3_session_folder_has_one_entry_whose_manifest_is_its_companion(tmp_path: Path) -> None:
