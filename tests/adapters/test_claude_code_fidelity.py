@@ -162,7 +162,7 @@ def test_compaction_summary_is_the_agents_text_in_the_harness_frame() -> None:
     assert "".join(p["text"] for p in parts) == native  # every character kept, in order
     assert [p["author"] for p in parts] == ["harness", "agent", "harness"]
     assert parts[1]["text"].startswith("Summary:\n1. Primary Request")
-    assert parts[2]["text"].startswith("\n\nIf you need specific details from before compaction")
+    assert parts[2]["text"].startswith(".\n\nIf you need specific details from before compaction")
 
 
 @pytest.mark.parametrize(

@@ -118,6 +118,13 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin, 
         #: (stream, its own request line) of the compaction agents not placed yet: each one's
         #: subagent record goes before the compact_boundary it produced
         self.compaction_agents: list[tuple[str, dict[str, Any]]] = []
+        #: Parallel tool results (tools.py, ``_result_parent``): the message.id of the latest
+        #: response, the uuids of its assistant lines and its latest one, and the uuid of the last tool-result line
+        #: answering one of them since its last assistant line (None: no such run).
+        self.response_id: Any = None
+        self.response_lines: set[str] = set()
+        self.response_last: str | None = None
+        self.result_run: str | None = None
 
     # -- header -------------------------------------------------------------------------
 
@@ -210,6 +217,7 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin, 
             self.busy = True
             if queue.pending:
                 queue.mark_busy()
+            self._response_line(obj)
             self._assistant(obj)
             return
         fold = self.fold

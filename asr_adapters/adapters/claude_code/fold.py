@@ -327,9 +327,12 @@ class FoldMixin:
         self.usage_hold = UsageHold(fold.message_id, fold.best_tokens, synthetic)
         self.out.hold()
 
-    def _raise_usage(self, hold: UsageHold, native: dict[str, Any] | None, tokens: int, final: bool) -> None:
+    def _raise_usage(
+        self, hold: UsageHold, native: dict[str, Any] | None, tokens: int, final: bool, keep_native: bool = False
+    ) -> None:
         """A later line of the held response counts more (``native``, its usage, replaces the
-        held one), or has the final count (the hold ends)."""
+        held one), or has the final count (the hold ends). ``keep_native``: ``native`` is
+        another file's count, which sets ``usage`` only."""
         out = self.out
         record = out.held
         if native is None:
@@ -340,7 +343,8 @@ class FoldMixin:
             usage = normalized_usage(native, final)
             if usage is not None:
                 record["usage"] = usage
-        record["nativeUsage"] = native
+        if not keep_native:
+            record["nativeUsage"] = native
         out.held = canonical_order(record)
         if final:
             self.release_usage()
@@ -367,7 +371,9 @@ class FoldMixin:
             return
         if any(recorded.get(key) != held.get(key) for key in _INPUT_COUNTS):
             return  # another response (the file was cut, or the parent names another one)
-        self._raise_usage(hold, recorded, tokens, final_count({}, recorded))
+        # ``usage`` is the parent's count; ``nativeUsage`` stays the line's own object (the
+        # parent's is kept verbatim as its tool result's ``toolUseResult``)
+        self._raise_usage(hold, recorded, tokens, final_count({}, recorded), keep_native=True)
 
     def release_usage(self) -> None:
         """The held response is over (its final count came, another began, the file ended)."""

@@ -252,6 +252,9 @@ _COMPACT_TRAILERS = (
     "\nContinue the conversation from where it left off",
     "\nPlease continue the conversation from where we left",
 )
+#: The end of the preamble of the builds whose template closes the summary with a "."
+#: (`…summarized below:\n${summary}.` then the trailers); newer wordings add none.
+_DOTTED_PREAMBLE_END = "summarized below:\n"
 #: The summary itself: the compaction agent's output, inserted by the harness.
 SUMMARY = ("agent", "injected")
 
@@ -279,6 +282,8 @@ def _compaction_split(text: str) -> list[tuple[str, Who]]:
         start = len(text) if line_end < 0 else line_end + 1
     ends = [found for marker in _COMPACT_TRAILERS if (found := text.find(marker, start)) >= 0]
     end = min(ends) if ends else len(text)
+    if end > start + 1 and text[end - 1] == "." and text[:start].endswith(_DOTTED_PREAMBLE_END):
+        end -= 1  # the wording that builds `…summarized below:\n${summary}.`: the "." is the harness's
     pieces: list[tuple[str, Who]] = [(text[:start], HARNESS)] if start else []
     if end > start or not pieces:
         pieces.append((text[start:end], SUMMARY))

@@ -219,9 +219,11 @@ class QueueMixin(BuilderHost):
                 self._vendor_item(dropped)
             return
         if op == "dequeue":
-            queue.dequeues.append((line, obj))
-            return
-        if op == "remove":
+            if len(queue.dequeues) < len(queue.pending):  # it takes out a queued input: held with it
+                queue.dequeues.append((line, obj))
+                return
+            # nothing left for it to take out: a vendor record now, in file order (profile §2)
+        elif op == "remove":
             moved = queue.remove(line, obj)
             if moved == "delivered":
                 self.out.acc.folded += 1

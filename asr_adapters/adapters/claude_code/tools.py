@@ -93,6 +93,10 @@ class ToolMixin:
     out: Any
     info: Any
     uuid_rec: RecordIds
+    response_id: Any
+    response_lines: set[str]
+    response_last: str | None
+    result_run: str | None
 
     if TYPE_CHECKING:
 
@@ -103,6 +107,45 @@ class ToolMixin:
         def _native(self, record: dict[str, Any], obj: dict[str, Any], skip: Any = ()) -> None: ...
 
         def _on_path(self, record: dict[str, Any], obj: dict[str, Any]) -> str: ...
+
+    def _response_line(self, obj: dict[str, Any]) -> None:
+        """Note an assistant line: the lines of one response (one ``message.id``) whose
+        parallel tool results ``_result_parent`` chains. A new line ends a run of results."""
+        message = obj.get("message")
+        message_id = message.get("id") if isinstance(message, dict) else None
+        if message_id is None or message_id != self.response_id:
+            self.response_id = message_id
+            self.response_lines = set()
+            self.response_last = None
+        uuid = obj.get("uuid")
+        if isinstance(uuid, str):
+            self.response_lines.add(uuid)
+            self.response_last = uuid
+        self.result_run = None
+
+    def _result_parent(self, obj: dict[str, Any]) -> tuple[str | None, bool]:
+        """The record a tool-result line continues from, and whether that is not its native
+        parent. Claude Code writes each parallel result under its own tool_use line, so a
+        walk from the last line keeps one branch; its loader (``recoverOrphanedParallelToolResults``
+        in ``sessionStorage.ts``) puts the response's other calls and results back after the
+        response's last line on the chain. Here a result answering a line of the same response
+        as the result before it, with no assistant line between, continues from that result
+        (its last derived record: a subagent, a plan), in file order, and the first of them
+        from the response's latest line; the native parentUuid is then kept in ``native``."""
+        parent = obj.get("parentUuid")
+        uuid = obj.get("uuid")
+        run = self.result_run
+        self.result_run = None
+        if type(parent) is not str or parent not in self.response_lines:
+            return (self.uuid_rec.get(parent) if type(parent) is str else None), False
+        if isinstance(uuid, str):
+            self.result_run = uuid
+        native = self.uuid_rec.get(parent)
+        latest = run if run is not None else self.response_last
+        rid = self.uuid_rec.get(latest) if latest is not None else None
+        if rid:
+            return rid, rid != native
+        return native, False
 
     def _remember_call(self, call: dict[str, Any], obj: dict[str, Any]) -> None:
         name = call.get("name")
@@ -115,7 +158,7 @@ class ToolMixin:
         timestamp = obj.get("timestamp")
         prompt_id = obj.get("promptId")
         parent = obj.get("parentUuid")
-        parent_rid = self.uuid_rec.get(parent) if type(parent) is str else None
+        parent_rid, recovered = self._result_parent(obj)
         copies = self.info.parent_refs is not None
         for index, block in enumerate(blocks):
             if type(block) is not dict or block.get("type") != "tool_result":
@@ -156,6 +199,8 @@ class ToolMixin:
                 if "toolUseResult" in obj:
                     record["toolUseResult"] = obj["toolUseResult"]
                 self._native(record, obj)
+                if recovered:  # ``parent`` no longer carries it
+                    record.setdefault("native", {})["parentUuid"] = parent
             rid = self.out.put(record)
             if first:
                 uuid = obj.get("uuid")

@@ -19,6 +19,7 @@ class UserLinesMixin(BuilderHost):
     below."""
 
     first_prompt_seen: bool
+    result_run: str | None
 
     if TYPE_CHECKING:
 
@@ -55,6 +56,7 @@ class UserLinesMixin(BuilderHost):
                     self._message(obj, user_parts(rest, who), message_id=f"{obj.get('uuid')}")
                 acc.records += 1
                 return
+        self.result_run = None  # a prompt ends a run of parallel results (tools.py)
         capture = None
         sender = None
         queued = None
