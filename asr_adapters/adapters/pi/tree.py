@@ -99,6 +99,8 @@ class EntryTree:
             self._tail(record)
             records = [record]
             self.accounting.vendor += 1
+        elif all(record["type"] == "vendor" for record in records):
+            self.accounting.vendor += 1
         else:
             self.accounting.records += 1
         emit = self.emit
