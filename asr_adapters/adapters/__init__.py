@@ -1,6 +1,6 @@
 """Every agent's adapter package; importing this module registers them all."""
 
-from . import claude_code, cline, codex, copilot_cli, gemini_cli, openclaw, opencode, pi, t3code
+from . import claude_code, cline, codex, copilot_cli, gemini_cli, openclaw, opencode, pi, qwen_code, t3code
 
 __all__ = [
     "claude_code",
@@ -11,5 +11,6 @@ __all__ = [
     "openclaw",
     "opencode",
     "pi",
+    "qwen_code",
     "t3code",
 ]

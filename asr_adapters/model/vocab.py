@@ -61,6 +61,7 @@ REGISTRY_NAMES = {
     "opencode": "ai.opencode",
     "copilot-cli": "com.github.copilot-cli",
     "pi": "dev.pi",
+    "qwen-code": "ai.qwen.qwen-code",
 }
 
 

@@ -1,0 +1,5 @@
+"""Qwen Code: importing this package registers the adapter."""
+
+from . import adapter
+
+__all__ = ["adapter"]
