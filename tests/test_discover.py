@@ -19,7 +19,7 @@ from asr_adapters.cli import main
 
 AGENTS = ("codex", "claude-code", "openclaw", "gemini-cli", "t3code")
 #: agents whose adapter names its own homes (no fallback in batch.homes)
-OWN_HOMES = ("pi",)
+OWN_HOMES = ("pi", "qwen-code")
 
 
 @pytest.fixture
@@ -40,6 +40,7 @@ def relocated_env(tmp_path: Path) -> dict[str, str]:
         "T3CODE_HOME": str(places / "t3"),
         "COPILOT_HOME": str(places / "copilot"),
         "PI_CODING_AGENT_DIR": str(places / "pi"),
+        "QWEN_HOME": str(places / "qwen"),
     }
 
 
@@ -60,6 +61,7 @@ def test_homes_honour_relocation_variables(agent: str, tmp_path: Path) -> None:
         "gemini-cli": "GEMINI_CLI_HOME",
         "t3code": "T3CODE_HOME",
         "pi": "PI_CODING_AGENT_DIR",
+        "qwen-code": "QWEN_HOME",
     }[agent]
     assert any(_under(home, env[variable]) for home in homes), homes
     default = {"codex": ".codex", "claude-code": ".claude", "gemini-cli": ".gemini", "t3code": ".t3"}.get(agent)
