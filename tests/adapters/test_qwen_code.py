@@ -152,3 +152,11 @@ def test_shared_samples_error_commands_and_subagent() -> None:
     spawn = next(r for r in agent if r["type"] == "subagent")
     assert (spawn["agentType"], spawn["status"]) == ("debugger", "interrupted")
     assert sum(r.get("usage", {}).get("inputTokens", 0) for r in agent) == 32188  # the parent's one call
+
+
+def test_a_record_without_uuid_gets_a_derived_message_id() -> None:
+    """Found by tests/reliability/test_nesting.py: a user record without ``uuid`` gave an empty
+    ``messageId`` (ASR-200)."""
+    bare = {k: v for k, v in _user("u1", "hi").items() if k != "uuid"}
+    records, _ = _convert(_lines(bare))
+    assert (records[1]["messageId"], records[1]["idSource"]) == ("L1", "derived")

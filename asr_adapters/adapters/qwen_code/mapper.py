@@ -61,6 +61,7 @@ class QwenMapper(SystemRecords):
         self.calls = SpillMap()
         self.plans: dict[str, str] = {}  # planId -> id of its last record (supersedes)
         self._parent: str | None = None
+        self._number = 0
 
     def record(self, number: int, item: Any) -> Iterator[dict[str, Any]]:
         """The records of one native line; accounts it as records or vendor."""
@@ -69,6 +70,7 @@ class QwenMapper(SystemRecords):
             yield self.emit(self.adapter.vendor("unknown", item))
             return
         uuid = item.get("uuid")
+        self._number = number
         parent_id = item.get("parentUuid")
         found = self.records_of.get(parent_id) if isinstance(parent_id, str) else None
         self._parent = None if found is None else f"r{found}"
@@ -117,6 +119,15 @@ class QwenMapper(SystemRecords):
             elif key not in known:
                 record[key] = value
 
+    def _message_id(self, record: dict[str, Any], item: dict[str, Any]) -> None:
+        """``messageId``: the record's ``uuid``; a record without one gets ``L<line>``, derived."""
+        uuid = item.get("uuid")
+        if isinstance(uuid, str) and uuid:
+            record["messageId"] = uuid
+        else:
+            record["messageId"] = f"L{self._number}"
+            record["idSource"] = "derived"
+
     def _vendor(self, item: dict[str, Any], schema: str) -> dict[str, Any]:
         record = self._base("vendor", item)
         record["schema"] = schema_name(REGISTRY, schema)
@@ -140,7 +151,7 @@ class QwenMapper(SystemRecords):
         if not native and not isinstance(item.get("message"), dict):
             return []
         record = self._base("message", item)
-        record["messageId"] = item.get("uuid") if isinstance(item.get("uuid"), str) else ""
+        self._message_id(record, item)
         record["role"] = "user"
         author, origin = _USER_SUBTYPES.get(subtype, ("human", "prompt"))
         record["author"], record["origin"] = author, origin
@@ -167,7 +178,7 @@ class QwenMapper(SystemRecords):
     # -- assistant --------------------------------------------------------------------------
 
     def _assistant(self, item: dict[str, Any], number: int) -> list[dict[str, Any]]:
-        uuid = item.get("uuid") if isinstance(item.get("uuid"), str) else f"L{number}"
+        uuid = item.get("uuid") if isinstance(item.get("uuid"), str) and item["uuid"] else f"L{number}"
         content: list[dict[str, Any]] = []
         calls: list[tuple[int, dict[str, Any]]] = []
         for index, part in enumerate(self._parts(item)):
@@ -193,7 +204,7 @@ class QwenMapper(SystemRecords):
             record["role"] = "assistant"
             record["author"] = "model"
             record["content"] = content
-            if not isinstance(item.get("uuid"), str):
+            if uuid != item.get("uuid"):
                 record["idSource"] = "derived"
             record.update(facts)
             self._tail(record, item, _KNOWN | {"model"})

@@ -25,6 +25,8 @@ class SystemRecords:
 
         def _vendor(self, item: dict[str, Any], schema: str) -> dict[str, Any]: ...
 
+        def _message_id(self, record: dict[str, Any], item: dict[str, Any]) -> None: ...
+
     def _system(self, item: dict[str, Any]) -> list[dict[str, Any]]:
         subtype = item.get("subtype")
         payload = item.get("systemPayload")
@@ -48,7 +50,7 @@ class SystemRecords:
         known = frozenset({"uuid", "parentUuid", "timestamp", "type", "subtype", "systemPayload"})
         if phase == "invocation" and isinstance(raw, str) and payload.get("sentToModel") is not True:
             record = self._base("message", item)
-            record["messageId"] = item.get("uuid") if isinstance(item.get("uuid"), str) else ""
+            self._message_id(record, item)
             record.update(author="human", origin="command", audience="user", content=[])
             record["displayContent"] = [{"type": "text", "text": raw}]
             record["capture"] = {"content": dict(_NOT_TO_MODEL), "role": dict(_NOT_TO_MODEL)}
@@ -67,7 +69,7 @@ class SystemRecords:
                     part["_meta"] = {f"{REGISTRY}/item": rest}
                 content.append(part)
             record = self._base("message", item)
-            record["messageId"] = item.get("uuid") if isinstance(item.get("uuid"), str) else ""
+            self._message_id(record, item)
             record.update(author="harness", origin="notice", audience="user", content=content)
             record["capture"] = {"role": dict(_NO_ROLE)}
             self._tail(record, item, known)
@@ -84,7 +86,7 @@ class SystemRecords:
         if not isinstance(first, dict):
             return None
         record = self._base("message", item)
-        record["messageId"] = item.get("uuid") if isinstance(item.get("uuid"), str) else ""
+        self._message_id(record, item)
         if first.get("role") == "user":
             record["role"] = "user"
         record.update(author="harness", origin="injected", audience="model")
