@@ -193,7 +193,8 @@ class Mapper(EntryTree):
                 continue
             name = call_record.get("name")
             data = call_record.get("input")
-            if name == "message" and isinstance(data, dict) and data.get("action", "send") in SEND_ACTIONS:
+            action = data.get("action", "send") if isinstance(data, dict) else None
+            if name == "message" and isinstance(action, str) and action in SEND_ACTIONS:
                 self.sends[call_record["callId"]] = (message_id, data)
             elif name == "sessions_spawn" and isinstance(data, dict):
                 self.spawns[call_record["callId"]] = data

@@ -16,6 +16,7 @@ import orjson
 
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.errors import InputError
+from ...core.items import names
 from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
@@ -24,6 +25,9 @@ from . import discover
 from .mapper import REGISTRY, PiMapper
 
 FORMAT = "pi-session"
+#: Members an entry is dispatched on by name (``core.items``): an array or object there is one
+#: unreadable entry.
+DISPATCH = names("type", "message.role", "message.api")
 _HEADER_KNOWN = frozenset({"type", "id", "version", "timestamp", "cwd", "parentSession"})
 #: What OpenClaw writes and pi does not: its names, its workspace folder (``~/.openclaw``,
 #: ``~/clawd``), its ``model-snapshot`` custom entry (every OpenClaw session since 2026-01)
@@ -59,7 +63,7 @@ class PiAdapter(Adapter):
         return 0
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
-        lines = context.json_lines()
+        lines = context.json_lines(DISPATCH)
         first = next(lines, None)
         if first is None:
             raise InputError(source.display, "empty file: no pi session header")

@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from ...core.nesting import loads_within
+from ...core import items
 from ...core.outcome import cancelled, is_exit_code, not_a_failure, set_exit_code
 from ...core.usage import count
 from ...core.usage import normalized_usage as normalized
@@ -203,6 +203,6 @@ def _keep_rest(
 
 def _json(text: str) -> Any:
     try:
-        return loads_within(text)
+        return items.parse(text)
     except orjson.JSONDecodeError:
         return None

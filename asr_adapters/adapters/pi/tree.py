@@ -331,12 +331,13 @@ def media_part(block: Any, who: tuple[str | None, str | None], namespace: str) -
         rest = rest_meta(block, ("type", "mimeType", "data"), namespace)
         if rest:
             part["_meta"] = rest
-    elif block.get("type") == "text":
+    elif block.get("type") == "text" and isinstance(block.get("text"), str):
         part = dict(block)
     else:
-        if isinstance(block.get("type"), str):
+        if isinstance(block.get("type"), str) and block["type"] not in ("text", "image"):
             part = dict(block)
-        else:  # a block whose type is not a string: kept, under a type readers skip (ASR-210, 218)
+        else:  # a type that is not a string, text that is not, an image with no media type:
+            # kept, under a type readers skip (ASR-210, 212, 218)
             part = {"type": f"{namespace}/block", **{k: v for k, v in block.items() if k != "type"}}
             part["nativeType"] = block.get("type")
     if who[0] is not None:

@@ -15,6 +15,7 @@ import orjson
 
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.errors import InputError
+from ...core.items import names
 from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
@@ -23,6 +24,9 @@ from . import discover
 from .mapper import ENVELOPE, REGISTRY, QwenMapper
 
 FORMAT = "qwen-code-chat"
+#: Members a record is dispatched on by name (``core.items``): an array or object there is one
+#: unreadable record.
+DISPATCH = names("type", "subtype", "message.role")
 _TYPES = frozenset({"user", "assistant", "tool_result", "system"})
 #: what only a Qwen Code record holds: Gemini API parts inside a uuid-chained record, its
 #: ``systemPayload``, its telemetry event names (Claude Code's lines share uuid/parentUuid)
@@ -44,14 +48,15 @@ class QwenCodeAdapter(Adapter):
             first = orjson.loads(head.split(b"\n", 1)[0])
         except orjson.JSONDecodeError:
             return 0
-        if not (isinstance(first, dict) and first.get("type") in _TYPES and "parentUuid" in first):
+        kind = first.get("type") if isinstance(first, dict) else None
+        if not (isinstance(kind, str) and kind in _TYPES and "parentUuid" in first):
             return 0
         if not isinstance(first.get("sessionId"), str) or not _QWEN.search(head):
             return 0
         return 98  # above Claude Code's 95 for any line with sessionId and parentUuid
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
-        lines = context.json_lines()
+        lines = context.json_lines(DISPATCH)
         first = next(lines, None)
         if first is None:
             raise InputError(source.display, "empty file: no Qwen Code record")
