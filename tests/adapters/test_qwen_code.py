@@ -41,8 +41,8 @@ def _user(uuid: str, text: str, parent: str | None = None) -> dict[str, Any]:
 def test_detected_above_claude_code_and_not_for_claude_code_lines() -> None:
     qwen = _lines(_user("u1", "hi"))
     assert registry.detect(Source(qwen)).name == "qwen-code"
-    claude = _lines({"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": SID, "cwd": "/w",
-                     "version": "2.1.0", "userType": "external", "message": {"role": "user", "content": "hi"}})  # fmt: skip
+    line = {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": SID, "cwd": "/w", "version": "2.1.0"}
+    claude = _lines({**line, "userType": "external", "message": {"role": "user", "content": "hi"}})
     assert registry.get("qwen-code").detect(Source(claude)) == 0
     assert registry.detect(Source(claude)).name == "claude-code"
 

@@ -90,7 +90,7 @@ def thinking_part(block: dict[str, Any], namespace: str) -> dict[str, Any]:
     elif isinstance(signature, str) and signature.startswith("{"):
         item = _json(signature)
         summary = item.get("summary") if isinstance(item, dict) else None
-        texts = [s.get("text") for s in summary or () if isinstance(s, dict) and isinstance(s.get("text"), str)]
+        texts: list[str] = [s["text"] for s in summary or () if isinstance(s, dict) and isinstance(s.get("text"), str)]
         if texts:
             # the Responses item's summary parts, each kept exactly; pi's text is their join
             part["visibility"] = "summary"

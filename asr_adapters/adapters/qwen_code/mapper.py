@@ -153,7 +153,7 @@ class QwenMapper(SystemRecords):
         record = self._base("message", item)
         self._message_id(record, item)
         record["role"] = "user"
-        author, origin = _USER_SUBTYPES.get(subtype, ("human", "prompt"))
+        author, origin = _USER_SUBTYPES[subtype] if isinstance(subtype, str) else ("human", "prompt")
         record["author"], record["origin"] = author, origin
         content = [map_part(p, REGISTRY, thought_summary=False) for p in native]
         if author == "human":
@@ -178,7 +178,8 @@ class QwenMapper(SystemRecords):
     # -- assistant --------------------------------------------------------------------------
 
     def _assistant(self, item: dict[str, Any], number: int) -> list[dict[str, Any]]:
-        uuid = item.get("uuid") if isinstance(item.get("uuid"), str) and item["uuid"] else f"L{number}"
+        native_uuid = item.get("uuid")
+        uuid = native_uuid if isinstance(native_uuid, str) and native_uuid else f"L{number}"
         content: list[dict[str, Any]] = []
         calls: list[tuple[int, dict[str, Any]]] = []
         for index, part in enumerate(self._parts(item)):
@@ -229,14 +230,8 @@ class QwenMapper(SystemRecords):
         parts = self._parts(item)
         result = item.get("toolCallResult")
         result = result if isinstance(result, dict) else {}
-        response = next(
-            (
-                p["functionResponse"]
-                for p in parts
-                if isinstance(p, dict) and isinstance(p.get("functionResponse"), dict)
-            ),
-            {},
-        )
+        responses = [p["functionResponse"] for p in parts if isinstance(p, dict) and "functionResponse" in p]
+        response: dict[str, Any] = responses[0] if responses and isinstance(responses[0], dict) else {}
         call_id = result.get("callId") if isinstance(result.get("callId"), str) else response.get("id")
         if not isinstance(call_id, str):
             return []
