@@ -16,6 +16,8 @@ from pathlib import Path
 
 import orjson
 
+from ...core.companion import CompanionSkipped, read_companion
+
 AGENT_DIR_VARIABLE = "PI_CODING_AGENT_DIR"
 SESSION_DIR_VARIABLE = "PI_CODING_AGENT_SESSION_DIR"
 #: ``<ISO timestamp, ':' and '.' as '-'>_<session id>.jsonl`` (``SessionManager.newSession``)
@@ -58,9 +60,12 @@ def default_homes(env: Mapping[str, str]) -> list[Path]:
 
 
 def _session_dir_setting(path: Path) -> str | None:
+    """The ``sessionDir`` of pi's settings file, read through ``core.companion`` (a regular file
+    of bounded size; a FIFO or a huge file is skipped, as a broken one is)."""
     try:
-        settings = orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        data = read_companion(path, None)
+        settings = orjson.loads(data) if data is not None else None
+    except (OSError, CompanionSkipped, orjson.JSONDecodeError):
         return None
     value = settings.get("sessionDir") if isinstance(settings, dict) else None
     return value if isinstance(value, str) and value else None
