@@ -24,7 +24,7 @@ from markupsafe import Markup
 from ..validate.checked import Checked, CheckedStream, Unreadable
 from ..validate.stream import Finding
 from ..version import __version__
-from . import reading
+from . import reading, sealed
 from .markup import markdown_html
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -74,6 +74,8 @@ def environment() -> Environment:
         markdown=lambda text: Markup(markdown_html(text)),
         collapsed_origins=reading.COLLAPSED_ORIGINS,
         embeddable_image=reading.embeddable_image,
+        opaque_arguments=sealed.opaque_arguments,
+        plain_input=sealed.plain_input,
     )
     return env
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import IO, Any
 
 from ..validate.checked import Checked, CheckedStream, Unreadable
-from . import reading
+from . import reading, sealed
 
 _BACKTICKS = re.compile(r"`{3,}")
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|#!~&])")
@@ -157,7 +157,9 @@ def _record(r: dict[str, Any], tracker: reading.Tracker) -> str:
         text = f"### {inline(rid)} · tool call {inline(r.get('name'))}{_ts(r)}\n\n"
         if command is not None:
             return text + fence("$ " + command, "sh")
-        rest, blocks = reading.split_input(r.get("input", r.get("arguments")))
+        for member, what in sealed.opaque_arguments(r):
+            text += f"{inline(member)}: {inline(what)}\n\n"
+        rest, blocks = reading.split_input(sealed.plain_input(r) if "input" in r else r.get("arguments"))
         if rest != {}:
             text += fence(reading.reading_json(rest), "json")
         for member, body in blocks:

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import sealed
+
 #: Labels for the authors of ASR-202, in the words a reader expects.
 AUTHOR_LABELS = {
     "human": "person",
@@ -337,8 +339,8 @@ def split_input(value: Any) -> tuple[Any, list[tuple[str, str]]]:
 
 
 def shell_command(record: dict[str, Any]) -> str | None:
-    """The command line of a shell tool call, when its input is one."""
-    value = record.get("input")
+    """The command line of a shell tool call, when its input is one (never an encrypted one)."""
+    value = sealed.plain_input(record)
     if not isinstance(value, dict):
         return None
     for key in ("command", "cmd"):
@@ -357,10 +359,11 @@ INDENT_DEPTH = 32
 
 def reading_json(value: Any) -> str:
     """JSON for display, indented unless deeply nested, for any value the stream holds (within
-    ``core.nesting.MAX_NESTING``, as every reader keeps)."""
+    ``core.nesting.MAX_NESTING``, as every reader keeps), its opaque values sealed (``sealed``)."""
     from ..core import nesting
 
     try:
+        value = sealed.sealed(value)
         return nesting.dumps(value, indent=nesting.depth(value, INDENT_DEPTH) <= INDENT_DEPTH).decode()
     except (TypeError, ValueError, RecursionError):  # not JSON at all (a library caller's object)
         return f"<{type(value).__name__}>"

@@ -1,0 +1,80 @@
+"""Issue 31: the page says exactly what the records say (DOM checks in headless Chromium).
+
+Each test renders a golden stream that shows one case and reads the page as a person would:
+what the page states must be what the records state, nothing more.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from click.testing import CliRunner
+from golden_support import GOLDEN
+
+from asr_adapters.cli import main
+from view.conftest import PageWatch
+
+SHOW = GOLDEN / "_show"
+
+
+def render(stream: Path, out: Path, *extra: str) -> Path:
+    result = CliRunner().invoke(main, ["show", str(stream), "-o", str(out), *extra])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def open_page(page: PageWatch, stream: Path, tmp_path: Path) -> PageWatch:
+    html = render(stream, tmp_path / "page.html")
+    page.page.goto(html.as_uri())
+    return page
+
+
+# item 1: opaque values are never rendered (ASR-215, ASR-232, docs/format.md "Encrypted tool arguments")
+
+HOSTILE_OPAQUE = SHOW / "hostile-opaque" / "stream.asr.jsonl"
+CIPHERTEXT = re.compile(r"SEALED0\w+")
+
+
+def test_no_opaque_value_appears_in_the_page_text_or_attributes(page: PageWatch, tmp_path: Path) -> None:
+    every = set(CIPHERTEXT.findall(HOSTILE_OPAQUE.read_text(encoding="utf-8")))
+    assert len(every) >= 20, "the hostile stream holds ciphertext in every place"
+    html = render(HOSTILE_OPAQUE, tmp_path / "page.html")
+    assert CIPHERTEXT.findall(html.read_text(encoding="utf-8")) == []
+    p = page.page
+    p.goto(html.as_uri())
+    p.check("#asr-show-vendor")
+    for details in p.locator("details").element_handles():
+        details.evaluate("d => d.open = true")
+    dom = p.content()
+    attributes = p.evaluate(
+        "() => Array.from(document.querySelectorAll('*')).flatMap(e => Array.from(e.attributes).map(a => a.value))"
+    )
+    assert CIPHERTEXT.findall(dom) == []
+    assert CIPHERTEXT.findall(" ".join(attributes)) == []
+    assert CIPHERTEXT.findall(p.locator("body").inner_text()) == []
+    # each encrypted argument is shown as existing, by name, with its format
+    sealed_args = p.locator("#rec-r4 .arg.sealed")
+    assert sealed_args.locator(".argname").all_inner_texts() == ["message", "token", "note"]
+    assert "encrypted (openai.encrypted_function_args)" in sealed_args.first.inner_text()
+    assert "not shown" in p.locator("#rec-r4 pre.json").inner_text(), "a nested opaque value is sealed in the JSON"
+    assert p.locator("#rec-r6 pre.shell").count() == 0, "an encrypted shell command is not a command line"
+    assert p.locator("#rec-r6 .arg.sealed .argname").inner_text() == "command"
+    assert "signature" in p.locator("#rec-r9").inner_text()
+    assert not page.console_errors, page.console_errors
+
+
+def test_no_opaque_value_appears_in_the_markdown() -> None:
+    result = CliRunner().invoke(main, ["show", "--format", "markdown", str(HOSTILE_OPAQUE)])
+    assert result.exit_code == 0, result.output
+    assert CIPHERTEXT.findall(result.output) == []
+    assert "token: ‹encrypted, 20 characters: not shown›" in result.output
+
+
+def test_codex_encrypted_function_args_show_that_the_argument_exists(page: PageWatch, tmp_path: Path) -> None:
+    case = GOLDEN / "codex" / "29-encrypted-function-args-sealed" / "expected.asr.jsonl"
+    p = open_page(page, case, tmp_path).page
+    assert "Q0lQSEVSLW1lc3NhZ2U=" not in p.content()
+    assert p.locator("#rec-r2 .arg.sealed .argname").inner_text() == "message"
+    assert "/root/worker" in p.locator("#rec-r2 pre.json").inner_text(), "the plaintext arguments stay"
+    assert "Also check the CLI entry point." in p.locator("#rec-r4").inner_text()
