@@ -68,6 +68,8 @@ def environment() -> Environment:
         usage=reading.usage_summary,
         usage_partial=reading.usage_partial,
         failed_result=reading.is_failed_result,
+        result_outcome=reading.result_outcome,
+        outcome_words=reading.OUTCOME_WORDS,
         shell=reading.shell_command,
         json=reading.reading_json,
         is_list=lambda value: isinstance(value, list),

@@ -168,6 +168,9 @@ def _record(r: dict[str, Any], tracker: reading.Tracker) -> str:
     if kind == "tool_result":
         outcome = reading.result_outcome(r)
         failed = f" · **{outcome}**" if outcome else ""
+        exit_code = r.get("exitCode")
+        if isinstance(exit_code, int) and not isinstance(exit_code, bool):
+            failed += f" · exit code {exit_code}"
         name = tracker.call_name(r.get("callId"))
         return f"### {inline(rid)} · result{f' of {inline(name)}' if name else ''}{failed}{_ts(r)}\n\n" + _parts(
             r.get("content"), {"_plain": True}

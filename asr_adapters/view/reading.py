@@ -143,6 +143,14 @@ def output_tokens_of(record: dict[str, Any]) -> int:
 NOT_RUN_STATUSES = frozenset({"denied", "cancelled", "interrupted"})
 
 
+#: What each outcome that is not a failure means, in plain words (docs/semantics.md, Tool outcome).
+OUTCOME_WORDS = {
+    "denied": "the person refused this call (at a prompt, or by a permission rule or mode they set): it did not run",
+    "cancelled": "the harness did not run this call, or stopped it on its own account",
+    "interrupted": "the person's interrupt stopped this call before it finished",
+}
+
+
 def is_failed_result(record: dict[str, Any]) -> bool:
     """A tool result the source marks as failed (``isError`` or a failure status); a denied,
     cancelled or interrupted call is not one, even where an older stream says ``isError``."""

@@ -78,3 +78,30 @@ def test_codex_encrypted_function_args_show_that_the_argument_exists(page: PageW
     assert p.locator("#rec-r2 .arg.sealed .argname").inner_text() == "message"
     assert "/root/worker" in p.locator("#rec-r2 pre.json").inner_text(), "the plaintext arguments stay"
     assert "Also check the CLI entry point." in p.locator("#rec-r4").inner_text()
+
+
+# item 2: a refused, cancelled or interrupted call is shown by its own status, never as failed
+
+
+def test_denied_cancelled_and_interrupted_calls_are_not_labelled_failed(page: PageWatch, tmp_path: Path) -> None:
+    case = GOLDEN / "claude-code" / "tool-outcomes" / "expected.asr.jsonl"
+    p = open_page(page, case, tmp_path).page
+    expected = {
+        "r4": "failed",
+        "r8": "denied",
+        "r10": "failed",
+        "r12": "cancelled",
+        "r14": "interrupted",
+        "r17": "denied",
+    }
+    for rid, outcome in expected.items():
+        result = p.locator(f"#rec-{rid}")
+        assert result.get_attribute("class").split().count(f"outcome-{outcome}") == 1, rid
+        assert ("failed" in (result.locator("header").text_content() or "")) == (outcome == "failed"), rid
+    assert p.locator("article.tool-result.failed").count() == 2
+    assert p.locator("#rec-r6").get_attribute("class") == "rec tool-result", "a success is marked as nothing else"
+    assert "refused" in (p.locator("#rec-r8 .badge.outcome").get_attribute("title") or "")
+    assert "harness" in (p.locator("#rec-r12 .badge.outcome").get_attribute("title") or "")
+    assert p.locator("#rec-r4 .badge.exit").text_content() == "exit code 1"
+    # the results sit under their calls, so the call shows its outcome where the reader looks
+    assert p.locator('article.tool-call[data-call-id="toolu_E1"] .results .badge.outcome.denied').count() == 1
