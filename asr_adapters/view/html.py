@@ -69,6 +69,8 @@ def environment() -> Environment:
         usage_partial=reading.usage_partial,
         failed_result=reading.is_failed_result,
         result_outcome=reading.result_outcome,
+        removal=reading.removal_targets,
+        to_json=lambda value: orjson.dumps(value).decode(),
         outcome_words=reading.OUTCOME_WORDS,
         shell=reading.shell_command,
         json=reading.reading_json,

@@ -199,7 +199,19 @@ def _record(r: dict[str, Any], tracker: reading.Tracker) -> str:
         if isinstance(r.get("answer"), list):
             text += "\nanswer:\n\n" + _parts(r["answer"], {})
         return text
+    refs, message_ids = reading.removal_targets(r)
+    if refs or message_ids:
+        what = reading.short_value(r.get("schema")) or str(kind)
+        removed = ", ".join(inline(ref) for ref in refs) + ("; messages " if refs and message_ids else "")
+        removed += ", ".join(inline(mid) for mid in message_ids) if message_ids else ""
+        return f"### {inline(rid)} · removed from the history ({inline(what)}){_ts(r)}\n\nremoved: {removed}\n"
     return ""
+
+
+def _revises(r: dict[str, Any]) -> str:
+    """The line that says a record is a later state of another (``supersedes``)."""
+    target = r.get("supersedes")
+    return f"revises {inline(target)}\n\n" if isinstance(target, str) and r.get("type") != "plan" else ""
 
 
 def render_markdown(items: Iterable[Any], dest: IO[str]) -> reading.StreamFacts:
@@ -247,6 +259,9 @@ def _guarded(
             raise ValueError("a session header after the first record")
         turn = f"\n---\n\n*turn {inline(record.get('turnId'))}*\n\n" if tracker.see(record) else ""
         text = _record(record, tracker)
+        if text and record.get("supersedes"):
+            head, _, body = text.partition("\n\n")
+            text = f"{head}\n\n{_revises(record)}{body}"
     except Exception as exc:  # a record of the wrong shape: shown as it is
         kind = record.get("type") if isinstance(record.get("type"), str) else "?"
         head = f"### {where} · not shown as a {inline(kind)} record ({inline(type(exc).__name__)})\n\n"

@@ -170,6 +170,18 @@ def result_outcome(record: dict[str, Any]) -> str | None:
     return short if short in NOT_RUN_STATUSES else None
 
 
+def removal_targets(record: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """What a removal record (a rewind, a revert, an ``/undo``) takes out of the history: the
+    record refs of its ``reverted`` and the message ids of its ``removedMessageIds``
+    (docs/validation.md, PROFILE-ref); two empty lists for any other record."""
+    refs = record.get("reverted")
+    ids = record.get("removedMessageIds")
+    return (
+        [ref for ref in refs if isinstance(ref, str)] if isinstance(refs, list) else [],
+        [mid for mid in ids if isinstance(mid, str)] if isinstance(ids, list) else [],
+    )
+
+
 def capture_notes(record: dict[str, Any], field_name: str) -> str | None:
     """``absent``/``truncated``/… for a field, with its reason, when the record says so."""
     capture = record.get("capture")

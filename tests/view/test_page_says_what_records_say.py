@@ -105,3 +105,66 @@ def test_denied_cancelled_and_interrupted_calls_are_not_labelled_failed(page: Pa
     assert p.locator("#rec-r4 .badge.exit").text_content() == "exit code 1"
     # the results sit under their calls, so the call shows its outcome where the reader looks
     assert p.locator('article.tool-call[data-call-id="toolu_E1"] .results .badge.outcome.denied').count() == 1
+
+
+# item 3: records a rewind, revert or /undo removed are shown removed; revisions as revisions
+
+REWIND = GOLDEN / "gemini-cli" / "jsonl-rewind" / "expected.asr.jsonl"
+
+
+def removed_by(page: PageWatch) -> dict[str, str]:
+    return page.page.evaluate(
+        "() => Object.fromEntries(Array.from(document.querySelectorAll('article.removed')).map("
+        "a => [a.id, a.querySelector('.badge.removed-by').textContent]))"
+    )
+
+
+def test_a_rewind_shows_what_it_removed_and_the_records_show_what_removed_them(page: PageWatch, tmp_path: Path) -> None:
+    p = open_page(page, REWIND, tmp_path).page
+    assert removed_by(page) == {
+        "rec-r4": "removed by r6 (rewind)",
+        "rec-r5": "removed by r6 (rewind)",
+        "rec-r2": "removed by r9 (rewind)",
+        "rec-r3": "removed by r9 (rewind)",
+        "rec-r7": "removed by r9 (rewind)",
+        "rec-r8": "removed by r9 (rewind)",
+    }
+    # the rewinds themselves are on the page, not hidden as bookkeeping
+    for rid in ("r6", "r9"):
+        assert p.locator(f"#rec-{rid}.removal").is_visible()
+    assert p.locator("#rec-r6 a.removed-ref").all_text_contents() == ["r4", "r5"]
+    # the message written again after the rewind is live, and a revision of the record it revises
+    assert "removed" not in (p.locator("#rec-r10").get_attribute("class") or "")
+    assert p.locator('#rec-r10 a.supersedes[href="#rec-r2"]').text_content() == "revises r2"
+    assert p.locator("#rec-r2 .badge.revised-by").text_content() == "revised by r10"
+    assert "line-through" in p.locator("#rec-r4 .part").first.evaluate("e => getComputedStyle(e).textDecorationLine")
+    assert not page.console_errors, page.console_errors
+
+
+def test_removals_in_a_later_chunk_mark_records_already_on_the_page(page: PageWatch, tmp_path: Path) -> None:
+    from asr_adapters.stream.reader import read_records
+    from asr_adapters.view.html import PageWriter
+
+    html = tmp_path / "page.html"
+    with open(html, "w", encoding="utf-8") as handle:
+        writer = PageWriter(handle, inline_chars=1500, chunk_chars=800)
+        for record in read_records(REWIND):
+            writer.record(record)
+        writer.finish()
+    assert writer.chunks >= 2
+    p = page.page
+    p.goto(html.as_uri())
+    p.click("#asr-load-all")
+    assert sorted(removed_by(page)) == ["rec-r2", "rec-r3", "rec-r4", "rec-r5", "rec-r7", "rec-r8"]
+    assert not page.console_errors, page.console_errors
+
+
+def test_a_t3_revert_and_an_opencode_undo_mark_what_they_remove(page: PageWatch, tmp_path: Path) -> None:
+    t3 = GOLDEN / "t3code" / "v1-revert-delete" / "expected.t3code_thread-f.asr.jsonl"
+    open_page(page, t3, tmp_path)
+    assert sorted(removed_by(page)) == ["rec-r6", "rec-r7", "rec-r8", "rec-r9"]
+    undo = (
+        GOLDEN / "opencode" / "sqlite-abort-steps-undo" / "expected.opencode_ses_37a2f7100ffePartRevert0002.asr.jsonl"
+    )
+    page.page.goto(render(undo, tmp_path / "undo.html").as_uri())
+    assert sorted(removed_by(page)) == ["rec-r3", "rec-r4", "rec-r5", "rec-r6"]

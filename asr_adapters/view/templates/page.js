@@ -37,6 +37,49 @@
       message.querySelector(".deliveries").appendChild(holder);
     });
   }
+  // Records a later rewind, revert or /undo took out of the history are struck through and say
+  // what removed them; a revision (supersedes) says which record revises it.
+  var byMessage = Object.create(null);
+  function note(target, cls, text, href) {
+    var header = target.querySelector("header") || target.querySelector("summary");
+    if (!header) { return; }
+    var badge = document.createElement("a");
+    badge.className = "badge " + cls; badge.href = href; badge.textContent = text;
+    header.insertBefore(badge, header.querySelector(".meta"));
+  }
+  function before(a, b) {  // a chunk not yet inserted follows everything on the page
+    if (a.getRootNode() !== b.getRootNode()) { return a.isConnected; }
+    return Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
+  }
+  function removals(root) {
+    root.querySelectorAll("article[data-message-id]").forEach(function (message) {
+      var id = message.getAttribute("data-message-id");
+      (byMessage[id] = byMessage[id] || []).push(message);
+    });
+    root.querySelectorAll("article.removal[data-removes]").forEach(function (removal) {
+      var rid = removal.id.slice(RECORD.length), what = removal.getAttribute("data-what");
+      var targets = [];
+      JSON.parse(removal.getAttribute("data-removes")).forEach(function (ref) {
+        if (ref.indexOf("messageId=") === 0) { targets = targets.concat(byMessage[ref.slice(10)] || []); }
+        else { targets.push(find(root, RECORD + ref)); }
+      });
+      JSON.parse(removal.getAttribute("data-removes-messages") || "[]").forEach(function (id) {
+        targets = targets.concat(byMessage[id] || []);
+      });
+      targets.forEach(function (target) {
+        // only records before the removal: a message written again after it is live
+        if (!target || !before(target, removal)) { return; }
+        target.classList.add("removed");
+        note(target, "removed-by", "removed by " + rid + " (" + what + ")", "#" + removal.id);
+      });
+    });
+    root.querySelectorAll("article a.supersedes").forEach(function (link) {
+      var revision = link.closest("article"), target = find(root, RECORD + link.getAttribute("href").slice(1 + RECORD.length));
+      if (!revision || !target || target === revision) { return; }
+      target.classList.add("superseded");
+      note(target, "revised-by", "revised by " + revision.id.slice(RECORD.length), "#" + revision.id);
+    });
+  }
   // Long sessions: later records wait in inert JSON chunks until the reader gets to them.
   var pending = Array.prototype.slice.call(document.querySelectorAll("script.chunk"));
   var more = document.getElementById("asr-more");
@@ -46,6 +89,7 @@
     var holder = document.createElement("template");
     holder.innerHTML = JSON.parse(chunk.textContent);
     wire(holder.content);
+    removals(holder.content);
     chunk.parentNode.replaceChild(holder.content, chunk);
     if (!pending.length) { markUnanswered(); }
     if (!pending.length && more) { more.hidden = true; }
@@ -69,6 +113,7 @@
     });
   }
   wire(document);
+  removals(document);
   if (!pending.length) { markUnanswered(); }
   // A stream that breaks the format's rules says so at the top as well as at its end.
   var findings = document.getElementById("asr-findings"), top = document.querySelector("header.session");
