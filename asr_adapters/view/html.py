@@ -59,6 +59,7 @@ def environment() -> Environment:
         css_token=reading.css_token,
         short=reading.short_value,
         text_size=reading.text_size,
+        duration=reading.duration,
         opaque_size=reading.opaque_size,
         split_long=reading.split_long,
         preview=reading.preview,
@@ -123,6 +124,7 @@ class PageWriter:
         self.index_link = index_link
         self.facts = reading.StreamFacts()
         self.tracker = reading.Tracker()
+        self.summary = SummaryFeed()
         env = environment()
         self._record: Template = env.get_template("record.html")
         self._invalid: Template = env.get_template("invalid.html")
@@ -162,6 +164,7 @@ class PageWriter:
     def record(self, record: Any, findings: Sequence[Finding] = (), line: int | None = None) -> None:
         """Write one record (or a line that is not one): through its template, or, when a stream
         someone else wrote breaks it, as its JSON with what is wrong; never an exception."""
+        self.summary.observe(record)
         if not self._started:
             header = record if isinstance(record, dict) and record.get("type") == "session" else None
             self.head(header, findings)
@@ -229,6 +232,7 @@ class PageWriter:
         summed up at its end, where the script also puts a line at its top."""
         if not self._started:
             self.head(None)
+        self.facts.summary = self.summary.finish()
         self._flush_chunk()
         footer = f"Rendered by asr-adapters {__version__} from an ASR stream; model text as CommonMark, raw HTML off."
         if self.chunks:
@@ -244,6 +248,32 @@ class PageWriter:
         self.dest.write(
             environment().get_template("foot.html").render(footer=footer, script=Markup(static_text("page.js")))
         )
+
+
+class SummaryFeed:
+    """The session's ``stats.session_summary``, built as the page's records stream by (the site
+    index takes every figure from it). A record the summary cannot read is left out of it, and
+    counted: a stream someone else wrote may hold any shape anywhere."""
+
+    def __init__(self) -> None:
+        from ..stats.scanner import SessionScanner
+
+        self.scanner = SessionScanner()
+        self.unread = 0
+
+    def observe(self, record: Any) -> None:
+        if not isinstance(record, dict):
+            return
+        try:
+            self.scanner.observe(record)
+        except Exception:  # a member of a shape the summary does not read
+            self.unread += 1
+
+    def finish(self) -> Any:
+        try:
+            return self.scanner.finish()
+        except Exception:
+            return None
 
 
 #: Stream-level findings listed at the end of a page (``asr validate`` lists them all).
@@ -281,13 +311,14 @@ def render_html(
     return writer.facts
 
 
-def render_index(rows: list[dict[str, Any]], dest: IO[str]) -> None:
+def render_index(rows: list[dict[str, Any]], dest: IO[str], columns: Sequence[tuple[str, str]] = ()) -> None:
     """The site's index page: one row per stream, filtered in the browser."""
     dest.write(
         environment()
         .get_template("index.html")
         .render(
             rows=rows,
+            columns=columns,
             css=Markup(static_text("page.css")),
             script=Markup(static_text("page.js")),
             script_hash=script_hash(),

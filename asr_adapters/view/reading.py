@@ -88,6 +88,16 @@ def css_token(value: Any) -> str:
     return "".join(c if c.isalnum() else "-" for c in short_value(value) or value)[:40]
 
 
+def duration(seconds: float) -> str:
+    """A duration a person reads (``2 h 05 min``, ``3 min 20 s``)."""
+    whole = int(seconds)
+    if whole >= 3600:
+        return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
+    if whole >= 60:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole} s"
+
+
 def text_size(text: str) -> str:
     """A byte size a person reads (``1.2 KB``)."""
     size = len(text.encode("utf-8", "surrogatepass"))
@@ -129,13 +139,6 @@ def usage_partial(record: dict[str, Any]) -> bool:
     """Whether a record's usage is a running count the source never completed."""
     usage = record.get("usage")
     return isinstance(usage, dict) and usage.get("partial") is True
-
-
-def output_tokens_of(record: dict[str, Any]) -> int:
-    """The output tokens a record's normalized usage counts (reasoning included)."""
-    usage = record.get("usage")
-    value = usage.get("outputTokens") if isinstance(usage, dict) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 #: outcomes of a call that did not run to an end: shown as themselves, never as a failure
@@ -204,12 +207,9 @@ class StreamFacts:
     first_ts: str | None = None
     parent: str | None = None
     first_prompt: str | None = None
-    messages: int = 0
-    tool_calls: int = 0
-    failures: int = 0
-    output_tokens: int = 0
     children: list[str] = field(default_factory=list)
     broken: int = 0  # lines and stream-level rules of the ASR format broken (a CheckedStream's)
+    summary: Any = None  # the stream's ``stats.SessionSummary``, when the page was written whole
 
     def observe(self, record: dict[str, Any]) -> None:
         kind = record.get("type")
@@ -222,7 +222,6 @@ class StreamFacts:
             self.title = _str(record.get("title"))
             self.parent = _str(record.get("parent"))
         elif kind == "message":
-            self.messages += 1
             content = record.get("content")
             if self.first_prompt is None and record.get("role") == "user" and isinstance(content, list):
                 prompt = "".join(
@@ -234,13 +233,8 @@ class StreamFacts:
                 )
                 if prompt.strip():
                     self.first_prompt = prompt.strip()[:300]
-        elif kind == "tool_call":
-            self.tool_calls += 1
-        elif kind == "tool_result" and is_failed_result(record):
-            self.failures += 1
         elif kind == "subagent" and isinstance(record.get("session"), str):
             self.children.append(record["session"])
-        self.output_tokens += output_tokens_of(record)
 
 
 def _str(value: Any) -> str | None:

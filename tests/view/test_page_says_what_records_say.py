@@ -168,3 +168,71 @@ def test_a_t3_revert_and_an_opencode_undo_mark_what_they_remove(page: PageWatch,
     )
     page.page.goto(render(undo, tmp_path / "undo.html").as_uri())
     assert sorted(removed_by(page)) == ["rec-r3", "rec-r4", "rec-r5", "rec-r6"]
+
+
+# item 4: the site index takes every figure from the session summary; usage on the record that carries it
+
+
+def index_cells(page: PageWatch) -> dict[str, dict[str, str]]:
+    return page.page.evaluate(
+        "() => { const heads = Array.from(document.querySelectorAll('table.index th')).map(h => h.textContent);"
+        " return Object.fromEntries(Array.from(document.querySelectorAll('tr.session-row')).map(row => {"
+        " const cells = Array.from(row.cells).map(c => c.textContent);"
+        " return [cells[0], Object.fromEntries(heads.map((h, i) => [h, cells[i]]))]; })); }"
+    )
+
+
+def usage_sum(stream: Path, member: str) -> int:
+    import json
+
+    total = 0
+    for line in stream.read_text(encoding="utf-8").splitlines():
+        usage = json.loads(line).get("usage")
+        total += usage.get(member, 0) if isinstance(usage, dict) else 0
+    return total
+
+
+def test_the_site_index_columns_say_what_they_count(page: PageWatch, tmp_path: Path) -> None:
+    from asr_adapters.stats import session_summary
+
+    codex = GOLDEN / "codex" / "30-usage-follows-the-response" / "expected.asr.jsonl"
+    claude = GOLDEN / "claude-code" / "tool-outcomes" / "expected.asr.jsonl"
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    for name, stream in (("codex", codex), ("claude", claude)):
+        (archive / f"{name}.asr.jsonl").write_bytes(stream.read_bytes())
+    site = tmp_path / "site"
+    result = CliRunner().invoke(main, ["show", str(archive), "-o", str(site)])
+    assert result.exit_code == 0, result.output
+    page.page.goto((site / "index.html").as_uri())
+    cells = index_cells(page)
+    assert set(cells) == {"codex", "claude-code"}
+    for agent, stream in (("codex", codex), ("claude-code", claude)):
+        row, summary = cells[agent], session_summary(stream)
+        # tokens as the records' usage adds them up (totals are not output: 55,500 is not 430)
+        assert row["output tokens"] == f"{usage_sum(stream, 'outputTokens'):,}"
+        assert row["input tokens"] == f"{usage_sum(stream, 'inputTokens'):,}"
+        assert row["responses"] == str(summary.totals.responses)
+        assert row["tool calls"] == str(len(summary.tool_calls))
+        assert row["prompts"] == str(summary.prompts)
+    assert cells["codex"]["output tokens"] == "430"
+    # two failures: the refused, cancelled and interrupted calls are not counted as failed
+    assert cells["claude-code"]["failed calls"] == "2"
+    assert cells["codex"]["cost"] == "unpriced", "a model with no known price is never $0"
+    tips = page.page.evaluate("() => Array.from(document.querySelectorAll('table.index th[title]')).length")
+    assert tips >= 10, "each figure's header says what it counts"
+
+
+def test_usage_is_shown_on_the_record_that_carries_it(page: PageWatch, tmp_path: Path) -> None:
+    import json
+
+    case = GOLDEN / "claude-code" / "fold-tool-calls" / "expected.asr.jsonl"
+    stream = [json.loads(line) for line in case.read_text(encoding="utf-8").splitlines()]
+    carriers = [r["id"] for r in stream if isinstance(r.get("usage"), dict)]
+    assert any(r["type"] == "tool_call" for r in stream if r["id"] in carriers), "a response whose usage is on a call"
+    p = open_page(page, case, tmp_path).page
+    shown = p.evaluate(
+        "() => Array.from(document.querySelectorAll('article.rec')).filter(a => "
+        "Array.from(a.children).some(c => c.classList.contains('usage'))).map(a => a.id)"
+    )
+    assert sorted(shown) == sorted(f"rec-{rid}" for rid in carriers)
