@@ -111,11 +111,8 @@ def summary_cells(summary: Any) -> list[tuple[str, str]]:
         (_count(totals.responses), f"{totals.responses} response(s){without}"),
         (_count(len(summary.tool_calls)), not_run or "none refused, cancelled or interrupted"),
         (_count(summary.failed_tool_calls), not_run or "none refused, cancelled or interrupted"),
-        (
-            _count(totals.tokens.input),
-            f"{totals.tokens.input:,} ({totals.tokens.cache_read:,} read from the cache){partial}",
-        ),
-        (_count(totals.tokens.output), f"{totals.tokens.output:,} ({totals.tokens.reasoning:,} reasoning){partial}"),
+        (_count(tokens.input), f"{tokens.input:,} ({tokens.cache_read:,} read from the cache){partial}"),
+        (_count(tokens.output), f"{tokens.output:,} ({tokens.reasoning:,} reasoning){partial}"),
         (cost, cost_note),
     ]
 
