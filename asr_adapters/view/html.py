@@ -71,6 +71,7 @@ def environment() -> Environment:
         failed_result=reading.is_failed_result,
         result_outcome=reading.result_outcome,
         removal=reading.removal_targets,
+        blank_parts=reading.blank_parts,
         to_json=lambda value: orjson.dumps(value).decode(),
         outcome_words=reading.OUTCOME_WORDS,
         shell=reading.shell_command,

@@ -110,7 +110,13 @@ def _part(p: dict[str, Any], msg: dict[str, Any]) -> str:
 def _parts(items: Any, msg: dict[str, Any]) -> str:
     if not isinstance(items, list):
         return ""
-    return "\n".join(_part(p, msg) for p in items if isinstance(p, dict))
+    shown = [p for p in items if isinstance(p, dict) and not _blank_text(p)]
+    return "\n".join(_part(p, msg) for p in shown)
+
+
+def _blank_text(part: dict[str, Any]) -> bool:
+    text = part.get("text")
+    return part.get("type") == "text" and isinstance(text, str) and not text.strip()
 
 
 def _ts(record: dict[str, Any]) -> str:
@@ -141,6 +147,9 @@ def _record(r: dict[str, Any], tracker: reading.Tracker) -> str:
             head += f"from {inline(sender)}\n\n"
         if r.get("status") == "withdrawn":
             head += "> Withdrawn: removed from the queue before the model received it.\n\n"
+        blank = reading.blank_parts(r.get("content"))
+        if blank and not isinstance(r.get("displayContent"), list):
+            head += f"only whitespace: the text of this message is {inline(blank)}\n\n"
         if isinstance(r.get("displayContent"), list):
             body = "**What the user saw**\n\n" + _parts(r["displayContent"], r)
             if r.get("content"):
@@ -190,10 +199,14 @@ def _record(r: dict[str, Any], tracker: reading.Tracker) -> str:
         return f"### {inline(rid)} · delivery **{inline(r.get('status'))}**{reason}{target}{_ts(r)}\n"
     if kind == "subagent":
         child = inline(r["session"]) if isinstance(r.get("session"), str) else "not recorded"
-        return (
-            f"### {inline(rid)} · subagent {inline(r.get('agentType') or '')}{_ts(r)}\n\n"
-            f"{inline(r.get('description') or '')}\n\nchild session: {child}\n"
-        )
+        kind_of = r.get("agentType") if isinstance(r.get("agentType"), str) and r["agentType"].strip() else None
+        about = r.get("description") if isinstance(r.get("description"), str) and r["description"].strip() else None
+        text = f"### {inline(rid)} · subagent{f' {inline(kind_of)}' if kind_of else ''}{_ts(r)}\n\n"
+        text += f"{inline(about)}\n\n" if about else ""
+        text += f"child session: {child}\n"
+        if kind_of is None and about is None:
+            text += "\nThe source records no type or description for this subagent.\n"
+        return text
     if kind == "input_request":
         text = f"### {inline(rid)} · question to the user{_ts(r)}\n\n" + _parts(r.get("content"), {})
         if isinstance(r.get("answer"), list):

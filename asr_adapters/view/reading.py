@@ -185,6 +185,25 @@ def removal_targets(record: dict[str, Any]) -> tuple[list[str], list[str]]:
     )
 
 
+def blank_parts(content: Any) -> str | None:
+    """When every part of a content array is text of only whitespace, what that text is, in
+    words (``2 newlines``); None when any part holds more (or there are no parts)."""
+    if not isinstance(content, list) or not content:
+        return None
+    text = ""
+    for part in content:
+        if not (isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)):
+            return None
+        if part["text"].strip():
+            return None
+        text += part["text"]
+    if not text:
+        return "empty"
+    names = {"\n": "newline", " ": "space", "\t": "tab", "\r": "carriage return"}
+    kinds = sorted({names.get(c, f"U+{ord(c):04X}") for c in text})
+    return f"{len(text)} character(s): " + ", ".join(kinds)
+
+
 def capture_notes(record: dict[str, Any], field_name: str) -> str | None:
     """``absent``/``truncated``/… for a field, with its reason, when the record says so."""
     capture = record.get("capture")

@@ -236,3 +236,26 @@ def test_usage_is_shown_on_the_record_that_carries_it(page: PageWatch, tmp_path:
         "Array.from(a.children).some(c => c.classList.contains('usage'))).map(a => a.id)"
     )
     assert sorted(shown) == sorted(f"rec-{rid}" for rid in carriers)
+
+
+# item 5: no blank subagent entry, no empty model block for text of only whitespace
+
+
+def test_whitespace_text_and_an_undescribed_subagent_are_not_blank_blocks(page: PageWatch, tmp_path: Path) -> None:
+    p = open_page(page, SHOW / "blank-parts" / "stream.asr.jsonl", tmp_path).page
+    empty_parts = p.evaluate(
+        "() => Array.from(document.querySelectorAll('.part')).filter(e => !e.textContent.replace("
+        "e.querySelector('.marker') ? e.querySelector('.marker').textContent : '', '').trim()).length"
+    )
+    assert empty_parts == 0, "no part is laid out with nothing but its author's label"
+    assert p.locator("#rec-r3.blank .part").count() == 0
+    assert "only whitespace" in (p.locator("#rec-r3 .note.blank").text_content() or "")
+    assert "2 character(s): newline" in (p.locator("#rec-r3").text_content() or "")
+    assert p.locator("#rec-r4 .part").count() == 1, "the whitespace beside real text is not a block of its own"
+    assert "Renamed in 3 files." in (p.locator("#rec-r4 .part").text_content() or "")
+    undescribed = p.locator("#rec-r5").text_content() or ""
+    assert "no type or description" in undescribed and "agent-a0b1c2" in undescribed
+    assert "no type or description" not in (p.locator("#rec-r6").text_content() or "")
+    compaction = GOLDEN / "claude-code" / "compaction" / "expected.asr.jsonl"
+    p.goto(render(compaction, tmp_path / "compaction.html").as_uri())
+    assert "no type or description" in (p.locator("#rec-r11").text_content() or "")
