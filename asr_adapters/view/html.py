@@ -194,6 +194,7 @@ class PageWriter:
             r=record,
             new_turn=new_turn,
             revision=revision,
+            compacted=self.tracker.compacted(record),
             call_name=self.tracker.call_name,
             sender=self.tracker.sender,
             link=self.links,

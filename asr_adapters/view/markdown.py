@@ -81,7 +81,11 @@ def _part(p: dict[str, Any], msg: dict[str, Any]) -> str:
         text = p["text"]
         if msg.get("_plain") and author is None and origin is None:
             return fence(text)
-        if origin and (reading.short_value(origin) or "") in reading.COLLAPSED_ORIGINS:
+        if (
+            origin
+            and (reading.short_value(origin) or "") in reading.COLLAPSED_ORIGINS
+            and msg.get("summaryOf") != "compaction"
+        ):
             size = reading.text_size(text)
             return f"*{label}* ({size})\n\n<details><summary>show</summary>\n\n{fence(text)}\n</details>\n"
         if author == "model" and not msg.get("_plain"):
@@ -271,6 +275,16 @@ def _guarded(
                 return ""
             raise ValueError("a session header after the first record")
         turn = f"\n---\n\n*turn {inline(record.get('turnId'))}*\n\n" if tracker.see(record) else ""
+        compacted = tracker.compacted(record)
+        if compacted is not None:
+            through = compacted["through"]
+            start = compacted["from"] or compacted["previous"]
+            span = (
+                f" (records {f'from {inline(start)} ' if start else 'from the start '}through {inline(through)})"
+                if through
+                else " (the replaced history is not in this stream)"
+            )
+            turn += f"\n---\n\n**Context compacted**: the model's history{span} was replaced by this summary.\n\n"
         text = _record(record, tracker)
         if text and record.get("supersedes"):
             head, _, body = text.partition("\n\n")

@@ -268,6 +268,24 @@ class Tracker:
     plan_revisions: dict[str, int] = field(default_factory=dict)
     participants: dict[str, str] = field(default_factory=dict)
     turn: str | None = None
+    compaction: str | None = None  # the id of the latest compaction summary seen
+
+    def compacted(self, record: dict[str, Any]) -> dict[str, Any] | None:
+        """For a compaction summary (``summaryOf: "compaction"``, docs/format.md): what it
+        replaced, as {"from", "through", "previous"} refs (None where the record says nothing);
+        None for any other record."""
+        if record.get("summaryOf") != "compaction":
+            return None
+        span = record.get("compaction")
+        span = span if isinstance(span, dict) else {}
+        found = {
+            "from": span.get("from") if isinstance(span.get("from"), str) else None,
+            "through": span.get("through") if isinstance(span.get("through"), str) else None,
+            "previous": self.compaction,
+        }
+        if isinstance(record.get("id"), str):
+            self.compaction = record["id"]
+        return found
 
     def declare(self, declaration: Any) -> None:
         """Remember a participant's name (header list or a late ``participant`` record)."""

@@ -259,3 +259,31 @@ def test_whitespace_text_and_an_undescribed_subagent_are_not_blank_blocks(page: 
     compaction = GOLDEN / "claude-code" / "compaction" / "expected.asr.jsonl"
     p.goto(render(compaction, tmp_path / "compaction.html").as_uri())
     assert "no type or description" in (p.locator("#rec-r11").text_content() or "")
+
+
+# item 6: a divider where the context was compacted, with the summary that replaced it
+
+
+def test_a_compaction_is_a_divider_with_its_summary_open(page: PageWatch, tmp_path: Path) -> None:
+    case = GOLDEN / "claude-code" / "compaction" / "expected.asr.jsonl"
+    p = open_page(page, case, tmp_path).page
+    divider = p.locator(".compaction-divider")
+    assert divider.count() == 1
+    # the divider stands right before the summary, and names what it replaced
+    assert p.evaluate("() => document.querySelector('.compaction-divider').nextElementSibling.id") == "rec-r5"
+    assert p.locator('.compaction-divider a.ref[href="#rec-r3"]').count() == 1
+    assert "from the start of the session through r3" in (divider.text_content() or "")
+    summary = p.locator("#rec-r5")
+    assert "summary-compaction" in (summary.get_attribute("class") or "")
+    assert summary.locator("details.injected").count() == 0, "the summary is shown, not folded away"
+    assert "continued from a previous conversation" in (summary.locator(".part pre").first.text_content() or "")
+
+
+def test_a_compaction_named_by_message_ids_links_to_them(page: PageWatch, tmp_path: Path) -> None:
+    case = GOLDEN / "cline" / "condense-task-folder" / "expected.asr.jsonl"
+    p = open_page(page, case, tmp_path).page
+    links = p.locator(".compaction-divider a.ref")
+    assert links.all_text_contents() == ["messageId=api:1", "messageId=api:2"]
+    for link in links.element_handles():
+        target = (link.get_attribute("href") or "#")[1:]
+        assert p.locator(f"#{target}").get_attribute("data-message-id") == link.text_content()[len("messageId=") :]

@@ -25,6 +25,12 @@
       var call = calls[result.getAttribute("data-for-call")];
       if (call) { call.querySelector(".results").appendChild(result); call.classList.add("answered"); }
     });
+    // a reference by field (compaction.from = "messageId=api:1") links to the message it names
+    root.querySelectorAll("a.ref[data-ref]").forEach(function (link) {
+      var ref = link.getAttribute("data-ref");
+      var message = ref.indexOf("messageId=") === 0 ? messages[ref.slice(10)] : null;
+      if (message) { link.href = "#" + message.id; }
+    });
     root.querySelectorAll(".delivery[data-target]").forEach(function (delivery) {
       var target = delivery.getAttribute("data-target"), message = null;
       if (/^r[0-9]+$/.test(target)) { message = find(root, RECORD + target); }
