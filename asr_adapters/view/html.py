@@ -24,7 +24,7 @@ from markupsafe import Markup
 from ..validate.checked import Checked, CheckedStream, Unreadable
 from ..validate.stream import Finding
 from ..version import __version__
-from . import reading, sealed
+from . import ansi, reading, sealed
 from .markup import markdown_html
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -72,6 +72,7 @@ def environment() -> Environment:
         result_outcome=reading.result_outcome,
         removal=reading.removal_targets,
         blank_parts=reading.blank_parts,
+        ansi=ansi.to_html,
         to_json=lambda value: orjson.dumps(value).decode(),
         outcome_words=reading.OUTCOME_WORDS,
         shell=reading.shell_command,

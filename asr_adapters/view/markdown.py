@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import IO, Any
 
 from ..validate.checked import Checked, CheckedStream, Unreadable
-from . import reading, sealed
+from . import ansi, reading, sealed
 
 _BACKTICKS = re.compile(r"`{3,}")
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|#!~&])")
@@ -30,6 +30,7 @@ def inline(value: object) -> str:
 
 
 def fence(text: str, info: str = "") -> str:
+    text = ansi.strip(text)  # a fence cannot colour: escape sequences left out, in display only
     longest = max((len(m) for m in _BACKTICKS.findall(text)), default=2)
     mark = "`" * max(3, longest + 1)
     return f"{mark}{info}\n{text}\n{mark}\n"

@@ -287,3 +287,30 @@ def test_a_compaction_named_by_message_ids_links_to_them(page: PageWatch, tmp_pa
     for link in links.element_handles():
         target = (link.get_attribute("href") or "#")[1:]
         assert p.locator(f"#{target}").get_attribute("data-message-id") == link.text_content()[len("messageId=") :]
+
+
+# item 7: terminal output in colour, never as control glyphs (the record keeps the bytes)
+
+
+def test_ansi_styles_are_rendered_and_no_escape_reaches_the_page(page: PageWatch, tmp_path: Path) -> None:
+    case = GOLDEN / "claude-code" / "compaction" / "expected.asr.jsonl"
+    assert "\\u001b[2mCompacted" in case.read_text(encoding="utf-8")
+    p = open_page(page, case, tmp_path).page
+    assert "\x1b" not in p.content() and "[2m" not in (p.locator("body").text_content() or "")
+    dim = p.locator("#rec-r8 span.ansi.ansi-dim")
+    assert dim.text_content() == "Compacted (ctrl+o to see full summary)"
+    assert float(dim.evaluate("e => getComputedStyle(e).opacity")) < 1
+    markdown = CliRunner().invoke(main, ["show", "--format", "markdown", str(case)])
+    assert "\x1b" not in markdown.output and "Compacted (ctrl+o to see full summary)" in markdown.output
+
+
+def test_ansi_colours_of_every_kind_and_other_sequences(tmp_path: Path) -> None:
+    from asr_adapters.view.ansi import to_html
+
+    html = to_html('\x1b[1;31mbold red\x1b[0m \x1b[38;5;208mo\x1b[39m \x1b[48;2;1;2;3mbg\x1b[m \x1b]0;t\x07\x1b[2K<b>"')
+    assert html == (
+        '<span class="ansi ansi-bold" style="color:#cd0000">bold red</span> '
+        '<span class="ansi " style="color:#ff8700">o</span> '
+        '<span class="ansi " style="background-color:#010203">bg</span> &lt;b&gt;"'
+    )
+    assert to_html("\x1b[38;2;999;0;0mx\x1b[0m") == "x", "an out-of-range colour is no style"
