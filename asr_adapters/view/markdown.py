@@ -159,6 +159,11 @@ def _record(r: dict[str, Any], tracker: reading.Tracker) -> str:
             body = "**What the user saw**\n\n" + _parts(r["displayContent"], r)
             if r.get("content"):
                 body += "\n**What the model received**\n\n" + _parts(r["content"], r)
+        elif reading.command_text(r.get("content"), r):
+            command = reading.command_text(r.get("content"), r) or ""
+            body = f"*\\[person · command\\]* {inline(command)}\n\n"
+            recorded = _parts(r.get("content"), r)
+            body += f"<details><summary>the command as recorded</summary>\n\n{recorded}\n</details>\n"
         else:
             body = _parts(r.get("content"), r)
         usage = reading.usage_summary(r)

@@ -243,17 +243,19 @@ class StreamFacts:
         elif kind == "message":
             content = record.get("content")
             if self.first_prompt is None and record.get("role") == "user" and isinstance(content, list):
-                prompt = "".join(
+                prompt = command_text(content, record) or "".join(
                     p["text"]
                     for p in content
                     if isinstance(p, dict)
                     and isinstance(p.get("text"), str)
                     and effective(p, record, "author") == "human"
                 )
-                if prompt.strip():
-                    self.first_prompt = prompt.strip()[:300]
+                if title_text(prompt):
+                    self.first_prompt = title_text(prompt, 300)
         elif kind == "subagent" and isinstance(record.get("session"), str):
             self.children.append(record["session"])
+        if kind != "session" and isinstance(record.get("title"), str) and record["title"].strip():
+            self.title = record["title"]  # a title the source gave later (docs/semantics.md, Titles)
 
 
 def _str(value: Any) -> str | None:
@@ -269,6 +271,27 @@ class Tracker:
     participants: dict[str, str] = field(default_factory=dict)
     turn: str | None = None
     compaction: str | None = None  # the id of the latest compaction summary seen
+    titled: bool = False  # whether a message already named the untitled session
+
+    def title_candidate(self, record: dict[str, Any]) -> str | None:
+        """The first words the person typed, for the first message that has them: the page's
+        heading when the session has no title."""
+        if self.titled or record.get("role") != "user":
+            return None
+        for member in ("content", "displayContent"):
+            parts = record.get(member)
+            if not isinstance(parts, list):
+                continue
+            text = command_text(parts, record) or "".join(
+                p["text"]
+                for p in parts
+                if isinstance(p, dict) and isinstance(p.get("text"), str) and effective(p, record, "author") == "human"
+            )
+            title = title_text(text)
+            if title:
+                self.titled = True
+                return title
+        return None
 
     def compacted(self, record: dict[str, Any]) -> dict[str, Any] | None:
         """For a compaction summary (``summaryOf: "compaction"``, docs/format.md): what it
@@ -338,9 +361,51 @@ class Tracker:
         return False
 
 
+_COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.S)
+_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+
+
+def command_text(parts: Any, message: dict[str, Any]) -> str | None:
+    """The slash command a person typed, as they typed it (``/compact keep the tests``), when the
+    message's command parts (origin ``command``) hold it in the command markup a harness writes
+    around it (``<command-name>``, ``<command-args>``); None for any other message."""
+    if not isinstance(parts, list):
+        return None
+    name = args = None
+    for part in parts:
+        if not isinstance(part, dict) or not isinstance(part.get("text"), str):
+            continue
+        if effective(part, message, "origin") != "command":
+            continue
+        found = _COMMAND_NAME.search(part["text"])
+        name = name or (found.group(1).strip() if found else None)
+        found = _COMMAND_ARGS.search(part["text"])
+        args = args or (found.group(1).strip() if found else None)
+    if not name:
+        return None
+    return f"{name} {args}" if args else name
+
+
+def title_text(text: str, limit: int = 100) -> str:
+    """What a session with no title is called: the first line a person typed, its command
+    markup read as the command, escape sequences and runs of blanks left out."""
+    from .ansi import strip
+
+    command = command_text([{"type": "text", "text": text, "origin": "command"}], {})
+    if command:
+        return command[:limit]
+    for line in strip(text).splitlines():
+        line = " ".join(line.split())
+        if line:
+            return line if len(line) <= limit else line[: limit - 1] + "…"
+    return ""
+
+
 def preview(text: str, limit: int = 90) -> str:
     """The first non-blank line of a collapsed part, shortened: says what the part holds."""
-    for line in text.splitlines():
+    from .ansi import strip
+
+    for line in strip(text).splitlines():
         line = line.strip()
         if line:
             return line if len(line) <= limit else line[: limit - 1] + "…"

@@ -314,3 +314,45 @@ def test_ansi_colours_of_every_kind_and_other_sequences(tmp_path: Path) -> None:
         '<span class="ansi " style="background-color:#010203">bg</span> &lt;b&gt;"'
     )
     assert to_html("\x1b[38;2;999;0;0mx\x1b[0m") == "x", "an out-of-range colour is no style"
+
+
+# item 8: an untitled session is named by what the person typed; a slash command as typed
+
+
+def test_an_untitled_session_is_named_by_the_command_the_person_typed(page: PageWatch, tmp_path: Path) -> None:
+    case = GOLDEN / "claude-code" / "slash-command-lines" / "expected.asr.jsonl"
+    p = open_page(page, case, tmp_path).page
+    assert p.locator("header.session h1").text_content() == "/review src/lexer.rs"
+    assert p.title() == "/review src/lexer.rs"
+    assert p.locator("#rec-r2 .command-line code").text_content() == "/review src/lexer.rs"
+    assert p.locator("#rec-r3 .command-line code").text_content() == "/init"
+    # the markup as recorded is one click away, folded
+    recorded = p.locator("#rec-r2 details.command-recorded")
+    assert recorded.get_attribute("open") is None
+    assert "<command-name>/review</command-name>" in (recorded.text_content() or "")
+    assert "<command-name>" not in (p.locator("#rec-r2 .command-line").text_content() or "")
+
+
+def test_the_harness_expansion_of_a_command_is_folded_under_it(page: PageWatch, tmp_path: Path) -> None:
+    case = GOLDEN / "claude-code" / "compaction" / "expected.asr.jsonl"
+    p = open_page(page, case, tmp_path).page
+    assert p.locator("#rec-r7 .command-line code").text_content() == "/compact"
+    expansion = p.locator("#rec-r8 details.injected")
+    assert expansion.count() == 1 and expansion.get_attribute("open") is None
+    assert "Compacted (ctrl+o to see full summary)" in (expansion.locator("summary").text_content() or "")
+    assert "\x1b" not in (expansion.locator("summary").text_content() or "")
+
+
+def test_the_site_index_names_untitled_sessions_by_their_first_words(page: PageWatch, tmp_path: Path) -> None:
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    for name, case in (
+        ("slash", GOLDEN / "claude-code" / "slash-command-lines" / "expected.asr.jsonl"),
+        ("cline", GOLDEN / "cline" / "xml-tools-task-folder" / "expected.asr.jsonl"),
+    ):
+        (archive / f"{name}.asr.jsonl").write_bytes(case.read_bytes())
+    site = tmp_path / "site"
+    assert CliRunner().invoke(main, ["show", str(archive), "-o", str(site)]).exit_code == 0
+    page.page.goto((site / "index.html").as_uri())
+    titles = page.page.locator("tr.session-row td a").all_text_contents()
+    assert sorted(titles) == ["/review src/lexer.rs", "Add a --verbose flag to cli.py"]

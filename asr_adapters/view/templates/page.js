@@ -129,13 +129,14 @@
     jump.textContent = "This stream breaks rules of the ASR format: the end of the page says which.";
     notice.appendChild(jump); top.appendChild(notice);
   }
-  // A session without a title is named by its first prompt.
+  // A session without a title is named by the first words the person typed (the page marks
+  // that message); a title the source gave later (a record with a title) names it instead.
   var heading = document.querySelector("header.session h1");
-  var first = document.querySelector("article.message .part.author-human pre, article.message .part.author-human .md");
-  if (heading && heading.getAttribute("data-untitled") === "1" && first) {
-    var line = first.textContent.trim().split("\n")[0].slice(0, 100);
-    if (line) { heading.textContent = line; document.title = line; }
-  }
+  var later = document.querySelectorAll("article[data-session-title]");
+  var first = document.querySelector("article[data-title]");
+  var name = later.length ? later[later.length - 1].getAttribute("data-session-title")
+    : (heading && heading.getAttribute("data-untitled") === "1" && first ? first.getAttribute("data-title") : "");
+  if (heading && name) { heading.textContent = name; document.title = name; }
   // The models the session used, as its messages record them, in the header.
   var models = [];
   document.querySelectorAll("article.message .badge.model").forEach(function (badge) {
