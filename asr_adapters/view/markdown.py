@@ -160,8 +160,8 @@ def _record(r: dict[str, Any], tracker: reading.Tracker) -> str:
             if r.get("content"):
                 body += "\n**What the model received**\n\n" + _parts(r["content"], r)
         elif reading.command_text(r.get("content"), r):
-            command = reading.command_text(r.get("content"), r) or ""
-            body = f"*\\[person · command\\]* {inline(command)}\n\n"
+            typed = reading.command_text(r.get("content"), r) or ""
+            body = f"*\\[person · command\\]* {inline(typed)}\n\n"
             recorded = _parts(r.get("content"), r)
             body += f"<details><summary>the command as recorded</summary>\n\n{recorded}\n</details>\n"
         else:
