@@ -83,7 +83,7 @@ def environment() -> Environment:
         collapsed_origins=reading.COLLAPSED_ORIGINS,
         embeddable_image=reading.embeddable_image,
         opaque_arguments=sealed.opaque_arguments,
-        plain_input=sealed.plain_input,
+        input_shown=reading.input_shown,
     )
     return env
 

@@ -175,12 +175,12 @@ def _record(r: dict[str, Any], tracker: reading.Tracker) -> str:
         command = reading.shell_command(r)
         text = f"### {inline(rid)} · tool call {inline(r.get('name'))}{_ts(r)}\n\n"
         if command is not None:
-            return text + fence("$ " + command, "sh")
+            text += fence("$ " + command, "sh")
         for member, what in sealed.opaque_arguments(r):
             text += f"{inline(member)}: {inline(what)}\n\n"
-        rest, blocks = reading.split_input(sealed.plain_input(r) if "input" in r else r.get("arguments"))
+        rest, blocks = reading.split_input(reading.input_shown(r) if "input" in r else r.get("arguments"))
         if rest != {}:
-            text += fence(reading.reading_json(rest), "json")
+            text += ("\n" if command is not None else "") + fence(reading.reading_json(rest), "json")
         for member, body in blocks:
             text += f"\n{inline(member)}:\n\n" + fence(body)
         return text

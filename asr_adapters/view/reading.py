@@ -454,18 +454,32 @@ def split_input(value: Any) -> tuple[Any, list[tuple[str, str]]]:
     return {k: v for k, v in value.items() if k not in names}, blocks
 
 
-def shell_command(record: dict[str, Any]) -> str | None:
-    """The command line of a shell tool call, when its input is one (never an encrypted one)."""
-    value = sealed.plain_input(record)
+def _shell(value: Any) -> tuple[str, str] | None:
     if not isinstance(value, dict):
         return None
     for key in ("command", "cmd"):
         command = value.get(key)
         if isinstance(command, str):
-            return command
+            return key, command
         if isinstance(command, list) and all(isinstance(c, str) for c in command):
-            return " ".join(command)
+            return key, " ".join(command)
     return None
+
+
+def shell_command(record: dict[str, Any]) -> str | None:
+    """The command line of a shell tool call, when its input is one (never an encrypted one)."""
+    found = _shell(sealed.plain_input(record))
+    return found[1] if found else None
+
+
+def input_shown(record: dict[str, Any]) -> Any:
+    """A tool call's input as the page lays it out beside the command line: without its
+    encrypted arguments (shown apart) and without the command (shown once, as a command line)."""
+    value = sealed.plain_input(record)
+    found = _shell(value)
+    if found is None:
+        return value
+    return {key: item for key, item in value.items() if key != found[0]}
 
 
 #: Values nested deeper than this are shown as compact JSON: indentation grows with the square of

@@ -356,3 +356,22 @@ def test_the_site_index_names_untitled_sessions_by_their_first_words(page: PageW
     page.page.goto((site / "index.html").as_uri())
     titles = page.page.locator("tr.session-row td a").all_text_contents()
     assert sorted(titles) == ["/review src/lexer.rs", "Add a --verbose flag to cli.py"]
+
+
+# item 10: a shell call shows its command once
+
+
+def test_a_bash_call_shows_its_command_once(page: PageWatch, tmp_path: Path) -> None:
+    case = GOLDEN / "claude-code" / "tool-outcomes" / "expected.asr.jsonl"
+    p = open_page(page, case, tmp_path).page
+    call = p.locator("#rec-r3")
+    own_text = call.evaluate(
+        "e => Array.from(e.children).filter(c => !c.classList.contains('results')).map(c => c.textContent).join(' ')"
+    )
+    assert own_text.count("npm test") == 1
+    assert call.locator("pre.shell").text_content() == "$ npm test"
+    other = call.locator("pre.json").text_content() or ""
+    assert '"description": "Run the tests"' in other and '"command"' not in other, "the other members stay"
+    markdown = CliRunner().invoke(main, ["show", "--format", "markdown", str(case)]).output
+    section = markdown.split("### r3 ·", 1)[1].split("### r4 ·", 1)[0]
+    assert section.count("npm test") == 1 and "Run the tests" in section
