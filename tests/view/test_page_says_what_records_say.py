@@ -375,3 +375,38 @@ def test_a_bash_call_shows_its_command_once(page: PageWatch, tmp_path: Path) -> 
     markdown = CliRunner().invoke(main, ["show", "--format", "markdown", str(case)]).output
     section = markdown.split("### r3 ·", 1)[1].split("### r4 ·", 1)[0]
     assert section.count("npm test") == 1 and "Run the tests" in section
+
+
+# item 9: the words a newcomer cannot read are explained (a legend, tooltips)
+
+
+def test_labels_a_newcomer_cannot_read_are_explained(page: PageWatch, tmp_path: Path) -> None:
+    p = open_page(page, SHOW / "every-record-kind" / "stream.asr.jsonl", tmp_path).page
+    legend = p.locator("details.legend-words")
+    assert legend.count() == 1
+    text = legend.text_content() or ""
+    for word in (
+        "r26",
+        "bookkeeping records",
+        "injected",
+        "reasoning: visibility unknown",
+        "seen by user",
+        "truncated",
+    ):
+        assert word in text, word
+    assert "number in the stream" in (p.locator("#rec-r3 a.rid").get_attribute("title") or "")
+    assert "native items" in (p.locator("label:has(#asr-show-vendor)").get_attribute("title") or "")
+    assert "only a summary" in (
+        p.locator("#rec-r3 .reasoning.vis-summary .badge.visibility").get_attribute("title") or ""
+    )
+    assert "only the person saw" in (p.locator("#rec-r15 .badge.audience").get_attribute("title") or "")
+    assert "no copy" in (p.locator("#rec-r14 .badge.capture").first.get_attribute("title") or "")
+    marker = p.locator("#rec-r2 .part.author-human .marker").first.get_attribute("title") or ""
+    assert "written by: person" in marker
+    # every badge whose word is not plain English carries its explanation
+    unexplained = p.evaluate(
+        "() => Array.from(document.querySelectorAll("
+        "'.badge.visibility, .badge.audience, .badge.capture, a.rid, .marker'"
+        ")).filter(e => !e.getAttribute('title')).length"
+    )
+    assert unexplained == 0
