@@ -284,6 +284,17 @@ class StreamFacts:
     children: list[str] = field(default_factory=list)
     broken: int = 0  # lines and stream-level rules of the ASR format broken (a CheckedStream's)
     summary: Any = None  # the stream's ``stats.SessionSummary``, when the page was written whole
+    authors: set[str] = field(default_factory=set)  # who wrote text in it (ASR-224), for the index's filter
+    tools: set[str] = field(default_factory=set)  # the tools it called
+
+    def _authors(self, record: dict[str, Any]) -> None:
+        for member in ("content", "displayContent"):
+            parts = record.get(member)
+            for part in parts if isinstance(parts, list) else ():
+                if isinstance(part, dict):
+                    author = effective(part, record, "author")
+                    if author is not None and len(self.authors) < 32:
+                        self.authors.add(author)
 
     def observe(self, record: dict[str, Any]) -> None:
         kind = record.get("type")
@@ -295,7 +306,10 @@ class StreamFacts:
             self.agent = _str(agent.get("name")) if isinstance(agent, dict) else None
             self.title = _str(record.get("title"))
             self.parent = _str(record.get("parent"))
+        elif kind == "tool_call" and isinstance(record.get("name"), str) and len(self.tools) < 200:
+            self.tools.add(record["name"])
         elif kind == "message":
+            self._authors(record)
             content = record.get("content")
             if self.first_prompt is None and record.get("role") == "user" and isinstance(content, list):
                 prompt = command_text(content, record) or "".join(

@@ -410,3 +410,95 @@ def test_labels_a_newcomer_cannot_read_are_explained(page: PageWatch, tmp_path: 
         ")).filter(e => !e.getAttribute('title')).length"
     )
     assert unexplained == 0
+
+
+# item 11: search the whole session (chunks not yet inserted too); the index gets asr search's filters
+
+
+def chunked_page(tmp_path: Path, stream: Path) -> Path:
+    from asr_adapters.stream.reader import read_records
+    from asr_adapters.view.html import PageWriter
+
+    html = tmp_path / "chunked.html"
+    with open(html, "w", encoding="utf-8") as handle:
+        writer = PageWriter(handle, inline_chars=3000, chunk_chars=2000)
+        for record in read_records(stream):
+            writer.record(record)
+        writer.finish()
+    assert writer.chunks >= 3
+    return html
+
+
+def search(page: PageWatch, words: str, author: str = "") -> list[str]:
+    p = page.page
+    p.select_option("#asr-search-author", author)
+    p.fill("#asr-search", words)
+    p.click("#asr-search-go")
+    return p.evaluate("() => Array.from(document.querySelectorAll('.search-hit')).map(e => e.id)")
+
+
+def test_search_finds_text_in_chunks_not_yet_on_the_page(page: PageWatch, tmp_path: Path) -> None:
+    p = page.page
+    p.set_viewport_size({"width": 1200, "height": 400})
+    p.goto(chunked_page(tmp_path, SHOW / "every-record-kind" / "stream.asr.jsonl").as_uri())
+    assert p.locator("#rec-r18").count() == 0, "the failed request waits in a chunk"
+    assert search(page, "403 key limit") == ["rec-r18"]
+    assert p.locator("#asr-search-status").text_content() == "1 of 1 record(s)"
+    assert p.locator("#rec-r18").is_visible()
+    assert search(page, "no such words anywhere") == []
+    assert p.locator("#asr-search-status").text_content() == "0 record(s)"
+    assert not page.console_errors, page.console_errors
+
+
+def test_search_keeps_to_what_one_author_wrote(page: PageWatch, tmp_path: Path) -> None:
+    p = open_page(page, SHOW / "every-record-kind" / "stream.asr.jsonl", tmp_path).page
+    everyone = search(page, "11:00")
+    by_person = search(page, "11:00", "human")
+    by_model = search(page, "11:00", "model")
+    assert by_person == ["rec-r8", "rec-r11"], "the person's steering message and their answer"
+    assert "rec-r8" not in by_model and "rec-r12" in by_model
+    assert set(by_person) | set(by_model) <= set(everyone)
+    # Enter searches, and again steps to the next record found
+    p.select_option("#asr-search-author", "")
+    p.fill("#asr-search", "11:00")
+    p.press("#asr-search", "Enter")
+    assert p.locator("#asr-search-status").text_content() == f"1 of {len(everyone)} record(s)"
+    p.press("#asr-search", "Enter")
+    assert p.locator("#asr-search-status").text_content() == f"2 of {len(everyone)} record(s)"
+
+
+def test_the_site_index_has_the_filters_of_asr_search(page: PageWatch, tmp_path: Path) -> None:
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    cases = {
+        "claude": GOLDEN / "claude-code" / "tool-outcomes" / "expected.asr.jsonl",
+        "codex": GOLDEN / "codex" / "30-usage-follows-the-response" / "expected.asr.jsonl",
+        "openclaw": GOLDEN / "openclaw" / "synthetic-assistants-deliveries" / "expected.asr.jsonl",
+    }
+    for name, case in cases.items():
+        (archive / f"{name}.asr.jsonl").write_bytes(case.read_bytes())
+    site = tmp_path / "site"
+    assert CliRunner().invoke(main, ["show", str(archive), "-o", str(site)]).exit_code == 0
+    p = page.page
+    p.goto((site / "index.html").as_uri())
+
+    def shown() -> list[str]:
+        return sorted(p.locator("tr.session-row:visible td:first-child").all_text_contents())
+
+    assert shown() == ["claude-code", "codex", "openclaw"]
+    p.select_option("#asr-filter-agent", "codex")
+    assert shown() == ["codex"]
+    p.select_option("#asr-filter-agent", "")
+    p.check("#asr-filter-failed")
+    assert shown() == ["claude-code", "openclaw"], "codex's calls all succeeded"
+    p.uncheck("#asr-filter-failed")
+    p.fill("#asr-filter-tool", "Bash")
+    assert shown() == ["claude-code"]
+    p.fill("#asr-filter-tool", "")
+    p.fill("#asr-filter-since", "2026-05-01")
+    assert "claude-code" not in shown() and "codex" in shown()
+    p.fill("#asr-filter-since", "")
+    p.select_option("#asr-filter-author", "human")
+    assert "claude-code" in shown()
+    assert p.locator("#asr-shown").text_content() == str(len(shown()))
+    assert not page.console_errors, page.console_errors

@@ -163,16 +163,99 @@
   revealHash();
   var vendor = document.getElementById("asr-show-vendor");
   if (vendor) { vendor.addEventListener("change", function () { document.body.classList.toggle("with-vendor", vendor.checked); }); }
+  // The site index: the filters of asr search over its sessions (words, agent, author, tool,
+  // dates, failed calls), all at once.
   var filter = document.getElementById("asr-filter");
+  function value(id) { var e = document.getElementById(id); return e ? (e.type === "checkbox" ? e.checked : e.value) : ""; }
+  function applyFilters() {
+    var words = filter.value.toLowerCase().split(/\s+/).filter(Boolean), shown = 0;
+    var agent = value("asr-filter-agent"), author = value("asr-filter-author"), tool = value("asr-filter-tool").trim();
+    var since = value("asr-filter-since"), until = value("asr-filter-until"), failed = value("asr-filter-failed");
+    document.querySelectorAll("tr.session-row").forEach(function (row) {
+      var text = row.getAttribute("data-search").toLowerCase(), started = (row.getAttribute("data-started") || "").slice(0, 10);
+      var match = words.every(function (w) { return text.indexOf(w) >= 0; })
+        && (!agent || row.getAttribute("data-agent") === agent)
+        && (!author || JSON.parse(row.getAttribute("data-authors") || "[]").indexOf(author) >= 0)
+        && (!tool || JSON.parse(row.getAttribute("data-tools") || "[]").indexOf(tool) >= 0)
+        && (!since || (started && started >= since)) && (!until || (started && started <= until))
+        && (!failed || Number(row.getAttribute("data-failed")) > 0);
+      row.hidden = !match; if (match) { shown += 1; }
+    });
+    document.getElementById("asr-shown").textContent = String(shown);
+  }
   if (filter) {
-    filter.addEventListener("input", function () {
-      var words = filter.value.toLowerCase().split(/\s+/).filter(Boolean), shown = 0;
-      document.querySelectorAll("tr.session-row").forEach(function (row) {
-        var text = row.getAttribute("data-search").toLowerCase();
-        var match = words.every(function (w) { return text.indexOf(w) >= 0; });
-        row.hidden = !match; if (match) { shown += 1; }
+    ["asr-filter", "asr-filter-agent", "asr-filter-author", "asr-filter-tool", "asr-filter-since", "asr-filter-until",
+      "asr-filter-failed"].forEach(function (id) {
+      var e = document.getElementById(id);
+      if (e) { e.addEventListener("input", applyFilters); e.addEventListener("change", applyFilters); }
+    });
+  }
+  // Search the whole session, the records still waiting in chunks too: a chunk that holds the
+  // words is inserted, then every record holding them is marked and the first shown.
+  var search = document.getElementById("asr-search");
+  var hits = [], current = -1;
+  function scope() {
+    var who = value("asr-search-author");
+    return who ? '.part[data-author="' + CSS.escape(who) + '"]' : "article.rec";
+  }
+  function holds(root, selector, words) {
+    return Array.prototype.some.call(root.querySelectorAll(selector), function (e) {
+      var text = e.textContent.toLowerCase();
+      return words.every(function (w) { return text.indexOf(w) >= 0; });
+    });
+  }
+  function chunkHolds(chunk, selector, words) {
+    var parsed = document.createElement("template");
+    parsed.innerHTML = JSON.parse(chunk.textContent);
+    return holds(parsed.content, selector, words);
+  }
+  function runSearch() {
+    var words = search.value.toLowerCase().split(/\s+/).filter(Boolean), selector = scope();
+    document.querySelectorAll(".search-hit").forEach(function (e) { e.classList.remove("search-hit"); });
+    hits = []; current = -1;
+    if (words.length) {
+      var last = -1;
+      pending.forEach(function (chunk, i) { if (chunkHolds(chunk, selector, words)) { last = i; } });
+      for (var i = 0; i <= last; i++) { loadNext(); }
+      // each record's own text (a result moved under its call stays the result's), in page order
+      var vendor = document.body.classList.contains("with-vendor"), who = value("asr-search-author"), own = new Map();
+      var walker = document.createTreeWalker(document.querySelector("main") || document.body, NodeFilter.SHOW_TEXT);
+      for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+        var element = node.parentElement, record = element && element.closest("article.rec");
+        if (!record || (who && !element.closest(selector))) { continue; }
+        own.set(record, (own.get(record) || "") + node.nodeValue + " ");
+      }
+      own.forEach(function (text, record) {
+        text = text.toLowerCase();
+        if (!words.every(function (w) { return text.indexOf(w) >= 0; })) { return; }
+        if (!vendor && record.closest(".rec.vendor, .rec.decl")) { return; }
+        hits.push(record);
       });
-      document.getElementById("asr-shown").textContent = String(shown);
+      hits.forEach(function (record) { record.classList.add("search-hit"); });
+    }
+    document.getElementById("asr-search-status").textContent = words.length ? hits.length + " record(s)" : "";
+    step();
+  }
+  function step() {
+    if (!hits.length) { return; }
+    current = (current + 1) % hits.length;
+    var record = hits[current];
+    for (var open = record; open; open = open.parentElement) { if (open.tagName === "DETAILS") { open.open = true; } }
+    var word = search.value.toLowerCase().split(/\s+/).filter(Boolean)[0] || "";
+    record.querySelectorAll("details").forEach(function (d) { if (d.textContent.toLowerCase().indexOf(word) >= 0) { d.open = true; } });
+    record.scrollIntoView({ block: "center" });
+    document.getElementById("asr-search-status").textContent = (current + 1) + " of " + hits.length + " record(s)";
+  }
+  if (search) {
+    search.addEventListener("keydown", function (event) {
+      if (event.key !== "Enter") { return; }
+      event.preventDefault();
+      if (hits.length && search.getAttribute("data-searched") === search.value + "\u0000" + value("asr-search-author")) { step(); return; }
+      search.setAttribute("data-searched", search.value + "\u0000" + value("asr-search-author"));
+      runSearch();
+    });
+    document.getElementById("asr-search-go").addEventListener("click", function () {
+      search.setAttribute("data-searched", search.value + "\u0000" + value("asr-search-author")); runSearch();
     });
   }
 })();
