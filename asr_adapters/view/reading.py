@@ -312,13 +312,7 @@ class StreamFacts:
             self._authors(record)
             content = record.get("content")
             if self.first_prompt is None and record.get("role") == "user" and isinstance(content, list):
-                prompt = command_text(content, record) or "".join(
-                    p["text"]
-                    for p in content
-                    if isinstance(p, dict)
-                    and isinstance(p.get("text"), str)
-                    and effective(p, record, "author") == "human"
-                )
+                prompt = command_text(content, record) or typed_text(content, record)
                 if title_text(prompt):
                     self.first_prompt = title_text(prompt, 300)
         elif kind == "subagent" and isinstance(record.get("session"), str):
@@ -351,11 +345,7 @@ class Tracker:
             parts = record.get(member)
             if not isinstance(parts, list):
                 continue
-            text = command_text(parts, record) or "".join(
-                p["text"]
-                for p in parts
-                if isinstance(p, dict) and isinstance(p.get("text"), str) and effective(p, record, "author") == "human"
-            )
+            text = command_text(parts, record) or typed_text(parts, record)
             title = title_text(text)
             if title:
                 self.titled = True
@@ -453,6 +443,20 @@ def command_text(parts: Any, message: dict[str, Any]) -> str | None:
     if not name:
         return None
     return f"{name} {args}" if args else name
+
+
+def typed_text(parts: list[Any], message: dict[str, Any]) -> str:
+    """The text a person typed into a message: its parts by author human, else (a chat whose
+    source names the sender but not their kind, ASR-202) its prompt parts of unknown author."""
+    texts = [p for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
+    human = "".join(p["text"] for p in texts if effective(p, message, "author") == "human")
+    if human.strip():
+        return human
+    return "".join(
+        p["text"]
+        for p in texts
+        if effective(p, message, "author") is None and effective(p, message, "origin") in ("prompt", "queued", "steer")
+    )
 
 
 def title_text(text: str, limit: int = 100) -> str:

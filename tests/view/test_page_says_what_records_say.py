@@ -502,3 +502,12 @@ def test_the_site_index_has_the_filters_of_asr_search(page: PageWatch, tmp_path:
     assert "claude-code" in shown()
     assert p.locator("#asr-shown").text_content() == str(len(shown()))
     assert not page.console_errors, page.console_errors
+
+
+def test_a_chat_whose_sender_has_no_kind_is_named_by_their_prompt(page: PageWatch, tmp_path: Path) -> None:
+    """OpenClaw names the sender (from: p1) but not their kind, so the prompt's author is absent
+    (ASR-202): the untitled page is still named by that prompt, never the session id."""
+    case = GOLDEN / "openclaw" / "synthetic-assistants-deliveries" / "expected.asr.jsonl"
+    p = open_page(page, case, tmp_path).page
+    heading = p.locator("header.session h1").text_content() or ""
+    assert heading == "Tell Bob the meeting moved to 3pm, and post it in the team group."
