@@ -24,6 +24,7 @@ from .. import registry
 from ..convert import Conversion
 from ..core.companion import links_followed
 from ..core.errors import InputError
+from ..core.sqlite_snapshot import open_snapshot
 from ..outputs import remove_file
 from ..stream.writer import StreamWriter
 from .atomic import open_temp
@@ -123,13 +124,20 @@ def companions(agent: str, source: str) -> tuple[tuple[str, int, int], ...]:
 
 
 def _linked_out(paths: list[str], root: str) -> str | None:
-    """The first companion that a link takes out of ``root`` (None when all stay inside)."""
+    """The first companion under ``root`` that a link takes out of it (None when none does).
+
+    A companion outside ``root`` as written (Claude Code's ``<home>/plans`` for a walk of
+    ``<home>/projects``, OpenClaw's ``<state>/cron/runs`` for a walk of one agent's sessions) is
+    not read through a link: whether it may be read is the adapter's rule (core.companion)."""
     prefix = root.rstrip(os.sep) + os.sep
+
+    def within(path: str) -> bool:
+        return path == root or path.startswith(prefix)
+
     for path in paths:
-        if not os.path.lexists(path):
+        if not os.path.lexists(path) or not within(os.path.abspath(path)):
             continue
-        real = os.path.realpath(path)
-        if real != root and not real.startswith(prefix):
+        if not within(os.path.realpath(path)):
             return path
     return None
 
@@ -146,8 +154,8 @@ def unreadable_database(path: str) -> str | None:
                 return None
     except OSError:
         return None
-    try:
-        connection = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, timeout=1.0)
+    try:  # under the snapshot rules: nothing is created beside it (core.sqlite_snapshot)
+        connection = open_snapshot(Path(path), timeout=1.0)
         try:
             connection.execute("SELECT name FROM sqlite_master").fetchall()
         finally:

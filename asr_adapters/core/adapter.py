@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -13,7 +13,9 @@ import orjson
 from ..model.order import canonical_order
 from ..version import PRODUCER_NAME, __version__
 from .accounting import Accounting, Diagnostic
-from .lenient import REPLACED, loads_with_lone_surrogates, surrogate_problem
+from .errors import InputError
+from .items import CHECKED_FROM, check_size, lenient_loads, loads, misplaced
+from .lenient import REPLACED
 from .nesting import MAX_NATIVE_NESTING, deeper_than, too_deep_reason
 from .refs import schema_name, session_ref
 from .source import Source
@@ -66,38 +68,61 @@ class Context:
             reason = f"unreadable line skipped: {bad[line]}"
         self.accounting.diagnostics.append(Diagnostic(self.source.display, line, reason))
 
-    def json_lines(self) -> Iterator[tuple[int, Any]]:
+    def unreadable(self, line: int | None, reason: str) -> None:
+        """One native item that cannot be converted: counted unreadable, reported with ``reason``."""
+        self.accounting.unreadable += 1
+        self.warn(line, reason)
+
+    def document(self, refused: str) -> Any:
+        """The whole input as one JSON document (``core.items``: its parsed size bounded, lone
+        surrogate escapes repaired with one warning); ``InputError`` "``refused``: reason" when
+        it cannot be read."""
+        source = self.source
+        try:
+            value, repaired = loads(source.read_all())
+        except orjson.JSONDecodeError as exc:
+            raise InputError(source.display, f"{refused}: {_short(exc)}") from None
+        if repaired:
+            self.warn(None, REPLACED)
+        return value
+
+    def json_lines(self, dispatch: Sequence[tuple[str, ...]] = ()) -> Iterator[tuple[int, Any]]:
         """Parsed JSON lines as ``(line number, value)`` (see ``parsed_lines``)."""
-        for number, value, _raw in self.parsed_lines():
+        for number, value, _raw in self.parsed_lines(dispatch):
             yield number, value
 
-    def parsed_lines(self) -> Iterator[tuple[int, Any, bytes]]:
+    def parsed_lines(self, dispatch: Sequence[tuple[str, ...]] = ()) -> Iterator[tuple[int, Any, bytes]]:
         """``(line number, parsed value, the line's bytes)`` for every line: the one place
-        lines are parsed and counted. A line that does not parse is counted unreadable and
-        reported; one that parses to something other than an object is reported (the adapter
-        keeps it)."""
-        loads = orjson.loads
+        lines are parsed and counted. A line that does not parse (or would take more than
+        ``core.items.MAX_PARSED_BYTES`` parsed), or whose member named in ``dispatch`` (the
+        members the adapter looks up by name, ``core.items.names``) is an array or an object, is
+        counted unreadable and reported; one that parses to something other than an object is
+        reported (the adapter keeps it)."""
         accounting = self.accounting
+        loads = orjson.loads
         for number, raw in self.source.lines():
             accounting.native_items += 1
             try:
+                if len(raw) >= CHECKED_FROM:
+                    check_size(raw)
                 value = loads(raw)
             except orjson.JSONDecodeError as exc:
                 try:  # JavaScript's lone surrogate escapes: kept as U+FFFD, counted (core.lenient)
-                    if not surrogate_problem(str(exc)):
-                        raise ValueError from exc
-                    value = loads_with_lone_surrogates(raw)
-                except (ValueError, RecursionError):
-                    accounting.unreadable += 1
-                    self.warn(number, f"unreadable line skipped: {_short(exc)}")
+                    value = lenient_loads(raw, exc)
+                except orjson.JSONDecodeError:
+                    self.unreadable(number, f"unreadable line skipped: {_short(exc)}")
                     continue
                 self.warn(number, REPLACED)
             if deeper_than(raw, value, MAX_NATIVE_NESTING):  # its records could not be read back (core/nesting)
-                accounting.unreadable += 1
-                self.warn(number, f"unreadable line skipped: {too_deep_reason(MAX_NATIVE_NESTING)}")
+                self.unreadable(number, f"unreadable line skipped: {too_deep_reason(MAX_NATIVE_NESTING)}")
                 continue
             if type(value) is not dict:  # JSON, but not a line any agent writes: the adapter keeps it
                 self.warn(number, f"line is JSON {_JSON_KINDS.get(type(value), 'value')}, not an object")
+            elif dispatch:
+                problem = misplaced(value, dispatch)
+                if problem is not None:
+                    self.unreadable(number, f"unreadable line skipped: {problem}")
+                    continue
             yield number, value, raw
 
 

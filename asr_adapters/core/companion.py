@@ -5,7 +5,10 @@ Session files are untrusted: a transcript that names ``/proc/self/environ`` or a
 ``~/.ssh/id_ed25519`` must not put that file into a record, and a FIFO planted as a subagent file
 must not hang the run. So every such open goes through ``open_companion``: the path must
 resolve (symlinks followed, by real path) inside one of the roots the adapter allows, be a
-regular file, and be no larger than a cap. Anything else is ``CompanionSkipped`` with a reason
+regular file, and be no larger than a cap. A root is anchored at the session's own folder
+(``Root``: its real path, then the companion folder under it as written), so a companion folder
+planted as a link out of it (``plans -> ~/.ssh``) is refused rather than becoming the root.
+Anything else is ``CompanionSkipped`` with a reason
 the adapter reports (docs/reliability.md, "Companion files").
 """
 
@@ -16,6 +19,7 @@ import os
 import stat
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -77,20 +81,78 @@ def links_followed(enabled: bool) -> Iterator[None]:
         _LINKS_FOLLOWED.reset(token)
 
 
-def inside(path: Path, roots: Iterable[Path]) -> bool:
-    """Whether ``path``'s real path (every symlink resolved) lies inside one of ``roots``'s;
-    under ``links_followed`` its written path inside a root's written path is enough."""
-    roots = list(roots)
+@dataclass(frozen=True)
+class Root:
+    """A folder companions may be read from. ``base`` is the session's own folder as the user
+    named it: its real path is taken (a link the user gave, or one above the session, is the
+    user's). ``below`` is a companion folder under it (``plans``, ``cron/runs``, ``attachments``),
+    taken as written: when it is a link that leads out of ``base`` it is refused, so a planted
+    ``plans -> ~/.ssh`` cannot widen what may be read."""
+
+    base: Path
+    below: tuple[str, ...] = ()
+
+    @property
+    def path(self) -> Path:
+        """The folder as written (where its files are looked for)."""
+        return self.base.joinpath(*self.below)
+
+    def real(self) -> Path | None:
+        """The folder's real path, or None when it is a link out of ``base``'s real path."""
+        base = _real(self.base)
+        if not self.below:
+            return base
+        folder = _real(base.joinpath(*self.below))
+        return folder if folder == base or folder.is_relative_to(base) else None
+
+
+def root(base: Path, *below: str) -> Root:
+    """The companion folder ``below`` (as written) under the session's own folder ``base``."""
+    return Root(base, tuple(below))
+
+
+def _roots(roots: Iterable[Root | Path]) -> list[Root]:
+    return [r if isinstance(r, Root) else Root(r) for r in roots]
+
+
+def linked_out(folder: Root) -> str | None:
+    """Why the companion folder may not be read at all (it is a link out of the session's
+    folder), or None: for adapters that list a folder before reading its files."""
+    if folder.below and os.path.lexists(folder.path) and folder.real() is None:
+        where = "/".join(folder.below)
+        return f"{where} is a link to {_real(folder.path)}, outside the session's folder {_real(folder.base)}"
+    return None
+
+
+def inside(path: Path, roots: Iterable[Root | Path]) -> bool:
+    """Whether ``path``'s real path (every symlink resolved) lies inside one of ``roots``'s (a
+    ``Path`` is a ``Root`` of its own: its real path); under ``links_followed`` its written path
+    inside a root's written path is enough."""
+    return _outside(path, _roots(roots)) is None
+
+
+def _outside(path: Path, roots: list[Root]) -> str | None:
+    """None when ``path`` may be read under ``roots``; else why not."""
     real = _real(path)
-    if any(real == root or real.is_relative_to(root) for root in map(_real, roots)):
-        return True
+    for folder in roots:
+        allowed = folder.real()
+        if allowed is not None and (real == allowed or real.is_relative_to(allowed)):
+            return None
     if _LINKS_FOLLOWED.get():
         written = Path(os.path.abspath(path))
-        return any(written.is_relative_to(os.path.abspath(root)) for root in roots)
-    return False
+        if any(written.is_relative_to(os.path.abspath(folder.path)) for folder in roots):
+            return None
+    written = Path(os.path.abspath(path))
+    for folder in roots:  # a companion folder linked out: say so, not only that it is outside
+        if written.is_relative_to(os.path.abspath(folder.path)) and (reason := linked_out(folder)):
+            return f"{reason}: refused"
+    return OUTSIDE
 
 
-def check_companion(path: Path, roots: Iterable[Path] | None, limit: int | None = None) -> bool:
+OUTSIDE = "resolves outside the folders this session's files may be read from"
+
+
+def check_companion(path: Path, roots: Iterable[Root | Path] | None, limit: int | None = None) -> bool:
     """Whether ``path`` may be read (True), does not exist (False), or raise ``CompanionSkipped``.
 
     For files handed on by path (a subagent transcript read as its own source)."""
@@ -102,8 +164,8 @@ def check_companion(path: Path, roots: Iterable[Path] | None, limit: int | None 
         if isinstance(exc, NotADirectoryError):
             return False
         raise CompanionSkipped(path, f"cannot read: {exc.strerror or exc}") from exc
-    if roots is not None and not inside(path, roots):
-        raise CompanionSkipped(path, "resolves outside the folders this session's files may be read from")
+    if roots is not None and (reason := _outside(path, _roots(roots))) is not None:
+        raise CompanionSkipped(path, reason)
     if not stat.S_ISREG(info.st_mode):
         raise CompanionSkipped(path, f"{_kind(info.st_mode)}, not a regular file")
     if limit is not None and info.st_size > limit:
@@ -112,7 +174,7 @@ def check_companion(path: Path, roots: Iterable[Path] | None, limit: int | None 
 
 
 def open_companion(
-    path: Path, roots: Iterable[Path] | None, limit: int | None = MAX_COMPANION_BYTES
+    path: Path, roots: Iterable[Root | Path] | None, limit: int | None = MAX_COMPANION_BYTES
 ) -> BinaryIO | None:
     """``path`` opened for reading, or None when it does not exist.
 
@@ -120,10 +182,10 @@ def open_companion(
     listed, not one taken from file content: no root to stay in), is not a regular file
     (a FIFO, device, socket or folder: opened without blocking and refused, never read), or is
     larger than ``limit`` bytes (None: no limit, for files read a line at a time)."""
-    if roots is not None and not inside(path, roots):
+    if roots is not None and (reason := _outside(path, _roots(roots))) is not None:
         if not os.path.lexists(path):
             return None
-        raise CompanionSkipped(path, "resolves outside the folders this session's files may be read from")
+        raise CompanionSkipped(path, reason)
     real = _real(path)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_NOFOLLOW", 0)
     try:
@@ -146,7 +208,7 @@ def open_companion(
         raise
 
 
-def read_companion(path: Path, roots: Iterable[Path] | None, limit: int = MAX_COMPANION_BYTES) -> bytes | None:
+def read_companion(path: Path, roots: Iterable[Root | Path] | None, limit: int = MAX_COMPANION_BYTES) -> bytes | None:
     """The whole of ``path`` (see ``open_companion``); a file that grew past ``limit`` while
     read is refused too."""
     handle = open_companion(path, roots, limit)

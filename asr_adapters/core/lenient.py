@@ -22,10 +22,10 @@ def surrogate_problem(message: str) -> bool:
     return _SURROGATE_ERROR.search(message) is not None
 
 
-def loads_with_lone_surrogates(raw: bytes) -> Any:
+def loads_with_lone_surrogates(raw: bytes | str) -> Any:
     """``raw`` decoded with every lone surrogate replaced by U+FFFD; raises ``ValueError`` when it
     is not JSON for another reason."""
-    value = json.loads(raw.decode("utf-8"))
+    value = json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
     return _clean(value)
 
 

@@ -5,8 +5,9 @@ Tools that publish session logs replace text, arguments, outputs and ciphertext 
 such as ``[REDACTED_TEXT len=3642 sha=c1f3a045]`` (the shared Codex samples were cleaned this
 way). A marker is not what the person, the model or the tool wrote, so a record never presents
 it as content: a part, a reasoning summary segment, opaque data or raw arguments that is
-nothing but a marker is taken out, and the field's capture state becomes ``redacted`` with the
-markers kept in its reason. A marker inside longer text stays where it is (the text around it
+nothing but a marker is taken out, and the field's capture state becomes ``redacted`` with
+every marker kept in its reason (a marker's length and hash are all that is left of the
+text, so none is dropped). A marker inside longer text stays where it is (the text around it
 is real) and the field is ``redacted`` too. Every adapter's records pass through ``scrub``
 (``Conversion``), so the rule holds whatever agent wrote the file.
 """
@@ -21,8 +22,6 @@ from ..model.order import canonical_order
 
 PROBE = "[REDACTED"
 MARKER = re.compile(r"\[REDACTED(?:_[A-Z0-9]+)+(?: len=\d+ sha=[0-9a-f]+)?\]")
-#: at most this many markers are named in a reason; the rest are counted
-_NAMED = 8
 _FIELDS = {
     "message": ("content", "displayContent"),
     "tool_result": ("content",),
@@ -128,10 +127,7 @@ def _marker_only(part: Any, found: list[str]) -> bool:
 
 
 def _redacted(record: dict[str, Any], field: str, markers: list[str]) -> None:
-    named = " ".join(markers[:_NAMED])
-    if len(markers) > _NAMED:
-        named += f" and {len(markers) - _NAMED} more"
-    reason = f"replaced by a sanitizer before conversion: {named}"
+    reason = f"replaced by a sanitizer before conversion: {' '.join(markers)}"
     capture = record.get("capture")
     if not isinstance(capture, dict):
         capture = record["capture"] = {}

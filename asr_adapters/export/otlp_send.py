@@ -24,6 +24,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
+from ..core.errors import InputError
 from . import EndpointError
 from .otel import write_trace
 from .otlp_http import MAX_REPLY_BYTES, HttpSpanExporter
@@ -70,7 +71,12 @@ def grpc_target(endpoint: str) -> str:
 
 def _exporter(protocol: str, url: str, timeout: float | None) -> SpanExporter:
     if protocol == "grpc":
-        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcSpanExporter
+        try:
+            from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcSpanExporter
+        except ImportError as exc:
+            raise InputError(
+                "otel", f"--protocol grpc needs the OTLP/gRPC exporter: pip install 'asr-adapters[otel]' ({exc})"
+            ) from None
 
         return GrpcSpanExporter(endpoint=url, timeout=timeout)
     if protocol != "http/protobuf":

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..outputs import OutputError, PendingFile
+from ..outputs import OutputError, PendingFile, make_folder
 from . import schema, store
 
 #: A row group ends at this many rows, or at this many bytes of text.
@@ -37,7 +37,7 @@ def write_parquet(index: str | os.PathLike[str], folder: str | os.PathLike[str])
     if target.is_symlink():
         raise store.IndexFileError(f"{target}: is a symbolic link; refusing to write through it")
     try:
-        target.mkdir(parents=True, exist_ok=True)
+        make_folder(target)
     except OSError as exc:
         raise OutputError(f"{exc.filename or target}: cannot write: {exc.strerror or exc}") from exc
     conn = store.open_for_reading(Path(index))

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..core.errors import ASRError
-from ..outputs import OutputError, PendingFile
+from ..outputs import OutputError, PendingFile, make_folder, remove_file
 from ..version import __version__
 from . import schema
 
@@ -68,7 +68,7 @@ def _is_ours(meta: dict[str, str] | None) -> bool:
 def _create(path: Path, archive: Path) -> None:
     """A new empty index at ``path``: made in an exclusive temporary file, renamed into place."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(path.parent)
         pending = PendingFile(path)
     except OSError as exc:
         raise OutputError(f"{exc.filename or path}: cannot write the index: {exc.strerror or exc}") from exc
@@ -123,9 +123,8 @@ def open_for_writing(path: Path, archive: Path) -> sqlite3.Connection:
 
 def _replace(path: Path, archive: Path) -> None:
     for suffix in ("-wal", "-shm", "-journal"):
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(f"{path}{suffix}")
-    os.unlink(path)
+        remove_file(f"{path}{suffix}")
+    remove_file(path)
     _create(path, archive)
 
 

@@ -2,7 +2,7 @@
 sessions that changed.
 
 One SQLite file (``$XDG_CACHE_HOME/asr-adapters/stats.sqlite``, else ``~/.cache/…``): per input
-path, its fingerprint and its summaries as JSON (never pickle: the file is data, not code). The
+path, its fingerprint and its summaries as JSON (data, never code to load). The
 fingerprint holds what the summaries depend on: the input's size and mtime, those of the files
 read with it (a Claude Code session's subagent transcripts: the adapter's ``companion_files``),
 the code (every module of this package, by size and mtime, so a new version or an edited
@@ -13,15 +13,18 @@ no cache: every input is then read, and nothing is said but one warning.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import sqlite3
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from ..outputs import kind_of, make_folder
 from .inputs import Input
 from .prices import Tokens
 from .sources import Summarized
@@ -68,6 +71,17 @@ def stamp_of(item: Input, settings: str) -> str | None:
     return hashlib.sha256(orjson.dumps(parts)).hexdigest()
 
 
+def _refuse_unless_regular(path: Path) -> None:
+    """``OSError`` when the cache's name is taken by anything but a regular file (a link, a
+    FIFO, a device): SQLite would follow or open it; the run goes on without the cache."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        raise OSError(errno.EEXIST, f"is {kind_of(mode)}, not a regular file; not opened", str(path))
+
+
 class SummaryCache:
     """``annotate(items)`` with what is known of them, ``load(item)`` the cached ``Summarized``
     of an unchanged input, ``put(item, stamp, result)``, ``keep(item, kind, detail)`` a sniff."""
@@ -81,7 +95,8 @@ class SummaryCache:
         self._pending = 0
         self.code = ""
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            make_folder(path.parent)
+            _refuse_unless_regular(path)
             self._db = sqlite3.connect(path, timeout=5)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(

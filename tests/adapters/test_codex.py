@@ -15,6 +15,7 @@ from asr_adapters import registry
 from asr_adapters.adapters.codex.fragments import classify, is_media_label, split_ide_request
 from asr_adapters.adapters.codex.matching import MirrorMatcher
 from asr_adapters.core import spill
+from asr_adapters.core.sanitized import MARKER
 from asr_adapters.core.source import Source
 
 SAMPLES = shared_samples("codex")
@@ -567,12 +568,17 @@ def test_shared_sample_converts_validates_and_accounts(path: Path) -> None:
     assert conversion.accounting.unreadable == 0 and not conversion.accounting.diagnostics
     # Nothing lost: every text of every message item appears unchanged in the output
     # (a text split at a marked boundary is the concatenation of its parts, ASR-203).
+    # A text that is only a sanitizer's marker is no content: its message says so in a redacted
+    # capture state that keeps the marker (core/sanitized.py).
     written = set()
     for record in records:
         if record["type"] == "message":
             texts = [p["text"] for p in record["content"] if p["type"] == "text"]
             written.update(texts)
             written.add("".join(texts))
+            for state in (record.get("capture") or {}).values():
+                if state.get("state") == "redacted":
+                    written.update(MARKER.findall(state.get("reason", "")))
     for line in path.read_bytes().splitlines():
         value = orjson.loads(line)
         payload = value.get("payload") if isinstance(value, dict) else None

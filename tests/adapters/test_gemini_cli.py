@@ -519,7 +519,9 @@ def unskipped(monkeypatch: pytest.MonkeyPatch, data: bytes) -> tuple[list[dict[s
     with monkeypatch.context() as patch:
         patch.setattr(calls, "native_digest", lambda value: None)
         patch.setattr(reader, "native_digest", lambda value: None)
-        patch.setattr(Context, "parsed_lines", lambda context: ((n, v, b"") for n, v, _ in lines(context)))
+        patch.setattr(
+            Context, "parsed_lines", lambda context, *names: ((n, v, b"") for n, v, _ in lines(context, *names))
+        )
         return run(data)
 
 

@@ -219,6 +219,18 @@ def test_an_unreachable_grpc_endpoint_is_one_line_and_exit_3(monkeypatch: pytest
     assert result.stderr.endswith("(0 spans accepted before the failure)\n")
 
 
+def test_grpc_without_its_exporter_is_one_line_naming_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the gRPC exporter is not installed (it is, in the otel extra) the send is refused
+    with one line saying what to install, never a traceback."""
+    monkeypatch.setitem(sys.modules, "opentelemetry.exporter.otlp.proto.grpc.trace_exporter", None)
+    url = f"http://127.0.0.1:{free_port()}"
+    options = ["--endpoint", url, "--protocol", "grpc"]
+    result = CliRunner().invoke(main, ["export", "--to", "otel", str(EVERY_KIND), *options])
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert result.exit_code == 1, result.stderr  # as without the SDK: the run cannot start
+    assert result.stderr.count("\n") == 1 and "pip install 'asr-adapters[otel]'" in result.stderr
+
+
 class Refusing(http.server.BaseHTTPRequestHandler):
     """Accepts the first ``accept`` OTLP requests, answers 400 to the rest; counts what it was sent."""
 

@@ -20,6 +20,7 @@ import pytest
 from golden_support import SHARED_SAMPLES, shared_samples
 
 from asr_adapters.convert import Conversion
+from asr_adapters.core.sanitized import MARKER
 
 CONTENT_KEYS = {"text", "thinking", "message", "content", "arguments", "input", "output", "args", "result",
                 "description"}  # fmt: skip
@@ -63,8 +64,13 @@ class Output:
     def __init__(self, records: list[dict[str, Any]]) -> None:
         self.strings: set[str] = set()
         self.values: set[bytes] = set()
+        #: sanitizer markers a record keeps in a ``redacted`` capture reason (core/sanitized.py)
+        self.markers: set[str] = set()
         for record in records:
             self._walk(record)
+            for state in (record.get("capture") or {}).values():
+                if isinstance(state, dict) and state.get("state") == "redacted":
+                    self.markers.update(MARKER.findall(str(state.get("reason", ""))))
 
     def _walk(self, value: Any) -> None:
         if isinstance(value, dict):
@@ -83,7 +89,7 @@ class Output:
 
     def holds(self, key: str, value: Any) -> bool:
         if isinstance(value, str):
-            if value in self.strings:
+            if value in self.strings or (MARKER.fullmatch(value.strip()) and value.strip() in self.markers):
                 return True
             if key in OBJECT_KEYS:
                 try:

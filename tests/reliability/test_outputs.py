@@ -432,6 +432,84 @@ def test_an_incremental_rewrite_never_writes_through_a_planted_link(tmp_path: Pa
     assert target.read_bytes() == b"new\nmore\n"
 
 
+# -- the index: a SQLite database is never a stream ---------------------------------------------
+
+#: Command lines that write (or open) an index the user names; ``{archive}`` is a folder holding
+#: one stream, ``{folder}`` the Parquet folder (the index path is appended).
+INDEX_WRITERS: dict[str, list[str]] = {
+    "index -o": ["index", "{archive}", "-o"],
+    "index parquet --index": ["index", "{archive}", "--format", "parquet", "-o", "{folder}", "--index"],
+    "search --index": ["search", "anything", "--index"],
+}
+
+
+def _index_command(name: str, tmp_path: Path, target: Path) -> list[str]:
+    archive = tmp_path / "archive"
+    archive.mkdir(exist_ok=True)
+    shutil.copyfile(STREAM, archive / "s.asr.jsonl")
+    values = {"{archive}": str(archive), "{folder}": str(tmp_path / "parquet")}
+    return [values.get(arg, arg) for arg in INDEX_WRITERS[name]] + [str(target)]
+
+
+def _special_files(tmp_path: Path) -> Iterator[tuple[str, Path, Callable[[int], bool]]]:
+    """A FIFO, a listening socket, the null device, a block device and a link to a precious file,
+    each with the test that it is still what it was."""
+    os.mkfifo(tmp_path / "fifo")
+    yield "FIFO", tmp_path / "fifo", stat.S_ISFIFO
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(tmp_path / "sock"))
+        listener.listen()
+        yield "socket", tmp_path / "sock", stat.S_ISSOCK
+    with contextlib.suppress(PermissionError):
+        os.mknod(tmp_path / "null", stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        yield "character device", tmp_path / "null", stat.S_ISCHR
+        os.mknod(tmp_path / "disk", stat.S_IFBLK | 0o666, os.makedev(7, 250))
+        yield "block device", tmp_path / "disk", stat.S_ISBLK
+    outside = tmp_path / "precious"
+    outside.write_bytes(PRECIOUS)
+    (tmp_path / "link").symlink_to(outside)
+    yield "symbolic link", tmp_path / "link", stat.S_ISLNK
+
+
+@pytest.mark.parametrize("name", list(INDEX_WRITERS))
+def test_an_index_named_as_a_fifo_socket_device_or_link_is_refused_and_left_alone(name: str, tmp_path: Path) -> None:
+    """An index is a database (opened, locked, rewritten in place): a stream target cannot hold
+    one, and a link is never written through. Refused with one line, exit 2, before anything is
+    opened (a FIFO opened would block forever)."""
+    seen = []
+    for kind, target, still in _special_files(tmp_path):
+        seen.append(kind)
+        code, err = run(_index_command(name, tmp_path, target))
+        assert code == 2, (kind, err)
+        assert err.startswith("asr: error: ") and len(err.splitlines()) == 1, (kind, err)
+        assert str(target) in err, (kind, err)
+        assert still(os.lstat(target).st_mode), f"the {kind} was replaced"
+    assert (tmp_path / "precious").read_bytes() == PRECIOUS
+    assert not (tmp_path / "parquet").exists(), "nothing is written when the index is refused"
+    assert {"FIFO", "socket", "symbolic link"} <= set(seen)
+
+
+def test_parquet_files_are_never_written_through_planted_links(tmp_path: Path) -> None:
+    outside = tmp_path / "precious"
+    outside.write_bytes(PRECIOUS)
+    folder = tmp_path / "parquet"
+    folder.mkdir()
+    (folder / "sessions.parquet").symlink_to(outside)
+    code, err = run(_index_command("index parquet --index", tmp_path, tmp_path / "index.sqlite"))
+    assert code == 0, err
+    assert outside.read_bytes() == PRECIOUS
+    assert not (folder / "sessions.parquet").is_symlink() and (folder / "sessions.parquet").stat().st_size > 0
+
+
+def test_a_parquet_folder_that_is_a_link_is_refused(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "parquet").symlink_to(elsewhere, target_is_directory=True)
+    code, err = run(_index_command("index parquet --index", tmp_path, tmp_path / "index.sqlite"))
+    assert code == 2, err
+    assert "symbolic link" in err and list(elsewhere.iterdir()) == []
+
+
 #: Every command line these tests write with; ``test_safety`` checks that every output option
 #: of every ``asr`` command is among them.
-WRITER_COMMANDS = [*FILE_WRITERS.values(), *FOLDER_WRITERS.values(), BATCH_WRITER]
+WRITER_COMMANDS = [*FILE_WRITERS.values(), *FOLDER_WRITERS.values(), BATCH_WRITER, *INDEX_WRITERS.values()]

@@ -398,11 +398,25 @@ _ALLOWED_WRITES = {
     ("export/folder.py", "_spool", "tempfile.TemporaryFile"): "scratch, unnamed",
     ("export/__init__.py", "export_streams", "tempfile.TemporaryFile"): "scratch, unnamed",
     ("adapters/copilot_cli/groups.py", "Groups._move_to_disk", "tempfile.TemporaryFile"): "scratch, unnamed",
+    ("core/spool.py", "RecordSpool.append", "tempfile.TemporaryFile"): "scratch, unnamed",
+    # a private scratch folder (mkdtemp: 0700, a fresh random name) for the page show --open opens
+    ("view/command.py", "show_at", "tempfile.mkdtemp"): "private scratch folder",
+    # databases: SQLite opens them itself, after the checks that refuse links and non-files
+    ("index/store.py", "_connect", "sqlite3.connect"): "the index (_check_path: a regular file, not a link)",
+    ("index/store.py", "open_for_reading", "sqlite3.connect"): "mode=ro URI",
+    ("stats/cache.py", "SummaryCache.__init__", "sqlite3.connect"): "the stats cache (a regular file, not a link)",
     # a private scratch folder (mkdtemp: 0700, a fresh random name) for a database given as a stream
     ("adapters/t3code/adapter.py", "_database_path", "tempfile.mkdtemp"): "private scratch folder",
     ("adapters/t3code/adapter.py", "_database_path", "open(w)"): "inside its own mkdtemp folder",
     ("adapters/t3code/adapter.py", "_database_path", "os.chmod"): "its own scratch copy, made read-only",
     ("adapters/t3code/adapter.py", "T3CodeAdapter.streams", "shutil.rmtree"): "its own mkdtemp folder",
+    # a private scratch copy of a database whose -wal has no -shm (core.sqlite_snapshot): read
+    # there, so nothing is created beside the source; removed when the connection closes
+    ("core/sqlite_snapshot.py", "_copy_with_log", "tempfile.mkdtemp"): "private scratch folder",
+    ("core/sqlite_snapshot.py", "_copy_with_log", "shutil.copyfile"): "into its own mkdtemp folder",
+    ("core/sqlite_snapshot.py", "_copy_with_log", "shutil.rmtree"): "its own mkdtemp folder",
+    ("core/sqlite_snapshot.py", "open_snapshot", "shutil.rmtree"): "its own mkdtemp folder",
+    ("core/sqlite_limits.py", "GuardedConnection.close", "shutil.rmtree"): "its own mkdtemp folder",
     # not a path: a method of the same name on another object
     ("adapters/claude_code/tools.py", "ToolMixin._after_result", "Path.replace"): "the task list's replace",
     # reading: flags not visible to the scan

@@ -104,3 +104,113 @@ def test_a_blob_in_a_text_column_is_one_unreadable_row(name: str, tmp_path: Path
     assert outcome.stats["unreadable"] == clean["unreadable"] + 1
     assert outcome.stats["native_items"] == clean["native_items"]
     assert [w for w in outcome.warnings if w.endswith("a BLOB in a text column; skipped")], outcome.warnings
+
+
+# -- asr batch touches no SQLite file of a source, claimed or not (issue 25.4) -----------------
+
+
+def _wal_left_behind(path: Path, table: str) -> None:
+    """``path`` in WAL mode with committed rows still in its ``-wal`` and no ``-shm``: what a
+    writer that crashed (or a copy of a live folder) leaves. Made on a copy, then moved in."""
+    import shutil
+
+    scratch = path.with_name("scratch") / path.name
+    scratch.parent.mkdir()
+    shutil.copy(path, scratch)
+    writer = sqlite3.connect(scratch, isolation_level=None)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    writer.execute(f"CREATE TABLE IF NOT EXISTS {table}_wal_probe (x)")
+    writer.execute(f"INSERT INTO {table}_wal_probe VALUES (1)")
+    shutil.copy(scratch, path)  # the main file and its -wal while the writer is connected
+    shutil.copy(f"{scratch}-wal", f"{path}-wal")
+    writer.close()
+    shutil.rmtree(scratch.parent)
+
+
+def _tree(folder: Path) -> dict[str, tuple[int, str, int]]:
+    return {
+        p.relative_to(folder).as_posix(): (
+            p.stat().st_size,
+            hashlib.sha256(p.read_bytes()).hexdigest(),
+            p.stat().st_mtime_ns,
+        )
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_batch_creates_nothing_beside_any_sqlite_file(tmp_path: Path) -> None:
+    """Claimed (T3 Code, OpenCode, OpenClaw) and unclaimed (some other app's) databases, idle in
+    WAL mode, with a ``-wal`` left behind and no ``-shm``, and in rollback-journal mode: after a
+    batch every file of the source is byte for byte (and mtime for mtime) as it was, and no file
+    was added. Before, the unclaimed ones got a ``-wal`` and ``-shm`` (batch opened them with a
+    plain ``mode=ro`` to see why no adapter claimed them), and a ``-wal`` without its ``-shm`` got
+    a ``-shm`` (claimed or not). The rows committed in a left-behind ``-wal`` are still converted."""
+    from click.testing import CliRunner
+    from golden_support import GOLDEN
+
+    from asr_adapters.cli import main
+
+    source = tmp_path / "src"
+    claimed = [(name, *SQLITE_INPUTS[name], EVENTS[name][0]) for name in NAMES]
+    claimed.append(("opencode", "opencode", GOLDEN / "opencode" / "sqlite-turn-tools-usage" / "input.sql", "part"))
+    for name, agent, sql, table in claimed:
+        file = {"openclaw": "openclaw-agent.sqlite", "opencode": "opencode.db"}.get(agent, "state.sqlite")
+        for variant, wal in (("idle-wal", True), ("rollback", False), ("left-wal", True)):
+            folder = source / name / variant
+            folder.mkdir(parents=True)
+            path = build_sqlite(sql, folder / file, wal=wal)
+            if variant == "left-wal":
+                _wal_left_behind(path, table)
+    for variant, wal in (("idle-wal", True), ("rollback", False), ("left-wal", True)):
+        folder = source / "other-app" / variant
+        folder.mkdir(parents=True)
+        # named as T3 Code names its database, so batch looks into it (and finds no agent's tables)
+        connection = sqlite3.connect(folder / "state.sqlite", isolation_level=None)
+        if wal:
+            connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("CREATE TABLE entries (k TEXT PRIMARY KEY, v BLOB)")
+        connection.execute("INSERT INTO entries VALUES ('a', x'00')")
+        connection.close()
+        if variant == "left-wal":
+            _wal_left_behind(folder / "state.sqlite", "entries")
+    before = _tree(source)
+    assert any(name.endswith("-wal") for name in before) and not any(name.endswith("-shm") for name in before)
+    result = CliRunner().invoke(main, ["batch", str(source), "-o", str(tmp_path / "archive")])
+    assert result.exit_code in (0, 1), result.output
+    after = _tree(source)
+    assert sorted(after) == sorted(before), sorted(set(after) ^ set(before))
+    assert after == before
+    streams = list((tmp_path / "archive").rglob("*.asr.jsonl"))
+    assert len(streams) >= 3 * len(claimed)  # the databases were converted, not skipped
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_rows_committed_in_a_left_behind_wal_are_read_from_a_copy(name: str, tmp_path: Path) -> None:
+    """A ``-wal`` with no ``-shm``: the log is read (its committed delete is seen), from a private
+    copy, and nothing is created beside the database."""
+    agent, path = _database(name, tmp_path, wal=True)
+    table, _column = EVENTS[name]
+    expected_path = tmp_path / "expected" / path.name
+    expected_path.parent.mkdir()
+    expected_path.write_bytes(path.read_bytes())
+    with sqlite3.connect(expected_path) as connection:
+        connection.execute(f"DELETE FROM {table} WHERE rowid = (SELECT max(rowid) FROM {table})")
+    connection.close()
+    expected = convert(expected_path, tmp_path / "out-expected", "--agent", agent)
+    import shutil
+
+    scratch = tmp_path / "writer" / path.name
+    scratch.parent.mkdir()
+    shutil.copy(path, scratch)
+    writer = sqlite3.connect(scratch, isolation_level=None)
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    writer.execute(f"DELETE FROM {table} WHERE rowid = (SELECT max(rowid) FROM {table})")
+    shutil.copy(scratch, path)
+    shutil.copy(f"{scratch}-wal", f"{path}-wal")
+    writer.close()
+    before = _state(path.parent)
+    got = convert(path, tmp_path / "out", "--agent", agent)
+    assert got.converted and got.stats == expected.stats, (got.stats, expected.stats)
+    assert _state(path.parent) == before

@@ -3,6 +3,7 @@ gives the same report, and a cache that cannot be used is said and read around."
 
 from __future__ import annotations
 
+import os
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -93,3 +94,24 @@ def test_what_a_file_is_is_remembered_but_whether_it_is_a_session_is_asked_again
     assert both["inputs"] == 1 and both["fromCache"] == 0  # the timeline is the entry now, read fresh
     fresh, _ = run(env, "--no-cache")
     assert without_cache_count(fresh) == without_cache_count(both)
+
+
+def test_a_cache_name_taken_by_a_link_or_a_fifo_is_not_opened(tmp_path: Path) -> None:
+    """SQLite would write through a link (or block on a FIFO): the run goes on without the cache,
+    says so, and leaves what the name points to alone."""
+    env = home_env(tmp_path)
+    codex_rollout(
+        Path(env["CODEX_HOME"]), "019e4000-0000-7000-8000-000000000003", [{"at": T0, "input": 1_000, "output": 10}]
+    )
+    folder = Path(env["XDG_CACHE_HOME"], "asr-adapters")
+    folder.mkdir(parents=True)
+    precious = tmp_path / "precious"
+    precious.write_bytes(b"precious")
+    (folder / "stats.sqlite").symlink_to(precious)
+    data, err = run(env)
+    assert data["totals"]["inputTokens"] == 1_000 and "stats cache is not used" in err
+    assert precious.read_bytes() == b"precious" and (folder / "stats.sqlite").is_symlink()
+    (folder / "stats.sqlite").unlink()
+    os.mkfifo(folder / "stats.sqlite")
+    data, err = run(env)
+    assert data["totals"]["inputTokens"] == 1_000 and "stats cache is not used" in err

@@ -15,11 +15,12 @@ from typing import Any
 
 import orjson
 
+from ...core import items
 from ...core.accounting import Diagnostic
 from ...core.adapter import Adapter, Context, Stream
 from ...core.companion import CompanionSkipped, open_companion
 from ...core.errors import InputError
-from ...core.nesting import loads_within
+from ...core.lenient import REPLACED
 from ...core.refs import session_ref
 from ...core.source import BadLine, Source
 from ...core.spill import SpillSet
@@ -45,6 +46,10 @@ class _Refs:
     def __getitem__(self, uuid: str) -> str:
         return self._key
 
+
+#: Members a line is dispatched on by name (``core.items``): an array or object there is one
+#: unreadable line.
+DISPATCH = items.names("type", "uuid")
 
 #: Bytes read to tell an empty (or all-blank) file from a transcript.
 HEAD_PROBE = 4096
@@ -99,7 +104,7 @@ class ClaudeCodeAdapter(Adapter):
         def main_records() -> Iterator[dict[str, Any]]:
             yield builder.header()
             feed = builder.feed
-            for number, obj, _raw in context.parsed_lines():
+            for number, obj, _raw in context.parsed_lines(DISPATCH):
                 if isinstance(obj, dict) and obj.get("isSidechain") is True:
                     sidechains.add(number, obj, builder)
                     continue
@@ -199,7 +204,7 @@ class ClaudeCodeAdapter(Adapter):
         info.parent_refs = refs
         info.meta = meta
         info.parent_usage = parent_usage
-        return Stream(info.key, _run(Builder(info, context.accounting), context.json_lines()), True, parent)
+        return Stream(info.key, _run(Builder(info, context.accounting), context.json_lines(DISPATCH)), True, parent)
 
 
 def _run(builder: Builder, lines: Iterator[tuple[int, Any]]) -> Iterator[dict[str, Any]]:
@@ -224,11 +229,18 @@ def _file_lines(path: Path, context: Context) -> Iterator[tuple[int, Any]]:
         for number, raw in Source(handle, name=path.name).lines():
             accounting.native_items += 1
             try:
-                value = loads_within(raw)
+                value, repaired = items.loads(raw)
             except orjson.JSONDecodeError as exc:
                 reason = raw.reason if isinstance(raw, BadLine) else str(exc)
                 accounting.unreadable += 1
                 accounting.diagnostics.append(Diagnostic(str(path), number, f"unreadable line skipped: {reason}"))
+                continue
+            if repaired:
+                accounting.diagnostics.append(Diagnostic(str(path), number, REPLACED))
+            problem = items.misplaced(value, DISPATCH)
+            if problem is not None:
+                accounting.unreadable += 1
+                accounting.diagnostics.append(Diagnostic(str(path), number, f"unreadable line skipped: {problem}"))
                 continue
             yield number, value
 
@@ -248,7 +260,7 @@ def _parent_facts(path: Path, agent_id: str) -> tuple[SpillSet, dict[str, Any] |
                 if b'"uuid"' not in raw:
                     continue
                 try:
-                    obj = orjson.loads(raw)
+                    obj = items.parse(raw)
                 except orjson.JSONDecodeError:
                     continue
                 if isinstance(obj, dict) and isinstance(obj.get("uuid"), str):
@@ -330,8 +342,8 @@ class _Sidechains:
         todo = set(wanted)
         for number, raw in source.lines():
             if number in todo:
-                try:
-                    yield number, loads_within(raw)
+                try:  # as the main pass read it (a lone surrogate repaired there, and reported)
+                    yield number, items.loads(raw)[0]
                 except orjson.JSONDecodeError:
                     continue  # already counted unreadable in the main pass
                 todo.discard(number)

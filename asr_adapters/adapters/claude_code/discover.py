@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from ...core import items
 from ...core.companion import CompanionSkipped, check_companion, open_companion, read_companion
 
 #: A subagent's ``.meta.json`` sidecar larger than this is not read.
@@ -57,7 +58,7 @@ def head_facts(path: Path, limit: int = 64) -> dict[str, Any]:
                 if b'"sessionId"' not in raw:
                     continue
                 try:
-                    obj = orjson.loads(raw)
+                    obj = items.parse(raw)
                 except orjson.JSONDecodeError:
                     continue
                 if isinstance(obj, dict) and isinstance(obj.get("sessionId"), str):
@@ -147,8 +148,8 @@ def _child(path: Path) -> Child:
         return Child(path, agent_id_of(path), None, None)
     if data is None:
         return Child(path, agent_id_of(path), None, None)
-    try:
-        value = orjson.loads(data)
+    try:  # a lone surrogate escape repaired, as in the transcript (core.items)
+        value = items.loads(data)[0]
         meta = value if isinstance(value, dict) else {"value": value}
     except orjson.JSONDecodeError:
         meta = None

@@ -178,7 +178,12 @@ def data_part(data: Any, kind: str, who: Who | None = None) -> dict[str, Any]:
 
 def image_part(block: dict[str, Any], who: Who | None = None) -> dict[str, Any]:
     source = block.get("source")
-    if isinstance(source, dict) and source.get("type") == "base64" and isinstance(source.get("data"), str):
+    if (
+        isinstance(source, dict)
+        and source.get("type") == "base64"
+        and isinstance(source.get("data"), str)
+        and isinstance(source.get("media_type"), str | None)  # else kept whole as data
+    ):
         part: dict[str, Any] = {
             "type": "image",
             "mimeType": source.get("media_type") or "application/octet-stream",

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ...core.companion import CompanionSkipped, read_companion
+from ...core.companion import CompanionSkipped, Root, read_companion, root
 
 _TASK_CREATED = re.compile(r"Task #(\S+) created")
 #: TaskGet's text result: ``Task #<id>: <subject>``, ``Status: …``, ``Description: …`` lines.
@@ -221,22 +221,25 @@ class TaskList:
         return entry
 
 
+#: How the reason for a plan file that exists but may not be read begins.
+REFUSED = "plan file not read: "
 #: A plan file larger than this is not read (plans are a few KB of markdown).
 MAX_PLAN_BYTES = 16 << 20
 
 
-def plan_roots(session_path: Path) -> list[Path]:
+def plan_roots(session_path: Path) -> list[Root]:
     """The folders a session's plan files may be read from: ``plans/`` beside the session file,
     and Claude Code's own ``<home>/plans/`` for ``<home>/projects/<project>/<session>.jsonl``
-    (or a subagent file under ``<project>/<session>/subagents/``)."""
+    (or a subagent file under ``<project>/<session>/subagents/``). Each is a ``plans`` folder
+    under the real path of the folder that holds it: a ``plans`` that is a link out is refused."""
     folder = session_path.parent
-    roots = [folder / "plans"]
+    roots = [root(folder, "plans")]
     for ancestor in (folder, *folder.parents):
         if ancestor.name == "subagents":  # <project>/<session>/subagents/**: the session's project
             folder = ancestor.parent.parent
             break
     if len(folder.parents) >= 2:
-        roots.append(folder.parent.parent / "plans")
+        roots.append(root(folder.parent.parent, "plans"))
     return roots
 
 
@@ -260,13 +263,13 @@ def read_plan_file(
         return None, None, "plan file not found (the transcript was not read from a file)"
     roots = plan_roots(session_path)
     if name and name not in (".", ".."):
-        candidates += [root / name for root in roots]
+        candidates += [folder.path / name for folder in roots]
     reason = "plan file not found"
     for path in candidates:
         try:
             data = read_companion(path, roots, MAX_PLAN_BYTES)
         except CompanionSkipped as exc:
-            reason = f"plan file not read: {exc.reason}"
+            reason = f"{REFUSED}{exc.reason}"
             continue
         if data is None:
             continue

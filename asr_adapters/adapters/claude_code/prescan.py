@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from ...core import items
 from ...core.source import Source
 
 
@@ -39,7 +40,7 @@ def prescan(source: Source) -> Facts:
         if count >= PRESCAN_LINES:
             break
         try:
-            obj = orjson.loads(raw)
+            obj = items.parse(raw)
         except orjson.JSONDecodeError:
             continue
         if isinstance(obj, dict):

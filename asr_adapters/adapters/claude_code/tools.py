@@ -11,12 +11,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from ...core.accounting import Diagnostic
 from ...core.outcome import cancelled, denied, not_a_failure, set_exit_code
 from ...core.spill import SpillMap, SpillSet
 from ...core.timestamps import from_iso, stamp
 from .info import REGISTRY, agent_key, opened
 from .parts import result_parts
-from .plans import TaskList, read_plan_file, todo_entries
+from .plans import REFUSED, TaskList, read_plan_file, todo_entries
 
 PLAN_TOOLS = frozenset(
     {"TodoWrite", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet", "ExitPlanMode", "Task", "Agent", "AskUserQuestion"}
@@ -267,6 +268,9 @@ class ToolMixin:
         missing = "plan file not found"
         if text is None:
             text, found, missing = read_plan_file(named, slug, self.info.path)
+            if text is None and missing.startswith(REFUSED):  # a file there that may not be read: counted
+                where = str(self.info.path) if self.info.path is not None else self.info.file
+                self.out.acc.diagnostics.append(Diagnostic(where, None, f"plan file skipped: {missing}"))
         path = named or found
         plan_id = _stem(path) or slug
         body: dict[str, Any] = {"planType": "document"}

@@ -13,11 +13,8 @@ import re
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-import orjson
-
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.errors import InputError
-from ...core.nesting import loads_within
 from ...core.source import Source
 from ...core.timestamps import from_epoch_millis, stamp
 from ...registry import register
@@ -81,10 +78,7 @@ class ClineAdapter(Adapter):
         return 0
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
-        try:
-            document = loads_within(source.read_all())
-        except orjson.JSONDecodeError as exc:
-            raise InputError(source.display, f"not a Cline task file: {exc}") from None
+        document = context.document("not a Cline task file")
         entry_kind = kind_of(document)
         if entry_kind is None:
             if document == []:

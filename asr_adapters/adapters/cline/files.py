@@ -13,8 +13,10 @@ from typing import Any
 
 import orjson
 
+from ...core import items
 from ...core.adapter import Context
 from ...core.companion import CompanionSkipped, read_companion
+from ...core.lenient import REPLACED
 from ...core.source import MAX_DOCUMENT_BYTES
 from .discover import API_FILE, METADATA_FILE, OLD_UI_FILE, UI_FILE
 
@@ -67,10 +69,13 @@ def load(path: Path, context: Context) -> Any:
         context.warn(None, f"{path.name}: gone before it was read; not read")
         return None
     try:
-        return orjson.loads(data)
+        value, repaired = items.loads(data)
     except orjson.JSONDecodeError as exc:
         context.warn(None, f"{path.name}: not JSON ({exc}); not read")
         return None
+    if repaired:
+        context.warn(None, f"{path.name}: {REPLACED}")
+    return value
 
 
 def companions(entry: Path | None, entry_kind: str, context: Context) -> tuple[Any, Any, Any]:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...core.adapter import Context, Emitter
+from ...core.items import misplaced
 from .parts import (
     block_part,
     metrics_usage,
@@ -34,7 +35,7 @@ from .split import (
     starts_section,
     wrapper_start,
 )
-from .timeline import Timeline, new_body
+from .timeline import API_NAMES, Timeline, new_body
 
 #: calls whose input holds the text a ui row shows (the completion result, the plan-mode answer)
 _SHOWN_CALLS = frozenset({"attempt_completion", "plan_mode_respond", "act_mode_respond"})
@@ -80,6 +81,10 @@ class TaskMapper(Timeline):
             self.next_api += 1
             message = self.api[index]
             self.context.accounting.native_items += 1
+            problem = misplaced(message, API_NAMES)
+            if problem is not None:
+                self.context.unreadable(None, f"api message {index + 1} unreadable: {problem}; skipped")
+                continue
             before = self.emit.seq
             if isinstance(message, dict) and message.get("role") == "assistant":
                 yield from self._assistant(index, message)

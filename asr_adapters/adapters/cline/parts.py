@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 
-from ...core.nesting import loads_within
+from ...core import items
 from ...core.usage import count
 from ...core.usage import normalized_usage as normalized
 from .split import HARNESS, HUMAN, RESULT, result_state
@@ -22,7 +22,7 @@ def parse_json(text: Any) -> Any:
     if not isinstance(text, str) or not text.lstrip().startswith(("{", "[")):
         return None
     try:
-        value = loads_within(text)
+        value = items.parse(text)
     except orjson.JSONDecodeError:
         return None
     return value if isinstance(value, dict | list) else None
@@ -90,12 +90,11 @@ def block_part(block: Any) -> dict[str, Any]:
             if isinstance(block.get("signature"), str):
                 part["signature"] = block["signature"]
             return part
-        if kind == "redacted_thinking":
-            return {
-                "type": "reasoning",
-                "visibility": "redacted",
-                "opaque": {"format": "anthropic.redacted_thinking", "data": block.get("data")},
-            }
+        if kind == "redacted_thinking" and isinstance(block.get("data"), str | None):  # else kept as data
+            opaque: dict[str, Any] = {"format": "anthropic.redacted_thinking"}
+            if block.get("data") is not None:
+                opaque["data"] = block["data"]
+            return {"type": "reasoning", "visibility": "redacted", "opaque": opaque}
         if kind == "text" and isinstance(block.get("text"), str):
             return {"type": "text", "text": block["text"]}
     return {"type": "data", "data": block, "schema": f"{REGISTRY}/block"}

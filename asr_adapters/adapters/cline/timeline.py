@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from ...core.adapter import Context, Emitter
+from ...core.items import misplaced, names
 from ...core.timestamps import TsPair, from_epoch_millis, stamp
 from .parts import (
     REGISTRY,
@@ -108,6 +109,12 @@ def _millis_text(value: int) -> str:
     return text
 
 
+#: Members a ui row or an api message is dispatched on by name (``core.items``): an array or
+#: object there makes it one unreadable item.
+UI_NAMES = names("type", "say", "ask")
+API_NAMES = names("role")
+
+
 class Timeline:
     """Row-by-row mapping, with the state records share (ids written, open calls, plan)."""
 
@@ -180,6 +187,10 @@ class Timeline:
                 self.deleted_range = self.pending_truncation = deleted
         if position in self.folded:
             accounting.folded += 1
+            return False
+        problem = misplaced(row, UI_NAMES)
+        if problem is not None:
+            self.context.unreadable(None, f"ui message {position + 1} unreadable: {problem}; skipped")
             return False
         return True
 

@@ -16,7 +16,6 @@ import orjson
 
 from ...core.adapter import Context
 from ...core.errors import InputError
-from ...core.nesting import loads_within
 
 _G0_HEAD = re.compile(rb'\A\s*\{\s*"session"\s*:\s*\{')
 
@@ -80,10 +79,7 @@ def json_document(context: Context) -> Iterator[NativeLine]:
     This era is one JSON document, so it is read whole (these files are small: the
     TypeScript CLI wrote them in April and May 2025)."""
     source = context.source
-    try:
-        document = loads_within(source.read_all())
-    except orjson.JSONDecodeError as exc:
-        raise InputError(source.display, f"not a Codex JSON rollout: {exc}") from None
+    document = context.document("not a Codex JSON rollout")
     if not isinstance(document, dict) or not isinstance(document.get("session"), dict):
         raise InputError(source.display, "not a Codex JSON rollout: no session object")
     session = document["session"]

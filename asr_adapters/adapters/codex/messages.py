@@ -6,7 +6,7 @@ from typing import Any
 
 import orjson
 
-from ...core.nesting import loads_within
+from ...core import items
 from ...core.refs import session_ref
 from .content import ENCRYPTED, convert_parts
 from .fragments import classify, is_media_label, split_ide_request
@@ -294,7 +294,7 @@ def inter_agent_envelope(parts: list[dict[str, Any]]) -> dict[str, Any] | None:
     if not text.startswith("{") or '"recipient"' not in text:
         return None
     try:
-        value = loads_within(text)
+        value = items.parse(text)
     except orjson.JSONDecodeError:
         return None
     if isinstance(value, dict) and "author" in value and "recipient" in value and "content" in value:

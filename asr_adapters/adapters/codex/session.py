@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 
 from ...core.adapter import header
+from ...core.items import misplaced, names
 from ...core.refs import session_ref
 from ...core.timestamps import from_iso
 from .containers import NativeLine
@@ -64,12 +65,20 @@ _BUILTIN = {
 }
 
 
+#: Payload members looked up by name (``core.items``): an array or object there is one unreadable line.
+_DISPATCH = names("type", "name")
+
+
 class RolloutConverter(EventMapper, ToolMapper):
     """Maps one rollout's native lines to records, in file order."""
 
     def run(self, lines: Iterator[NativeLine]) -> Iterator[dict[str, Any]]:
         dispatch = self.dispatch
         for native in lines:
+            payload = native[2]
+            if type(payload) is dict and (problem := misplaced(payload, _DISPATCH)) is not None:
+                self.context.unreadable(native[0], f"unreadable line skipped: payload {problem}")
+                continue
             self.line = native[0]
             self.timestamp = native[3]
             if not self.header_done and native[1] != "session_meta":

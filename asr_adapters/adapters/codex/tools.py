@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 
-from ...core.nesting import loads_within
+from ...core import items
 from ...core.outcome import denied, set_exit_code
 from ...core.refs import session_ref
 from .content import data_url_image, output_parts
@@ -50,7 +50,7 @@ def parse_arguments(raw: Any) -> tuple[bool, Any]:
         if first not in ("{", "[", '"') or (first == "[" and raw[1:2] not in _JSON_AFTER_BRACKET):
             return False, raw
         try:
-            return True, loads_within(raw)
+            return True, items.parse(raw)
         except orjson.JSONDecodeError:
             return False, raw
     return True, raw

@@ -19,6 +19,7 @@ import orjson
 
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.errors import InputError
+from ...core.items import names
 from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.spill import SpillMap
@@ -33,6 +34,9 @@ _START = re.compile(rb'"type"\s*:\s*"session\.start"')
 _COPILOT = re.compile(rb'"producer"\s*:\s*"copilot-agent"|"copilotVersion"\s*:')
 _EVENT = re.compile(rb'"type"\s*:\s*"(?:user\.message|assistant\.(?:message|turn_start)|tool\.execution_start)"')
 _ENVELOPE = re.compile(rb'"parentId"\s*:')
+#: Members an event is dispatched or deduplicated on (``core.items``): an array or object there
+#: is one unreadable line.
+DISPATCH = names("type", "id", "agentId", "data.parentToolCallId")
 
 
 @register
@@ -66,7 +70,7 @@ class CopilotCliAdapter(Adapter):
             seen = SpillMap()  # event id -> digest of its line: the same line again is a duplicate
             started = False
             owner_of, unstarted, feed = groups.owner_of, groups.unstarted, mapper.feed  # per line
-            for number, event, raw in context.parsed_lines():
+            for number, event, raw in context.parsed_lines(DISPATCH):
                 if not started:
                     started = True
                     _seen_before(seen, event, raw)

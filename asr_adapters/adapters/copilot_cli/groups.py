@@ -18,7 +18,7 @@ from typing import IO, Any
 
 import orjson
 
-from ...core.lenient import loads_with_lone_surrogates
+from ...core import items
 from .subagents import CHILD_SEEN
 
 #: bytes of subagent lines held in memory in all before the largest move to the spill file
@@ -166,10 +166,7 @@ def _parse(line: bytes) -> tuple[int, Any]:
 
 
 def _loads(raw: bytes) -> Any:
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:  # JavaScript's lone surrogates, as the main pass read them
-        return loads_with_lone_surrogates(raw)
+    return items.parse(raw)  # as the main pass read it (lone surrogates repaired, size bounded)
 
 
 def agent_of(event: Any) -> str | None:

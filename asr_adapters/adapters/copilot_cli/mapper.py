@@ -20,7 +20,7 @@ from ...core.timestamps import from_iso
 from .content import attachment_parts, opaque_key, prompt_author, prompt_parts, reasoning_part, text_part
 from .outcomes import OutcomeMixin
 from .subagents import AGENT, CHILD_SEEN, SubagentMixin, child_key
-from .tools import ToolMixin, call_input, native_of, rest
+from .tools import ToolMixin, call_input, native_of, rest, tool_name
 
 __all__ = ["AGENT", "CHILD_SEEN", "Mapper", "child_key"]
 
@@ -302,7 +302,7 @@ class Mapper(ToolMixin, SubagentMixin, OutcomeMixin):
             if inference is not None:
                 call["inferenceId"] = inference
             call["callId"] = request["toolCallId"]
-            call["name"] = request.get("name")
+            named = tool_name(call, request.get("name"))
             if parts:
                 call["messageId"] = message_id
             call_input(call, request.get("arguments"))
@@ -313,7 +313,7 @@ class Mapper(ToolMixin, SubagentMixin, OutcomeMixin):
                 self._model_and_usage(call, data, usage if index == 0 else None, native_count=index == 0)
                 if index == 0:
                     native.update(response_native)
-            native.update(rest(request, ("toolCallId", "name", "arguments")))
+            native.update(rest(request, ("toolCallId", "name", "arguments") if named else ("toolCallId", "arguments")))
             native_of(call, native)
             self.open_call(call)
             self.note_task_call(call)

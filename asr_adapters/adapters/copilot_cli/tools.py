@@ -64,11 +64,11 @@ class ToolMixin:
         self.accounting.records += 1  # a call with no tool request (user-requested, resumed)
         call = self._base("tool_call", event)
         call["callId"] = call_id
-        call["name"] = data.get("toolName")
+        named = tool_name(call, data.get("toolName"))
         call_input(call, data.get("arguments"))
         if isinstance(data.get("model"), str):
             call["model"] = data["model"]
-        native_of(call, rest(data, ("toolCallId", "toolName", "arguments", "model")))
+        native_of(call, rest(data, ("toolCallId", "toolName", "arguments", "model") if named else _UNNAMED))
         self.open_call(call)
         self.note_task_call(call)
         written = self._write(call)
@@ -84,8 +84,8 @@ class ToolMixin:
         self.accounting.records += 1
         revision = {k: v for k, v in call.items() if k not in ("seq", "id", "ts", "tsPrecision", "usage", "supersedes")}
         revision = {**self._base("tool_call", event), **revision}
-        if "toolName" in data:
-            revision["name"] = data["toolName"]
+        if "toolName" in data and not tool_name(revision, data["toolName"]):
+            revision.pop("name", None)  # not a name: the start's data keeps it (native.executionStart)
         if "arguments" in data:
             revision.pop("input", None)
             revision.pop("arguments", None)
@@ -176,6 +176,18 @@ def rest(data: dict[str, Any], taken: tuple[str, ...] | frozenset[str]) -> dict[
 def native_of(record: dict[str, Any], native: dict[str, Any]) -> None:
     if native:
         record["native"] = native
+
+
+_UNNAMED = ("toolCallId", "arguments", "model")
+
+
+def tool_name(call: dict[str, Any], name: Any) -> bool:
+    """``call["name"]`` set from a native tool name; False when it is no string (an array, an
+    object): then there is no name, and the native value stays with the call's native data."""
+    if isinstance(name, str):
+        call["name"] = name
+        return True
+    return name is None
 
 
 def call_input(call: dict[str, Any], arguments: Any) -> None:

@@ -14,13 +14,13 @@ import orjson
 
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.errors import InputError
-from ...core.nesting import loads_within
+from ...core.items import misplaced
 from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
 from . import discover
-from .jsonl import convert_jsonl
+from .jsonl import DISPATCH, convert_jsonl
 from .mapping import Mapper
 
 FORMAT = "gemini-cli-chat"
@@ -112,10 +112,7 @@ class GeminiCliAdapter(Adapter):
 
     def _document(self, source: Source, context: Context) -> Iterator[Stream]:
         """The legacy era: one JSON document, read whole (memory is bounded by the file)."""
-        try:
-            document = loads_within(source.read_all())
-        except orjson.JSONDecodeError as exc:
-            raise InputError(source.display, f"not a Gemini CLI session: {exc}") from None
+        document = context.document("not a Gemini CLI session")
         if not isinstance(document, dict):
             raise InputError(source.display, "not a Gemini CLI session: the document is not an object")
         messages = document.get("messages")
@@ -141,6 +138,10 @@ class GeminiCliAdapter(Adapter):
         mapper = Mapper(emit, self.registry_name, session_id, subagent, repeats=False)
         accounting = context.accounting
         for index, message in enumerate(messages):
+            problem = misplaced(message, DISPATCH)
+            if problem is not None:
+                context.unreadable(None, f"messages[{index}] unreadable: {problem}; skipped")
+                continue
             records = mapper.message(message, f"messages[{index}]")
             outcome(accounting, records)
             yield from records

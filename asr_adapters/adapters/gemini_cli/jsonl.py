@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.adapter import Context, Emitter, Stream
 from ...core.errors import InputError
+from ...core.items import names
 from ...core.source import Source
 from ...core.spill import SpillMap
 from . import discover
@@ -49,10 +50,15 @@ def is_header(value: Any) -> bool:
     )
 
 
+#: Members a line is dispatched on by name (``core.items``): an array or object there is one
+#: unreadable line.
+DISPATCH = names("type", "id")
+
+
 def convert_jsonl(adapter: GeminiCliAdapter, source: Source, context: Context) -> Iterator[Stream]:
     from .adapter import session_header
 
-    lines = context.parsed_lines()
+    lines = context.parsed_lines(DISPATCH)
     first = next(lines, None)
     if first is None:
         raise InputError(source.display, "no readable line: not a Gemini CLI session")

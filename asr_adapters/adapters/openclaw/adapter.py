@@ -14,11 +14,15 @@ from typing import Any, ClassVar
 
 import orjson
 
+from ...core.accounting import Diagnostic
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.companion import report_skip
 from ...core.errors import InputError
+from ...core.items import misplaced, names
+from ...core.lenient import REPLACED
 from ...core.refs import session_ref
 from ...core.source import Source
+from ...core.sqlite_limits import check_schema
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
 from . import discover, sidefiles, store
@@ -28,6 +32,9 @@ from .routing import Routing
 
 FORMAT = "openclaw-transcript"
 SQLITE_FORMAT = "openclaw-agent-sqlite"
+#: Members an entry is dispatched on by name (``core.items``): an array or object there is one
+#: unreadable entry.
+DISPATCH = names("type", "message.role", "message.provider", "message.model", "message.api", "customType")
 _HEADER_KNOWN = frozenset({"type", "id", "version", "timestamp", "cwd", "parentSession"})
 
 
@@ -79,7 +86,7 @@ class OpenClawAdapter(Adapter):
         if source.is_sqlite:
             yield from self._database(source, context)
             return
-        lines = context.json_lines()
+        lines = context.json_lines(DISPATCH)
         first = next(lines, None)
         if first is None:
             raise InputError(source.display, "empty file: no OpenClaw session header")
@@ -89,7 +96,11 @@ class OpenClawAdapter(Adapter):
         self, source: Source, context: Context, first: tuple[int, Any], lines: Iterator[tuple[int, Any]]
     ) -> Iterator[dict[str, Any]]:
         session_id = _session_id(source, first[1])
-        index = load_index(source.path, lambda exc: report_skip(context.accounting, exc, "session index"))
+        index = load_index(
+            source.path,
+            lambda exc: report_skip(context.accounting, exc, "session index"),
+            lambda path: context.accounting.diagnostics.append(Diagnostic(str(path), None, REPLACED)),
+        )
         info = lookup(index, session_id)
         if info is None and (key := trajectory_key(source.path, session_id)) is not None:
             info = from_key(key)
@@ -184,6 +195,11 @@ class OpenClawAdapter(Adapter):
             tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         except sqlite3.Error as exc:  # locked by a writer, not a database, unreadable: say which
             raise InputError(source.display, f"cannot read the OpenClaw database: {exc}") from None
+        try:  # the tables read, as declared (OpenClaw's own schema has triggers: they never fire on a read)
+            check_schema(connection, source.display, store.READS, triggers=True)
+        except BaseException:
+            connection.close()
+            raise
         if store.TABLE not in tables:
             connection.close()
             raise InputError(source.display, "no transcript_events table: not an OpenClaw agent database")
@@ -219,10 +235,15 @@ class OpenClawAdapter(Adapter):
         for seq, raw in store.events(connection, session_id):
             accounting.native_items += 1
             try:
-                item = store.parse(raw)
+                item, repaired = store.parse(raw)
             except ValueError as exc:
-                accounting.unreadable += 1
-                context.warn(None, f"session {session_id} event {seq} unreadable: {exc}")
+                context.unreadable(None, f"session {session_id} event {seq} unreadable: {exc}")
+                continue
+            if repaired:
+                context.warn(None, f"session {session_id} event {seq}: {REPLACED}")
+            problem = misplaced(item, DISPATCH)
+            if problem is not None:
+                context.unreadable(None, f"session {session_id} event {seq} unreadable: {problem}")
                 continue
             if not started:
                 started = True

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from ...core.nesting import loads_within
+from ...core import items
 from ...core.outcome import cancelled, is_exit_code, not_a_failure, set_exit_code
 from ...core.usage import normalized_usage as normalized
 from ...model.order import canonical_part_order
@@ -191,7 +191,7 @@ def _keep_rest(block: dict[str, Any], part: dict[str, Any], meta: dict[str, Any]
 
 def _json(text: str) -> Any:
     try:
-        return loads_within(text)
+        return items.parse(text)
     except orjson.JSONDecodeError:
         return None
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from ...core.nesting import loads_within
+from ...core import items
 
 HARNESS = ("harness", "injected")
 
@@ -136,7 +136,7 @@ def _parse_block(text: str) -> Any:
         return None
     close = text.rfind("\n```")
     try:
-        return loads_within(text[start + 8 : close if close > start else len(text)])
+        return items.parse(text[start + 8 : close if close > start else len(text)])
     except orjson.JSONDecodeError:
         return None
 

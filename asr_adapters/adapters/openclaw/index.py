@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from ...core import items
 from ...core.companion import CompanionSkipped, open_companion, read_companion
 from ...core.source import MAX_DOCUMENT_BYTES
 
@@ -102,36 +103,44 @@ def _str(value: Any) -> str | None:
     return None
 
 
-def load_index(path: Path | None, on_skip: Callable[[CompanionSkipped], None] | None = None) -> dict[str, Any]:
+def load_index(
+    path: Path | None,
+    on_skip: Callable[[CompanionSkipped], None] | None = None,
+    on_repaired: Callable[[Path], None] | None = None,
+) -> dict[str, Any]:
     """The parsed ``sessions.json`` beside a transcript, or ``{}`` when absent or unreadable.
 
     Batch conversion reads many transcripts of one folder; the index (often megabytes) is
     parsed once per version of the file (path, size, mtime), not once per transcript. Only a
     regular file inside the transcript's folder is read (core.companion); a FIFO, device or
-    link out of the folder is passed to ``on_skip``.
+    link out of the folder is passed to ``on_skip``; an index whose lone surrogate escapes were
+    repaired (``core.items``) to ``on_repaired``.
     """
     if path is None:
         return {}
     index = path.parent / "sessions.json"
     try:
         stat = index.stat()
-        return _parsed_index(str(index), str(path.parent), stat.st_size, stat.st_mtime_ns)
+        data, repaired = _parsed_index(str(index), str(path.parent), stat.st_size, stat.st_mtime_ns)
     except CompanionSkipped as exc:
         if on_skip is not None:
             on_skip(exc)
         return {}
     except OSError:
         return {}
+    if repaired and on_repaired is not None:
+        on_repaired(index)
+    return data
 
 
 @lru_cache(maxsize=2)
-def _parsed_index(path: str, root: str, size: int, mtime_ns: int) -> dict[str, Any]:
+def _parsed_index(path: str, root: str, size: int, mtime_ns: int) -> tuple[dict[str, Any], bool]:
     try:
         raw = read_companion(Path(path), [Path(root)], MAX_DOCUMENT_BYTES)
-        data = orjson.loads(raw) if raw is not None else None
+        data, repaired = items.loads(raw) if raw is not None else (None, False)
     except (OSError, orjson.JSONDecodeError):
-        return {}
-    return data if isinstance(data, dict) else {}
+        return {}, False
+    return (data, repaired) if isinstance(data, dict) else ({}, False)
 
 
 def lookup(index: dict[str, Any], session_id: str) -> SessionInfo | None:

@@ -333,7 +333,8 @@ class Mapper(SummaryMixin):
             records.append(call_record)
             name = call_record.get("name")
             data = call.get("input")
-            if name == "message" and isinstance(data, dict) and data.get("action", "send") in SEND_ACTIONS:
+            action = data.get("action", "send") if isinstance(data, dict) else None
+            if name == "message" and isinstance(action, str) and action in SEND_ACTIONS:
                 self.sends[call_record["callId"]] = (message_id, data)
             elif name == "sessions_spawn" and isinstance(data, dict):
                 self.spawns[call_record["callId"]] = data
@@ -413,12 +414,12 @@ def _media_part(block: Any, who: tuple[str | None, str | None]) -> dict[str, Any
         rest = _rest(block, ("type", "mimeType", "data"))
         if rest:
             part["_meta"] = rest
-    elif block.get("type") == "text":
+    elif block.get("type") == "text" and isinstance(block.get("text"), str):
         part = dict(block)
     else:
-        if isinstance(block.get("type"), str):
+        if isinstance(block.get("type"), str) and block["type"] != "text":
             part = dict(block)
-        else:  # a block whose type is not a string: kept, under a type readers skip (ASR-210, 218)
+        else:  # a type that is not a string, or text that is not: kept, under a type readers skip (ASR-210, 218)
             part = {"type": "ai.openclaw/block", **{k: v for k, v in block.items() if k != "type"}}
             part["nativeType"] = block.get("type")
     if who[0] is not None:

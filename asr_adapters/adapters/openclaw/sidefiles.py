@@ -13,8 +13,11 @@ from typing import Any
 
 import orjson
 
+from ...core import items
+from ...core.accounting import Diagnostic
 from ...core.adapter import Context, Emitter
-from ...core.companion import CompanionSkipped, open_companion, read_companion, report_skip
+from ...core.companion import CompanionSkipped, linked_out, open_companion, read_companion, report_skip, root
+from ...core.lenient import REPLACED
 from ...core.timestamps import from_epoch_millis, stamp
 from .index import SessionInfo, obj
 from .routing import Routing
@@ -77,8 +80,8 @@ def cron_deliveries(
         job_id = info.key.split(":cron:", 1)[1].split(":", 1)[0]
     if not job_id or "/" in job_id or "\\" in job_id:
         return
-    runs = state_dir(path) / "cron" / "runs"
-    log = runs / f"{job_id}.jsonl"
+    runs = root(state_dir(path), "cron", "runs")
+    log = runs.path / f"{job_id}.jsonl"
     try:
         handle = open_companion(log, [runs], None)
     except CompanionSkipped as exc:
@@ -89,11 +92,13 @@ def cron_deliveries(
     if handle is None:
         return
     with handle:
-        for line in handle:
+        for number, line in enumerate(handle, 1):
             try:
-                entry = orjson.loads(line)
+                entry, repaired = items.loads(line)
             except orjson.JSONDecodeError:
                 continue
+            if repaired:
+                context.accounting.diagnostics.append(Diagnostic(str(log), number, REPLACED))
             if not isinstance(entry, dict) or entry.get("sessionId") != session_id:
                 continue
             raw = entry.get("deliveryStatus")
@@ -122,13 +127,17 @@ def failed_deliveries(
     """Sends OpenClaw gave up on (``delivery-queue/failed/``) whose mirror names this session."""
     if path is None or info is None or not info.key:
         return
-    folder = state_dir(path) / "delivery-queue" / "failed"
+    queue = root(state_dir(path), "delivery-queue", "failed")
+    folder = queue.path
     if not folder.is_dir():
+        return
+    if (reason := linked_out(queue)) is not None:  # one warning for the folder, no file of it read
+        context.accounting.diagnostics.append(Diagnostic(str(folder), None, f"delivery queue skipped: {reason}"))
         return
     for file in sorted(folder.glob("*.json")):
         try:
-            raw = read_companion(file, [folder], MAX_QUEUE_ENTRY_BYTES)
-            entry = orjson.loads(raw) if raw is not None else None
+            raw = read_companion(file, [queue], MAX_QUEUE_ENTRY_BYTES)
+            entry, repaired = items.loads(raw) if raw is not None else (None, False)
         except CompanionSkipped as exc:
             report_skip(context.accounting, exc, "delivery-queue entry")
             continue
@@ -136,6 +145,8 @@ def failed_deliveries(
             continue
         if not isinstance(entry, dict):
             continue
+        if repaired:
+            context.accounting.diagnostics.append(Diagnostic(str(file), None, REPLACED))
         mirror = obj(entry.get("mirror"))
         if info.key not in (mirror.get("sessionKey"), entry.get("sessionKey")):
             continue

@@ -20,13 +20,19 @@ from typing import Any
 
 import orjson
 
-from ...core.nesting import loads_within
+from ...core import items
 from ...core.source import MAX_LINE_BYTES, BadLine, decompress_zstd
 from ...core.sqlite_snapshot import open_snapshot
 from .index import SessionInfo, agent_from_key, from_entry
 
 BATCH = 256
 TABLE = "transcript_events"
+#: The tables and columns the converter reads (``core.sqlite_limits.check_schema``).
+READS: dict[str, frozenset[str]] = {
+    TABLE: frozenset({"session_id", "seq", "event_json", "event_zstd", "created_at"}),
+    "session_windows": frozenset({"session_id", "session_key", "chat_type", "channel", "account_id"}),
+    "session_nodes": frozenset({"session_key", "entry_json", "current_session_id"}),
+}
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -64,6 +70,7 @@ def events(connection: sqlite3.Connection, session_id: str) -> Iterator[tuple[in
     then fails to parse on its own and is reported, instead of stopping the whole fetch.
     """
     last = None
+    codec = _TEXT_CODECS.get(str(connection.execute("PRAGMA encoding").fetchone()[0]))
     columns = f"SELECT seq, CAST(event_json AS BLOB), event_zstd FROM {TABLE} WHERE session_id = ?"
     while True:
         if last is None:
@@ -74,11 +81,28 @@ def events(connection: sqlite3.Connection, session_id: str) -> Iterator[tuple[in
         if not rows:
             return
         for seq, text, packed in rows:
+            if codec is not None and isinstance(text, bytes) and text:
+                text = _wide(text, codec)
             yield seq, _payload(text, packed)
         last = rows[-1][0]
 
 
+#: ``PRAGMA encoding`` of a database that stores its text as UTF-16 (OpenClaw keeps such
+#: databases as they are): the bytes ``CAST(… AS BLOB)`` gives are then UTF-16, not UTF-8.
+_TEXT_CODECS = {"UTF-16le": "utf-16-le", "UTF-16be": "utf-16-be"}
+
+
+def _wide(text: bytes, codec: str) -> bytes | str:
+    """A UTF-16 ``event_json`` as text; bytes that are not UTF-16 make the row unreadable."""
+    try:
+        return text.decode(codec, "surrogatepass")  # a lone surrogate: repaired by core.items
+    except UnicodeDecodeError as exc:
+        return BadLine(f"event_json is not {codec.upper()} text: {exc.reason}")
+
+
 def _payload(text: Any, packed: Any) -> bytes | str | None:
+    if isinstance(text, BadLine):
+        return text
     if isinstance(text, str | bytes) and text:
         return text
     if isinstance(packed, bytes) and packed:
@@ -89,14 +113,15 @@ def _payload(text: Any, packed: Any) -> bytes | str | None:
     return None
 
 
-def parse(raw: bytes | str | None) -> Any:
-    """One event as JSON, or raise ``ValueError`` when it cannot be read."""
+def parse(raw: bytes | str | None) -> tuple[Any, bool]:
+    """One event as JSON and whether lone surrogate escapes in it were replaced (``core.items``:
+    its parsed size bounded too), or raise ``ValueError`` when it cannot be read."""
     if isinstance(raw, BadLine):
         raise ValueError(raw.reason)
     if raw is None:
         raise ValueError("no event_json and no readable event_zstd")
     try:
-        return loads_within(raw)
+        return items.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise ValueError(str(exc)) from exc
 
@@ -122,7 +147,7 @@ def session_info(connection: sqlite3.Connection, session_id: str, tables: set[st
             node = None
         if node is not None:
             try:
-                loaded = orjson.loads(node[0])
+                loaded = items.parse(node[0])
             except (orjson.JSONDecodeError, TypeError):
                 loaded = None
             if isinstance(loaded, dict):

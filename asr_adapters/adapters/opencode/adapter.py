@@ -15,13 +15,11 @@ import re
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-import orjson
-
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.errors import InputError
-from ...core.nesting import loads_within
 from ...core.refs import session_ref
 from ...core.source import Source
+from ...core.sqlite_limits import StoreRefused
 from ...core.timestamps import from_epoch_millis, stamp
 from ...registry import register
 from . import discover
@@ -29,7 +27,7 @@ from .db import REQUIRED, Database, DbSession, session_info, table_names
 from .export import ExportSession, is_export
 from .jsontree import JsonSession
 from .mapper import AGENT, SessionMapper
-from .store import SessionStore
+from .store import SessionStore, readable
 
 _SESSION_ID = re.compile(rb'"id"\s*:\s*"ses_')
 _SESSION_FACT = re.compile(rb'"(?:projectID|slug|directory|version)"\s*:')
@@ -75,10 +73,7 @@ class OpenCodeAdapter(Adapter):
         if source.is_sqlite:
             yield from self._database(source, context)
             return
-        try:
-            info = loads_within(source.read_all())
-        except orjson.JSONDecodeError as exc:
-            raise InputError(source.display, f"not an OpenCode session file: {exc}") from None
+        info = context.document("not an OpenCode session file")
         if not isinstance(info, dict):
             raise InputError(source.display, "not an OpenCode session file: not a JSON object")
         if is_export(info):
@@ -114,6 +109,8 @@ class OpenCodeAdapter(Adapter):
             raise InputError(source.display, "an OpenCode database must be read from a file")
         try:
             db = Database(source.path)
+        except StoreRefused:
+            raise
         except Exception as exc:  # any open failure means nothing converts
             raise InputError(source.display, f"cannot open as an OpenCode database: {exc}") from exc
         try:
@@ -139,8 +136,9 @@ class OpenCodeAdapter(Adapter):
         accounting.folded += 1  # the session info: the header
         yield emit(self._header(store))
         mapper = SessionMapper(emit, accounting, store.info, self.vendor, store.todos())
+        where = f"session {store.info.get('id')}"
         for message in store.messages():
-            yield from mapper.message(message)
+            yield from mapper.message(readable(message, f"{where} message {message.info.get('id')}", context))
         yield from mapper.finish()
 
     def _header(self, store: SessionStore) -> dict[str, Any]:

@@ -15,14 +15,31 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ...core import items
 from ...core.adapter import Context
-from ...core.nesting import loads_within
+from ...core.sqlite_limits import check_schema
 from ...core.sqlite_snapshot import open_snapshot
 from .store import NativeMessage, parse_object, with_ids
 
 FORMAT = "opencode-sqlite"
 PAGE = 500
 REQUIRED = ("session", "message", "part")
+#: The ``session`` columns ``session_info`` reads; only these are selected (by declared name).
+SESSION_COLUMNS = frozenset(
+    {
+        "id", "slug", "project_id", "workspace_id", "directory", "path", "parent_id", "title", "version", "agent",
+        "model", "revert", "permission", "goal", "summary_additions", "summary_deletions", "summary_files",
+        "summary_diffs", "share_url", "time_created", "time_updated", "time_compacting", "time_archived", "cost",
+        "tokens_input", "tokens_output", "tokens_reasoning", "tokens_cache_read", "tokens_cache_write",
+    }
+)  # fmt: skip
+#: The tables and columns the converter reads (``core.sqlite_limits.check_schema``).
+READS: dict[str, frozenset[str]] = {
+    "session": SESSION_COLUMNS,
+    "message": frozenset({"id", "session_id", "data", "time_created"}),
+    "part": frozenset({"id", "message_id", "data", "time_created"}),
+    "todo": frozenset({"session_id", "content", "status", "priority", "position", "time_updated"}),
+}
 
 
 def _text(value: Any) -> Any:
@@ -34,6 +51,11 @@ class Database:
 
     def __init__(self, path: Path) -> None:
         self.connection = open_snapshot(path, timeout=5.0)
+        try:  # the tables read, as declared: a view, generated column or trigger there is refused
+            self.declared = check_schema(self.connection, str(path), READS)
+        except BaseException:
+            self.connection.close()
+            raise
         self.connection.text_factory = bytes
         self.tables = {
             _text(r[0]) for r in self.connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
@@ -44,7 +66,8 @@ class Database:
 
     def sessions(self) -> Iterator[dict[str, Any]]:
         """Every session row as a dict (column -> value), oldest first."""
-        cursor = self.connection.execute("SELECT * FROM session ORDER BY time_created, id")
+        known = ", ".join(f'"{c}"' for c in self.declared.get("session", ()) if c in SESSION_COLUMNS)
+        cursor = self.connection.execute(f"SELECT {known or 'id'} FROM session ORDER BY time_created, id")
         names = [d[0] for d in cursor.description]
         try:
             while rows := cursor.fetchmany(PAGE):
@@ -106,7 +129,7 @@ def _json(value: Any, what: str, context: Context) -> Any:
     import orjson
 
     try:
-        return loads_within(value)
+        return items.parse(value)
     except orjson.JSONDecodeError:
         context.warn(None, f"{what}: not JSON; kept as text")
         return value
@@ -192,13 +215,14 @@ class DbSession:
 
 
 def table_names(path: Path) -> set[str]:
-    """The tables of a database (for detection), or an empty set when it cannot be read."""
+    """The tables (and views: a view where OpenCode keeps a table is claimed, then refused with
+    its reason) of a database, for detection; an empty set when it cannot be read."""
     try:
         connection = open_snapshot(path, timeout=1.0)
     except (sqlite3.Error, OSError):
         return set()
     try:
-        return {r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        return {r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
     except sqlite3.Error:
         return set()
     finally:

@@ -19,6 +19,7 @@ then the global tree, then the per-project tree (``is_session_file``).
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -137,15 +138,19 @@ def json_files(folder: Path) -> list[Path]:
 @lru_cache(maxsize=16)
 def database_session_ids(database: str, mtime_ns: int) -> frozenset[str]:
     """The session ids in an OpenCode database (cached per file version)."""
+    from ...core.sqlite_limits import StoreRefused, check_schema
     from ...core.sqlite_snapshot import open_snapshot
 
     try:
         connection = open_snapshot(Path(database), timeout=1.0)
-    except Exception:
+    except (sqlite3.Error, OSError, StoreRefused):
         return frozenset()
-    try:
+    try:  # as the conversion reads it (a view named session is refused, the work bounded): a
+        # database refused here fails with its reason when it is converted itself
+        if "session" not in check_schema(connection, database, {"session": {"id"}}):
+            return frozenset()
         return frozenset(row[0] for row in connection.execute("SELECT id FROM session"))
-    except Exception:
+    except (sqlite3.Error, StoreRefused):
         return frozenset()
     finally:
         connection.close()

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.adapter import Context
-from ...core.companion import CompanionSkipped, read_companion
+from ...core.companion import CompanionSkipped, Root, read_companion, root
 from ...core.source import MAX_DOCUMENT_BYTES
 from .discover import Tree, json_files
 from .store import NativeMessage, parse_object, parse_stored, with_ids
@@ -39,9 +39,13 @@ class JsonSession:
     def _bytes(self, path: Path) -> bytes | None:
         """A file of the tree through ``core.companion``; None (counted unreadable, with a
         warning) when it may not or cannot be read."""
-        assert self.tree is not None
+        tree = self.tree
+        assert tree is not None
+        # the tree the session file sits in, by real path; or a copied tree's folder beside it,
+        # taken as written (``storage`` linked to another store is refused)
+        allowed: Root | Path = root(tree.root.parent, tree.root.name) if tree.loose else tree.root
         try:
-            data = read_companion(path, [self.tree.root], MAX_DOCUMENT_BYTES)
+            data = read_companion(path, [allowed], MAX_DOCUMENT_BYTES)
         except CompanionSkipped as exc:
             reason: str = exc.reason
         except OSError as exc:

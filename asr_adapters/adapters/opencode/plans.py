@@ -25,10 +25,12 @@ def entries(todos: list[Any]) -> list[dict[str, Any]] | None:
     """Plan entries from OpenCode todos, or None when the list holds something else."""
     out: list[dict[str, Any]] = []
     ids = [t.get("id") for t in todos if isinstance(t, dict)]
-    unique_ids = len(set(ids)) == len(ids) and all(isinstance(i, str) and i for i in ids)
+    unique_ids = all(isinstance(i, str) and i for i in ids) and len(set(ids)) == len(ids)
     for todo in todos:
         if not isinstance(todo, dict) or not isinstance(todo.get("content"), str):
             return None
+        if not isinstance(todo.get("status"), str | None) or not isinstance(todo.get("priority"), str | None):
+            return None  # a status or priority that is not a name: the list holds something else
         entry: dict[str, Any] = {}
         if unique_ids:
             entry["entryId"] = todo["id"]

@@ -14,8 +14,10 @@ from typing import Any, Protocol
 
 import orjson
 
+from ...core import items
 from ...core.adapter import Context
-from ...core.nesting import loads_within
+from ...core.items import misplaced, names
+from ...core.lenient import REPLACED
 
 
 @dataclass
@@ -45,6 +47,32 @@ class SessionStore(Protocol):
         ...
 
 
+#: Members a message or a part is dispatched on by name (``core.items``): an array or object
+#: there makes it one unreadable item.
+MESSAGE_NAMES = names("role", "id")
+PART_NAMES = names("type", "id", "tool", "callID")
+
+
+def readable(native: NativeMessage, where: str, context: Context) -> NativeMessage:
+    """``native`` without the parts whose names are arrays or objects (each one unreadable item,
+    reported); a message whose own names are is unreadable too, its parts still mapped."""
+    parts = []
+    for part in native.parts:
+        problem = misplaced(part, PART_NAMES)
+        if problem is None:
+            parts.append(part)
+        else:
+            context.unreadable(None, f"{where}: a part unreadable: {problem}; skipped")
+    info = native.info
+    if native.outcome_due and (problem := misplaced(info, MESSAGE_NAMES)) is not None:
+        context.unreadable(None, f"{where}: message unreadable: {problem}; only its parts converted")
+        ids = {k: info[k] for k in ("id", "sessionID") if isinstance(info.get(k), str)}
+        return NativeMessage(ids, parts, outcome_due=False, part_times=native.part_times)
+    if len(parts) == len(native.parts):
+        return native
+    return NativeMessage(info, parts, native.outcome_due, native.part_times)
+
+
 def parse_object(data: bytes | str, what: str, context: Context) -> dict[str, Any] | None:
     """A stored JSON object, or None (counted unreadable, with a warning naming ``what``)."""
     value = parse_stored(data, what, context, dict)
@@ -54,11 +82,14 @@ def parse_object(data: bytes | str, what: str, context: Context) -> dict[str, An
 def parse_stored(data: bytes | str, what: str, context: Context, kind: type) -> Any:
     """A stored JSON value of type ``kind`` (object or array), or None (counted unreadable,
     with a warning naming ``what``)."""
+    repaired = False
     try:
-        value = loads_within(data)
+        value, repaired = items.loads(data)
     except orjson.JSONDecodeError as exc:
         value = exc
     if isinstance(value, kind):
+        if repaired:
+            context.warn(None, f"{what}: {REPLACED}")
         return value
     shape = "a JSON object" if kind is dict else "a JSON array"
     reason = f"not JSON ({value})" if isinstance(value, Exception) else f"not {shape}"

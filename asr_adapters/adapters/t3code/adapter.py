@@ -19,10 +19,12 @@ from typing import Any
 from ...core.accounting import Accounting
 from ...core.adapter import Adapter, Context, Stream
 from ...core.errors import InputError
+from ...core.lenient import REPLACED
 from ...core.source import Source
+from ...core.sqlite_limits import StoreRefused
 from ...registry import register
 from . import discover, header, tools, v1, v2
-from .db import Database, loads, table_names
+from .db import REPAIRED, Database, loads, table_names
 from .state import ThreadState, obj
 
 OUTCOMES = ("records", "vendor", "folded", "duplicates")
@@ -59,6 +61,8 @@ class T3CodeAdapter(Adapter):
         try:
             try:
                 db = Database(path)
+            except StoreRefused:
+                raise
             except Exception as exc:  # any open failure means nothing converts
                 raise InputError(source.display, f"cannot open as a T3 Code database: {exc}") from exc
             if "orchestration_events" not in db.tables:
@@ -127,6 +131,8 @@ class T3CodeAdapter(Adapter):
         """Convert one row into ``st.out`` and count its single outcome."""
         accounting = st.accounting
         accounting.native_items += 1
+        if event.pop(REPAIRED, False):
+            context.warn(None, f"event {event.get('sequence')} ({event.get('eventId')}): {REPLACED}")
         if event.get("unreadable"):
             accounting.unreadable += 1
             reason = event.get("reason", "text is not UTF-8")
@@ -156,6 +162,8 @@ def _as_v2(event: dict[str, Any]) -> dict[str, Any]:
         "occurredAt": event.get("occurredAt"),
         "payload": event.get("payload"),
     }
+    if REPAIRED in event:
+        converted[REPAIRED] = event[REPAIRED]
     return converted
 
 

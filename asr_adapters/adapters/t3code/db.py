@@ -18,8 +18,9 @@ from typing import Any
 
 import orjson
 
-from ...core.nesting import loads_within
+from ...core import items
 from ...core.spill import SpillMap, SpillSet
+from ...core.sqlite_limits import check_schema
 from ...core.sqlite_snapshot import open_snapshot
 
 PAGE = 1000
@@ -35,6 +36,18 @@ V2_COLUMNS = (
 )
 
 
+#: The tables and columns the converter reads (``core.sqlite_limits.check_schema``).
+READS: dict[str, frozenset[str]] = {
+    "orchestration_events": frozenset(
+        [*V1_COLUMNS.replace(" ", "").split(","), "application_event_version", "aggregate_kind"]
+    ),
+    "orchestration_v2_events": frozenset(V2_COLUMNS.replace(" ", "").split(",")),
+    "projection_projects": frozenset({"project_id", "title", "workspace_root"}),
+    "provider_session_runtime": frozenset({"thread_id", "provider_name", "provider_instance_id", "resume_cursor_json"}),
+    "projection_turns": frozenset({"thread_id", "pending_message_id", "turn_id"}),
+}
+
+
 class Database:
     """One read-only connection and the few queries the converter needs."""
 
@@ -43,10 +56,14 @@ class Database:
         self.warnings: list[str] = []
         self.projects: dict[str, dict[str, Any]] = {}
         self.connection = self._open(path)
+        try:  # the tables read, as declared: a view, generated column or trigger there is refused
+            self.declared = check_schema(self.connection, str(path), READS)
+        except BaseException:
+            self.connection.close()
+            raise
         self.tables = {row[0] for row in self._all("SELECT name FROM sqlite_master WHERE type = 'table'")}
         self.has_v2 = "orchestration_v2_events" in self.tables
-        columns = {row[1] for row in self._all("PRAGMA table_info(orchestration_events)")}
-        self.has_app_version = "application_event_version" in columns
+        self.has_app_version = "application_event_version" in self.declared.get("orchestration_events", ())
 
     def _open(self, path: Path) -> sqlite3.Connection:
         """One read snapshot for the whole conversion (core.sqlite_snapshot). A write lock is
@@ -203,7 +220,7 @@ class Database:
     def runtime_row(self, thread_id: str) -> dict[str, Any] | None:
         if "provider_session_runtime" not in self.tables:
             return None
-        columns = {row[1] for row in self._all("PRAGMA table_info(provider_session_runtime)")}
+        columns = self.declared.get("provider_session_runtime", ())
         instance = "provider_instance_id" if "provider_instance_id" in columns else "NULL"
         rows = self._all(
             f"SELECT provider_name, {instance}, resume_cursor_json FROM provider_session_runtime WHERE thread_id = ?",
@@ -329,18 +346,44 @@ def verbatim(event: dict[str, Any]) -> dict[str, Any]:
     return event
 
 
+#: Set on an event row whose payload held lone surrogate escapes, repaired (``core.items``);
+#: the adapter takes it off and reports it before the row is mapped.
+REPAIRED = "\x00repaired"
+
+
 def loads(text: Any) -> Any:
-    """A JSON column; text that does not parse is kept as the raw string."""
-    if text is None:
-        return None
+    """A JSON column (lone surrogate escapes repaired, ``core.items``); text that does not parse
+    (or would take more than ``core.items.MAX_PARSED_BYTES`` parsed) is kept as the raw string."""
     try:
-        return loads_within(text)
-    except orjson.JSONDecodeError:
+        return _parsed(text)[0]
+    except items.ItemTooLarge:
         return text
 
 
+def _parsed(text: Any) -> tuple[Any, bool]:
+    if text is None:
+        return None, False
+    try:
+        return items.loads(text)
+    except items.ItemTooLarge:
+        raise
+    except orjson.JSONDecodeError:
+        return text, False
+
+
+def _with_payload(event: dict[str, Any], text: Any) -> dict[str, Any]:
+    """``event`` with its payload parsed; a payload too large to parse makes it unreadable."""
+    try:
+        event["payload"], repaired = _parsed(text)
+    except items.ItemTooLarge as exc:
+        return {"unreadable": True, "sequence": event["sequence"], "eventId": event["eventId"], "reason": exc.reason}
+    if repaired:
+        event[REPAIRED] = True
+    return event
+
+
 def _v1_row(row: tuple[Any, ...]) -> dict[str, Any]:
-    return {
+    event = {
         "sequence": row[0],
         "eventId": row[1],
         "aggregateKind": row[2],
@@ -351,14 +394,15 @@ def _v1_row(row: tuple[Any, ...]) -> dict[str, Any]:
         "causationEventId": row[7],
         "correlationId": row[8],
         "actorKind": row[9],
-        "payload": loads(row[10]),
+        "payload": None,
         "metadata": row[11],  # raw JSON text: parsed only when the row is kept verbatim
         "applicationEventVersion": row[12],
     }
+    return _with_payload(event, row[10])
 
 
 def _v2_row(row: tuple[Any, ...]) -> dict[str, Any]:
-    return {
+    event = {
         "sequence": row[0],
         "eventId": row[1],
         "commandId": row[2],
@@ -369,8 +413,9 @@ def _v2_row(row: tuple[Any, ...]) -> dict[str, Any]:
         "rawEventId": row[7],
         "type": row[8],
         "occurredAt": row[9],
-        "payload": loads(row[10]),
+        "payload": None,
     }
+    return _with_payload(event, row[10])
 
 
 def table_names(path: Path) -> set[str]:

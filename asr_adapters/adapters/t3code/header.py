@@ -67,7 +67,8 @@ def build(db: Database, thread_id: str, file: str) -> dict[str, Any]:
         elif kind == "thread.session-set" and isinstance(payload.get("session"), dict):
             session = payload["session"]
             key: tuple[Any, Any] = (session.get("providerName"), session.get("providerInstanceId"))
-            if key[0] is not None and key not in seen:
+            named = isinstance(key[0], str) and isinstance(key[1], str | None)  # else no header fact
+            if named and key not in seen:
                 seen.add(key)
                 entry = {"provider": key[0]}
                 if key[1] is not None:

@@ -12,8 +12,8 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from ...core.accounting import Accounting
-from ...core.companion import CompanionSkipped, check_companion, open_companion, report_skip
+from ...core.accounting import Accounting, Diagnostic
+from ...core.companion import CompanionSkipped, check_companion, linked_out, open_companion, report_skip, root
 from ...core.refs import schema_name
 from . import activities, tools
 from .db import verbatim
@@ -227,9 +227,10 @@ def _blob(folder: Path | None, attachment_id: Any, mime: str) -> dict[str, Any] 
     reports the files it refuses once, ``check_attachments``)."""
     if folder is None or not isinstance(attachment_id, str) or "/" in attachment_id or attachment_id.startswith("."):
         return None
+    allowed = [root(folder.parent, folder.name)]  # attachments/ under the database's own folder
     for path in sorted(folder.glob(f"{glob.escape(attachment_id)}.*")):
         try:
-            handle = open_companion(path, [folder], None)
+            handle = open_companion(path, allowed, None)
         except (CompanionSkipped, OSError):
             continue
         if handle is None:
@@ -249,13 +250,17 @@ def check_attachments(folder: Path | None, accounting: Accounting) -> None:
     a device, a link out of the folder): counted warnings, not silent gaps."""
     if folder is None:
         return
+    allowed = root(folder.parent, folder.name)
+    if (reason := linked_out(allowed)) is not None:  # the folder itself: one warning, no file read
+        accounting.diagnostics.append(Diagnostic(str(folder), None, f"attachments skipped: {reason}"))
+        return
     try:
         entries = sorted(folder.iterdir())
     except OSError:
         return
     for path in entries:
         try:
-            check_companion(path, [folder])
+            check_companion(path, [allowed])
         except CompanionSkipped as exc:
             report_skip(accounting, exc, "attachment")
 

@@ -46,7 +46,7 @@ def message_record(p: dict[str, Any], attachments: Path | None, final: bool) -> 
     if not final:
         record["status"] = "partial"
     images, _ = attachment_parts(p.get("attachments"), attachments)
-    record["content"] = ([text_part(p["text"])] if p.get("text") else []) + images
+    record["content"] = _text_parts(p.get("text")) + images
     if p.get("context") is not None:
         record["content"].append(data_part(p["context"], "composer-context"))
     if not record["content"]:
@@ -104,7 +104,8 @@ def _user(p: dict[str, Any], attachments: Path | None) -> dict[str, Any]:
         if author == "agent":
             origin = "inter_session"
     record["content"] = []
-    display = split_user_text(p.get("text") or "", author=author, origin=origin)
+    text = p.get("text")
+    display = split_user_text(text, author=author, origin=origin) if isinstance(text, str) else _text_parts(text)
     if p.get("context") is not None:
         display.append(data_part(p["context"], "composer-context"))
     images, missing = attachment_parts(p.get("attachments"), attachments)
@@ -308,3 +309,10 @@ def handoff_record(st: ThreadState, p: dict[str, Any]) -> dict[str, Any]:
         if k in p
     }
     return record
+
+
+def _text_parts(text: Any) -> list[dict[str, Any]]:
+    """A stored ``text``: a text part, or (not a string, as no T3 Code writes) kept as data."""
+    if isinstance(text, str):
+        return [text_part(text)] if text else []
+    return [] if text is None else [data_part(text, "text")]
