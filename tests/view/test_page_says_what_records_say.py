@@ -511,3 +511,39 @@ def test_a_chat_whose_sender_has_no_kind_is_named_by_their_prompt(page: PageWatc
     p = open_page(page, case, tmp_path).page
     heading = p.locator("header.session h1").text_content() or ""
     assert heading == "Tell Bob the meeting moved to 3pm, and post it in the team group."
+
+
+def test_the_new_references_and_titles_cannot_run_or_fetch_anything(page: PageWatch, tmp_path: Path) -> None:
+    """Record ids, removal lists, compaction refs and titles come from the stream: as hostile
+    values they stay text (no dialog, no console error, no request, no on* attribute)."""
+    import json
+
+    evil = 'x" onmouseover="alert(1)" \'><img src=https://example.org/t.png>'
+    lines = [json.loads(line) for line in (SHOW / "every-record-kind" / "stream.asr.jsonl").read_text().splitlines()]
+    lines[3]["supersedes"] = evil
+    lines[4]["summaryOf"] = "compaction"
+    lines[4]["compaction"] = {"from": "messageId=" + evil, "through": evil}
+    lines.append({"type": "vendor", "seq": 21, "id": "r21", "schema": evil, "data": {}, "reverted": [evil, "r2"]})
+    lines.append({"type": "vendor", "seq": 22, "id": "r22", "schema": "x/title", "data": {}, "title": evil})
+    lines.append(
+        {"type": "vendor", "seq": 23, "id": "r23", "schema": "x/undo", "data": {}, "removedMessageIds": [evil]}
+    )
+    stream = tmp_path / "evil.asr.jsonl"
+    stream.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    html = render(stream, tmp_path / "page.html")
+    p = page.page
+    p.goto(html.as_uri())
+    for handle in p.locator("article, a, summary").element_handles():
+        handle.dispatch_event("mouseover")
+    p.fill("#asr-search", evil)
+    p.click("#asr-search-go")
+    assert page.dialogs == [] and page.console_errors == [], (page.dialogs, page.console_errors)
+    assert page.requests == [html.as_uri()]
+    assert p.locator("header.session h1").text_content() == evil, "a later title names the session, as text"
+    assert "removed by r21" in (p.locator("#rec-r2 .badge.removed-by").text_content() or "")
+    handlers = p.evaluate(
+        "() => Array.from(document.querySelectorAll('*')).flatMap(e => Array.from(e.attributes)"
+        ".filter(a => a.name.startsWith('on')).map(a => e.tagName + ' ' + a.name))"
+    )
+    assert handlers == []
+    assert p.locator("img").count() == 0
