@@ -24,7 +24,7 @@ from markupsafe import Markup
 from ..validate.checked import Checked, CheckedStream, Unreadable
 from ..validate.stream import Finding
 from ..version import __version__
-from . import ansi, reading, sealed
+from . import ansi, reading, sealed, words
 from .markup import markdown_html
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -74,17 +74,17 @@ def environment() -> Environment:
         blank_parts=reading.blank_parts,
         ansi=ansi.to_html,
         command_text=reading.command_text,
-        words=reading.words,
-        origin_words=reading.ORIGIN_WORDS,
-        author_words=reading.AUTHOR_WORDS,
-        visibility_words=reading.VISIBILITY_WORDS,
-        audience_words=reading.AUDIENCE_WORDS,
-        capture_words=reading.CAPTURE_WORDS,
-        record_id_words=reading.RECORD_ID_WORDS,
-        bookkeeping_words=reading.BOOKKEEPING_WORDS,
-        copy_words=reading.COPY_WORDS,
+        words=words.words,
+        origin_words=words.ORIGIN_WORDS,
+        author_words=words.AUTHOR_WORDS,
+        visibility_words=words.VISIBILITY_WORDS,
+        audience_words=words.AUDIENCE_WORDS,
+        capture_words=words.CAPTURE_WORDS,
+        record_id_words=words.RECORD_ID_WORDS,
+        bookkeeping_words=words.BOOKKEEPING_WORDS,
+        copy_words=words.COPY_WORDS,
         to_json=lambda value: orjson.dumps(value).decode(),
-        outcome_words=reading.OUTCOME_WORDS,
+        outcome_words=words.OUTCOME_WORDS,
         shell=reading.shell_command,
         json=reading.reading_json,
         is_list=lambda value: isinstance(value, list),

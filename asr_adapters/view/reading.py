@@ -3,17 +3,20 @@
 The HTML page and the Markdown text show the same things in the same order; this module
 decides them: each content part's effective author and origin (ASR-224), how a part is
 labelled, which tool results failed, which plan revision a plan record is, what a usage
-object adds up to. It keeps a little state per stream (call names by ``callId``, plan
-revision counts), never the records themselves.
+object adds up to. The little state a pass keeps (never the records themselves) is in
+``tracking.py``; titles and commands in ``titles.py``; the plain words of labels in ``words.py``.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from . import sealed
+
+# what the templates and the Markdown writer read through this module, kept in their own modules
+from .titles import command_text, effective, title_text, typed_text  # noqa: F401
+from .tracking import StreamFacts, Tracker  # noqa: F401
 
 #: Labels for the authors of ASR-202, in the words a reader expects.
 AUTHOR_LABELS = {
@@ -24,61 +27,6 @@ AUTHOR_LABELS = {
     "tool": "tool",
     "agent": "agent",
 }
-
-#: What the page's labels mean, in plain words: the legend and the tooltips say them.
-AUTHOR_WORDS = {
-    "human": "a person typed or chose it",
-    "model": "the model generated it",
-    "harness": "the agent software inserted it",
-    "hook": "a hook the user configured produced it",
-    "agent": "another agent produced it",
-    "tool": "a tool produced it, delivered as a message",
-    "unknown": "the source does not say who wrote it",
-}
-ORIGIN_WORDS = {
-    "prompt": "typed and sent as a normal prompt",
-    "queued": "sent while the agent was busy, delivered at the next chance",
-    "steer": "sent into a turn that was already running",
-    "command": "a slash command or similar command",
-    "injected": "context the agent software inserted (reminders, attachments, instructions)",
-    "memory": "loaded from a memory store",
-    "retrieval": "found by a search and inserted",
-    "subagent_report": "a subagent's result, sent back as a message",
-    "inter_session": "a message from another session or its agent",
-    "notice": "a notice the agent software showed the person",
-}
-VISIBILITY_WORDS = {
-    "full": "the provider exposed the model's reasoning text",
-    "summary": "the provider exposed only a summary of the reasoning",
-    "omitted": "the provider or the agent withheld the reasoning text",
-    "encrypted": "the reasoning exists only as ciphertext, which is never shown",
-    "redacted": "the provider redacted the reasoning",
-    "unknown": "the source does not say whether this is the full reasoning or a summary",
-}
-AUDIENCE_WORDS = {
-    "model": "only the model saw this, the person did not",
-    "user": "only the person saw this, the model did not",
-    "both": "the person and the model both saw this",
-    "unknown": "the source does not say who saw this",
-}
-CAPTURE_WORDS = {
-    "absent": "the source keeps no copy of this",
-    "truncated": "the source keeps only part of this",
-    "masked": "the source rewrote this after the model saw it",
-    "redacted": "the source removed this for privacy or security",
-}
-RECORD_ID_WORDS = "the record's id: its number in the stream (r26 is the 26th record); a link to this record"
-BOOKKEEPING_WORDS = (
-    "native items the agent wrote that no ASR record type holds (settings, snapshots, markers), kept as they were"
-)
-COPY_WORDS = "a copy of a record of another session (history replayed into this one), not new content of this one"
-
-
-def words(table: dict[str, str], value: Any) -> str:
-    """The plain words for a label (its last segment for a namespaced value)."""
-    short = short_value(value) if isinstance(value, str) else "unknown"
-    return table.get(short or "unknown", f"a value the agent defines: {value}")
-
 
 #: Origins whose text a reader usually skips: collapsed by default, size shown.
 COLLAPSED_ORIGINS = frozenset({"injected", "memory", "retrieval"})
@@ -111,15 +59,6 @@ def embeddable_image(part: dict[str, Any]) -> bool:
         and len(data) % 4 == 0
         and _BASE64.fullmatch(data) is not None
     )
-
-
-def effective(part: dict[str, Any], message: dict[str, Any], key: str) -> str | None:
-    """A part's own value, else the message's (ASR-224); ``None`` means unknown."""
-    value = part.get(key)
-    if isinstance(value, str):
-        return value
-    value = message.get(key)
-    return value if isinstance(value, str) else None
 
 
 def short_value(value: Any) -> str | None:
@@ -201,14 +140,6 @@ def usage_partial(record: dict[str, Any]) -> bool:
 NOT_RUN_STATUSES = frozenset({"denied", "cancelled", "interrupted"})
 
 
-#: What each outcome that is not a failure means, in plain words (docs/semantics.md, Tool outcome).
-OUTCOME_WORDS = {
-    "denied": "the person refused this call (at a prompt, or by a permission rule or mode they set): it did not run",
-    "cancelled": "the harness did not run this call, or stopped it on its own account",
-    "interrupted": "the person's interrupt stopped this call before it finished",
-}
-
-
 def is_failed_result(record: dict[str, Any]) -> bool:
     """A tool result the source marks as failed (``isError`` or a failure status); a denied,
     cancelled or interrupted call is not one, even where an older stream says ``isError``."""
@@ -269,209 +200,6 @@ def capture_notes(record: dict[str, Any], field_name: str) -> str | None:
         return None
     reason = state.get("reason")
     return f"{state['state']}: {reason}" if isinstance(reason, str) and reason else state["state"]
-
-
-@dataclass
-class StreamFacts:
-    """What one pass over a stream learns for the index page and the links between pages."""
-
-    session: str | None = None
-    agent: str | None = None
-    title: str | None = None
-    first_ts: str | None = None
-    parent: str | None = None
-    first_prompt: str | None = None
-    children: list[str] = field(default_factory=list)
-    broken: int = 0  # lines and stream-level rules of the ASR format broken (a CheckedStream's)
-    summary: Any = None  # the stream's ``stats.SessionSummary``, when the page was written whole
-    authors: set[str] = field(default_factory=set)  # who wrote text in it (ASR-224), for the index's filter
-    tools: set[str] = field(default_factory=set)  # the tools it called
-
-    def _authors(self, record: dict[str, Any]) -> None:
-        for member in ("content", "displayContent"):
-            parts = record.get(member)
-            for part in parts if isinstance(parts, list) else ():
-                if isinstance(part, dict):
-                    author = effective(part, record, "author")
-                    if author is not None and len(self.authors) < 32:
-                        self.authors.add(author)
-
-    def observe(self, record: dict[str, Any]) -> None:
-        kind = record.get("type")
-        if self.first_ts is None and isinstance(record.get("ts"), str):
-            self.first_ts = record["ts"]
-        if kind == "session":
-            self.session = _str(record.get("session"))
-            agent = record.get("agent")
-            self.agent = _str(agent.get("name")) if isinstance(agent, dict) else None
-            self.title = _str(record.get("title"))
-            self.parent = _str(record.get("parent"))
-        elif kind == "tool_call" and isinstance(record.get("name"), str) and len(self.tools) < 200:
-            self.tools.add(record["name"])
-        elif kind == "message":
-            self._authors(record)
-            content = record.get("content")
-            if self.first_prompt is None and record.get("role") == "user" and isinstance(content, list):
-                prompt = command_text(content, record) or typed_text(content, record)
-                if title_text(prompt):
-                    self.first_prompt = title_text(prompt, 300)
-        elif kind == "subagent" and isinstance(record.get("session"), str):
-            self.children.append(record["session"])
-        if kind != "session" and isinstance(record.get("title"), str) and record["title"].strip():
-            self.title = record["title"]  # a title the source gave later (docs/semantics.md, Titles)
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-@dataclass
-class Tracker:
-    """Per-stream state the reading order needs: bounded by the number of distinct ids."""
-
-    call_names: dict[str, str] = field(default_factory=dict)
-    plan_revisions: dict[str, int] = field(default_factory=dict)
-    participants: dict[str, str] = field(default_factory=dict)
-    turn: str | None = None
-    compaction: str | None = None  # the id of the latest compaction summary seen
-    titled: bool = False  # whether a message already named the untitled session
-
-    def title_candidate(self, record: dict[str, Any]) -> str | None:
-        """The first words the person typed, for the first message that has them: the page's
-        heading when the session has no title."""
-        if self.titled or record.get("role") != "user":
-            return None
-        for member in ("content", "displayContent"):
-            parts = record.get(member)
-            if not isinstance(parts, list):
-                continue
-            text = command_text(parts, record) or typed_text(parts, record)
-            title = title_text(text)
-            if title:
-                self.titled = True
-                return title
-        return None
-
-    def compacted(self, record: dict[str, Any]) -> dict[str, Any] | None:
-        """For a compaction summary (``summaryOf: "compaction"``, docs/format.md): what it
-        replaced, as {"from", "through", "previous"} refs (None where the record says nothing);
-        None for any other record."""
-        if record.get("summaryOf") != "compaction":
-            return None
-        span = record.get("compaction")
-        span = span if isinstance(span, dict) else {}
-        found = {
-            "from": span.get("from") if isinstance(span.get("from"), str) else None,
-            "through": span.get("through") if isinstance(span.get("through"), str) else None,
-            "previous": self.compaction,
-        }
-        if isinstance(record.get("id"), str):
-            self.compaction = record["id"]
-        return found
-
-    def declare(self, declaration: Any) -> None:
-        """Remember a participant's name (header list or a late ``participant`` record)."""
-        if isinstance(declaration, dict) and isinstance(declaration.get("participantId"), str):
-            labels = (declaration.get(key) for key in ("name", "label", "kind"))
-            label = next((value for value in labels if isinstance(value, str) and value), None)
-            self.participants[declaration["participantId"]] = label or declaration["participantId"]
-
-    def declare_header(self, header: dict[str, Any]) -> None:
-        """The participants a header declares (any other value there declares none)."""
-        declared = header.get("participants")
-        for declaration in declared if isinstance(declared, list) else ():
-            self.declare(declaration)
-
-    def sender(self, record: dict[str, Any]) -> str | None:
-        """Who sent a message (``from``), named as the stream declares the participant."""
-        actor = record.get("from")
-        if not isinstance(actor, dict):
-            return None
-        participant = actor.get("participant")
-        if isinstance(participant, str):
-            return self.participants.get(participant, participant)
-        session = actor.get("session")
-        if isinstance(session, str):
-            address = actor.get("address")
-            return f"{session} {address}" if isinstance(address, str) else session
-        return None
-
-    def call_name(self, call_id: Any) -> str | None:
-        return self.call_names.get(call_id) if isinstance(call_id, str) else None
-
-    def plan_revision(self, plan_id: Any) -> int:
-        if not isinstance(plan_id, str):
-            return 1
-        count = self.plan_revisions.get(plan_id, 0) + 1
-        self.plan_revisions[plan_id] = count
-        return count
-
-    def see(self, record: dict[str, Any]) -> bool:
-        """Remember what later records refer to; True when a new turn starts here."""
-        if record.get("type") == "participant":
-            self.declare(record)
-        if record.get("type") == "tool_call" and isinstance(record.get("callId"), str):
-            name = record.get("name")
-            self.call_names[record["callId"]] = name if isinstance(name, str) else "?"
-        turn = record.get("turnId")
-        if isinstance(turn, str) and turn != self.turn:
-            self.turn = turn
-            return True
-        return False
-
-
-_COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.S)
-_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
-
-
-def command_text(parts: Any, message: dict[str, Any]) -> str | None:
-    """The slash command a person typed, as they typed it (``/compact keep the tests``), when the
-    message's command parts (origin ``command``) hold it in the command markup a harness writes
-    around it (``<command-name>``, ``<command-args>``); None for any other message."""
-    if not isinstance(parts, list):
-        return None
-    name = args = None
-    for part in parts:
-        if not isinstance(part, dict) or not isinstance(part.get("text"), str):
-            continue
-        if effective(part, message, "origin") != "command":
-            continue
-        found = _COMMAND_NAME.search(part["text"])
-        name = name or (found.group(1).strip() if found else None)
-        found = _COMMAND_ARGS.search(part["text"])
-        args = args or (found.group(1).strip() if found else None)
-    if not name:
-        return None
-    return f"{name} {args}" if args else name
-
-
-def typed_text(parts: list[Any], message: dict[str, Any]) -> str:
-    """The text a person typed into a message: its parts by author human, else (a chat whose
-    source names the sender but not their kind, ASR-202) its prompt parts of unknown author."""
-    texts = [p for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
-    human = "".join(p["text"] for p in texts if effective(p, message, "author") == "human")
-    if human.strip():
-        return human
-    return "".join(
-        p["text"]
-        for p in texts
-        if effective(p, message, "author") is None and effective(p, message, "origin") in ("prompt", "queued", "steer")
-    )
-
-
-def title_text(text: str, limit: int = 100) -> str:
-    """What a session with no title is called: the first line a person typed, its command
-    markup read as the command, escape sequences and runs of blanks left out."""
-    from .ansi import strip
-
-    command = command_text([{"type": "text", "text": text, "origin": "command"}], {})
-    if command:
-        return command[:limit]
-    for line in strip(text).splitlines():
-        line = " ".join(line.split())
-        if line:
-            return line if len(line) <= limit else line[: limit - 1] + "…"
-    return ""
 
 
 def preview(text: str, limit: int = 90) -> str:
