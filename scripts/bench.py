@@ -50,7 +50,8 @@ import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # measure this checkout's asr_adapters, installed or not
-SAMPLES = ROOT.parent / "shared" / "samples"
+#: the shared samples: $ASR_SAMPLES (as tests/golden_support.py reads them), else ../shared/samples
+SAMPLES = Path(os.environ.get("ASR_SAMPLES") or ROOT.parent / "shared" / "samples")
 GOLDEN = ROOT / "golden"
 DATA = ROOT / "bench-data"
 GENERATOR = 1  # bump when the way inputs are built changes: old cache entries are then unused

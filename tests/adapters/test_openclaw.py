@@ -104,6 +104,7 @@ def test_group_envelope_names_the_group_and_the_body_names_the_sender() -> None:
     text = "[WhatsApp Family id:1203@g.us +2m 2026-01-21T10:00Z] Carol: dinner?\n[from: Carol (+15550001234)]"
     parsed = parse_user_text(text, (None, "prompt"))
     assert parsed.conversation == {
+        "chat_type": "group",  # a WhatsApp group JID (``…@g.us``) names a group
         "is_group_chat": True,
         "chat_id": "whatsapp:1203@g.us",
         "conversation_label": "Family",
@@ -160,7 +161,8 @@ def test_json_block_era_routes_sender_conversation_and_mention() -> None:
         "label": "ana",
         "username": "ana",
     }
-    assert conversation["conversationId"] == "c1" and conversation["kind"] == "group"
+    # ``is_group_chat: true`` alone types no kind: OpenClaw writes it for groups and channels (27.14)
+    assert conversation["conversationId"] == "c1" and "kind" not in conversation
     assert message["from"] == {"participant": "p1"}
     assert message["conversation"] == "c1"
     assert message["platform"] == {"messageIds": ["77"], "replyTo": "70"}
@@ -302,7 +304,8 @@ def test_compaction_is_a_harness_summary() -> None:
     records, _ = _convert(_lines(entry))
     message = records[1]
     assert message["content"] == [{"type": "text", "text": "## Goal"}]
-    assert (message["author"], message["origin"], message["audience"]) == ("harness", "injected", "model")
+    assert (message["author"], message["origin"]) == ("harness", "injected")
+    assert "audience" not in message  # the entry does not say who saw the summary (ASR-204, issue 27.16)
     assert message["firstKeptEntryId"] == "x"
 
 
@@ -1001,14 +1004,22 @@ def test_system_dm_line_declares_a_direct_conversation_for_the_notice_and_the_se
         "kind": "direct",
     }
     assert "platformId" not in declared  # the line names the sender, not the chat's id
+    assert declared["accountId"] == "main"  # Feishu[main] (issue 27.13)
     by_id = {r.get("messageId"): r for r in records if r["type"] == "message"}
-    assert by_id["u1"]["conversation"] == "c1" and by_id["u1"]["author"] == "harness"
+    assert by_id["u1"]["conversation"] == "c1" and "author" not in by_id["u1"]
+    # the sender's words the line quotes are their own part (issue 27.17); the rest is harness text
+    assert [(p["text"], p.get("author")) for p in by_id["u1"]["content"][:3]] == [
+        ("System: [2026-02-26 22:09:12 GMT+8] Feishu[main] DM from ou_1: ", "harness"),
+        ("hi", None),
+        ("\n\n", "harness"),
+    ]
     # OpenClaw's own event id for the notice is not a platform message id (ASR-226)
     assert "platform" not in by_id["u1"] and by_id["u1"]["eventIds"] == ["om_1:permission-error"]
     assert by_id["u2"]["platform"] == {"messageIds": ["om_1"]}
     assert by_id["u2"]["conversation"] == "c1"
     assert "conversation" not in by_id["u3"]  # another sender: no chat recorded for it
-    assert _by_type(records, "delivery")[0]["conversation"] == "c1"
+    # the mirror records no target and the session no conversation of its own (issue 27.15)
+    assert "conversation" not in _by_type(records, "delivery")[0]
     assert not validate_records(records)
 
 
@@ -1029,7 +1040,18 @@ def test_a_reply_to_a_web_ui_prompt_is_not_filed_under_the_last_chat() -> None:
 @pytest.mark.parametrize(
     ("info", "platform", "kind"),
     [
-        ({"chat_id": "telegram:-100", "is_group_chat": True}, "telegram", "group"),
+        ({"chat_id": "telegram:-100", "is_group_chat": True}, "telegram", None),  # not typed (27.14)
+        ({"chat_id": "telegram:-100", "chat_type": "group", "is_group_chat": True}, "telegram", "group"),
+        (
+            {"chat_id": "discord:9", "conversation_label": "Srv #ops channel id:9", "is_group_chat": True},
+            "discord",
+            "channel",
+        ),
+        (
+            {"chat_id": "discord:8", "conversation_label": "Group DM #pals channel id:8", "is_group_chat": True},
+            "discord",
+            "group",
+        ),
         ({"chat_id": "x:1", "provider": "discord", "chat_type": "channel", "is_group_chat": True}, "x", "channel"),
         ({"conversation_label": "Fam", "surface": "WhatsApp", "is_group_chat": False}, "whatsapp", "direct"),
         ({"conversation_label": "Fam", "provider": "slack"}, "slack", None),
@@ -1049,3 +1071,68 @@ def test_a_repeated_entry_id_is_kept_as_vendor_not_a_second_message() -> None:
     assert [r["type"] for r in records] == ["session", "message", "vendor"]
     assert records[2]["schema"] == "ai.openclaw/repeated-entry" and records[2]["data"] == reply
     assert conversion.accounting.balanced() and not validate_records(records)
+
+
+# -- issue 27 items 13-17 ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "declared", "words"),
+    [
+        (
+            "System: [2026-02-20 18:00:01 GMT+8] Feishu[work] message in group oc_g: deploy?",
+            {"platform": "feishu", "kind": "group", "platformId": "oc_g", "accountId": "work"},
+            "deploy?",
+        ),
+        (
+            "System: [2026-02-20 18:00:01 GMT+8] Feishu[work] message in group oc_g",
+            {"platform": "feishu", "kind": "group", "platformId": "oc_g", "accountId": "work"},
+            None,
+        ),
+        ("System: WeCom DM from u7: hi there", {"platform": "wecom", "kind": "direct"}, "hi there"),
+        (
+            "System (untrusted): DingTalk[a] DM from d1: ok",
+            {"platform": "dingtalk", "kind": "direct", "accountId": "a"},
+            "ok",
+        ),
+    ],
+)
+def test_every_form_of_the_system_line_names_its_chat(line: str, declared: dict[str, str], words: Any) -> None:
+    notice = _user(
+        "u1", line + "\n\n" + _meta("Conversation info", {"message_id": "e:permission-error", "sender": "system"}) + "x"
+    )
+    records, _ = _convert(_lines(notice))
+    (conversation,) = _by_type(records, "conversation")
+    assert {k: v for k, v in conversation.items() if k not in ("type", "seq", "id", "conversationId")} == declared
+    (message,) = _by_type(records, "message")
+    assert message["conversation"] == conversation["conversationId"]
+    prompt = [p["text"] for p in message["content"] if p.get("origin") == "prompt"]
+    assert prompt == ([words] if words else [])  # the sender's words, split off (issue 27.17)
+    assert all("author" not in p for p in message["content"] if p.get("origin") == "prompt")
+    assert "".join(p["text"] for p in message["content"]) == notice["message"]["content"][0]["text"]
+
+
+def test_a_system_line_of_no_channel_names_no_chat() -> None:
+    """``New message from bob`` is not a channel event: without ``[<account>]`` the word before
+    the verb must be a channel OpenClaw ships."""
+    records, _ = _convert(_lines(_user("u1", "System: [t] Reminder DM from bob: hi\n\nhello")))
+    assert not _by_type(records, "conversation")
+    (message,) = _by_type(records, "message")
+    assert message["content"][0] == {
+        "type": "text",
+        "text": "System: [t] Reminder DM from bob: hi\n\n",
+        "author": "harness",
+        "origin": "injected",
+    }
+
+
+def test_a_memory_flush_reply_is_no_held_back_delivery_but_a_chat_reply_is() -> None:
+    flush = _user(
+        "u1", "Pre-compaction memory flush. Store durable memories now. If nothing to store, reply with NO_REPLY."
+    )
+    silent = _assistant("a1", [{"type": "text", "text": "NO_REPLY"}], "u1")
+    chat = _user("u2", "anything?", "a1")
+    again = _assistant("a2", [{"type": "text", "text": "NO_REPLY"}], "u2")
+    records, _ = _convert(_lines(flush, silent, chat, again))
+    (delivery,) = _by_type(records, "delivery")
+    assert delivery["message"] == "messageId=a2" and delivery["status"] == "suppressed"

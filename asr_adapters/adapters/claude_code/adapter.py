@@ -27,6 +27,7 @@ from ...core.spill import SpillSet
 from ...registry import register
 from . import discover
 from .builder import Builder
+from .hanging import agent_request, compaction_agent, hanging_lines
 from .info import AGENT, REGISTRY, StreamInfo, agent_key
 from .prescan import Facts, prescan
 
@@ -103,17 +104,26 @@ class ClaudeCodeAdapter(Adapter):
 
         def main_records() -> Iterator[dict[str, Any]]:
             yield builder.header()
+            # the subagent files first: the parent keeps only what their streams need of it
+            skipped: list[tuple[Path, str]] = []
+            kids = discover.children(source.path, root, skipped) if source.path is not None else []
+            for path, reason in skipped:
+                context.accounting.diagnostics.append(Diagnostic(str(path), None, f"subagent file skipped: {reason}"))
+            state["kids"] = kids
+            builder.child_keys = {agent_key(root, kid.agent_id) for kid in kids}
+            for kid in kids:
+                if compaction_agent(kid.agent_id) and not _nested(kid.meta):
+                    request = agent_request(kid.path)
+                    if request is not None:
+                        builder.compaction_agents.append((agent_key(root, kid.agent_id), request))
+                    for hung in hanging_lines(kid.path):
+                        builder.hanging.setdefault(hung["parentUuid"], []).append(hung)
             feed = builder.feed
             for number, obj, _raw in context.parsed_lines(DISPATCH):
                 if isinstance(obj, dict) and obj.get("isSidechain") is True:
                     sidechains.add(number, obj, builder)
                     continue
                 yield from feed(number, obj)
-            skipped: list[tuple[Path, str]] = []
-            kids = discover.children(source.path, root, skipped) if source.path is not None else []
-            for path, reason in skipped:
-                context.accounting.diagnostics.append(Diagnostic(str(path), None, f"subagent file skipped: {reason}"))
-            state["kids"] = kids
             # nested agents (sidecar ``parentAgentId``) are linked by their own parent's stream
             linked = [(agent_key(root, k.agent_id), _meta_call(k.meta), k.meta) for k in kids if not _nested(k.meta)]
             linked += [(session_ref(AGENT, key), None, None) for key in sidechains.names()]

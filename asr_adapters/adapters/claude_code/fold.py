@@ -62,6 +62,7 @@ class Fold:
         "model",
         "parts",
         "request_id",
+        "rest",
         "stop_reason",
         "usage",
     )
@@ -78,6 +79,9 @@ class Fold:
         self.best_tokens = -1
         self.final = False  # a line of it carries the response's final count
         self.stop_reason: Any = None
+        #: The ``message`` members no field carries, from every line of the response (a
+        #: later line's non-null value wins: the final line has ``context_management``)
+        self.rest: dict[str, Any] = {}
         self.model: Any = None
         self.continues: str | None = None  # id of the earlier message of the same response
         self.line = line  # the first line's number, for a derived id when the line has none
@@ -174,6 +178,12 @@ class FoldMixin:
                 parts.append(data_part(block, f"block/{kind or 'unknown'}"))
             added = True
         fold.lines.append((obj.get("uuid"), obj.get("parentUuid"), added, calls, obj.get("timestamp"), self.line))
+        if not message.keys() <= _BODY:
+            rest = {k: v for k, v in message.items() if k not in _BODY and v is not None}
+            if rest:
+                fold.rest.update(rest)
+                if hold is not None:  # the same response (another one released it above)
+                    self._raise_rest(rest)
         usage = message.get("usage")
         final = final_count(message, usage)
         if isinstance(usage, dict):
@@ -334,6 +344,14 @@ class FoldMixin:
         if final:
             self.release_usage()
 
+    def _raise_rest(self, rest: dict[str, Any]) -> None:
+        """A later line of the held response carries leftover ``message`` members: the held
+        record (its message or first call) keeps them under ``native.message`` too."""
+        record = self.out.held
+        native = record.setdefault("native", {})
+        native["message"] = {**native.get("message", {}), **rest}
+        self.out.held = canonical_order(record)
+
     def _take_parent_usage(self, recorded: dict[str, Any]) -> None:
         """A subagent's file ended with its last response holding only a running count: the
         parent's spawn result records that response's usage as Claude Code saw it at the end
@@ -408,11 +426,8 @@ class FoldMixin:
                 if key in first:
                     record[key] = first[key]
         self._native(record, first, _ERRORS if synthetic else ())
-        body = first.get("message")
-        if isinstance(body, dict):
-            rest = {k: v for k, v in body.items() if k not in _BODY and v is not None}
-            if rest:
-                record.setdefault("native", {})["message"] = rest
+        if fold.rest:
+            record.setdefault("native", {})["message"] = dict(fold.rest)
         return carries
 
     if TYPE_CHECKING:  # provided by the builder and the tool mixin

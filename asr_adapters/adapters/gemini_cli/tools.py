@@ -348,7 +348,8 @@ def subagent_body(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
     name = call.get("name")
     if session is None and progress is None and name not in AGENT_TOOLS and not delegates(call, display):
         return None
-    body = stamped("subagent", None)
+    # the entry's own time (issue 27.12): the subagent is derived from this toolCalls[] entry
+    body = stamped("subagent", call.get("timestamp"))
     body["callId"] = call_id
     if session is not None:
         body["session"] = session_ref("gemini-cli", session)

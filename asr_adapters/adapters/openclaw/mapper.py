@@ -66,6 +66,8 @@ class Mapper(SummaryMixin):
         self.sends = SpillMap()
         self.spawns = SpillMap()
         self.cron_job: str | None = None
+        #: the trigger kind of the latest user entry (its turn's): a memory flush has no outbound path
+        self.turn_trigger: str | None = None
         self.resolve = resolve
         self.previous: str | None = None
         self._derived = False
@@ -188,6 +190,7 @@ class Mapper(SummaryMixin):
         if not parts:
             record["capture"] = {"content": {"state": "absent", "reason": "the source stored no content"}}
         self._tail(record)
+        self.turn_trigger = facts.trigger.get("kind") if facts is not None and facts.trigger is not None else None
         if facts is not None and facts.trigger is not None:
             record["trigger"] = facts.trigger
             if facts.trigger.get("kind") == "cron":
@@ -229,8 +232,8 @@ class Mapper(SummaryMixin):
             record["conversation"] = self.routing.session_conversation
         if via == "web":
             self.routing.web_prompt(record.get("conversation"))
-        elif is_system and facts.system_dm is not None:  # a channel notice about a DM the System line names
-            record["conversation"] = self.routing.direct_chat(*facts.system_dm)
+        elif is_system and facts.system_chat is not None:  # a channel notice about a chat the System line names
+            record["conversation"] = self.routing.system_chat(facts.system_chat)
         platform: dict[str, Any] = {}
         if facts.message_ids and is_system:
             # a notice OpenClaw raised about a platform message (``om_…:permission-error``): its
@@ -338,7 +341,8 @@ class Mapper(SummaryMixin):
                 self.sends[call_record["callId"]] = (message_id, data)
             elif name == "sessions_spawn" and isinstance(data, dict):
                 self.spawns[call_record["callId"]] = data
-        records.extend(outbound.reply_delivery(self.routing, base, message, parts, calls, synthetic, message_id))
+        if synthetic or self.turn_trigger != "memory_flush":  # a memory flush's reply goes nowhere: none held back
+            records.extend(outbound.reply_delivery(self.routing, base, message, parts, calls, synthetic, message_id))
         return records
 
     def _tool_result(self, base: dict[str, Any], message: dict[str, Any]) -> list[dict[str, Any]]:

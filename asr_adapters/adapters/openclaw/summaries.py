@@ -28,7 +28,7 @@ class SummaryMixin:
         record: dict[str, Any] = {"type": "message", **base}
         self._ids(record, eid, derived)
         record["author"], record["origin"] = HARNESS
-        record["audience"] = "model"
+        # no audience: the entry does not say who saw the summary (ASR-204; issue 27.16)
         summary = item.get("summary")
         record["content"] = [{"type": "text", "text": summary}] if isinstance(summary, str) else []
         capture: dict[str, Any] = {}
