@@ -6,8 +6,10 @@ what the page states must be what the records state, nothing more.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
 from golden_support import GOLDEN
@@ -22,6 +24,18 @@ def render(stream: Path, out: Path, *extra: str) -> Path:
     result = CliRunner().invoke(main, ["show", str(stream), "-o", str(out), *extra])
     assert result.exit_code == 0, result.output
     return out
+
+
+def record_id(stream: Path, test: Any) -> str:
+    """The id of the first record of ``stream`` for which ``test(record)`` holds (golden cases are
+    regenerated as adapters change, so tests find records by what they hold, not by number)."""
+    import json
+
+    for line in stream.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if test(record):
+            return str(record["id"])
+    raise AssertionError(f"no such record in {stream}")
 
 
 def open_page(page: PageWatch, stream: Path, tmp_path: Path) -> PageWatch:
@@ -258,7 +272,8 @@ def test_whitespace_text_and_an_undescribed_subagent_are_not_blank_blocks(page: 
     assert "no type or description" not in (p.locator("#rec-r6").text_content() or "")
     compaction = GOLDEN / "claude-code" / "compaction" / "expected.asr.jsonl"
     p.goto(render(compaction, tmp_path / "compaction.html").as_uri())
-    assert "no type or description" in (p.locator("#rec-r11").text_content() or "")
+    agent = record_id(compaction, lambda r: r["type"] == "subagent")
+    assert "no type or description" in (p.locator(f"#rec-{agent}").text_content() or "")
 
 
 # item 6: a divider where the context was compacted, with the summary that replaced it
@@ -266,17 +281,25 @@ def test_whitespace_text_and_an_undescribed_subagent_are_not_blank_blocks(page: 
 
 def test_a_compaction_is_a_divider_with_its_summary_open(page: PageWatch, tmp_path: Path) -> None:
     case = GOLDEN / "claude-code" / "compaction" / "expected.asr.jsonl"
+    summary_id = record_id(case, lambda r: r.get("summaryOf") == "compaction")
+    through = next(
+        json.loads(line)["compaction"]["through"]
+        for line in case.read_text(encoding="utf-8").splitlines()
+        if '"summaryOf":"compaction"' in line
+    )
     p = open_page(page, case, tmp_path).page
     divider = p.locator(".compaction-divider")
     assert divider.count() == 1
     # the divider stands right before the summary, and names what it replaced
-    assert p.evaluate("() => document.querySelector('.compaction-divider').nextElementSibling.id") == "rec-r5"
-    assert p.locator('.compaction-divider a.ref[href="#rec-r3"]').count() == 1
-    assert "from the start of the session through r3" in (divider.text_content() or "")
-    summary = p.locator("#rec-r5")
+    assert (
+        p.evaluate("() => document.querySelector('.compaction-divider').nextElementSibling.id") == f"rec-{summary_id}"
+    )
+    assert p.locator(f'.compaction-divider a.ref[href="#rec-{through}"]').count() == 1
+    assert f"from the start of the session through {through}" in (divider.text_content() or "")
+    summary = p.locator(f"#rec-{summary_id}")
     assert "summary-compaction" in (summary.get_attribute("class") or "")
     assert summary.locator("details.injected").count() == 0, "the summary is shown, not folded away"
-    assert "continued from a previous conversation" in (summary.locator(".part pre").first.text_content() or "")
+    assert "continued from a previous conversation" in (summary.text_content() or "")
 
 
 def test_a_compaction_named_by_message_ids_links_to_them(page: PageWatch, tmp_path: Path) -> None:
@@ -295,9 +318,10 @@ def test_a_compaction_named_by_message_ids_links_to_them(page: PageWatch, tmp_pa
 def test_ansi_styles_are_rendered_and_no_escape_reaches_the_page(page: PageWatch, tmp_path: Path) -> None:
     case = GOLDEN / "claude-code" / "compaction" / "expected.asr.jsonl"
     assert "\\u001b[2mCompacted" in case.read_text(encoding="utf-8")
+    output = record_id(case, lambda r: "\\u001b[2mCompacted" in json.dumps(r))
     p = open_page(page, case, tmp_path).page
     assert "\x1b" not in p.content() and "[2m" not in (p.locator("body").text_content() or "")
-    dim = p.locator("#rec-r8 span.ansi.ansi-dim")
+    dim = p.locator(f"#rec-{output} span.ansi.ansi-dim")
     assert dim.text_content() == "Compacted (ctrl+o to see full summary)"
     assert float(dim.evaluate("e => getComputedStyle(e).opacity")) < 1
     markdown = CliRunner().invoke(main, ["show", "--format", "markdown", str(case)])
@@ -335,9 +359,11 @@ def test_an_untitled_session_is_named_by_the_command_the_person_typed(page: Page
 
 def test_the_harness_expansion_of_a_command_is_folded_under_it(page: PageWatch, tmp_path: Path) -> None:
     case = GOLDEN / "claude-code" / "compaction" / "expected.asr.jsonl"
+    command = record_id(case, lambda r: "<command-name>/compact" in json.dumps(r))
+    output = record_id(case, lambda r: "\\u001b[2mCompacted" in json.dumps(r))
     p = open_page(page, case, tmp_path).page
-    assert p.locator("#rec-r7 .command-line code").text_content() == "/compact"
-    expansion = p.locator("#rec-r8 details.injected")
+    assert p.locator(f"#rec-{command} .command-line code").text_content() == "/compact"
+    expansion = p.locator(f"#rec-{output} details.injected")
     assert expansion.count() == 1 and expansion.get_attribute("open") is None
     assert "Compacted (ctrl+o to see full summary)" in (expansion.locator("summary").text_content() or "")
     assert "\x1b" not in (expansion.locator("summary").text_content() or "")
