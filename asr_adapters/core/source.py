@@ -263,7 +263,16 @@ class HeadLines:
         values = self.values
         if not values:
             return 0.0
-        return sum(1 for value in values if type(value) is dict and looks_right(value)) / len(values)
+        return sum(1 for value in values if type(value) is dict and _holds(looks_right, value)) / len(values)
+
+
+def _holds(looks_right: Callable[[dict[str, Any]], bool], value: dict[str, Any]) -> bool:
+    """``looks_right(value)``, False for a line whose names are arrays or objects (a sniff looks
+    names up in sets: such a line is no agent's, never a crash of detection, issue 25.7)."""
+    try:
+        return looks_right(value)
+    except TypeError:
+        return False
 
 
 #: Byte order marks of the UTF-16 and UTF-32 text a Windows tool may write (UTF-32 first: its
