@@ -218,6 +218,10 @@ class SessionScanner:
                     unattributed = True
             if typed and member == "content":
                 break  # displayContent repeats what the person typed: one prompt a message
+        if not (typed or unattributed) and author == "human" and origin in PROMPT_ORIGINS:
+            # a prompt whose words are gone (a sanitizer's marker taken out, capture redacted):
+            # the record still says the person typed one
+            typed = not record.get("content") and not record.get("displayContent")
         if typed:
             summary.prompt_times.append(when)
             joined = "".join(text).strip()
