@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 
 from .core.adapter import Adapter
-from .core.errors import UnknownAgentError
+from .core.errors import InputError, UnknownAgentError
 from .core.source import Source
 from .stream.sniff import is_asr_stream
 
@@ -81,7 +81,10 @@ def scores(source: Source) -> list[tuple[int, str]]:
 def detect(source: Source) -> Adapter:
     """The adapter that claims ``source`` most surely; an error naming the known agents if none
     does, naming the likeliest one if none is sure enough (score below ``SURE``), and an error
-    saying so for an ASR stream (never converted as a native log)."""
+    saying so for an ASR stream (never converted as a native log) or an empty file (no bytes,
+    or blank lines only, once decoded)."""
+    if not source.is_sqlite and not source.head().strip():
+        raise InputError(source.display, "the file is empty")
     if not source.is_sqlite and is_asr_stream(source.head()):
         raise UnknownAgentError(f"{source.display}: {ASR_STREAM}")
     scored = scores(source)

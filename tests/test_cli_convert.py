@@ -240,3 +240,13 @@ def test_dash_output_is_stdout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.chdir(tmp_path)
     code, out, _ = run("convert", str(CASE), "-o", "-")
     assert code == 0 and out == run("convert", str(CASE))[1] and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("content", [b"", b"\n\n  \n", b"\xef\xbb\xbf"], ids=["0-bytes", "blank-lines", "bom-only"])
+def test_an_empty_file_says_so(content: bytes, tmp_path: Path) -> None:
+    """Before: "cannot tell which agent wrote this file; known agents: ..." (issue #32 item 6)."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(content)
+    code, out, err = run("convert", str(empty))
+    assert code == 1 and out == ""
+    assert err == f"asr: error: {empty}: the file is empty\n"
