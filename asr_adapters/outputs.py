@@ -149,6 +149,11 @@ def checked_folder(inside: Path, folder: Path) -> None:
 # -- files ------------------------------------------------------------------------------------
 
 
+def naming(exc: OSError, target: str | os.PathLike[str]) -> OSError:
+    """``exc`` naming ``target`` (the path the user gave), never the temporary file beside it."""
+    return OSError(exc.errno, exc.strerror or str(exc), os.fspath(target))
+
+
 def create_exclusive(folder: Path, prefix: str = TEMP_PREFIX, suffix: str = ".tmp") -> tuple[Path, IO[bytes]]:
     """A new file in ``folder`` named ``prefix`` + random hex + ``suffix``, created exclusively,
     never through a link (``OSError`` when it cannot be)."""
@@ -174,8 +179,11 @@ def replaceable(target: Path) -> None:
 
 def place(temp: str | os.PathLike[str], target: Path) -> None:
     """Rename a finished temporary file over ``target`` (see ``replaceable``)."""
-    replaceable(target)
-    os.replace(temp, target)
+    try:
+        replaceable(target)
+        os.replace(temp, target)
+    except OSError as exc:
+        raise naming(exc, target) from None
 
 
 def place_new(temp: str | os.PathLike[str], target: Path) -> bool:
@@ -257,7 +265,10 @@ class PendingFile:
 
     def __init__(self, target: Path, prefix: str = TEMP_PREFIX) -> None:
         self.target = target
-        self.temp, self.handle = create_exclusive(target.parent, prefix)
+        try:
+            self.temp, self.handle = create_exclusive(target.parent, prefix)
+        except OSError as exc:
+            raise naming(exc, target) from None
         self.sink = Sink(self.handle, str(target))
 
     def finish(self) -> None:

@@ -232,3 +232,45 @@ def test_a_stream_its_own_validator_rejects_is_an_error_not_exit_0(flawed: None,
     assert run("convert", str(clean), "--agent", "flawedtoy", *out[where])[0] == 0
     # --no-check: written as converted (what the user asked for), exit 0
     assert run("convert", str(source), "--agent", "flawedtoy", "--no-check", *out[where])[0] == 0
+
+
+STREAM = GOLDEN / "codex" / "10-tool-calls-every-kind" / "expected.asr.jsonl"
+
+
+@pytest.mark.parametrize("step", ["create", "rename"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("convert", str(CASE)),
+        ("convert", str(CASE), "DIR/"),
+        ("show", str(STREAM)),
+        ("export", "--to", "atif", str(STREAM)),
+    ],
+    ids=["convert", "convert-folder", "show", "export"],
+)
+def test_output_errors_name_the_path_given_never_the_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str, command: tuple[str, ...]
+) -> None:
+    """Before: ``asr: error: /place/.asr-convert-0123abcd.tmp: cannot write the output: ...``
+    (``-o /proc/out.jsonl`` showed it for real; issue #32 item 6)."""
+    real_open, real_replace = os.open, os.replace
+
+    def failing_open(path: str, flags: int, mode: int = 0o777) -> int:
+        if step == "create" and outputs.TEMP_PREFIX in str(path):
+            raise OSError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        return real_open(path, flags, mode)
+
+    def failing_replace(src: str, dst: str) -> None:
+        if step == "rename":
+            raise OSError(errno.EXDEV, os.strerror(errno.EXDEV), str(src), None, str(dst))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(outputs.os, "open", failing_open)
+    monkeypatch.setattr(outputs.os, "replace", failing_replace)
+    *args, last = command
+    given = f"{tmp_path}/out/" if last == "DIR/" else str(tmp_path / "out.txt")
+    arguments = (*args, "-o", given) if last == "DIR/" else (*command, "-o", given)
+    code, _, err = run(*arguments)
+    assert code == 3, err
+    assert err.startswith(f"asr: error: {given.rstrip('/')}") and outputs.TEMP_PREFIX not in err, err
+    assert len(err.splitlines()) == 1
