@@ -689,3 +689,34 @@ def test_real_adapters_on_golden_inputs(tmp_path: Path) -> None:
                 missing.append(f"{case.id}/{expected.name}")
     assert not missing, f"streams not produced by the batch: {missing}; summary {summary.as_dict()}"
     assert {name.split("/")[0] for name in produced} <= set(registry.names())
+
+
+def test_the_summary_counts_warnings_and_lists_files_not_converted(tmp_path: Path) -> None:
+    """Before: the summary line said nothing of the warnings written to ``_errors.jsonl``, and
+    neither ``--json`` nor ``-v`` named the files not converted (only counts by reason; issue #32
+    item 6)."""
+    from asr_adapters.cli import main
+
+    src = tmp_path / "src"
+    src.mkdir()
+    native = Path(__file__).parent.parent / "golden" / "codex" / "10-tool-calls-every-kind" / "input.jsonl"
+    (src / "rollout-2025-01-01T00-00-00-0123.jsonl").write_bytes(native.read_bytes() + b"not json\n")
+    (src / "empty.jsonl").write_bytes(b"")
+    (src / "other.jsonl").write_bytes(b'{"a": 1}\n')
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["batch", str(src), "-o", str(out), "-j", "1", "--json", "-v"])
+    assert result.exit_code == 0, result.stderr
+    *listed, line = result.stderr.strip().splitlines()
+    assert f"; 1 warnings in {out / '_errors.jsonl'}" in line
+    assert listed == [
+        f"asr batch: not converted: {src / 'empty.jsonl'}: empty file",
+        f"asr batch: not converted: {src / 'other.jsonl'}: no adapter claims it",
+    ]
+    summary = orjson.loads(result.stdout)
+    assert summary["warnings_in_errors_file"] == 1 == len((out / "_errors.jsonl").read_bytes().splitlines())
+    assert summary["unclaimed_files"] == [
+        {"path": str(src / "empty.jsonl"), "reason": "empty file"},
+        {"path": str(src / "other.jsonl"), "reason": "no adapter claims it"},
+    ]
+    quiet = CliRunner().invoke(main, ["batch", str(src), "-o", str(tmp_path / "again"), "-j", "1"])
+    assert "not converted:" not in quiet.stderr  # listed only with -v

@@ -101,7 +101,11 @@ def test_s3_sources_to_s3_outputs_then_an_incremental_rerun_converts_nothing(
     source, out = f"s3://{BUCKET}/one/src", f"s3://{BUCKET}/one/out/"
     first = batch([source], out, jobs=2)
     varying = {"seconds": 0, "outdir": "", "errors_file": "", "roots": [], "warnings": 0}
+    varying |= {"unclaimed_files": [], "warnings_in_errors_file": 0}  # URLs, not paths; companions' warnings
     assert first.as_dict() | varying == reference.as_dict() | varying  # the same summary as from disk
+    assert sorted(row["reason"] for row in first.unclaimed_files) == sorted(
+        r["reason"] for r in reference.unclaimed_files
+    )
     # but for one warning a source: the toy adapter reads companion files, which are not fetched
     assert first.warnings == reference.warnings + first.converted
     rows = [orjson.loads(line) for line in objects(s3, "one/out")["_errors.jsonl"].splitlines()]

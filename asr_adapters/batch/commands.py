@@ -103,6 +103,7 @@ def _check_agents(agents: tuple[str, ...]) -> list[str]:
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary on stdout.")
+@click.option("-v", "--verbose", is_flag=True, help="List each file not converted and why (stderr).")
 @redact_options
 def batch(
     sources: tuple[str, ...],
@@ -121,6 +122,7 @@ def batch(
     scheduler: str | None,
     quiet: bool,
     as_json: bool,
+    verbose: bool,
     redactor: Any,
     redact_report: str | None,
 ) -> None:
@@ -178,6 +180,13 @@ def batch(
             click.echo(
                 "asr batch: no agent home found here (asr discover --homes lists where they are looked for)", err=True
             )
+        if verbose:
+            for row in summary.unclaimed_files:
+                click.echo(f"asr batch: not converted: {row['path']}: {row['reason']}", err=True)
+            if summary.unclaimed > len(summary.unclaimed_files):
+                click.echo(
+                    f"asr batch: not converted: {summary.unclaimed - len(summary.unclaimed_files)} more", err=True
+                )
         click.echo(f"asr batch: {summary.describe()}", err=True)
         finish(redactor, redact_report)
     elif redactor is not None and redact_report is not None:

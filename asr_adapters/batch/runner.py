@@ -193,8 +193,7 @@ class _Batch:
                     known = entry.sha256
             reason = prefilter(candidate.path, candidate.size, explicit=candidate.explicit)
             if reason is not None:
-                summary.unclaimed += 1
-                summary.unclaimed_reasons[reason] += 1
+                summary.count_unclaimed(key, reason)
                 continue
             self.sizes[key] = candidate.size
             if is_url(key):  # the worker downloads it (at its path relative to the root)
@@ -212,8 +211,7 @@ class _Batch:
         if folder:
             self.summary.skipped_folders[key] += 1
         else:
-            self.summary.unclaimed += 1
-            self.summary.unclaimed_reasons[key] += 1
+            self.summary.count_unclaimed(str(path), reason, key)
         if key != LINK_LOOP:
             self.notices.append(
                 {"path": str(path), "line": None, "reason": reason, "agent": None, "severity": "warning"}
@@ -324,8 +322,7 @@ class _Batch:
         """Commit one result: rename its outputs into place, record it in the manifest."""
         summary = self.summary
         if result.status == "unclaimed":
-            summary.unclaimed += 1
-            summary.unclaimed_reasons[result.error or "unknown"] += 1
+            summary.count_unclaimed(result.source, result.error or "unknown")
             return
         if result.status == "filtered":
             summary.filtered += 1
@@ -449,6 +446,7 @@ class _Batch:
             for warning in entry.warnings:
                 row = {"path": source, "line": warning.get("line"), "reason": warning.get("reason")}
                 rows.append(row | {"agent": entry.agent, "severity": "warning"})
+        self.summary.warnings_in_errors_file = sum(1 for row in rows if row.get("severity") == "warning")
         data = b"".join(orjson.dumps(e, option=orjson.OPT_APPEND_NEWLINE) for e in rows)
         if self.out is not None:
             self.out.write(self.errors_path.name, data)

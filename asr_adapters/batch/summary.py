@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from .worker import Result
 
 ERRORS = "_errors.jsonl"
+#: How many files not converted the summary lists by name (all are counted).
+MAX_UNCLAIMED_LISTED = 1000
 
 
 def errors_name(shard: str = "") -> str:
@@ -40,6 +42,8 @@ class Summary:
     failed: int = 0
     unclaimed: int = 0
     unclaimed_reasons: Counter[str] = field(default_factory=Counter)
+    #: each file not converted and why (``{"path", "reason"}``), the first ``MAX_UNCLAIMED_LISTED``
+    unclaimed_files: list[dict[str, str]] = field(default_factory=list)
     filtered: int = 0
     other_shards: int = 0
     shard: str = ""
@@ -49,6 +53,8 @@ class Summary:
     records: int = 0
     bytes: int = 0
     warnings: int = 0
+    #: the warning rows written to ``_errors.jsonl`` (every source's, converted now or before)
+    warnings_in_errors_file: int = 0
     agents: dict[str, AgentCounts] = field(default_factory=dict)
     record_types: Counter[str] = field(default_factory=Counter)
     duplicates: int = 0
@@ -57,6 +63,13 @@ class Summary:
     outdir: str = ""
     roots: list[str] = field(default_factory=list)
     homes: list[Home] = field(default_factory=list)
+
+    def count_unclaimed(self, path: str, reason: str, key: str | None = None) -> None:
+        """A file not converted: counted under ``key`` (default ``reason``), listed with ``reason``."""
+        self.unclaimed += 1
+        self.unclaimed_reasons[key or reason] += 1
+        if len(self.unclaimed_files) < MAX_UNCLAIMED_LISTED:
+            self.unclaimed_files.append({"path": path, "reason": reason})
 
     def agent(self, name: str) -> AgentCounts:
         return self.agents.setdefault(name, AgentCounts())
@@ -97,6 +110,7 @@ class Summary:
             "failed": self.failed,
             "unclaimed": self.unclaimed,
             "unclaimed_reasons": dict(sorted(self.unclaimed_reasons.items())),
+            "unclaimed_files": self.unclaimed_files,
             "filtered": self.filtered,
             "shard": self.shard or None,
             "other_shards": self.other_shards,
@@ -106,6 +120,7 @@ class Summary:
             "records": self.records,
             "bytes": self.bytes,
             "warnings": self.warnings,
+            "warnings_in_errors_file": self.warnings_in_errors_file,
             "agents": {name: vars(self.agents[name]) for name in sorted(self.agents)},
             "record_types": dict(sorted(self.record_types.items())),
             "duplicates": self.duplicates,
@@ -121,6 +136,8 @@ class Summary:
         text = ", ".join(parts) + f" ({self.streams} streams, {self.records} records) in {self.seconds:.1f} s"
         if self.failed:
             text += f"; errors in {self.errors_file}"
+        if self.warnings_in_errors_file:
+            text += f"; {self.warnings_in_errors_file} warnings in {self.errors_file}"
         if self.unclaimed:
             reasons = ", ".join(f"{n} {r}" for r, n in sorted(self.unclaimed_reasons.items()))
             text += f"; {self.unclaimed} files not converted ({reasons})"
