@@ -26,6 +26,7 @@ from .report import LossReport
     help="The document to write (stdout if absent); for a folder PATH, the folder to write documents into.",
 )
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Write the loss report here as JSON.")
+@click.option("-v", "--verbose", is_flag=True, help="Print the loss report's every field not carried whole (stderr).")
 @click.option("--agent", help="The agent that wrote PATH, when PATH is a native file (default: detect it).")
 @click.option(
     "--include-content",
@@ -49,6 +50,7 @@ def export(
     to: str,
     output: str | None,
     report_path: str | None,
+    verbose: bool,
     agent: str | None,
     include_content: bool,
     endpoint: str | None,
@@ -63,8 +65,8 @@ def export(
     archive) with -o OUTDIR: one document per session, subagent streams in their parent's.
     --to otel writes the streams as OpenTelemetry traces in OTLP/JSON (GenAI semantic
     conventions), or with --endpoint sends them through the SDK's OTLP/HTTP exporter. The loss
-    report (per record type and field: carried, approximate, dropped) goes to --report as JSON,
-    else to stderr.
+    report (per record type and field: carried, approximate, dropped) goes to --report as JSON;
+    else stderr gets its totals in one line (-v: and a line per field not carried whole).
 
     Exit codes: 0 written (or sent); 1 the source (or, for a folder, any stream in it) could not
     be read or converted; 2 usage error (the output is the input, a block device); 3 the output
@@ -76,7 +78,7 @@ def export(
     elif protocol is not None:
         raise click.UsageError("--protocol is how --endpoint sends: give --endpoint URL")
     if Path(path).is_dir():
-        _export_folder(path, to, output, report_path, agent, include_content, endpoint, redactor)
+        _export_folder(path, to, output, report_path, agent, include_content, endpoint, redactor, verbose)
         finish(redactor, redact_report, path)
         return
     if output is not None and Path(output).is_dir():
@@ -104,7 +106,7 @@ def export(
             click.echo(f"asr: error: {exc}", err=True)
             sys.exit(3)
         finish(redactor, redact_report, path)  # first: a report that fails is the one line said
-        _write_report(report, report_path, path)
+        _write_report(report, report_path, path, verbose)
 
 
 def _export_folder(
@@ -116,6 +118,7 @@ def _export_folder(
     include_content: bool,
     endpoint: str | None,
     redactor: Any = None,
+    verbose: bool = False,
 ) -> None:
     """A folder of streams into the folder OUTPUT: one error line per stream not exported, exit 1
     then; an output that cannot be written stops it with one line, exit 3."""
@@ -133,7 +136,7 @@ def _export_folder(
         result = export_folder(path, output, to, include_content=include_content, redactor=redactor)
         for line in result.errors:
             click.echo(f"asr: error: {line}", err=True)
-        _write_report(result.report, report_path, path)
+        _write_report(result.report, report_path, path, verbose)
     if result.errors:
         sys.exit(1)
 
@@ -153,9 +156,9 @@ def _check_endpoint(to: str, output: str | None, endpoint: str, protocol: str) -
         raise click.BadParameter(f"{endpoint!r}: OTLP/gRPC takes http(s)://host:port, no path", param_hint="--endpoint")
 
 
-def _write_report(report: LossReport, report_path: str | None, source: str) -> None:
+def _write_report(report: LossReport, report_path: str | None, source: str, verbose: bool = False) -> None:
     if report_path is None:
-        click.echo(report.summary(), err=True)
+        click.echo(report.summary(fields=verbose), err=True)
         return
     data = orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2) + b"\n"
     target = Path(report_path)

@@ -93,8 +93,9 @@ class LossReport:
             ],
         }
 
-    def summary(self) -> str:
-        """A few lines for stderr: totals per outcome and every field not carried whole."""
+    def summary(self, fields: bool = True) -> str:
+        """For stderr: a line of totals per outcome, then (``fields``) a line for every field not
+        carried whole; without them, the line says how to see them when there are some."""
         self._fold()
         totals = Counter({outcome: 0 for outcome in OUTCOMES})
         for (_, _, outcome), count in self.counts.items():
@@ -103,6 +104,9 @@ class LossReport:
             f"asr export: {self.trajectories} trajectory(ies) as {self.target} {self.version}; "
             f"fields carried {totals[CARRIED]}, approximate {totals[APPROXIMATE]}, dropped {totals[DROPPED]}"
         ]
+        if not fields:
+            lossy = totals[APPROXIMATE] or totals[DROPPED]
+            return lines[0] + (" (-v, or --report FILE, lists each field)" if lossy else "")
         for (record_type, name, outcome), count in sorted(self.counts.items()):
             if outcome != CARRIED:
                 how = self.how.get((record_type, name, outcome), "")

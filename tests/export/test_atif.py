@@ -240,3 +240,17 @@ def test_a_golden_stream_validate_rejects_is_refused_with_its_first_finding() ->
         (line,) = result.stderr.splitlines()
         assert line.startswith(f"asr: error: {INVALID[0]}:2: not a valid ASR stream: seq 2 PROFILE-open-value: ")
         assert line.endswith(f"asr validate {INVALID[0]} lists every finding)")
+
+
+def test_the_loss_report_is_one_line_by_default_and_the_table_with_verbose() -> None:
+    """Before: every field not carried whole was a line on stderr, 22 for this stream (issue #32
+    item 6)."""
+    plain = CliRunner().invoke(main, ["export", "--to", "atif", str(EVERY_KIND)])
+    (line,) = plain.stderr.splitlines()
+    assert line.startswith("asr export: 1 trajectory(ies) as atif ATIF-v1.8; fields carried ")
+    assert line.endswith("(-v, or --report FILE, lists each field)")
+    for flag in ("-v", "--verbose"):
+        verbose = CliRunner().invoke(main, ["export", "--to", "atif", str(EVERY_KIND), flag])
+        first, *table = verbose.stderr.splitlines()
+        assert verbose.exit_code == 0 and first == line.split(" (-v")[0] and len(table) > 5
+        assert all(row.startswith(("  approximate", "  dropped")) for row in table)
