@@ -902,3 +902,11 @@ def test_a_summary_still_streaming_is_no_compaction_summary(tmp_path: Path) -> N
     attempt = next(r for r in records(path) if r.get("messageId") == "msg_t4")
     assert "summaryOf" not in attempt and attempt["opencode"]["info"]["summary"] is True
 
+
+def test_a_user_messages_summary_stays_in_opencode_info(tmp_path: Path) -> None:
+    """A user message's ``summary`` ({diffs, title, body}) moves nowhere: it stays in opencode.info."""
+    path = _review_db(tmp_path / "opencode.db", None, [("prt_t2a", {"type": "text", "text": "Done."})])
+    summary = {"title": "List files", "body": "Listed.", "diffs": [{"file": "a", "additions": 1, "deletions": 0}]}
+    _insert(path, [("msg_t3", {"role": "user", "summary": summary}, [{"type": "text", "text": "more"}])])
+    prompt = next(r for r in records(path) if r.get("messageId") == "msg_t3")
+    assert prompt["opencode"]["info"]["summary"] == summary
