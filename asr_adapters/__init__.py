@@ -13,26 +13,56 @@ The library in five calls::
 import typing as _typing
 from typing import Any as _Any
 
-from .batch import SessionDescriptor, discover
-from .convert import Conversion
-from .core.accounting import Accounting, Diagnostic
-from .core.errors import ASRError, InputError, UnknownAgentError
-from .incremental import IncrementalResult, IncrementalState, convert_incremental
-from .stats.scanner import session_summary
-from .stats.summary import SessionSummary
-from .stream import read_models, read_records, write_jsonl
-from .validate import Finding, validate_records
+from ._lazy import lazy_names
 from .version import __version__
 
-# ``convert`` and ``validate`` are the submodules, callable as their functions (see ``_callable``):
-# a function of the same name would shadow the submodule. A type checker sees the functions.
+# Every other public name is imported at its first use (``_lazy``): ``import asr_adapters``
+# loads no adapter, no batch machinery, no validator and no exporter until they are asked for.
+# ``convert``, ``validate``, ``export`` and ``stats`` are the submodules, callable as their functions
+# (``_callable``): a function of the same name would shadow the submodule. A type checker
+# sees the functions.
+_LAZY = {
+    "ASRError": ".core.errors",
+    "Accounting": ".core.accounting",
+    "Conversion": ".convert",
+    "Diagnostic": ".core.accounting",
+    "Finding": ".validate",
+    "IncrementalResult": ".incremental",
+    "IncrementalState": ".incremental",
+    "InputError": ".core.errors",
+    "SessionDescriptor": ".batch.discover",
+    "SessionSummary": ".stats.summary",
+    "UnknownAgentError": ".core.errors",
+    "convert": ".convert",
+    "convert_incremental": ".incremental",
+    "discover": ".batch.discover",
+    "export": ".export",
+    "read_models": ".stream",
+    "read_records": ".stream",
+    "session_summary": ".stats.scanner",
+    "stats": ".stats",
+    "validate": ".validate",
+    "validate_records": ".validate",
+    "write_jsonl": ".stream",
+}
+__getattr__, __dir__ = lazy_names(
+    __name__, _LAZY, ["__version__", "schema", "to_dict", "to_model"], ("convert", "export", "stats", "validate")
+)
+
 if _typing.TYPE_CHECKING:
+    from .batch.discover import SessionDescriptor, discover
+    from .convert import Conversion
     from .convert import convert as convert
+    from .core.accounting import Accounting, Diagnostic
+    from .core.errors import ASRError, InputError, UnknownAgentError
     from .export import export as export
+    from .incremental import IncrementalResult, IncrementalState, convert_incremental
     from .stats import stats as stats
+    from .stats.scanner import session_summary
+    from .stats.summary import SessionSummary
+    from .stream import read_models, read_records, write_jsonl
+    from .validate import Finding, validate_records
     from .validate import validate as validate
-else:
-    from . import convert, export, stats, validate
 
 
 def schema() -> dict[str, _Any]:

@@ -7,6 +7,7 @@ would give the function); instead the name is the subpackage, and calling it cal
 function. The same holds for ``asr_adapters.convert``.
 """
 
+import inspect
 import sys
 import types
 from typing import Any
@@ -19,6 +20,12 @@ class CallableModule(types.ModuleType):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return getattr(self, self.__call_target__)(*args, **kwargs)
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        """The function's own signature, so ``inspect.signature`` and IDEs show its parameters
+        rather than ``(*args, **kwargs)``."""
+        return inspect.signature(getattr(self, self.__call_target__))
 
 
 def make_callable(module_name: str, function_name: str) -> None:

@@ -5,10 +5,11 @@ Bare ``asr`` prints this help. Shell completion (bash, zsh, fish): see the READM
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, ClassVar, NoReturn
 
 import click
 import orjson
@@ -26,10 +27,12 @@ from .cli_params import (
     AgentChoice,
     InputPath,
 )
-from .cli_validate import validate_paths
 from .convert import Conversion
 from .core.errors import ASRError
 from .outputs import OutputError, PipeClosed, SameFileError, UnusableOutput, pipe_closed
+from .redact import Redactor
+from .redact.options import finish as finish_redaction
+from .redact.options import redact_options
 from .version import __version__
 
 
@@ -40,7 +43,41 @@ def _fail(message: str, code: int = EXIT_INPUT) -> NoReturn:
     sys.exit(code)
 
 
-@click.group(invoke_without_command=True, epilog="Run asr COMMAND --help for a command's options and exit status.")
+class _Commands(click.Group):
+    """The ``asr`` group. Commands defined in other packages are imported when named (or when
+    the help lists them), so ``asr convert`` does not load the batch machinery, the viewer
+    (jinja2, markdown-it) or the exporters."""
+
+    #: command name -> (module, the command's name in it)
+    elsewhere: ClassVar[dict[str, tuple[str, str]]] = {
+        "batch": (".batch.commands", "batch"),
+        "discover": (".batch.commands", "discover"),
+        "export": (".export.command", "export"),
+        "index": (".index.command", "index_command"),
+        "redact": (".redact.command", "redact_command"),
+        "search": (".index.command", "search_command"),
+        "show": (".view.command", "show"),
+        "stats": (".stats.command", "stats"),
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.elsewhere})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        where = self.elsewhere.get(cmd_name)
+        if command is None and where is not None:
+            module, name = where
+            command = getattr(importlib.import_module(module, __package__), name)
+            self.add_command(command, cmd_name)
+        return command
+
+
+@click.group(
+    cls=_Commands,
+    invoke_without_command=True,
+    epilog="Run asr COMMAND --help for a command's options and exit status.",
+)
 @click.version_option(__version__, prog_name="asr")
 @click.pass_context
 def main(ctx: click.Context) -> None:
@@ -75,7 +112,17 @@ def stream_file_name(key: str) -> str:
     help="Do not validate the streams as they are written (about a quarter less CPU and no index of ids held; "
     "exit 0 then does not promise that asr validate accepts the output).",
 )
-def convert(path: str, output: str | None, agent: str | None, thread: str | None, stats: bool, no_check: bool) -> None:
+@redact_options
+def convert(
+    path: str,
+    output: str | None,
+    agent: str | None,
+    thread: str | None,
+    stats: bool,
+    no_check: bool,
+    redactor: Redactor | None,
+    redact_report: str | None,
+) -> None:
     """Convert one native session file to ASR JSONL (stdout by default; PATH - reads stdin).
 
     A file output appears only once complete (written beside it, then renamed). On stdout or
@@ -90,7 +137,7 @@ def convert(path: str, output: str | None, agent: str | None, thread: str | None
     conversion: Conversion | None = None
     try:
         source: Any = sys.stdin.buffer if path == "-" else path
-        conversion = Conversion(source, agent, as_dicts=True, select=thread)
+        conversion = Conversion(source, agent, as_dicts=True, select=thread, redactor=redactor)
         if output is not None and (Path(output).is_dir() or output.endswith(("/", os.sep))):
             to_folder(conversion, Path(output), source_path, report)
         elif output is not None:
@@ -126,6 +173,7 @@ def convert(path: str, output: str | None, agent: str | None, thread: str | None
         click.echo(f"asr: note: {note}", err=True)
     if stats:
         click.echo(orjson.dumps(stats_of(conversion, report)).decode(), err=True)
+    finish_redaction(redactor, redact_report, path)
 
 
 def stats_of(conversion: Conversion, report: Report) -> dict[str, Any]:
@@ -165,6 +213,8 @@ def validate(paths: tuple[str, ...], fmt: str, strict: bool) -> None:
     Warnings (references to records the stream does not hold) are printed but fail only
     with --strict.
     """
+    from .cli_validate import validate_paths
+
     try:
         files, findings = validate_paths(paths)
     except UsageProblem as exc:
@@ -207,50 +257,3 @@ def schema() -> None:
     from .model.api import json_schema
 
     click.echo(orjson.dumps(json_schema(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
-
-
-def _add_batch_commands() -> None:
-    from .batch.commands import batch, discover
-
-    main.add_command(batch)
-    main.add_command(discover)
-
-
-_add_batch_commands()
-
-
-def _add_view_commands() -> None:
-    from .view.command import show
-
-    main.add_command(show)
-
-
-_add_view_commands()
-
-
-def _add_export_commands() -> None:
-    from .export.command import export
-
-    main.add_command(export)
-
-
-_add_export_commands()
-
-
-def _add_index_commands() -> None:
-    from .index.command import index_command, search_command
-
-    main.add_command(index_command)
-    main.add_command(search_command)
-
-
-_add_index_commands()
-
-
-def _add_stats_commands() -> None:
-    from .stats.command import stats
-
-    main.add_command(stats)
-
-
-_add_stats_commands()

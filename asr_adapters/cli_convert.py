@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, cast
 
-from .batch.naming import header_facts, native_id, output_path, short_hash
 from .convert import Conversion
 from .core.adapter import Stream
 from .core.errors import ASRError
@@ -30,7 +29,6 @@ from .outputs import (
     open_output,
 )
 from .stream.writer import StreamWriter
-from .validate.stream import StreamValidator
 
 
 class UsageProblem(ASRError):
@@ -68,7 +66,11 @@ def _written(
     """The records of one stream as they are written: counted, and (unless ``report.check`` is
     off) each fed to the validator; a stream that ends with an error finding is
     ``InvalidOutput``, raised before the output gets its name."""
-    validator = StreamValidator() if report.check else None
+    validator = None
+    if report.check:
+        from .validate.stream import StreamValidator  # not loaded for --no-check or other commands
+
+        validator = StreamValidator()
     add = validator.add if validator is not None else None
     for record in records:
         entry.records += 1
@@ -201,6 +203,8 @@ def to_file(conversion: Conversion, target: Path, source: Path | None, report: R
 def to_folder(conversion: Conversion, folder: Path, source: Path | None, report: Report) -> None:
     """Every stream (or the ``--thread`` one) under ``folder``, named as ``asr batch`` names
     them; all are renamed into place once the whole input has converted."""
+    from .batch.naming import header_facts, native_id, output_path, short_hash  # only -o DIR/ names streams
+
     agent = conversion.adapter.name
     display = conversion.source.display
     ids: dict[str, str] = {}

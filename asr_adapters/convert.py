@@ -37,7 +37,10 @@ class Conversion:
         *,
         as_dicts: bool = False,
         select: str | None = None,
+        redactor: Any = None,
     ) -> None:
+        #: an ``asr_adapters.redact.Redactor``: every record is redacted before it is yielded
+        self.redactor = redactor
         self.source = open_source(source)
         self.select = select
         #: Whether the agent was named rather than detected (see ``mismatch``).
@@ -110,12 +113,15 @@ class Conversion:
 
     def _guard(self, records: Iterator[dict[str, Any]]) -> Iterator[Any]:
         try:
+            records = scrub(records)  # sanitizer markers -> capture: redacted, for every adapter
+            if self.redactor is not None:
+                records = self.redactor.records(records)
             if self.as_dicts:
-                yield from scrub(records)  # sanitizer markers -> capture: redacted, for every adapter
+                yield from records
             else:
                 from .model.api import to_model
 
-                for record in scrub(records):
+                for record in records:
                     yield to_model(record)
         except ASRError:
             raise
@@ -135,9 +141,12 @@ class Conversion:
                     pass
 
 
-def convert(source: SourceLike, agent: str | None = None, *, as_dicts: bool = False) -> Conversion:
-    """Convert one native session input; iterate the result for its ASR records."""
-    return Conversion(source, agent, as_dicts=as_dicts)
+def convert(
+    source: SourceLike, agent: str | None = None, *, as_dicts: bool = False, redactor: Any = None
+) -> Conversion:
+    """Convert one native session input; iterate the result for its ASR records (redacted by
+    ``redactor``, an ``asr_adapters.redact.Redactor``, when given)."""
+    return Conversion(source, agent, as_dicts=as_dicts, redactor=redactor)
 
 
 make_callable(__name__, "convert")  # asr_adapters.convert(...) is this module's convert(...)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 from .core.adapter import Adapter
 from .core.errors import UnknownAgentError
 from .core.source import Source
@@ -24,8 +26,18 @@ def register(cls: type[Adapter]) -> type[Adapter]:
     return cls
 
 
-def _load() -> None:
-    from . import adapters  # noqa: F401 - importing registers every adapter
+def _packages() -> dict[str, str]:
+    from .adapters import PACKAGES
+
+    return PACKAGES
+
+
+def _load(name: str | None = None) -> None:
+    """Import the adapter module of ``name`` (registering it), or of every agent."""
+    packages = _packages()
+    for agent in packages if name is None else [name]:
+        if agent in packages and agent not in _ADAPTERS:
+            importlib.import_module(f"{__package__}.adapters.{packages[agent]}.adapter")
 
 
 def names() -> list[str]:
@@ -34,7 +46,8 @@ def names() -> list[str]:
 
 
 def get(name: str) -> Adapter:
-    _load()
+    if name not in _ADAPTERS:
+        _load(name)
     try:
         return _ADAPTERS[name]
     except KeyError:
@@ -46,17 +59,43 @@ def all_adapters() -> list[Adapter]:
     return [_ADAPTERS[name] for name in sorted(_ADAPTERS)]
 
 
+#: The least score that lets detection choose an agent by itself. Below it (but above 0) an
+#: adapter has seen only part of what its agent writes: the error names it, ``--agent`` decides.
+SURE = 50
+
+
+def scores(source: Source) -> list[tuple[int, str]]:
+    """Every agent's ``(score, name)`` for ``source``, best first. They sniff the same head,
+    read once (``Source.head`` keeps it). A packaged agent is asked through its ``sniff``
+    module, so no converter is imported to decide (``get`` imports the chosen one); an adapter
+    registered from elsewhere is asked itself."""
+    packages = _packages()
+    found = []
+    for agent, package in packages.items():
+        sniff = importlib.import_module(f"{__package__}.adapters.{package}.sniff")
+        found.append((sniff.detect(source), agent))
+    found.extend((adapter.detect(source), name) for name, adapter in _ADAPTERS.items() if name not in packages)
+    return sorted(found, reverse=True)
+
+
 def detect(source: Source) -> Adapter:
     """The adapter that claims ``source`` most surely; an error naming the known agents if none
-    does, and an error saying so for an ASR stream (never converted as a native log)."""
+    does, naming the likeliest one if none is sure enough (score below ``SURE``), and an error
+    saying so for an ASR stream (never converted as a native log)."""
     if not source.is_sqlite and is_asr_stream(source.head()):
         raise UnknownAgentError(f"{source.display}: {ASR_STREAM}")
-    scored = sorted(((a.detect(source), a.name) for a in all_adapters()), reverse=True)
+    scored = scores(source)
     if not scored or scored[0][0] <= 0:
         raise UnknownAgentError(
             f"{source.display}: cannot tell which agent wrote this file; "
             f"known agents: {', '.join(names())} (use --agent NAME)"
         )
-    if len(scored) > 1 and scored[1][0] == scored[0][0]:
-        raise UnknownAgentError(f"{source.display}: could be {scored[0][1]} or {scored[1][1]}; use --agent NAME")
-    return get(scored[0][1])
+    (best, name), runner_up = scored[0], scored[1] if len(scored) > 1 else (0, "")
+    if runner_up[0] == best:
+        raise UnknownAgentError(f"{source.display}: could be {name} or {runner_up[1]}; use --agent NAME")
+    if best < SURE:
+        raise UnknownAgentError(
+            f"{source.display}: cannot tell which agent wrote this file; it looks most like {name} "
+            f"(score {best} of 100, {SURE} needed): use --agent {name} if it is"
+        )
+    return get(name)

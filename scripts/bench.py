@@ -50,7 +50,8 @@ import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # measure this checkout's asr_adapters, installed or not
-SAMPLES = ROOT.parent / "shared" / "samples"
+#: the shared samples: $ASR_SAMPLES (as tests/golden_support.py reads them), else ../shared/samples
+SAMPLES = Path(os.environ.get("ASR_SAMPLES") or ROOT.parent / "shared" / "samples")
 GOLDEN = ROOT / "golden"
 DATA = ROOT / "bench-data"
 GENERATOR = 1  # bump when the way inputs are built changes: old cache entries are then unused
@@ -496,15 +497,27 @@ def _build_opencode(sql: Path, size: int, dest: Path) -> tuple[int, int, int]:
 # -- batch input: many small sessions ------------------------------------------------------------
 
 
+#: real sessions of the shared samples small enough for the batch of small sessions (bytes)
+SMALL_REAL = 40 << 10
+
+
 def _batch_cases() -> list[tuple[str, Path]]:
-    """Golden single-file JSONL inputs (no support files beside them), per agent, in name order."""
+    """Golden single-file JSONL inputs (no support files beside them), per agent, in name order,
+    then the real single-file JSONL sessions of the shared samples under ``SMALL_REAL`` bytes
+    (when they are there: Claude Code and OpenClaw have some)."""
     cases = []
-    for agent in ("codex", "claude-code", "openclaw", "gemini-cli", "copilot-cli"):
+    agents = ("codex", "claude-code", "openclaw", "gemini-cli", "copilot-cli")
+    for agent in agents:
         for folder in sorted((GOLDEN / agent).glob("*/")):
             names = {p.name for p in folder.iterdir()}
             extra = {n for n in names if n != "README.md" and not n.startswith("expected")}
             if extra == {"input.jsonl"}:
                 cases.append((agent, folder / "input.jsonl"))
+    for agent in agents:
+        for path in sorted((SAMPLES / agent).glob("*.jsonl")) if (SAMPLES / agent).is_dir() else []:
+            own_folder = path.with_suffix("").is_dir()  # subagents beside it: not a single file
+            if path.stat().st_size <= SMALL_REAL and not own_folder and not path.name.startswith(("aux-", "catalog-")):
+                cases.append((agent, path))
     return cases
 
 

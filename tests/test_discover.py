@@ -18,6 +18,8 @@ from asr_adapters.batch.homes import FALLBACK_HOMES
 from asr_adapters.cli import main
 
 AGENTS = ("codex", "claude-code", "openclaw", "gemini-cli", "t3code")
+#: agents whose adapter names its own homes (no fallback in batch.homes)
+OWN_HOMES = ("pi", "qwen-code")
 
 
 @pytest.fixture
@@ -37,6 +39,8 @@ def relocated_env(tmp_path: Path) -> dict[str, str]:
         "GEMINI_CLI_HOME": str(places / "gemini"),
         "T3CODE_HOME": str(places / "t3"),
         "COPILOT_HOME": str(places / "copilot"),
+        "PI_CODING_AGENT_DIR": str(places / "pi"),
+        "QWEN_HOME": str(places / "qwen"),
     }
 
 
@@ -44,7 +48,7 @@ def _under(path: Path, folder: str) -> bool:
     return Path(folder) == path or Path(folder) in path.parents
 
 
-@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("agent", AGENTS + OWN_HOMES)
 def test_homes_honour_relocation_variables(agent: str, tmp_path: Path) -> None:
     if agent not in registry.names():
         pytest.skip(f"no {agent} adapter registered yet")
@@ -56,6 +60,8 @@ def test_homes_honour_relocation_variables(agent: str, tmp_path: Path) -> None:
         "openclaw": "OPENCLAW_STATE_DIR",
         "gemini-cli": "GEMINI_CLI_HOME",
         "t3code": "T3CODE_HOME",
+        "pi": "PI_CODING_AGENT_DIR",
+        "qwen-code": "QWEN_HOME",
     }[agent]
     assert any(_under(home, env[variable]) for home in homes), homes
     default = {"codex": ".codex", "claude-code": ".claude", "gemini-cli": ".gemini", "t3code": ".t3"}.get(agent)
@@ -186,6 +192,10 @@ def plant_real_homes(env: dict[str, str]) -> dict[str, Path]:
         ),
         "t3code": (".sql", Path(env["T3CODE_HOME"]) / "userdata/state.sqlite"),
         "copilot-cli": (".jsonl", Path(env["COPILOT_HOME"]) / "session-state/demo-session/events.jsonl"),
+        "pi": (
+            ".jsonl",
+            Path(env["PI_CODING_AGENT_DIR"]) / "sessions/--work-demo--/2026-06-01T10-00-00-000Z_demo.jsonl",
+        ),
     }
     for agent, (suffix, target) in layouts.items():
         if agent not in registry.names():

@@ -40,6 +40,9 @@ EXPECTED_WARNINGS: dict[str, set[str]] = {
     "codex/10-tool-calls-every-kind": {
         "expected.asr.jsonl: seq 16 PROFILE-ref: tool_result callId 'call_ORPHAN' names no tool_call of this stream",
     },
+    "codex/34-cut-before-header": {
+        "expected.asr.jsonl: seq 7 PROFILE-ref: tool_result callId 'call_NOWHERE' names no tool_call of this stream",
+    },
 }
 
 
@@ -79,12 +82,14 @@ def test_model_path_writes_the_same_bytes(case: GoldenCase, tmp_path: Path) -> N
 def test_spilled_state_writes_the_same_bytes(
     case: GoldenCase, limit: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Per-id state that moves to disk (``core.spill``, once a map holds more than its limit)
-    must answer as it did in memory: with a limit of one or two entries, lookups of older ids
-    go to disk, and every stream must still be the reviewed one, byte for byte."""
-    from asr_adapters.core import spill
+    """Per-id state that moves to disk (``core.spill`` and ``core.digests``, once a map holds
+    more than its limit) must answer as it did in memory: with a limit of one or two entries,
+    lookups of older ids go to disk, and every stream must still be the reviewed one, byte for
+    byte."""
+    from asr_adapters.core import digests, spill
 
     monkeypatch.setattr(spill, "DEFAULT_LIMIT", limit)
+    monkeypatch.setattr(digests, "DEFAULT_LIMIT", limit)
     outputs, conversion = convert_case(case, tmp_path)
     assert sorted(f"{name}.asr.jsonl" for name in outputs) == sorted(p.name for p in case.expected_files())
     for name, data in outputs.items():

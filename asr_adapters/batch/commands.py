@@ -11,12 +11,14 @@ import re
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import click
 import orjson
 
 from .. import registry
 from ..cli_params import AgentChoice
+from ..redact.options import finish, redact_options, write_report
 from .discover import discover as discover_sessions
 from .homes import agent_homes
 from .merge import merge_manifests
@@ -101,6 +103,7 @@ def _check_agents(agents: tuple[str, ...]) -> list[str]:
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary on stdout.")
+@redact_options
 def batch(
     sources: tuple[str, ...],
     outdir: str,
@@ -118,6 +121,8 @@ def batch(
     scheduler: str | None,
     quiet: bool,
     as_json: bool,
+    redactor: Any,
+    redact_report: str | None,
 ) -> None:
     """Convert every session under SOURCES (folders, files, store URLs) into OUTDIR/<agent>/<session>.asr.jsonl.
 
@@ -153,6 +158,7 @@ def batch(
         shard=slice_,
         engine=engine,
         scheduler=scheduler,
+        redactor=redactor,
     )
     try:
         summary = run_batch(options)
@@ -173,6 +179,9 @@ def batch(
                 "asr batch: no agent home found here (asr discover --homes lists where they are looked for)", err=True
             )
         click.echo(f"asr batch: {summary.describe()}", err=True)
+        finish(redactor, redact_report)
+    elif redactor is not None and redact_report is not None:
+        write_report(redactor, Path(redact_report))
     if as_json:
         print_json(summary, sys.stdout.buffer)
     sys.exit(summary.exit_code)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .worker import Chunk, Item
 
@@ -23,7 +24,13 @@ TASKS_PER_WORKER = 4  # at least this many tasks per worker when there are enoug
 
 
 def pack(
-    items: Sequence[Item], sizes: Sequence[int], jobs: int, outdir: str, agents: tuple[str, ...], tag: str = ""
+    items: Sequence[Item],
+    sizes: Sequence[int],
+    jobs: int,
+    outdir: str,
+    agents: tuple[str, ...],
+    tag: str = "",
+    redact: Any = None,
 ) -> list[Chunk]:
     """``items`` (walk order, ``sizes`` in bytes) as tasks, biggest first.
 
@@ -47,7 +54,7 @@ def pack(
         weight += sizes[index]
     tasks.append((weight, current))
     tasks.sort(key=lambda task: (-task[0], task[1][0]))
-    return [Chunk(outdir, agents, tuple(items[i] for i in members), tag) for _weight, members in tasks]
+    return [Chunk(outdir, agents, tuple(items[i] for i in members), tag, redact) for _weight, members in tasks]
 
 
 @dataclass(frozen=True)

@@ -172,7 +172,9 @@ def run_on_executor(
                 if alone:
                     receive(_died(task.items[0]))
                 else:
-                    suspects.extend(Chunk(task.outdir, task.agents, (item,), task.tag) for item in task.items)
+                    suspects.extend(
+                        Chunk(task.outdir, task.agents, (item,), task.tag, task.redact) for item in task.items
+                    )
                 continue
             for result in results:
                 receive(result)

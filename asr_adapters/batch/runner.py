@@ -62,6 +62,9 @@ class BatchOptions:
     shard: Shard | None = None  # --shard K/N: this run's slice of the sources
     engine: str = "local"  # local (the process pool, or this process) | dask
     scheduler: str | None = None  # --engine dask: the scheduler's address (else a LocalCluster of `jobs`)
+    #: an ``asr_adapters.redact.Redactor``: every record redacted in the workers (under its policy
+    #: and key); its report sums theirs. Every source is converted again (earlier outputs may not be)
+    redactor: Any = None
 
 
 def run_batch(options: BatchOptions) -> Summary:
@@ -165,6 +168,7 @@ class _Batch:
         filters = self.options.filters
         summary = self.summary
         follow = self.options.follow_symlinks
+        real_roots: dict[Path, str] = {}
         for candidate in self.candidates(roots):
             if self.shard is not None and not self.shard.takes(candidate.relative):
                 summary.other_shards += 1
@@ -196,7 +200,9 @@ class _Batch:
             if is_url(key):  # the worker downloads it (at its path relative to the root)
                 yield Item(key, key, candidate.explicit, known, key[: len(key) - len(candidate.relative)], False)
                 continue
-            root = os.path.realpath(candidate.root)
+            root = real_roots.get(candidate.root)
+            if root is None:  # one walk root for many files: resolved once
+                root = real_roots[candidate.root] = os.path.realpath(candidate.root)
             yield Item(key, str(candidate.path), candidate.explicit, known, root, follow)
 
     def _left_out(self, path: Path | str, reason: str, folder: bool) -> None:
@@ -214,7 +220,7 @@ class _Batch:
             )
 
     def _reusable(self, entry: Entry) -> bool:
-        if self.options.force or entry.producer != __version__:
+        if self.options.force or self.options.redactor is not None or entry.producer != __version__:
             return False
         if self.out is not None:
             return all(self.out.exists(output) for output in entry.outputs)
@@ -246,23 +252,24 @@ class _Batch:
             progress.start(len(items), sum(sizes))
         jobs = self.options.jobs or cpu_count()
         outdir, agents = self.target, tuple(self.options.filters.agents)
+        redact = self.options.redactor.policy if self.options.redactor is not None else None
         interrupted = True
         try:
             if self.options.executor is not None:
-                tasks = pack(items, sizes, jobs, outdir, agents, self.tag)
+                tasks = pack(items, sizes, jobs, outdir, agents, self.tag, redact)
                 run_on_executor(self.options.executor, tasks, self.receive, window=jobs * 2)
             elif self.options.engine == "dask" and items:
                 try:
                     with dask_executor(jobs, self.options.scheduler) as (executor, workers):
-                        tasks = pack(items, sizes, workers, outdir, agents, self.tag)
+                        tasks = pack(items, sizes, workers, outdir, agents, self.tag, redact)
                         run_on_executor(executor, tasks, self.receive, window=workers)
                 except EngineError as exc:
                     raise BatchUsageError(str(exc)) from None
             elif jobs <= 1 or len(items) <= 1:
                 for item in items:
-                    self.receive(run_item(item, outdir, agents, self.tag))
+                    self.receive(run_item(item, outdir, agents, self.tag, redact))
             else:
-                tasks = pack(items, sizes, jobs, outdir, agents, self.tag)
+                tasks = pack(items, sizes, jobs, outdir, agents, self.tag, redact)
                 run_parallel(tasks, jobs, self.receive, self.locks)
             interrupted = False
         finally:
@@ -290,6 +297,8 @@ class _Batch:
         walk order is (so outputs, manifest and errors never depend on the executor)."""
         if self.options.progress is not None:
             self.options.progress.advance(self.sizes.get(result.source, result.size))
+        if result.redaction is not None and self.options.redactor is not None:
+            self.options.redactor.merge(result.redaction)
         self.waiting[self.order[result.source]] = result
         while self.committed in self.waiting:
             self.apply(self.waiting.pop(self.committed))

@@ -19,7 +19,7 @@ from stat import S_ISBLK, S_ISCHR, S_ISDIR, S_ISFIFO, S_ISREG, S_ISSOCK
 from .. import registry
 from ..core.adapter import Adapter
 from ..core.errors import UnknownAgentError
-from ..core.source import HEAD_SIZE, Source
+from ..core.source import Source
 
 SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__"})
 TEMP_PREFIX = ".asr-tmp-"
@@ -170,21 +170,6 @@ def _special(mode: int) -> str:
     return NOT_REGULAR
 
 
-class SniffSource(Source):
-    """A path source that reads its first bytes once for every adapter's sniff."""
-
-    def __init__(self, path: Path) -> None:
-        super().__init__(path)
-        self._cached: bytes | None = None
-
-    def raw_head(self, size: int = HEAD_SIZE) -> bytes:
-        if size > HEAD_SIZE:
-            return super().raw_head(size)
-        if self._cached is None:
-            self._cached = super().raw_head(HEAD_SIZE)
-        return self._cached[:size]
-
-
 def sniff(path: Path, size: int | None = None, *, explicit: bool = False) -> tuple[Adapter | None, str | None]:
     """(the adapter whose session file this is, None) or (None, the reason it is not converted).
 
@@ -209,7 +194,7 @@ def prefilter(path: Path, size: int | None = None, *, explicit: bool = False) ->
 def sniff_content(path: Path, *, explicit: bool = False) -> tuple[Adapter | None, str | None]:
     """The half of ``sniff`` that opens the file (done by the batch's workers)."""
     try:
-        adapter = registry.detect(SniffSource(path))
+        adapter = registry.detect(Source(path))  # its head is read once for every adapter
     except UnknownAgentError as exc:
         return None, AMBIGUOUS if "could be" in str(exc) else NO_ADAPTER
     except OSError:

@@ -41,6 +41,7 @@ class Task:
     known_sha256: str | None = None  # skip the conversion when the content still hashes to this
     companions: tuple[tuple[str, int, int], ...] = ()  # files read with the source, stamped before
     tag: str = ""  # the shard's mark on temporary names
+    redact: Any = None  # an ``asr_adapters.redact.Policy`` (the run's key with it): redact every record
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ class Chunk:
     agents: tuple[str, ...]  # the --agent filter (empty: all)
     items: tuple[Item, ...]
     tag: str = ""  # the shard's mark on temporary names
+    redact: Any = None  # an ``asr_adapters.redact.Policy``
 
 
 @dataclass
@@ -93,6 +95,7 @@ class Result:
     seconds: float = 0.0
     companions: list[list[Any]] = field(default_factory=list)
     etag: str = ""  # a source on an object store: its ETag (or generation) when it was read
+    redaction: dict[str, Any] | None = None  # with a policy: its ``Redactor.report()``
 
 
 def companion_paths(agent: str, source: str) -> list[str]:
@@ -111,10 +114,11 @@ def companion_paths(agent: str, source: str) -> list[str]:
     return sorted(paths)
 
 
-def companions(agent: str, source: str) -> tuple[tuple[str, int, int], ...]:
-    """(path, size, mtime_ns) of the companion files that exist: part of the source's fingerprint."""
+def companions(agent: str, source: str, paths: list[str] | None = None) -> tuple[tuple[str, int, int], ...]:
+    """(path, size, mtime_ns) of the companion files that exist: part of the source's fingerprint.
+    ``paths``: ``companion_paths(agent, source)`` when the caller has them already."""
     stamps = []
-    for path in companion_paths(agent, source):
+    for path in companion_paths(agent, source) if paths is None else paths:
         try:
             stat = os.stat(path)
         except OSError:
@@ -172,18 +176,18 @@ def file_sha256(path: str) -> str:
 
 def run_chunk(chunk: Chunk) -> list[Result]:
     """Sniff and convert every source of the chunk, in order; never raises for a bad input."""
-    return [run_item(item, chunk.outdir, chunk.agents, chunk.tag) for item in chunk.items]
+    return [run_item(item, chunk.outdir, chunk.agents, chunk.tag, chunk.redact) for item in chunk.items]
 
 
 KILL_HOOK = "ASR_BATCH_TEST_KILL_WORKER"  # tests only: the real path of a source that kills its worker
 
 
-def run_item(item: Item, outdir: str, agents: tuple[str, ...] = (), tag: str = "") -> Result:
+def run_item(item: Item, outdir: str, agents: tuple[str, ...] = (), tag: str = "", redact: Any = None) -> Result:
     """Whose the source is (the content sniff), then its conversion when it is a session."""
     if os.environ.get(KILL_HOOK) == item.source:  # a worker dying mid-task, as engines lose them
         os._exit(70)
     if is_url(item.source):
-        return _run_remote(item, outdir, agents, tag)
+        return _run_remote(item, outdir, agents, tag, redact)
     try:
         adapter, reason = sniff_content(Path(item.path), explicit=item.explicit)
     except Exception:  # the sniff catches what adapters raise; this is a last resort
@@ -195,24 +199,26 @@ def run_item(item: Item, outdir: str, agents: tuple[str, ...] = (), tag: str = "
         return Result(item.source, "", "unclaimed", error=reason or "unknown")
     if agents and adapter.name not in agents:
         return Result(item.source, adapter.name, "filtered")
+    paths = companion_paths(adapter.name, item.source)  # asked once: the hooks read files too
     if item.root and not item.follow_symlinks:
-        out = _linked_out(companion_paths(adapter.name, item.source), item.root)
+        out = _linked_out(paths, item.root)
         if out is not None:
             reason = f"reads {out} through a link that leads out of {item.root} (followed only with --follow-symlinks)"
             return Result(item.source, adapter.name, "failed", error=reason)
-    stamps = companions(adapter.name, item.source)
+    stamps = companions(adapter.name, item.source, paths)
     with links_followed(item.follow_symlinks):
-        return run_task(Task(item.source, adapter.name, outdir, item.known_sha256, stamps, tag))
+        return run_task(Task(item.source, adapter.name, outdir, item.known_sha256, stamps, tag, redact))
 
 
-def _run_remote(item: Item, outdir: str, agents: tuple[str, ...], tag: str) -> Result:
+def _run_remote(item: Item, outdir: str, agents: tuple[str, ...], tag: str, redact: Any = None) -> Result:
     """A source on an object store: downloaded to a local spool folder, converted there."""
     prefix = item.root.rstrip("/") + "/"
     inside_root = item.root and item.source.startswith(prefix)
     relative = item.source[len(prefix) :] if inside_root else posixpath.basename(item.source)
     try:
         with fetched(item.source, relative) as (local, (size, mtime_ns, etag)):
-            result = run_item(Item(str(local), str(local), item.explicit, item.known_sha256), outdir, agents, tag)
+            local_item = Item(str(local), str(local), item.explicit, item.known_sha256)
+            result = run_item(local_item, outdir, agents, tag, redact)
     except FileNotFoundError:
         return Result(item.source, "", "vanished")
     except Exception as exc:
@@ -264,7 +270,12 @@ def run_task(task: Task) -> Result:
 def _convert(task: Task, result: Result) -> None:
     remote = is_url(task.outdir)
     outdir = Path(task.outdir)
-    conversion = Conversion(task.source, task.agent, as_dicts=True)
+    redactor = None
+    if task.redact is not None:
+        from ..redact import Redactor
+
+        redactor = Redactor(task.redact)
+    conversion = Conversion(task.source, task.agent, as_dicts=True, redactor=redactor)
     ids: dict[str, str] = {}
     for stream in conversion.streams():
         records = iter(stream.records)
@@ -292,6 +303,8 @@ def _convert(task: Task, result: Result) -> None:
     if remote:
         upload(task.outdir, result.streams, task.tag)
     accounting = conversion.accounting
+    if redactor is not None:
+        result.redaction = redactor.report()
     result.accounting = accounting.as_dict()
     result.diagnostics = [d.as_dict() for d in accounting.diagnostics]
 

@@ -12,7 +12,7 @@ import codecs
 import io
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
@@ -213,6 +213,68 @@ class _Prefixed(io.RawIOBase):
         return n
 
 
+class HeadLines:
+    """The lines of an input's head that parse as JSON, for detection to score.
+
+    ``values`` are the parsed values of the head's complete lines, in order; a line that does
+    not parse (a garbage first line, a torn write) is left out and counted in ``unreadable``,
+    so one bad line does not hide what follows it. The line the head cuts off is not read.
+    """
+
+    __slots__ = ("unreadable", "values")
+
+    def __init__(self, values: list[Any], unreadable: int) -> None:
+        self.values = values
+        self.unreadable = unreadable
+
+    @classmethod
+    def of(cls, head: bytes) -> HeadLines:
+        import orjson
+
+        from .lenient import loads_with_lone_surrogates
+
+        lines = head.split(b"\n")
+        if len(head) >= HEAD_SIZE:
+            lines.pop()  # cut off by the head's end (or empty after its last newline)
+        values: list[Any] = []
+        unreadable = 0
+        for line in lines:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                values.append(orjson.loads(line))
+            except orjson.JSONDecodeError:
+                try:  # JavaScript's lone surrogate escapes (core.lenient): still the line's shape
+                    values.append(loads_with_lone_surrogates(line))
+                except (ValueError, RecursionError):
+                    unreadable += 1
+        return cls(values, unreadable)
+
+    @property
+    def objects(self) -> list[dict[str, Any]]:
+        """The values that are JSON objects (every line a JSONL agent writes is one)."""
+        return [value for value in self.values if type(value) is dict]
+
+    def share(self, looks_right: Callable[[dict[str, Any]], bool]) -> float:
+        """The share of the parsed lines for which ``looks_right`` holds (0 with none parsed):
+        how much of the head looks like one agent's lines. A line that is not an object counts
+        against it."""
+        values = self.values
+        if not values:
+            return 0.0
+        return sum(1 for value in values if type(value) is dict and _holds(looks_right, value)) / len(values)
+
+
+def _holds(looks_right: Callable[[dict[str, Any]], bool], value: dict[str, Any]) -> bool:
+    """``looks_right(value)``, False for a line whose names are arrays or objects (a sniff looks
+    names up in sets: such a line is no agent's, never a crash of detection, issue 25.7)."""
+    try:
+        return looks_right(value)
+    except TypeError:
+        return False
+
+
 #: Byte order marks of the UTF-16 and UTF-32 text a Windows tool may write (UTF-32 first: its
 #: little-endian mark starts with UTF-16's).
 _WIDE_MARKS = (
@@ -343,6 +405,12 @@ class Source:
         self._bytes: bytes | None = None
         self._file: IO[bytes] | None = None
         self._head: bytes | None = None
+        #: what ``raw_head`` and ``head`` read from a path or decompressed, kept for every later
+        #: sniff: detection asks each adapter, and each looks at the same first bytes
+        self._stored_head: bytes | None = None
+        self._content_head: bytes | None = None
+        self._head_lines: HeadLines | None = None
+        self._stored_size = self._content_size = 0
         self._zstd: _ZstdRaw | None = None
         #: Line numbers of the ``BadLine`` items handed out, with their reasons.
         self.bad_lines: dict[int, str] = {}
@@ -379,10 +447,15 @@ class Source:
         return self._named or self.name
 
     def raw_head(self, size: int = HEAD_SIZE) -> bytes:
-        """The first bytes as stored (compressed or not)."""
+        """The first bytes as stored (compressed or not). A path is read once for every size up
+        to the largest asked so far."""
         if self.path is not None:
-            with open(self.path, "rb") as handle:
-                return handle.read(size)
+            stored = self._stored_head
+            if stored is None or (len(stored) < size and len(stored) == self._stored_size):
+                self._stored_size = max(size, HEAD_SIZE)
+                with open(self.path, "rb") as handle:
+                    self._stored_head = stored = handle.read(self._stored_size)
+            return stored[:size]
         if self._bytes is not None:
             return self._bytes[:size]
         if self._head is None:
@@ -406,13 +479,30 @@ class Source:
 
     def head(self, size: int = HEAD_SIZE) -> bytes:
         """The first ``size`` bytes of the content (decompressed, a UTF-8 BOM left out, UTF-16 or
-        UTF-32 decoded and CR line ends made LF: see ``form``), for sniffing."""
+        UTF-32 decoded and CR line ends made LF: see ``form``), for sniffing; read (and
+        decompressed) once for every size up to the largest asked so far."""
         form = self.form
         if form is not None:
             wide = 1 if form == CR_ONLY else 4
-            return _recode(self._head_with_bom(size * wide + 4), form)[:size]
-        head = self._head_with_bom(size + len(UTF8_BOM))
+            return _recode(self._content(size * wide + 4), form)[:size]
+        head = self._content(size + len(UTF8_BOM))
         return (head[len(UTF8_BOM) :] if head.startswith(UTF8_BOM) else head)[:size]
+
+    def _content(self, wanted: int) -> bytes:
+        """The first ``wanted`` bytes of the content as ``_head_with_bom`` reads them, kept: every
+        adapter's sniff and ``form`` look at the same first bytes."""
+        head = self._content_head
+        if head is None or (len(head) < wanted and len(head) == self._content_size):
+            self._content_size = max(wanted, HEAD_SIZE + len(UTF8_BOM))
+            self._content_head = head = self._head_with_bom(self._content_size)
+        return head[:wanted]
+
+    def head_lines(self) -> HeadLines:
+        """The JSON values of the head's first lines (see ``HeadLines``), parsed once for every
+        adapter's sniff."""
+        if self._head_lines is None:
+            self._head_lines = HeadLines.of(self.head())
+        return self._head_lines
 
     @property
     def form(self) -> str | None:
@@ -422,9 +512,9 @@ class Source:
         if self._form is None:
             form = None
             if not self.is_sqlite:
-                head = self._head_with_bom(HEAD_SIZE)
+                head = self._content(HEAD_SIZE)
                 if b"\n" not in head and b"\r" not in head and len(head) == HEAD_SIZE:
-                    head = self._head_with_bom(_LINE_END_PROBE)  # a long first line: find its end
+                    head = self._content(_LINE_END_PROBE)  # a long first line: find its end
                 form = text_form(head)
             self._form = (form,)
         return self._form[0]

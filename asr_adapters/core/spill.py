@@ -28,9 +28,11 @@ DEFAULT_LIMIT = 10_000
 #: SQLite's page cache per spilled map, in KiB
 _CACHE_KIB = 256
 #: bits of the filter that answers most misses without asking SQLite (512 KiB, made at the
-#: first spill; about 5 % false positives at 200,000 spilled keys, 21 % at a million)
+#: first spill; about 5 % false positives at 200,000 spilled keys, 21 % at a million), fewer for
+#: a map whose limit is below the default (about 400 bits an entry of the limit): a map's fixed
+#: cost stays in proportion to its limit
 _FILTER_BITS = 1 << 22
-_FILTER_MASK = _FILTER_BITS - 1
+_FILTER_BITS_PER_ENTRY = 400
 _MISSING: Any = object()
 _INT64 = (-(1 << 63), 1 << 63)
 Key = str | int | bytes
@@ -49,6 +51,8 @@ class SpillMap:
         self._disk: sqlite3.Connection | None = None
         #: one bit per hash of a spilled key: a clear bit proves the key is not on disk
         self._filter = bytearray()
+        wanted = self.limit * _FILTER_BITS_PER_ENTRY
+        self._filter_mask = min(_FILTER_BITS, max(8, 1 << (wanted - 1).bit_length())) - 1
 
     # -- the dict side ----------------------------------------------------------------
 
@@ -72,7 +76,7 @@ class SpillMap:
             return value
         if self._disk is None:
             return default
-        bit = hash(key) & _FILTER_MASK
+        bit = hash(key) & self._filter_mask
         if not self._filter[bit >> 3] & (1 << (bit & 7)):
             return default
         row = self._disk.execute("SELECT v FROM spilled WHERE k = ?", (key,)).fetchone()
@@ -86,7 +90,7 @@ class SpillMap:
             return True
         if self._disk is None or not isinstance(key, str | int | bytes):
             return False
-        bit = hash(key) & _FILTER_MASK
+        bit = hash(key) & self._filter_mask
         if not self._filter[bit >> 3] & (1 << (bit & 7)):
             return False
         return self._disk.execute("SELECT 1 FROM spilled WHERE k = ?", (key,)).fetchone() is not None
@@ -112,7 +116,7 @@ class SpillMap:
     # -- the disk side ----------------------------------------------------------------
 
     def _maybe_spilled(self, key: Key) -> bool:
-        bit = hash(key) & _FILTER_MASK
+        bit = hash(key) & self._filter_mask
         return bool(self._filter[bit >> 3] & (1 << (bit & 7)))
 
     def _spill(self) -> None:
@@ -131,10 +135,10 @@ class SpillMap:
             disk.execute("PRAGMA synchronous=OFF")
             disk.execute(f"PRAGMA cache_size=-{_CACHE_KIB}")
             disk.execute("CREATE TABLE spilled (k PRIMARY KEY, v) WITHOUT ROWID")
-            self._filter = bytearray(_FILTER_BITS >> 3)
+            self._filter = bytearray((self._filter_mask + 1) >> 3)
         bits = self._filter
         for key, _ in oldest:
-            bit = hash(key) & _FILTER_MASK
+            bit = hash(key) & self._filter_mask
             bits[bit >> 3] |= 1 << (bit & 7)
         disk.execute("BEGIN")
         oldest.sort(key=_order)  # in key order, each B-tree page is visited once per batch

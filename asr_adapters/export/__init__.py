@@ -171,15 +171,17 @@ def send_otel(
     return report
 
 
-def _otel_streams(path: str | os.PathLike[str], agent: str | None) -> Iterable[Iterable[dict[str, Any]]]:
+def _otel_streams(
+    path: str | os.PathLike[str], agent: str | None, redactor: Any = None
+) -> Iterable[Iterable[dict[str, Any]]]:
     """An input's streams for the OpenTelemetry export: an ASR stream as it is, a native file converted."""
     from ..view import is_asr_stream, open_records
 
     if agent is None and is_asr_stream(path):
-        return [open_records(path)]
+        return [open_records(path, redactor=redactor)]
     from ..convert import Conversion
 
-    conversion = Conversion(str(path), agent, as_dicts=True)
+    conversion = Conversion(str(path), agent, as_dicts=True, redactor=redactor)
     return (stream.records for stream in conversion.streams())
 
 
@@ -190,17 +192,19 @@ def export_path(
     agent: str | None = None,
     *,
     include_content: bool = False,
+    redactor: Any = None,
 ) -> LossReport:
-    """Export an ASR stream, or a native source converted on the fly (every stream it holds)."""
+    """Export an ASR stream, or a native source converted on the fly (every stream it holds),
+    redacted by ``redactor`` (an ``asr_adapters.redact.Redactor``) when given."""
     from ..view import is_asr_stream, open_records
 
     if to == "otel":
-        return export_otel(_otel_streams(path, agent), out, include_content=include_content)
+        return export_otel(_otel_streams(path, agent, redactor), out, include_content=include_content)
     if agent is None and is_asr_stream(path):
-        return export_streams(iter([(str(path), True, open_records(path))]), out, to)
+        return export_streams(iter([(str(path), True, open_records(path, redactor=redactor))]), out, to)
     from ..convert import Conversion
 
-    conversion = Conversion(str(path), agent, as_dicts=True)
+    conversion = Conversion(str(path), agent, as_dicts=True, redactor=redactor)
     if conversion.source.is_sqlite:
         return _export_thread(conversion, out, to)
     streams = ((stream.key, stream.main, stream.records) for stream in conversion.streams())
@@ -230,9 +234,10 @@ def send_path(
     include_content: bool = False,
     timeout: float | None = None,
     protocol: str = "http/protobuf",
+    redactor: Any = None,
 ) -> LossReport:
     """``send_otel`` for an ASR stream or a native source (every stream it holds, one trace each)."""
-    streams = _otel_streams(path, agent)
+    streams = _otel_streams(path, agent, redactor)
     return send_otel(streams, endpoint, include_content=include_content, timeout=timeout, protocol=protocol)
 
 

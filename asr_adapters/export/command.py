@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 import orjson
 
 from ..cli_params import one_line_errors
 from ..outputs import as_output_error, refuse_same_file, text_output, text_stdout, write_whole
+from ..redact.options import finish, redact_options
 from . import FORMATS, EndpointError, export_path, send_path
 from .report import LossReport
 
@@ -41,6 +43,7 @@ from .report import LossReport
     type=click.Choice(["http/protobuf", "grpc"]),
     help="--endpoint: OTLP over HTTP with protobuf bodies (default) or over gRPC (http://host:4317).",
 )
+@redact_options
 def export(
     path: str,
     to: str,
@@ -50,6 +53,8 @@ def export(
     include_content: bool,
     endpoint: str | None,
     protocol: str | None,
+    redactor: Any,
+    redact_report: str | None,
 ) -> None:
     """Export a session to another format, saying what the format cannot hold.
 
@@ -71,7 +76,8 @@ def export(
     elif protocol is not None:
         raise click.UsageError("--protocol is how --endpoint sends: give --endpoint URL")
     if Path(path).is_dir():
-        _export_folder(path, to, output, report_path, agent, include_content, endpoint)
+        _export_folder(path, to, output, report_path, agent, include_content, endpoint, redactor)
+        finish(redactor, redact_report, path)
         return
     if output is not None and Path(output).is_dir():
         raise click.BadParameter(f"{output!r} is a folder; a folder is written only for a folder PATH", param_hint="-o")
@@ -79,19 +85,25 @@ def export(
         try:
             if endpoint is not None:
                 report = send_path(
-                    path, endpoint, agent, include_content=include_content, protocol=protocol or "http/protobuf"
+                    path,
+                    endpoint,
+                    agent,
+                    include_content=include_content,
+                    protocol=protocol or "http/protobuf",
+                    redactor=redactor,
                 )
             elif output is None:
                 with text_stdout() as stream:
-                    report = export_path(path, stream, to, agent, include_content=include_content)
+                    report = export_path(path, stream, to, agent, include_content=include_content, redactor=redactor)
                     stream.write("\n")
             else:
                 with text_output(Path(output), Path(path)) as handle:  # whole or nothing, never the input
-                    report = export_path(path, handle, to, agent, include_content=include_content)
+                    report = export_path(path, handle, to, agent, include_content=include_content, redactor=redactor)
                     handle.write("\n")
         except EndpointError as exc:
             click.echo(f"asr: error: {exc}", err=True)
             sys.exit(3)
+        finish(redactor, redact_report, path)  # first: a report that fails is the one line said
         _write_report(report, report_path, path)
 
 
@@ -103,6 +115,7 @@ def _export_folder(
     agent: str | None,
     include_content: bool,
     endpoint: str | None,
+    redactor: Any = None,
 ) -> None:
     """A folder of streams into the folder OUTPUT: one error line per stream not exported, exit 1
     then; an output that cannot be written stops it with one line, exit 3."""
@@ -117,7 +130,7 @@ def _export_folder(
     if Path(output).exists() and not Path(output).is_dir():
         raise click.BadParameter(f"{output!r} is a file; a folder PATH is exported into a folder", param_hint="-o")
     with one_line_errors(path):
-        result = export_folder(path, output, to, include_content=include_content)
+        result = export_folder(path, output, to, include_content=include_content, redactor=redactor)
         for line in result.errors:
             click.echo(f"asr: error: {line}", err=True)
         _write_report(result.report, report_path, path)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -103,18 +103,20 @@ def plan(streams: list[Path]) -> tuple[dict[Path, list[Path]], dict[Path, str], 
     return documents, sessions, errors
 
 
-def _spool(to: str, path: Path, session: str, report: LossReport, include_content: bool) -> IO[bytes]:
+def _spool(
+    to: str, path: Path, session: str, report: LossReport, include_content: bool, redactor: Any = None
+) -> IO[bytes]:
     """One child stream written into a temporary file: an ATIF trajectory object, or OTLP/JSON
     spans each preceded by a comma (they follow the parent's spans)."""
     require_valid(path)  # a stream asr validate rejects is not exported (its first finding says why)
     spool = tempfile.TemporaryFile("w+b")  # noqa: SIM115 - returned open; closed once copied
     try:
         if to == "atif":
-            atif.write_trajectory(read_records(path), spool.write, report, default_id=session)
+            atif.write_trajectory(_records(path, redactor), spool.write, report, default_id=session)
         else:
             from . import otel
 
-            otel.write_fragment(read_records(path), spool.write, report, include_content=include_content)
+            otel.write_fragment(_records(path, redactor), spool.write, report, include_content=include_content)
         spool.flush()  # a full scratch disk fails this child here, not the close below
     except BaseException:
         with contextlib.suppress(OSError):
@@ -138,9 +140,15 @@ def _copy_in(spools: list[IO[bytes]], to: str) -> Callable[[Write], None]:
 
 
 def export_folder(
-    folder: str | os.PathLike[str], outdir: str | os.PathLike[str], to: str = "atif", *, include_content: bool = False
+    folder: str | os.PathLike[str],
+    outdir: str | os.PathLike[str],
+    to: str = "atif",
+    *,
+    include_content: bool = False,
+    redactor: Any = None,
 ) -> FolderExport:
-    """Export every ``*.asr.jsonl`` under ``folder`` into ``outdir``, one document per top session."""
+    """Export every ``*.asr.jsonl`` under ``folder`` into ``outdir``, one document per top session
+    (every record redacted by ``redactor``, an ``asr_adapters.redact.Redactor``, when given)."""
     source, target = Path(folder), Path(outdir)
     if not source.is_dir():
         raise InputError(str(folder), "not a folder")
@@ -159,7 +167,7 @@ def export_folder(
             for child in children:
                 part = LossReport(to, version)
                 try:
-                    spools.append(_spool(to, child, sessions[child], part, include_content))
+                    spools.append(_spool(to, child, sessions[child], part, include_content, redactor))
                 except (ASRError, OSError) as exc:
                     result.errors.append(one_line(child, exc) + f" (left out of {root.name})")
                     continue
@@ -167,7 +175,7 @@ def export_folder(
             out = target / names[root]
             try:
                 with text_output(out, root, inside=target) as handle:
-                    _write_root(to, root, handle, report, _copy_in(spools, to), include_content)
+                    _write_root(to, root, handle, report, _copy_in(spools, to), include_content, redactor)
                     handle.write("\n")
             except (OutputError, PipeClosed):  # the folder cannot be written: one error, not one a stream
                 raise
@@ -186,15 +194,26 @@ def export_folder(
 
 
 def _write_root(
-    to: str, root: Path, handle: IO[str], report: LossReport, tail: Callable[[Write], None], include_content: bool
+    to: str,
+    root: Path,
+    handle: IO[str],
+    report: LossReport,
+    tail: Callable[[Write], None],
+    include_content: bool,
+    redactor: Any = None,
 ) -> None:
     require_valid(root)
     if to == "atif":
-        atif.write_trajectory(read_records(root), handle, report, tail, default_id=str(root))
+        atif.write_trajectory(_records(root, redactor), handle, report, tail, default_id=str(root))
     else:
         from . import otel
 
-        otel.write_otlp_json([read_records(root)], handle, report, include_content=include_content, tail=tail)
+        otel.write_otlp_json([_records(root, redactor)], handle, report, include_content=include_content, tail=tail)
+
+
+def _records(path: Path, redactor: Any) -> Iterator[dict[str, Any]]:
+    records = read_records(path)
+    return records if redactor is None else redactor.records(records)
 
 
 def _otel_version() -> str:

@@ -67,6 +67,14 @@ _SESSION_FACTS = (
     "models",
     "records",
     "messages",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+    "total_tokens",
+    "cost_usd",
+    "unpriced_responses",
     "source_path",
     "size",
     "mtime_ns",
@@ -165,13 +173,28 @@ def _manifest_sources(archive: Path) -> dict[str, str]:
     return sources
 
 
+def _int64(value: int) -> int | None:
+    """A count SQLite can hold (a hostile stream's 10**30 tokens is no count: NULL)."""
+    return value if -(1 << 63) <= value < (1 << 63) else None
+
+
 class Builder:
     """One run over one archive into one open index."""
 
     def __init__(
-        self, conn: sqlite3.Connection, archive: Path, report: IndexReport, batch_streams: int = BATCH_STREAMS
+        self,
+        conn: sqlite3.Connection,
+        archive: Path,
+        report: IndexReport,
+        batch_streams: int = BATCH_STREAMS,
+        redactor: Any = None,
     ) -> None:
         self.conn = conn
+        #: an ``asr_adapters.redact.Redactor``: every record is redacted before its rows are made
+        self.redactor = redactor
+        #: every stream is read again, unchanged or not: the index was made with the other
+        #: redaction setting (a redacted index keeps no unredacted row, and the reverse)
+        self.reread = False
         self.archive = archive
         self.report = report
         self.batch_streams = batch_streams
@@ -179,9 +202,25 @@ class Builder:
         self.sources = _manifest_sources(archive)
         self.next_part = 0
         self.next_sid = 0
+        self._prices: Any = None  # genai-prices' data, loaded at the first stream (stats.prices)
+
+    def _scanner(self) -> Any:
+        """The token and cost totals of one stream by the stats summary's rules
+        (``stats.totals``): the ones ``asr stats`` reports, not a count of our own."""
+        from ..stats.scanner import default_prices
+        from ..stats.totals import TotalsScanner
+
+        if self._prices is None:
+            self._prices = default_prices()
+        return TotalsScanner(self._prices)
 
     def run(self, paths: list[str], progress: Callable[[int, int], None] | None) -> None:
         known = {row[0] for row in self.conn.execute("SELECT path FROM sessions")}
+        wanted = "1" if self.redactor is not None else "0"
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'redacted'").fetchone()
+        self.reread = bool(known) and (row[0] if row is not None else "0") != wanted
+        if self.redactor is not None:  # rows deleted now leave zeros behind, never their old text
+            self.conn.execute("PRAGMA secure_delete = ON")
         gone = sorted(known - set(paths))
         done = 0
         for batch in self._batches(paths):
@@ -202,6 +241,15 @@ class Builder:
                         self._delete_rows(row[0])
                         self.conn.execute("DELETE FROM sessions WHERE sid = ?", (row[0],))
                         self.report.removed += 1
+        if self.reread and self.redactor is not None:
+            # rows an unredacted run wrote are gone from the tables; the full-text index keeps a
+            # deleted row's terms until its segments merge, and free pages keep old bytes:
+            # merge, then rewrite the file, so no byte of the unredacted index is left
+            with store.transaction(self.conn):
+                self.conn.execute("INSERT INTO parts_fts (parts_fts) VALUES ('optimize')")
+            self.conn.execute("VACUUM")
+        with store.transaction(self.conn):  # last: a run killed before here is read again whole
+            self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('redacted', ?)", (wanted,))
 
     def _batches(self, paths: list[str]) -> Iterator[list[str]]:
         batch: list[str] = []
@@ -238,10 +286,10 @@ class Builder:
                 "SELECT sid, size, mtime_ns, inode, sha256 FROM sessions WHERE path = ?", (path,)
             ).fetchone()
             fingerprint = (info.st_size, info.st_mtime_ns, info.st_ino)
-            if row is not None and tuple(row[1:4]) == fingerprint:
+            if row is not None and tuple(row[1:4]) == fingerprint and not self.reread:
                 self.report.unchanged += 1
                 return
-            if row is not None and row[1] == info.st_size and _sha256(handle) == row[4]:
+            if row is not None and not self.reread and row[1] == info.st_size and _sha256(handle) == row[4]:
                 self.conn.execute(  # touched or rewritten with the same bytes: nothing to read again
                     "UPDATE sessions SET mtime_ns = ?, inode = ? WHERE sid = ?", (info.st_mtime_ns, info.st_ino, row[0])
                 )
@@ -264,7 +312,9 @@ class Builder:
     def _index(self, sid: int, path: str, handle: IO[bytes], fingerprint: tuple[int, int, int], *, new: bool) -> None:
         reader = _Hashing(handle)
         rows = StreamRows(sid, self.pending)
+        scanner = self._scanner()
         pending = self.pending
+        redactor = self.redactor
         error: str | None = None
         unreadable = 0
         first = True
@@ -288,7 +338,10 @@ class Builder:
                 error = f"line {number}: not an ASR stream (the first record is not a session header)"
                 break
             first = False
+            if redactor is not None:
+                record = redactor.record(record)
             rows.add(record)
+            scanner.observe(record)
             if pending.text_chars > FLUSH_CHARS or (number % CHECK_EVERY == 0 and pending.size() > FLUSH_ROWS):
                 self._flush()
         rows.finish()
@@ -302,8 +355,9 @@ class Builder:
         self.report.records += facts.records
         if error is not None:
             self.report.problems.append(f"{os.path.join(self.archive, path)}: {error}")
-        # TODO(stats): token and cost totals (input_tokens … cost_usd) come from
-        # asr_adapters.stats.session_summary once it is on main; until then they stay NULL.
+        totals = scanner.totals
+        tokens = totals.tokens
+        priced = totals.priced_by_agent + totals.priced_by_us
         values = [
             facts.session,
             facts.agent,
@@ -317,6 +371,10 @@ class Builder:
             orjson.dumps(facts.models).decode(),
             facts.records,
             facts.messages,
+            *map(_int64, (tokens.input, tokens.output, tokens.cache_read, tokens.cache_write, tokens.reasoning)),
+            _int64(tokens.input + tokens.output),
+            totals.cost if priced or not tokens else None,  # NULL: nothing could be priced
+            totals.unpriced,
             self.sources.get(path),
             *fingerprint,
             digest,
@@ -353,12 +411,15 @@ def build_index(
     *,
     progress: Callable[[int, int], None] | None = None,
     batch_streams: int = BATCH_STREAMS,
+    redactor: Any = None,
 ) -> IndexReport:
     """Index (or bring up to date) every stream under ``archive`` into ``output`` (default
     ``ARCHIVE/_index.sqlite``). Raises ``store.IndexFileError`` for an output that cannot be an
     index and ``outputs.OutputError`` when it cannot be written; a stream that cannot be read
     is one line in ``IndexReport.problems``, never an exception. ``batch_streams``: streams per
-    transaction (fewer commit more often, more are faster)."""
+    transaction (fewer commit more often, more are faster). ``redactor`` (an
+    ``asr_adapters.redact.Redactor``): the rows are made from redacted records, and an index made
+    with the other setting is read again whole."""
     started = time.monotonic()
     root = Path(archive)
     if not root.is_dir():
@@ -369,7 +430,7 @@ def build_index(
     paths = stream_files(root)
     conn = store.open_for_writing(target, root)
     try:
-        Builder(conn, root, report, batch_streams).run(paths, progress)
+        Builder(conn, root, report, batch_streams, redactor).run(paths, progress)
     finally:
         store.finish(conn)
     report.seconds = time.monotonic() - started

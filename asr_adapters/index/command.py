@@ -9,6 +9,7 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import click
@@ -17,6 +18,7 @@ import orjson
 from ..cli_params import EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OUTPUT, EXIT_USAGE
 from ..core.errors import ASRError
 from ..outputs import OutputError
+from ..redact.options import finish, redact_options, write_report
 
 INDEX_EXITS = """\b
 Exit status:
@@ -75,10 +77,10 @@ def _progress(quiet: bool) -> Callable[[int, int], None] | None:
     return show
 
 
-def _index(archive: str, index: str | None, quiet: bool) -> Any:
+def _index(archive: str, index: str | None, quiet: bool, redactor: Any = None) -> Any:
     from . import build_index
 
-    report = build_index(archive, index, progress=_progress(quiet))
+    report = build_index(archive, index, progress=_progress(quiet), redactor=redactor)
     if not quiet:
         for problem in report.problems:
             click.echo(f"asr: warning: {_clean(problem)}", err=True)
@@ -97,8 +99,16 @@ def _index(archive: str, index: str | None, quiet: bool) -> Any:
 @click.option("--index", "index_file", type=click.Path(), help="With --format parquet: the SQLite index to build from.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
 @click.option("-q", "--quiet", is_flag=True, help="Print no progress, warnings or summary on stderr.")
+@redact_options
 def index_command(
-    archive: str, output: str | None, fmt: str, index_file: str | None, as_json: bool, quiet: bool
+    archive: str,
+    output: str | None,
+    fmt: str,
+    index_file: str | None,
+    as_json: bool,
+    quiet: bool,
+    redactor: Any,
+    redact_report: str | None,
 ) -> None:
     """Index a folder of ASR streams (an asr batch archive) into a SQLite database.
 
@@ -113,7 +123,7 @@ def index_command(
         if fmt == "parquet":
             if output is None:
                 raise click.UsageError("--format parquet needs -o DIR/ (the folder for the Parquet files)")
-            report = _index(archive, index_file, quiet)
+            report = _index(archive, index_file, quiet, redactor)
             from .parquet import write_parquet
 
             tables = write_parquet(report.index, output)
@@ -121,7 +131,7 @@ def index_command(
         else:
             if index_file is not None:
                 raise click.UsageError("--index is for --format parquet; give the index file with -o")
-            report = _index(archive, output, quiet)
+            report = _index(archive, output, quiet, redactor)
             summary = report.as_dict()
     if as_json:
         click.echo(orjson.dumps(summary).decode())
@@ -131,6 +141,10 @@ def index_command(
             f"{report.removed} removed), {report.records} records in {report.seconds:.2f} s -> {report.index}",
             err=True,
         )
+    if redactor is not None and not quiet:
+        finish(redactor, redact_report)
+    elif redactor is not None and redact_report is not None:
+        write_report(redactor, Path(redact_report))
 
 
 def _when(text: str | None, hint: str) -> str | None:

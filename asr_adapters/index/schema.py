@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 #: Bumped whenever a table or column changes meaning; an index of another version is rebuilt.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: token and cost totals from the stats summary, unpriced_responses
 #: ``meta.format``: what tells our index from any other SQLite file.
 FORMAT = "asr-adapters/index"
 
@@ -90,12 +90,15 @@ SESSIONS = Table(
         _c("models", "json", "the `model` values of its records, in order of first use (JSON array)"),
         _c("records", "int", "records read"),
         _c("messages", "int", "message records"),
-        *(
-            _c(c.name, "int", f"the session's total {c.doc}, from the stats summary (NULL for now: docs/index.md)")
-            for c in _TOKENS
+        *(_c(c.name, "int", f"the session's total {c.doc}, as `asr stats` sums it (docs/stats.md)") for c in _TOKENS),
+        _c("total_tokens", "int", "`input_tokens` + `output_tokens` (docs/semantics.md, Usage)"),
+        _c(
+            "cost_usd",
+            "real",
+            "the session's cost in US dollars as `asr stats` prices it (the agent's own recorded cost, else"
+            " genai-prices); the priced responses only when `unpriced_responses` > 0; NULL when none could be",
         ),
-        _c("total_tokens", "int", "the session's tokens in all, from the stats summary (NULL for now)"),
-        _c("cost_usd", "real", "the session's cost in US dollars, from the stats summary (NULL for now)"),
+        _c("unpriced_responses", "int", "responses with tokens that no price was found for"),
         _c("source_path", "text", "the native file it was converted from (the batch manifest), when known"),
         _c("size", "int", "the stream file's size when indexed"),
         _c("mtime_ns", "int", "its modification time (ns) when indexed"),

@@ -60,6 +60,8 @@ REGISTRY_NAMES = {
     "cline": "bot.cline",
     "opencode": "ai.opencode",
     "copilot-cli": "com.github.copilot-cli",
+    "pi": "dev.pi",
+    "qwen-code": "ai.qwen.qwen-code",
 }
 
 

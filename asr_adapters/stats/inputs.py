@@ -134,17 +134,18 @@ def sniff(path: Path) -> Sniffed:
     """What a file's content is (the part of the sniff that depends on the content alone, so
     the cache may keep it): an ASR stream, an agent's log (its name), or neither (and why)."""
     from .. import registry
-    from ..batch.scan import AMBIGUOUS, NO_ADAPTER, SNIFF_FAILED, UNREADABLE, SniffSource
+    from ..batch.scan import AMBIGUOUS, NO_ADAPTER, SNIFF_FAILED, UNREADABLE
     from ..core.errors import UnknownAgentError
 
     try:
-        head = Source(path).head()
+        source = Source(path)  # its head is read once, for this check and every adapter's sniff
+        head = source.head()
     except (OSError, ASRError) as exc:
         return "unreadable", str(exc)
     if is_asr_stream(head):
         return "asr", None
     try:
-        return "agent", registry.detect(SniffSource(path)).name
+        return "agent", registry.detect(source).name
     except UnknownAgentError as exc:
         return "none", AMBIGUOUS if "could be" in str(exc) else NO_ADAPTER
     except OSError:

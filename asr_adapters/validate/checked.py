@@ -13,7 +13,7 @@ in a traceback.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -42,7 +42,11 @@ class CheckedStream:
     stream shows (references that name nothing, the framing) and ``broken`` counts the lines
     that broke a rule."""
 
-    def __init__(self, src: str | os.PathLike[str] | IO[bytes] | bytes) -> None:
+    def __init__(
+        self, src: str | os.PathLike[str] | IO[bytes] | bytes, transform: Callable[[Any], Any] | None = None
+    ) -> None:
+        #: applied to each record before it is checked and shown (``asr show --redact``)
+        self.transform = transform
         self.source = Source(src)
         self.display = self.source.display
         self.validator = StreamValidator(self.display)
@@ -61,6 +65,8 @@ class CheckedStream:
                 break
             number, value = step
             if value.__class__ is not Unreadable:
+                if self.transform is not None:
+                    value = self.transform(value)
                 validator.add(value, number)
             errors = [f for f in found if f.is_error and f.line == number]
             self._elsewhere += [f for f in found if f.is_error and f.line != number]

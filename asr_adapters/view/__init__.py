@@ -9,15 +9,29 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
+from .._lazy import lazy_names
 from ..core.errors import InputError
 from ..core.source import Source
 from ..stream.sniff import is_asr_stream as sniffed_asr_stream
-from .html import render_html, render_index
-from .markdown import render_markdown
-from .reading import StreamFacts
-from .site import render_site
+
+# The renderers (jinja2, markdown-it) are imported at first use (``asr_adapters._lazy``):
+# ``asr export`` reads streams through ``open_records`` and must not load the viewer.
+_LAZY = {
+    "StreamFacts": ".reading",
+    "render_html": ".html",
+    "render_index": ".html",
+    "render_markdown": ".markdown",
+    "render_site": ".site",
+}
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, ["is_asr_stream", "open_page_source", "open_records"])
+
+if TYPE_CHECKING:
+    from .html import render_html, render_index
+    from .markdown import render_markdown
+    from .reading import StreamFacts
+    from .site import render_site
 
 __all__ = [
     "StreamFacts",
@@ -42,7 +56,9 @@ def is_asr_stream(path: str | os.PathLike[str]) -> bool:
     return sniffed_asr_stream(head)
 
 
-def open_records(path: str | os.PathLike[str], agent: str | None = None) -> Iterator[dict[str, Any]]:
+def open_records(
+    path: str | os.PathLike[str], agent: str | None = None, *, redactor: Any = None
+) -> Iterator[dict[str, Any]]:
     """The records of an ASR stream that ``asr validate`` accepts (``InvalidStream`` otherwise:
     its first finding), or of a native file's main stream converted on the fly: records a
     consumer can rely on (``asr export``)."""
@@ -52,11 +68,12 @@ def open_records(path: str | os.PathLike[str], agent: str | None = None) -> Iter
         from ..validate.checked import require_valid
 
         require_valid(target)
-        return read_records(target)
-    return _main_stream(_conversion(target, agent))
+        records = read_records(target)
+        return records if redactor is None else redactor.records(records)
+    return _main_stream(_conversion(target, agent, redactor))
 
 
-def open_page_source(path: str | os.PathLike[str], agent: str | None = None) -> Iterable[Any]:
+def open_page_source(path: str | os.PathLike[str], agent: str | None = None, *, redactor: Any = None) -> Iterable[Any]:
     """What ``asr show`` reads: an ASR stream as a ``CheckedStream`` (every line, with the rules it
     breaks: a stream someone else wrote is shown, marked, whatever it holds), or a native file's
     main stream converted on the fly."""
@@ -64,8 +81,8 @@ def open_page_source(path: str | os.PathLike[str], agent: str | None = None) -> 
     if agent is None and is_asr_stream(target):
         from ..validate.checked import CheckedStream
 
-        return CheckedStream(target)
-    return _main_stream(_conversion(target, agent))
+        return CheckedStream(target, transform=None if redactor is None else redactor.record)
+    return _main_stream(_conversion(target, agent, redactor))
 
 
 def _existing_file(path: str | os.PathLike[str]) -> Path:
@@ -77,10 +94,10 @@ def _existing_file(path: str | os.PathLike[str]) -> Path:
     return target
 
 
-def _conversion(target: Path, agent: str | None) -> Any:
+def _conversion(target: Path, agent: str | None, redactor: Any = None) -> Any:
     from ..convert import Conversion
 
-    return Conversion(str(target), agent, as_dicts=True)
+    return Conversion(str(target), agent, as_dicts=True, redactor=redactor)
 
 
 def _main_stream(conversion: Any) -> Iterator[dict[str, Any]]:
@@ -93,10 +110,15 @@ def _main_stream(conversion: Any) -> Iterator[dict[str, Any]]:
 
 
 def write_page(
-    path: str | os.PathLike[str], dest: IO[str], *, fmt: str = "html", agent: str | None = None
+    path: str | os.PathLike[str], dest: IO[str], *, fmt: str = "html", agent: str | None = None, redactor: Any = None
 ) -> StreamFacts:
-    """Render one source (ASR stream or native file) as HTML or Markdown into ``dest``."""
-    items = open_page_source(path, agent)
+    """Render one source (ASR stream or native file) as HTML or Markdown into ``dest``, redacted
+    by ``redactor`` (an ``asr_adapters.redact.Redactor``) when given."""
+    items = open_page_source(path, agent, redactor=redactor)
     if fmt == "markdown":
+        from .markdown import render_markdown
+
         return render_markdown(items, dest)
+    from .html import render_html
+
     return render_html(items, dest)

@@ -6,12 +6,14 @@ import os
 import tempfile
 import webbrowser
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import click
 
 from ..cli_params import one_line_errors
 from ..outputs import text_output, text_stdout
+from ..redact.options import finish, redact_options
 
 
 def split_target(path: str) -> tuple[str, str | None]:
@@ -29,13 +31,13 @@ def open_page(page: str | os.PathLike[str], record: str | None = None) -> None:
     webbrowser.open(uri + ("#" + quote(record, safe="") if record else ""))
 
 
-def show_at(stream: str, record: str | None, *, agent: str | None = None) -> Path:
+def show_at(stream: str, record: str | None, *, agent: str | None = None, redactor: Any = None) -> Path:
     """Write the page of ``stream`` into a new private folder and open it at ``record``."""
     from . import write_page
 
     page = Path(tempfile.mkdtemp(prefix="asr-show-")) / "page.html"
     with text_output(page, Path(stream)) as handle:
-        write_page(stream, handle, agent=agent)
+        write_page(stream, handle, agent=agent, redactor=redactor)
     open_page(page, record)
     return page
 
@@ -53,7 +55,16 @@ def show_at(stream: str, record: str | None, *, agent: str | None = None) -> Pat
     is_flag=True,
     help="Open the page in the default browser (without -o, a page written to a new temporary folder).",
 )
-def show(path: str, output: str | None, fmt: str, agent: str | None, open_it: bool) -> None:
+@redact_options
+def show(
+    path: str,
+    output: str | None,
+    fmt: str,
+    agent: str | None,
+    open_it: bool,
+    redactor: Any,
+    redact_report: str | None,
+) -> None:
     """Show a session as a page a person reads.
 
     PATH is an ASR stream or any native file the converters read (converted on the fly); a
@@ -75,20 +86,23 @@ def show(path: str, output: str | None, fmt: str, agent: str | None, open_it: bo
         if Path(path).is_dir():
             if output is None or fmt != "html":
                 raise click.UsageError("a folder becomes an HTML site: give -o SITE_DIR (and no --format markdown)")
-            rows = render_site(path, output)
+            rows = render_site(path, output, redactor=redactor)
             click.echo(f"asr: wrote {len(rows)} page(s) and {os.path.join(output, 'index.html')}", err=True)
             target = os.path.join(output, "index.html")
         elif output is None and open_it and fmt == "html":
-            page = show_at(path, record, agent=agent)
+            page = show_at(path, record, agent=agent, redactor=redactor)
             click.echo(f"asr: wrote {page}", err=True)
+            finish(redactor, redact_report, path)
             return
         elif output is None:
             with text_stdout() as stream:
-                write_page(path, stream, fmt=fmt, agent=agent)
+                write_page(path, stream, fmt=fmt, agent=agent, redactor=redactor)
+            finish(redactor, redact_report, path)
             return
         else:
             target = output
             with text_output(Path(output), Path(path)) as handle:  # whole or nothing, never the input
-                write_page(path, handle, fmt=fmt, agent=agent)
+                write_page(path, handle, fmt=fmt, agent=agent, redactor=redactor)
+    finish(redactor, redact_report, path)
     if open_it:
         open_page(target, record)

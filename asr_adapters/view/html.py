@@ -24,8 +24,8 @@ from markupsafe import Markup
 from ..validate.checked import Checked, CheckedStream, Unreadable
 from ..validate.stream import Finding
 from ..version import __version__
-from . import reading
-from .markup import markdown_html
+from . import ansi, reading, sealed, words
+from .markup import mark_placeholders, markdown_html
 
 TEMPLATES = Path(__file__).with_name("templates")
 
@@ -59,6 +59,7 @@ def environment() -> Environment:
         css_token=reading.css_token,
         short=reading.short_value,
         text_size=reading.text_size,
+        duration=reading.duration,
         opaque_size=reading.opaque_size,
         split_long=reading.split_long,
         preview=reading.preview,
@@ -68,12 +69,30 @@ def environment() -> Environment:
         usage=reading.usage_summary,
         usage_partial=reading.usage_partial,
         failed_result=reading.is_failed_result,
+        result_outcome=reading.result_outcome,
+        removal=reading.removal_targets,
+        blank_parts=reading.blank_parts,
+        ansi=ansi.to_html,
+        command_text=reading.command_text,
+        words=words.words,
+        origin_words=words.ORIGIN_WORDS,
+        author_words=words.AUTHOR_WORDS,
+        visibility_words=words.VISIBILITY_WORDS,
+        audience_words=words.AUDIENCE_WORDS,
+        capture_words=words.CAPTURE_WORDS,
+        record_id_words=words.RECORD_ID_WORDS,
+        bookkeeping_words=words.BOOKKEEPING_WORDS,
+        copy_words=words.COPY_WORDS,
+        to_json=lambda value: orjson.dumps(value).decode(),
+        outcome_words=words.OUTCOME_WORDS,
         shell=reading.shell_command,
         json=reading.reading_json,
         is_list=lambda value: isinstance(value, list),
         markdown=lambda text: Markup(markdown_html(text)),
         collapsed_origins=reading.COLLAPSED_ORIGINS,
         embeddable_image=reading.embeddable_image,
+        opaque_arguments=sealed.opaque_arguments,
+        input_shown=reading.input_shown,
     )
     return env
 
@@ -117,6 +136,7 @@ class PageWriter:
         self.index_link = index_link
         self.facts = reading.StreamFacts()
         self.tracker = reading.Tracker()
+        self.summary = SummaryFeed()
         env = environment()
         self._record: Template = env.get_template("record.html")
         self._invalid: Template = env.get_template("invalid.html")
@@ -156,6 +176,7 @@ class PageWriter:
     def record(self, record: Any, findings: Sequence[Finding] = (), line: int | None = None) -> None:
         """Write one record (or a line that is not one): through its template, or, when a stream
         someone else wrote breaks it, as its JSON with what is wrong; never an exception."""
+        self.summary.observe(record)
         if not self._started:
             header = record if isinstance(record, dict) and record.get("type") == "session" else None
             self.head(header, findings)
@@ -180,15 +201,18 @@ class PageWriter:
             raise ValueError("a session header after the first record")
         new_turn = self.tracker.see(record)
         revision = self.tracker.plan_revision(record.get("planId")) if record.get("type") == "plan" else 0
-        return self._record.render(
+        html = self._record.render(
             r=record,
             new_turn=new_turn,
             revision=revision,
+            compacted=self.tracker.compacted(record),
+            title_candidate=self.tracker.title_candidate(record) if record.get("type") == "message" else None,
             call_name=self.tracker.call_name,
             sender=self.tracker.sender,
             link=self.links,
             findings=findings,
         )
+        return mark_placeholders(html)
 
     def _unreadable(self, value: Any, findings: Sequence[Finding], line: int | None, what: str) -> str:
         self.invalid += 1
@@ -223,6 +247,7 @@ class PageWriter:
         summed up at its end, where the script also puts a line at its top."""
         if not self._started:
             self.head(None)
+        self.facts.summary = self.summary.finish()
         self._flush_chunk()
         footer = f"Rendered by asr-adapters {__version__} from an ASR stream; model text as CommonMark, raw HTML off."
         if self.chunks:
@@ -238,6 +263,32 @@ class PageWriter:
         self.dest.write(
             environment().get_template("foot.html").render(footer=footer, script=Markup(static_text("page.js")))
         )
+
+
+class SummaryFeed:
+    """The session's ``stats.session_summary``, built as the page's records stream by (the site
+    index takes every figure from it). A record the summary cannot read is left out of it, and
+    counted: a stream someone else wrote may hold any shape anywhere."""
+
+    def __init__(self) -> None:
+        from ..stats.scanner import SessionScanner
+
+        self.scanner = SessionScanner()
+        self.unread = 0
+
+    def observe(self, record: Any) -> None:
+        if not isinstance(record, dict):
+            return
+        try:
+            self.scanner.observe(record)
+        except Exception:  # a member of a shape the summary does not read
+            self.unread += 1
+
+    def finish(self) -> Any:
+        try:
+            return self.scanner.finish()
+        except Exception:
+            return None
 
 
 #: Stream-level findings listed at the end of a page (``asr validate`` lists them all).
@@ -275,13 +326,14 @@ def render_html(
     return writer.facts
 
 
-def render_index(rows: list[dict[str, Any]], dest: IO[str]) -> None:
+def render_index(rows: list[dict[str, Any]], dest: IO[str], columns: Sequence[tuple[str, str]] = ()) -> None:
     """The site's index page: one row per stream, filtered in the browser."""
     dest.write(
         environment()
         .get_template("index.html")
         .render(
             rows=rows,
+            columns=columns,
             css=Markup(static_text("page.css")),
             script=Markup(static_text("page.js")),
             script_hash=script_hash(),

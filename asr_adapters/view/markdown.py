@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import IO, Any
 
 from ..validate.checked import Checked, CheckedStream, Unreadable
-from . import reading
+from . import ansi, reading, sealed
 
 _BACKTICKS = re.compile(r"`{3,}")
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|#!~&])")
@@ -30,6 +30,7 @@ def inline(value: object) -> str:
 
 
 def fence(text: str, info: str = "") -> str:
+    text = ansi.strip(text)  # a fence cannot colour: escape sequences left out, in display only
     longest = max((len(m) for m in _BACKTICKS.findall(text)), default=2)
     mark = "`" * max(3, longest + 1)
     return f"{mark}{info}\n{text}\n{mark}\n"
@@ -81,7 +82,11 @@ def _part(p: dict[str, Any], msg: dict[str, Any]) -> str:
         text = p["text"]
         if msg.get("_plain") and author is None and origin is None:
             return fence(text)
-        if origin and (reading.short_value(origin) or "") in reading.COLLAPSED_ORIGINS:
+        if (
+            origin
+            and (reading.short_value(origin) or "") in reading.COLLAPSED_ORIGINS
+            and msg.get("summaryOf") != "compaction"
+        ):
             size = reading.text_size(text)
             return f"*{label}* ({size})\n\n<details><summary>show</summary>\n\n{fence(text)}\n</details>\n"
         if author == "model" and not msg.get("_plain"):
@@ -110,7 +115,13 @@ def _part(p: dict[str, Any], msg: dict[str, Any]) -> str:
 def _parts(items: Any, msg: dict[str, Any]) -> str:
     if not isinstance(items, list):
         return ""
-    return "\n".join(_part(p, msg) for p in items if isinstance(p, dict))
+    shown = [p for p in items if isinstance(p, dict) and not _blank_text(p)]
+    return "\n".join(_part(p, msg) for p in shown)
+
+
+def _blank_text(part: dict[str, Any]) -> bool:
+    text = part.get("text")
+    return part.get("type") == "text" and isinstance(text, str) and not text.strip()
 
 
 def _ts(record: dict[str, Any]) -> str:
@@ -141,10 +152,18 @@ def _record(r: dict[str, Any], tracker: reading.Tracker) -> str:
             head += f"from {inline(sender)}\n\n"
         if r.get("status") == "withdrawn":
             head += "> Withdrawn: removed from the queue before the model received it.\n\n"
+        blank = reading.blank_parts(r.get("content"))
+        if blank and not isinstance(r.get("displayContent"), list):
+            head += f"only whitespace: the text of this message is {inline(blank)}\n\n"
         if isinstance(r.get("displayContent"), list):
             body = "**What the user saw**\n\n" + _parts(r["displayContent"], r)
             if r.get("content"):
                 body += "\n**What the model received**\n\n" + _parts(r["content"], r)
+        elif reading.command_text(r.get("content"), r):
+            typed = reading.command_text(r.get("content"), r) or ""
+            body = f"*\\[person · command\\]* {inline(typed)}\n\n"
+            recorded = _parts(r.get("content"), r)
+            body += f"<details><summary>the command as recorded</summary>\n\n{recorded}\n</details>\n"
         else:
             body = _parts(r.get("content"), r)
         usage = reading.usage_summary(r)
@@ -156,16 +175,21 @@ def _record(r: dict[str, Any], tracker: reading.Tracker) -> str:
         command = reading.shell_command(r)
         text = f"### {inline(rid)} · tool call {inline(r.get('name'))}{_ts(r)}\n\n"
         if command is not None:
-            return text + fence("$ " + command, "sh")
-        rest, blocks = reading.split_input(r.get("input", r.get("arguments")))
+            text += fence("$ " + command, "sh")
+        for member, what in sealed.opaque_arguments(r):
+            text += f"{inline(member)}: {inline(what)}\n\n"
+        rest, blocks = reading.split_input(reading.input_shown(r) if "input" in r else r.get("arguments"))
         if rest != {}:
-            text += fence(reading.reading_json(rest), "json")
+            text += ("\n" if command is not None else "") + fence(reading.reading_json(rest), "json")
         for member, body in blocks:
             text += f"\n{inline(member)}:\n\n" + fence(body)
         return text
     if kind == "tool_result":
         outcome = reading.result_outcome(r)
         failed = f" · **{outcome}**" if outcome else ""
+        exit_code = r.get("exitCode")
+        if isinstance(exit_code, int) and not isinstance(exit_code, bool):
+            failed += f" · exit code {exit_code}"
         name = tracker.call_name(r.get("callId"))
         return f"### {inline(rid)} · result{f' of {inline(name)}' if name else ''}{failed}{_ts(r)}\n\n" + _parts(
             r.get("content"), {"_plain": True}
@@ -185,16 +209,32 @@ def _record(r: dict[str, Any], tracker: reading.Tracker) -> str:
         return f"### {inline(rid)} · delivery **{inline(r.get('status'))}**{reason}{target}{_ts(r)}\n"
     if kind == "subagent":
         child = inline(r["session"]) if isinstance(r.get("session"), str) else "not recorded"
-        return (
-            f"### {inline(rid)} · subagent {inline(r.get('agentType') or '')}{_ts(r)}\n\n"
-            f"{inline(r.get('description') or '')}\n\nchild session: {child}\n"
-        )
+        kind_of = r.get("agentType") if isinstance(r.get("agentType"), str) and r["agentType"].strip() else None
+        about = r.get("description") if isinstance(r.get("description"), str) and r["description"].strip() else None
+        text = f"### {inline(rid)} · subagent{f' {inline(kind_of)}' if kind_of else ''}{_ts(r)}\n\n"
+        text += f"{inline(about)}\n\n" if about else ""
+        text += f"child session: {child}\n"
+        if kind_of is None and about is None:
+            text += "\nThe source records no type or description for this subagent.\n"
+        return text
     if kind == "input_request":
         text = f"### {inline(rid)} · question to the user{_ts(r)}\n\n" + _parts(r.get("content"), {})
         if isinstance(r.get("answer"), list):
             text += "\nanswer:\n\n" + _parts(r["answer"], {})
         return text
+    refs, message_ids = reading.removal_targets(r)
+    if refs or message_ids:
+        what = reading.short_value(r.get("schema")) or str(kind)
+        removed = ", ".join(inline(ref) for ref in refs) + ("; messages " if refs and message_ids else "")
+        removed += ", ".join(inline(mid) for mid in message_ids) if message_ids else ""
+        return f"### {inline(rid)} · removed from the history ({inline(what)}){_ts(r)}\n\nremoved: {removed}\n"
     return ""
+
+
+def _revises(r: dict[str, Any]) -> str:
+    """The line that says a record is a later state of another (``supersedes``)."""
+    target = r.get("supersedes")
+    return f"revises {inline(target)}\n\n" if isinstance(target, str) and r.get("type") != "plan" else ""
 
 
 def render_markdown(items: Iterable[Any], dest: IO[str]) -> reading.StreamFacts:
@@ -241,7 +281,20 @@ def _guarded(
                 return ""
             raise ValueError("a session header after the first record")
         turn = f"\n---\n\n*turn {inline(record.get('turnId'))}*\n\n" if tracker.see(record) else ""
+        compacted = tracker.compacted(record)
+        if compacted is not None:
+            through = compacted["through"]
+            start = compacted["from"] or compacted["previous"]
+            span = (
+                f" (records {f'from {inline(start)} ' if start else 'from the start '}through {inline(through)})"
+                if through
+                else " (the replaced history is not in this stream)"
+            )
+            turn += f"\n---\n\n**Context compacted**: the model's history{span} was replaced by this summary.\n\n"
         text = _record(record, tracker)
+        if text and record.get("supersedes"):
+            head, _, body = text.partition("\n\n")
+            text = f"{head}\n\n{_revises(record)}{body}"
     except Exception as exc:  # a record of the wrong shape: shown as it is
         kind = record.get("type") if isinstance(record.get("type"), str) else "?"
         head = f"### {where} · not shown as a {inline(kind)} record ({inline(type(exc).__name__)})\n\n"

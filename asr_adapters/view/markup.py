@@ -8,6 +8,7 @@ Markdown (a page must make no request), only shown as their link text.
 
 from __future__ import annotations
 
+import re
 from html import escape
 
 from markdown_it import MarkdownIt
@@ -52,3 +53,22 @@ _MD = _build()
 def markdown_html(text: str) -> str:
     """Model text as HTML (escaped, no raw HTML, safe links only)."""
     return _MD.render(text)
+
+
+_TAG = re.compile(r"(<[^>]*>)")
+_PLACEHOLDER = re.compile(r"\[REDACTED:([a-z0-9-]+):([0-9a-f]{10})\]")
+
+
+def mark_placeholders(html: str) -> str:
+    """Redaction placeholders (``[REDACTED:kind:hash]``, docs/redaction.md) in the text of a
+    rendered record marked as such (a span the page styles), never inside a tag."""
+    if "[REDACTED:" not in html:
+        return html
+    parts = _TAG.split(html)
+    for index in range(0, len(parts), 2):  # the text between tags (escaped: it holds no "<")
+        parts[index] = _PLACEHOLDER.sub(_span, parts[index])
+    return "".join(parts)
+
+
+def _span(match: re.Match[str]) -> str:
+    return f'<span class="redacted" title="redacted: {match.group(1)}">{match.group(0)}</span>'

@@ -3,15 +3,20 @@
 The HTML page and the Markdown text show the same things in the same order; this module
 decides them: each content part's effective author and origin (ASR-224), how a part is
 labelled, which tool results failed, which plan revision a plan record is, what a usage
-object adds up to. It keeps a little state per stream (call names by ``callId``, plan
-revision counts), never the records themselves.
+object adds up to. The little state a pass keeps (never the records themselves) is in
+``tracking.py``; titles and commands in ``titles.py``; the plain words of labels in ``words.py``.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
+
+from . import sealed
+
+# what the templates and the Markdown writer read through this module, kept in their own modules
+from .titles import command_text, effective, title_text, typed_text  # noqa: F401
+from .tracking import StreamFacts, Tracker  # noqa: F401
 
 #: Labels for the authors of ASR-202, in the words a reader expects.
 AUTHOR_LABELS = {
@@ -56,15 +61,6 @@ def embeddable_image(part: dict[str, Any]) -> bool:
     )
 
 
-def effective(part: dict[str, Any], message: dict[str, Any], key: str) -> str | None:
-    """A part's own value, else the message's (ASR-224); ``None`` means unknown."""
-    value = part.get(key)
-    if isinstance(value, str):
-        return value
-    value = message.get(key)
-    return value if isinstance(value, str) else None
-
-
 def short_value(value: Any) -> str | None:
     """A namespaced open value (``ai.openclaw/heartbeat``) shown by its last segment; None for
     anything but a string (a stream someone else wrote may hold any type anywhere)."""
@@ -84,6 +80,16 @@ def css_token(value: Any) -> str:
     if not value or not isinstance(value, str):
         return "unknown"
     return "".join(c if c.isalnum() else "-" for c in short_value(value) or value)[:40]
+
+
+def duration(seconds: float) -> str:
+    """A duration a person reads (``2 h 05 min``, ``3 min 20 s``)."""
+    whole = int(seconds)
+    if whole >= 3600:
+        return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
+    if whole >= 60:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole} s"
 
 
 def text_size(text: str) -> str:
@@ -129,13 +135,6 @@ def usage_partial(record: dict[str, Any]) -> bool:
     return isinstance(usage, dict) and usage.get("partial") is True
 
 
-def output_tokens_of(record: dict[str, Any]) -> int:
-    """The output tokens a record's normalized usage counts (reasoning included)."""
-    usage = record.get("usage")
-    value = usage.get("outputTokens") if isinstance(usage, dict) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 #: outcomes of a call that did not run to an end: shown as themselves, never as a failure
 #: (docs/semantics.md, Tool outcome: ``<registry>/denied``, ``<registry>/cancelled``, ``interrupted``)
 NOT_RUN_STATUSES = frozenset({"denied", "cancelled", "interrupted"})
@@ -160,6 +159,37 @@ def result_outcome(record: dict[str, Any]) -> str | None:
     return short if short in NOT_RUN_STATUSES else None
 
 
+def removal_targets(record: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """What a removal record (a rewind, a revert, an ``/undo``) takes out of the history: the
+    record refs of its ``reverted`` and the message ids of its ``removedMessageIds``
+    (docs/validation.md, PROFILE-ref); two empty lists for any other record."""
+    refs = record.get("reverted")
+    ids = record.get("removedMessageIds")
+    return (
+        [ref for ref in refs if isinstance(ref, str)] if isinstance(refs, list) else [],
+        [mid for mid in ids if isinstance(mid, str)] if isinstance(ids, list) else [],
+    )
+
+
+def blank_parts(content: Any) -> str | None:
+    """When every part of a content array is text of only whitespace, what that text is, in
+    words (``2 newlines``); None when any part holds more (or there are no parts)."""
+    if not isinstance(content, list) or not content:
+        return None
+    text = ""
+    for part in content:
+        if not (isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)):
+            return None
+        if part["text"].strip():
+            return None
+        text += part["text"]
+    if not text:
+        return "empty"
+    names = {"\n": "newline", " ": "space", "\t": "tab", "\r": "carriage return"}
+    kinds = sorted({names.get(c, f"U+{ord(c):04X}") for c in text})
+    return f"{len(text)} character(s): " + ", ".join(kinds)
+
+
 def capture_notes(record: dict[str, Any], field_name: str) -> str | None:
     """``absent``/``truncated``/… for a field, with its reason, when the record says so."""
     capture = record.get("capture")
@@ -172,122 +202,11 @@ def capture_notes(record: dict[str, Any], field_name: str) -> str | None:
     return f"{state['state']}: {reason}" if isinstance(reason, str) and reason else state["state"]
 
 
-@dataclass
-class StreamFacts:
-    """What one pass over a stream learns for the index page and the links between pages."""
-
-    session: str | None = None
-    agent: str | None = None
-    title: str | None = None
-    first_ts: str | None = None
-    parent: str | None = None
-    first_prompt: str | None = None
-    messages: int = 0
-    tool_calls: int = 0
-    failures: int = 0
-    output_tokens: int = 0
-    children: list[str] = field(default_factory=list)
-    broken: int = 0  # lines and stream-level rules of the ASR format broken (a CheckedStream's)
-
-    def observe(self, record: dict[str, Any]) -> None:
-        kind = record.get("type")
-        if self.first_ts is None and isinstance(record.get("ts"), str):
-            self.first_ts = record["ts"]
-        if kind == "session":
-            self.session = _str(record.get("session"))
-            agent = record.get("agent")
-            self.agent = _str(agent.get("name")) if isinstance(agent, dict) else None
-            self.title = _str(record.get("title"))
-            self.parent = _str(record.get("parent"))
-        elif kind == "message":
-            self.messages += 1
-            content = record.get("content")
-            if self.first_prompt is None and record.get("role") == "user" and isinstance(content, list):
-                prompt = "".join(
-                    p["text"]
-                    for p in content
-                    if isinstance(p, dict)
-                    and isinstance(p.get("text"), str)
-                    and effective(p, record, "author") == "human"
-                )
-                if prompt.strip():
-                    self.first_prompt = prompt.strip()[:300]
-        elif kind == "tool_call":
-            self.tool_calls += 1
-        elif kind == "tool_result" and is_failed_result(record):
-            self.failures += 1
-        elif kind == "subagent" and isinstance(record.get("session"), str):
-            self.children.append(record["session"])
-        self.output_tokens += output_tokens_of(record)
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-@dataclass
-class Tracker:
-    """Per-stream state the reading order needs: bounded by the number of distinct ids."""
-
-    call_names: dict[str, str] = field(default_factory=dict)
-    plan_revisions: dict[str, int] = field(default_factory=dict)
-    participants: dict[str, str] = field(default_factory=dict)
-    turn: str | None = None
-
-    def declare(self, declaration: Any) -> None:
-        """Remember a participant's name (header list or a late ``participant`` record)."""
-        if isinstance(declaration, dict) and isinstance(declaration.get("participantId"), str):
-            labels = (declaration.get(key) for key in ("name", "label", "kind"))
-            label = next((value for value in labels if isinstance(value, str) and value), None)
-            self.participants[declaration["participantId"]] = label or declaration["participantId"]
-
-    def declare_header(self, header: dict[str, Any]) -> None:
-        """The participants a header declares (any other value there declares none)."""
-        declared = header.get("participants")
-        for declaration in declared if isinstance(declared, list) else ():
-            self.declare(declaration)
-
-    def sender(self, record: dict[str, Any]) -> str | None:
-        """Who sent a message (``from``), named as the stream declares the participant."""
-        actor = record.get("from")
-        if not isinstance(actor, dict):
-            return None
-        participant = actor.get("participant")
-        if isinstance(participant, str):
-            return self.participants.get(participant, participant)
-        session = actor.get("session")
-        if isinstance(session, str):
-            address = actor.get("address")
-            return f"{session} {address}" if isinstance(address, str) else session
-        return None
-
-    def call_name(self, call_id: Any) -> str | None:
-        return self.call_names.get(call_id) if isinstance(call_id, str) else None
-
-    def plan_revision(self, plan_id: Any) -> int:
-        if not isinstance(plan_id, str):
-            return 1
-        count = self.plan_revisions.get(plan_id, 0) + 1
-        self.plan_revisions[plan_id] = count
-        return count
-
-    def see(self, record: dict[str, Any]) -> bool:
-        """Remember what later records refer to; True when a new turn starts here."""
-        if record.get("type") == "participant":
-            self.declare(record)
-        if record.get("type") == "tool_call" and isinstance(record.get("callId"), str):
-            name = record.get("name")
-            self.call_names[record["callId"]] = name if isinstance(name, str) else "?"
-        turn = record.get("turnId")
-        if isinstance(turn, str) and turn != self.turn:
-            self.turn = turn
-            return True
-        return False
-
-
 def preview(text: str, limit: int = 90) -> str:
     """The first non-blank line of a collapsed part, shortened: says what the part holds."""
-    for line in text.splitlines():
+    from .ansi import strip
+
+    for line in strip(text).splitlines():
         line = line.strip()
         if line:
             return line if len(line) <= limit else line[: limit - 1] + "…"
@@ -336,18 +255,32 @@ def split_input(value: Any) -> tuple[Any, list[tuple[str, str]]]:
     return {k: v for k, v in value.items() if k not in names}, blocks
 
 
-def shell_command(record: dict[str, Any]) -> str | None:
-    """The command line of a shell tool call, when its input is one."""
-    value = record.get("input")
+def _shell(value: Any) -> tuple[str, str] | None:
     if not isinstance(value, dict):
         return None
     for key in ("command", "cmd"):
         command = value.get(key)
         if isinstance(command, str):
-            return command
+            return key, command
         if isinstance(command, list) and all(isinstance(c, str) for c in command):
-            return " ".join(command)
+            return key, " ".join(command)
     return None
+
+
+def shell_command(record: dict[str, Any]) -> str | None:
+    """The command line of a shell tool call, when its input is one (never an encrypted one)."""
+    found = _shell(sealed.plain_input(record))
+    return found[1] if found else None
+
+
+def input_shown(record: dict[str, Any]) -> Any:
+    """A tool call's input as the page lays it out beside the command line: without its
+    encrypted arguments (shown apart) and without the command (shown once, as a command line)."""
+    value = sealed.plain_input(record)
+    found = _shell(value)
+    if found is None:
+        return value
+    return {key: item for key, item in value.items() if key != found[0]}
 
 
 #: Values nested deeper than this are shown as compact JSON: indentation grows with the square of
@@ -357,10 +290,11 @@ INDENT_DEPTH = 32
 
 def reading_json(value: Any) -> str:
     """JSON for display, indented unless deeply nested, for any value the stream holds (within
-    ``core.nesting.MAX_NESTING``, as every reader keeps)."""
+    ``core.nesting.MAX_NESTING``, as every reader keeps), its opaque values sealed (``sealed``)."""
     from ..core import nesting
 
     try:
+        value = sealed.sealed(value)
         return nesting.dumps(value, indent=nesting.depth(value, INDENT_DEPTH) <= INDENT_DEPTH).decode()
     except (TypeError, ValueError, RecursionError):  # not JSON at all (a library caller's object)
         return f"<{type(value).__name__}>"

@@ -66,8 +66,62 @@ def _relative(target: Path, here: Path) -> str:
     return href(os.path.relpath(target, here).replace(os.sep, "/"))
 
 
-def render_site(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Write ``out/index.html`` and one page per stream; returns the index rows."""
+#: The index's figures, each from the session's ``stats.SessionSummary`` (docs/stats.md), with
+#: what it counts in the words its column header's tooltip uses.
+COLUMNS = (
+    ("prompts", "prompts the person typed (author human; injected context is not one)"),
+    ("responses", "model responses (each counted once, whichever record carries its usage)"),
+    ("tool calls", "tool calls the session made"),
+    ("failed calls", "calls whose result records a failure; refused, cancelled and interrupted calls are not failures"),
+    ("input tokens", "every input token the model processed, cache reads and writes included"),
+    ("output tokens", "every token the model generated, reasoning included"),
+    ("cost", "the agent's own recorded cost where it has one, else priced from genai-prices' offline data"),
+)
+
+
+def _count(value: int) -> str:
+    if value >= 10_000_000:
+        return f"{value / 1_000_000:.1f} M"
+    return f"{value:,}"
+
+
+def _usd(cost: float) -> str:
+    return f"${cost:,.4f}" if 0 < cost < 0.01 else f"${cost:,.2f}"
+
+
+def summary_cells(summary: Any) -> list[tuple[str, str]]:
+    """The index row's figures as (text, tooltip), in ``COLUMNS`` order; "?" when the page could
+    not be written whole."""
+    if summary is None:
+        return [("?", "not summed up: the page could not be written")] * len(COLUMNS)
+    totals = summary.totals
+    tokens = totals.tokens
+    outcomes = summary.outcomes()
+    not_run = ", ".join(f"{outcomes[k]} {k}" for k in ("denied", "cancelled", "interrupted") if outcomes.get(k))
+    priced = totals.priced_by_agent + totals.priced_by_us
+    cost = "—" if not totals.tokens and not totals.cost else _usd(totals.cost)
+    cost_note = f"{totals.priced_by_agent} priced by the agent, {totals.priced_by_us} by genai-prices"
+    if totals.unpriced:
+        cost = f"{cost} + {totals.unpriced} unpriced" if priced else "unpriced"
+        cost_note += f"; {totals.unpriced} response(s) of a model with no known price are not counted"
+    partial = f"; {totals.partial} response(s) only a running count" if totals.partial else ""
+    without = f"; {totals.without_usage} response(s) without usage" if totals.without_usage else ""
+    return [
+        (_count(summary.prompts), f"{summary.unattributed_prompts} user message(s) of unknown author not counted"),
+        (_count(totals.responses), f"{totals.responses} response(s){without}"),
+        (_count(len(summary.tool_calls)), not_run or "none refused, cancelled or interrupted"),
+        (_count(summary.failed_tool_calls), not_run or "none refused, cancelled or interrupted"),
+        (_count(tokens.input), f"{tokens.input:,} ({tokens.cache_read:,} read from the cache){partial}"),
+        (_count(tokens.output), f"{tokens.output:,} ({tokens.reasoning:,} reasoning){partial}"),
+        (cost, cost_note),
+    ]
+
+
+def render_site(
+    folder: str | os.PathLike[str], out: str | os.PathLike[str], *, redactor: Any = None
+) -> list[dict[str, Any]]:
+    """Write ``out/index.html`` and one page per stream; returns the index rows. ``redactor``
+    (an ``asr_adapters.redact.Redactor``) redacts every record before it is rendered."""
     source, target = Path(folder), Path(out)
     if not source.is_dir():
         raise InputError(str(folder), "not a folder")
@@ -94,7 +148,8 @@ def render_site(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> 
         error = None
         with text_output(page, stream, inside=target) as handle:  # exclusive temp, no link followed
             try:  # a stream someone else wrote is shown with what it breaks marked (issue 25.11)
-                facts = render_html(CheckedStream(stream), handle, links=link, index_link=index_link)
+                checked = CheckedStream(stream, transform=None if redactor is None else redactor.record)
+                facts = render_html(checked, handle, links=link, index_link=index_link)
             except (OutputError, PipeClosed):  # the site cannot be written: that stops it
                 raise
             except Exception as exc:  # one unreadable file (gone, unreadable) must not stop the site
@@ -104,8 +159,17 @@ def render_site(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> 
                 error = f"not rendered: {type(exc).__name__}: {exc}"
             if error is None and facts.broken:
                 error = f"breaks rules of the ASR format ({facts.broken} finding(s); asr validate lists them)"
-        rows.append({"href": href(page_href), "name": page_href, "facts": facts, "error": error})
+        rows.append(
+            {
+                "href": href(page_href),
+                "name": page_href,
+                "facts": facts,
+                "summary": facts.summary,
+                "cells": summary_cells(facts.summary),
+                "error": error,
+            }
+        )
     rows.sort(key=lambda row: (row["facts"].agent or "", row["facts"].first_ts or "", row["name"]))
     with text_output(target / INDEX, inside=target) as handle:
-        render_index(rows, handle)
+        render_index(rows, handle, COLUMNS)
     return rows

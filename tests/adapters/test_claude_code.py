@@ -1032,7 +1032,8 @@ def test_each_call_and_spawn_has_its_own_lines_time() -> None:
     spawns = of(records, "subagent")
     assert message["ts"] == line("x", 2)["timestamp"]
     assert [c["ts"] for c in calls] == [line("x", 3)["timestamp"], line("x", 4)["timestamp"]]
-    assert [s["ts"] for s in spawns] == [c["ts"] for c in calls]
+    # a spawn's subagent record is derived from its result line and has that line's time (issue 27.7)
+    assert [s["ts"] for s in spawns] == [r["ts"] for r in of(records, "tool_result")]
 
 
 def test_usage_of_a_response_split_by_a_tool_result_is_its_last_lines() -> None:
@@ -1151,19 +1152,38 @@ def test_an_input_left_in_the_queue_of_an_idle_agent_is_written_within_a_few_lin
     assert _queue_vendor_position(records) == 4 + IDLE_WAIT < len(records) - 5
 
 
-def test_an_input_queued_during_a_long_turn_waits_at_most_queue_wait_lines() -> None:
-    from asr_adapters.adapters.claude_code.queue import QUEUE_WAIT
-
-    progress = [line("progress", 10 + i, 2, data={"type": "bash_progress"}) for i in range(QUEUE_WAIT + 10)]
+def test_an_input_queued_during_a_long_turn_is_folded_into_its_delivery_after_it() -> None:
+    """Issue 27.3: a task notification enqueued while a tool runs for more than a thousand
+    lines and delivered after the turn (same text) is one message, not a stray enqueue."""
+    note = "<task-notification><task-id>b1</task-id><status>completed</status></task-notification>"
+    progress = [line("progress", 10 + i, 2, data={"type": "bash_progress"}) for i in range(1010)]
     records = main(
         jsonl(
             user(1, "go"),
             asst(2, "msg_L", {"type": "tool_use", "id": "toolu_L", "name": "Bash", "input": {}}, 1),
-            queue_op("enqueue", "also this"),
+            queue_op("enqueue", note),
             *progress,
+            result(1100, "toolu_L", "ok", 2),
+            asst(1101, "msg_M", {"type": "text", "text": "Done."}, 1100, stop_reason="end_turn"),
+            queue_op("dequeue"),
+            user(1102, note, 1101),
         )
     )
-    assert _queue_vendor_position(records) < 4 + QUEUE_WAIT + 2 < len(records) - 5
+    assert not [r for r in records if r.get("schema", "").endswith("/queue-operation")]
+    (delivered,) = [m for m in of(records, "message") if m["messageId"] == _uuid(1102)]
+    assert delivered["assembly"]["sourceIds"] == [f"{SID}:L3", f"{SID}:L1016", _uuid(1102)]
+
+
+def test_the_queue_is_bounded_by_its_contents_size() -> None:
+    """What bounds the wait is memory: past PENDING_BYTES of queued content the oldest inputs
+    are written as the vendor lines they are."""
+    from asr_adapters.adapters.claude_code.queue import PENDING_BYTES
+
+    big = "x" * (PENDING_BYTES // 3)
+    records = main(busy_turn(*(queue_at("enqueue", 3 + i, f"{i}{big}") for i in range(4))))
+    written = [r for r in records if r.get("schema", "").endswith("/queue-operation")]
+    assert [r["data"]["content"][0] for r in written[:1]] == ["0"]  # the oldest, when the fourth came
+    assert records.index(written[0]) < len(records) - 3
 
 
 def test_hook_status_is_the_harnesss_and_hook_results_are_the_hooks() -> None:

@@ -441,7 +441,10 @@ def test_a_lone_request_text_is_its_display_rendering_never_model_facing() -> No
 def test_lone_ui_calls_keep_the_ui_payload_not_a_claimed_input() -> None:
     records, _ = convert(json.dumps(LONE_ROWS).encode())
     calls = [r for r in records if r["type"] == "tool_call"]
-    assert [c["name"] for c in calls] == ["readFile", "use_mcp_tool", "execute_command", "attempt_completion"]
+    # the read's name is the one its result header gives (the tool the model called); the
+    # row's `tool` is Cline's ui label, kept under `cline.uiName` (docs/agents/cline.md)
+    assert [c["name"] for c in calls] == ["read_file", "use_mcp_tool", "execute_command", "attempt_completion"]
+    assert calls[0]["cline"]["uiName"] == "readFile" and "name" not in calls[0]["capture"]
     for call in calls:
         assert "input" not in call and "arguments" not in call and call["capture"]["input"]["state"] == "absent"
     assert calls[0]["uiTool"] == {"tool": "readFile", "path": "a.md", "content": "/w/a.md"}
@@ -466,7 +469,10 @@ def test_lone_timeline_answers_failures_flags_and_vendor_times() -> None:
     assert question["answer"] == [{"type": "text", "text": "b", "author": "human"}]
     assert question["status"] == "bot.cline/answered"
     failed = next(r for r in records if r.get("messageId") == "ui:7")
-    assert failed["status"] == "error" and failed["usage"] == {"inputTokens": 7, "outputTokens": 2, "totalTokens": 9}
+    # the reply's first row carries its usage; the failure cut its last row, the question, which
+    # was answered and keeps that status: the request's apiRequest keeps Cline's cancelReason
+    assert failed["usage"] == {"inputTokens": 7, "outputTokens": 2, "totalTokens": 9} and "status" not in failed
+    assert next(r for r in records if r.get("messageId") == "ui:6")["apiRequest"]["cancelReason"] == "streaming_failed"
     completion = next(r for r in records if r.get("messageId") == "ui:11")
     assert completion["displayContent"] == [
         {"type": "text", "text": "Done.", "phase": "final"},
@@ -474,7 +480,7 @@ def test_lone_timeline_answers_failures_flags_and_vendor_times() -> None:
     ]
     unanswered = next(r for r in records if r.get("messageId") == "ui:15")
     assert unanswered["status"] == "bot.cline/streaming_failed"  # no reply: not a prompt the model answered
-    assert "status" not in next(r for r in records if r.get("messageId") == "ui:6")  # its reply has one
+    assert "status" not in next(r for r in records if r.get("messageId") == "ui:6")  # it has a reply
     vendor = next(r for r in records if r["type"] == "vendor")
     assert vendor["ts"] == "1970-01-01T00:00:00.012Z"
 
@@ -575,7 +581,13 @@ def test_default_homes_cover_every_os_layout_editor_and_extension(tmp_path: Path
     assert home / "Library" / "Application Support" / "Code" / tail in homes
     roo = Path("User") / "globalStorage" / "rooveterinaryinc.roo-cline" / "tasks"
     assert home / ".config" / "Code" / roo in homes
+    assert home / ".cline" / "data" / "sessions" in homes  # Cline CLI 3.x (issue 27 item 28)
     assert all(str(h).startswith(str(tmp_path)) for h in homes)
+    from asr_adapters.adapters.cline.discover import cli_sessions_dir
+
+    assert cli_sessions_dir({"HOME": "/h", "CLINE_DIR": "/c"}) == Path("/c/data/sessions")
+    assert cli_sessions_dir({"HOME": "/h", "CLINE_DATA_DIR": "/d", "CLINE_DIR": "/c"}) == Path("/d/sessions")
+    assert cli_sessions_dir({"CLINE_SESSION_DATA_DIR": "/s", "CLINE_DATA_DIR": "/d"}) == Path("/s")
 
 
 def test_entries_companions_and_batch_discovery(tmp_path: Path) -> None:
@@ -709,3 +721,497 @@ def test_input_holds_the_cache_once_whichever_way_the_provider_counts_it() -> No
     assert odd is not None and odd["inputTokens"] == 305
     metrics = {"tokens": {"prompt": 40, "completion": 7, "cached": 1000}}
     assert metrics_usage(metrics, "anthropic") == {"inputTokens": 1040, "outputTokens": 7, "totalTokens": 1047}
+
+
+# -- issue 27: results find their own call, cut-short replies, retries, finished reasoning, header --
+
+#: ``[tool for 'target'] Result:`` as Cline writes it (the target may span lines)
+_HEADER = re.compile(r"\[([A-Za-z0-9_.:\-]+)(?: for '([\s\S]*?)')?\] Result:")
+CASES = GOLDEN / "cline"
+
+
+def _result_text(record: dict[str, Any]) -> str:
+    parts = record.get("content") or record.get("displayContent") or []
+    return "".join(p.get("text", "") for p in parts if p.get("type") == "text")
+
+
+def misattached_results(records: list[dict[str, Any]]) -> list[str]:
+    """Every tool_result must answer the nearest preceding call of its tool and target: a call of
+    the same exchange (no user message between the call and the result), of the tool its header
+    names, on the target it names (a call's own argument, or the path / command the ui row shows),
+    with no nearer unanswered call of that tool and target; and no request text may leave a
+    ``[tool] Result:`` piece as plain text while a shown call of that tool waits for it."""
+    from asr_adapters.adapters.cline.rows import ui_tool_matches
+    from asr_adapters.adapters.cline.split import skipped, targets
+
+    problems = []
+    where = {r["callId"]: n for n, r in enumerate(records) if r["type"] == "tool_call"}
+    answered: set[str] = set()
+    for n, record in enumerate(records):
+        if record["type"] == "message" and record.get("role") == "user":
+            waiting = [r for r in records[:n] if r["type"] == "tool_call" and r["callId"] not in answered]
+            for part in record.get("displayContent", []) + record.get("content", []):
+                header = _HEADER.match(part.get("text", "")) if part.get("type") == "text" else None
+                if header and any(ui_tool_matches((c["name"], c.get("uiTool")), header[1], header[2]) for c in waiting):
+                    problems.append(f"{record['id']}: {header[0][:60]!r} left as text")
+        if record["type"] != "tool_result":
+            continue
+        text = _result_text(record)
+        header, skip = _HEADER.match(text), skipped(text)
+        tool, target = (header[1], header[2]) if header else skip if skip else (record.get("name"), None)
+
+        def fits(call: dict[str, Any], tool: Any = tool, target: Any = target) -> bool:
+            if "input" in call:
+                return call.get("name") == tool and (target is None or targets(call["input"], target))
+            return ui_tool_matches((call.get("name"), call.get("uiTool")), tool, target)
+
+        at = where.get(record["callId"])
+        if at is None or record["callId"] in answered:
+            problems.append(f"{record['id']}: answers no call, or one answered already")
+        elif any(r["type"] == "message" and r.get("role") == "user" for r in records[at:n]):
+            problems.append(f"{record['id']}: answers {records[at]['id']}, a call of an earlier exchange")
+        elif target is not None and any(
+            r["type"] == "tool_call" and r["callId"] not in answered and fits(r) for r in records[at + 1 : n]
+        ):
+            problems.append(f"{record['id']}: a nearer call of {tool} on {target[:40]!r} waits")
+        answered.add(record["callId"])
+    return problems
+
+
+def test_result_headers_are_matched_across_newlines() -> None:
+    from asr_adapters.adapters.cline.split import result_header
+
+    assert result_header("[execute_command for 'cd app &&\nnpm test'] Result:") == (
+        "execute_command",
+        "cd app &&\nnpm test",
+    )
+    pieces = split_text(
+        "[execute_command for 'a &&\n\nb'] Result:\nCommand executed.\n\n"
+        "<environment_details>\nx\n</environment_details>",
+        flattened=True,
+    )
+    assert [(p.kind, p.tool, p.target) for p in pieces] == [
+        (RESULT, "execute_command", "a &&\n\nb"),
+        (HARNESS, None, None),
+    ]
+    assert "".join(p.text for p in pieces).startswith(
+        "[execute_command for 'a &&\n\nb'] Result:\nCommand executed.\n\n"
+    )
+    # an unclosed header is no header, and costs one bounded scan
+    assert result_header("[execute_command for 'never closed\n" + "x" * 200_000) is None
+
+
+@pytest.mark.parametrize(
+    "case", ["api-only-multiline-command-results", "api-only-native-skipped-calls", "ui-only-multiline-command-result"]
+)
+def test_every_result_answers_its_own_call(case: str) -> None:
+    """Issue 27 item 24: before, the two-line header was not matched, its result stayed text of no
+    author, and each later result of that tool took the call of the reply before it."""
+    records, _ = convert(CASES / case / "input.json")
+    assert not misattached_results(records), misattached_results(records)
+    results = {r["callId"]: r for r in records if r["type"] == "tool_result"}
+    calls = [r for r in records if r["type"] == "tool_call" and r["name"] != "attempt_completion"]
+    assert calls and all(c["callId"] in results for c in calls)  # none left unanswered
+    texts = [
+        p.get("text", "") for r in records if r["type"] == "message" for p in r.get("displayContent", []) + r["content"]
+    ]
+    assert not [t for t in texts if t.startswith(("[execute_command", "Tool [read_file]"))]
+
+
+def test_skipped_calls_are_cancelled_results_in_every_wording() -> None:
+    from asr_adapters.adapters.cline.split import skipped
+
+    already = "Tool [read_file] was not executed because a tool has already been used in this message. Only one tool …"
+    assert skipped(already) == ("read_file", None) and result_state("read_file", already) == (
+        None,
+        "bot.cline/cancelled",
+    )
+    for text, expected in [
+        ("Skipping tool due to user rejecting a previous tool. [read_file for 'a.ts']", ("read_file", "a.ts")),
+        (
+            "Tool was interrupted and not executed due to user rejecting a previous tool."
+            " [execute_command for 'ls\n-la']",
+            ("execute_command", "ls\n-la"),
+        ),
+        ("Skipping tool [write_to_file for 'b.ts'] due to user rejecting a previous tool.", ("write_to_file", "b.ts")),
+        (
+            "Tool [list_files for '.'] was interrupted and not executed due to user rejecting a previous tool.",
+            ("list_files", "."),
+        ),
+    ]:
+        assert skipped(text) == expected
+        assert result_state(expected[0], text) == (None, "bot.cline/cancelled")
+    assert skipped("Tool [read_file] was used") is None and skipped("The tool [x] was not executed because") is None
+    records, _ = convert(CASES / "api-only-native-skipped-calls" / "input.json")
+    cancelled = [r for r in records if r["type"] == "tool_result" and r.get("status") == "bot.cline/cancelled"]
+    assert [r["callId"] for r in cancelled] == ["toolu_01B"] and "isError" not in cancelled[0]
+
+
+def test_results_answer_only_the_calls_of_the_reply_before_them() -> None:
+    records, _ = convert(CASES / "api-only-native-skipped-calls" / "input.json")
+    pairs = [(r["callId"], _result_text(r)[:20]) for r in records if r["type"] == "tool_result"]
+    assert pairs == [
+        ("toolu_01A", "[read_file for 'A.cs"),
+        ("toolu_01B", "Tool [read_file] was"),
+        ("toolu_02B", "[read_file for 'B.cs"),
+    ]
+
+
+@pytest.mark.skipif(not SAMPLES, reason="../shared/samples/cline is absent")
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
+def test_every_result_of_a_real_task_attaches_to_the_nearest_call_of_its_tool_and_target(path: Path) -> None:
+    records, _ = convert(path, None)
+    assert [r for r in records if r["type"] == "tool_result"]
+    assert not misattached_results(records), misattached_results(records)[:5]
+
+
+def test_golden_results_attach_to_the_nearest_call_of_their_tool_and_target() -> None:
+    for case in golden_cases("cline"):
+        records, _ = convert(materialize_input(case, case.folder), "cline")
+        assert not misattached_results(records), (case.id, misattached_results(records)[:5])
+
+
+def test_a_reply_cline_cut_short_is_interrupted_its_marker_is_cline_s_and_its_usage_stays() -> None:
+    """Issue 27 item 25."""
+    case = CASES / "task-folder-interrupted-replies"
+    records, _ = convert(case / "input.json")
+    replies = {r["messageId"]: r for r in records if r.get("role") == "assistant"}
+    user, api_error = replies["api:3"], replies["api:5"]
+    assert user["status"] == "interrupted" and api_error["status"] == "error"
+    assert user["content"] == [
+        {"type": "text", "text": "\n\n[Response interrupted by user]", "author": "harness", "origin": "injected"}
+    ]
+    assert api_error["content"][0] == {"type": "text", "text": "Let me check the file again."}  # the model's words
+    assert api_error["content"][1]["author"] == "harness"
+    rows = json.loads((case / "input.json").read_bytes())
+    info = json.loads(rows[5]["text"])  # the request of the interrupted reply: tokens, no cancelReason
+    assert "cancelReason" not in info
+    assert user["usage"]["inputTokens"] == info["tokensIn"] + info["cacheReads"] + info["cacheWrites"] != 0
+    assert user["usage"]["outputTokens"] == info["tokensOut"] == 1
+    from asr_adapters.adapters.cline.split import interrupted
+
+    for marker, status in [
+        ("user", "interrupted"),
+        ("API Error", "error"),
+        ("user feedback", "interrupted"),
+        (
+            "a tool use result. Only one tool may be used at a time and should be placed at the end of the message.",
+            "interrupted",
+        ),
+    ]:
+        assert interrupted(f"text<x/>\n\n[Response interrupted by {marker}]") == (
+            "text<x/>",
+            f"\n\n[Response interrupted by {marker}]",
+            status,
+        )
+    assert interrupted("quoted [Response interrupted by user] in the middle.") is None
+
+
+def test_a_request_is_a_retry_only_when_cline_says_so_and_its_tokens_stay_in_usage() -> None:
+    """Issue 27 item 26."""
+    case = CASES / "ui-only-retry-only-when-said"
+    records, _ = convert(case / "input.json")
+    rows = json.loads((case / "input.json").read_bytes())
+    by_ts = {r.get("messageId", "").removeprefix("ui:"): r for r in records if r["type"] == "message"}
+    vendors = [
+        r["data"]["ts"] for r in records if r["type"] == "vendor" and r["schema"] == "bot.cline/say/api_req_started"
+    ]
+    requests = [r for r in rows if r.get("say") == "api_req_started"]
+    first, _, said_free, _, said_spent, _ = requests
+    assert vendors == [said_free["ts"]]  # only the retry the source states and that cost nothing
+    for row in (first, said_spent):
+        message = by_ts[str(row["ts"])]
+        assert message["status"] == "bot.cline/streaming_failed" and "tokensIn" not in message["apiRequest"]
+        assert message["usage"]["inputTokens"] == sum(
+            json.loads(row["text"])[k] for k in ("tokensIn", "cacheReads", "cacheWrites")
+        )
+    whole = sum(i["tokensIn"] + i["cacheReads"] + i["cacheWrites"] for i in (json.loads(r["text"]) for r in requests))
+    assert total_usage(records)["inputTokens"] == whole  # no reported token dropped
+    prompts = [
+        p["text"]
+        for r in records
+        if r["type"] == "message"
+        for p in r.get("displayContent", [])
+        if p.get("author") == "human"
+    ]
+    assert prompts == ["fix the build", "also run the tests", "now commit it"]  # each once
+
+
+@pytest.mark.skipif(not SAMPLES, reason="../shared/samples/cline is absent")
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
+def test_a_real_task_s_usage_is_every_request_row_s_count_once(path: Path) -> None:
+    """Issue 27 item 26 over a whole real file: summing usage gives what the request rows report."""
+    records, _ = convert(path, None)
+    rows = json.loads(path.read_bytes())
+    reported: dict[str, int] = {}
+    for row in rows:
+        if row.get("say") == "api_req_started":
+            usage, _, _ = parts.request_usage(json.loads(row["text"]), parts.provider_of(row))
+            for key, value in (usage or {}).items():
+                reported[key] = reported.get(key, 0) + value
+    assert total_usage(records) == reported
+
+
+def test_finished_reasoning_rows_are_not_partial_and_the_header_names_version_and_host() -> None:
+    """Issue 27 item 27."""
+    case = CASES / "ui-only-finished-reasoning-version-host"
+    records, _ = convert(case / "input.json")
+    head = records[0]
+    assert head["agent"] == {"name": "cline", "version": "3.57.1"}
+    assert head["host"] == {"name": "Visual Studio Code", "version": "1.109.0"}
+    reasoning = [r for r in records if r.get("role") == "assistant" and r["displayContent"][0]["type"] == "reasoning"]
+    assert [(r.get("status"), r.get("cline", {}).get("partial")) for r in reasoning] == [
+        (None, True),  # the completion followed
+        (None, True),  # a text row followed: finished, though the request was cut short after it
+        ("partial", None),  # the task stopped right after it
+    ]
+    # streaming_failed: generation failed (ASR-206 error) where the stream stopped, the text row
+    # left partial, not the finished reasoning before it; the reply's usage stays on its first row
+    cut = next(r for r in records if r.get("messageId") == "ui:1770577665000")
+    assert cut["status"] == "error" and cut["cline"]["partial"] is True and "usage" not in cut
+    assert "usage" in next(r for r in records if r.get("messageId") == "ui:1770577664000")
+
+
+def test_the_header_takes_version_and_host_from_the_first_environment_entry(tmp_path: Path) -> None:
+    folder = task_folder(tmp_path, CASES / "ui-only-finished-reasoning-version-host")
+    head = convert(folder / "ui_messages.json")[0][0]
+    assert head["agent"]["version"] == "3.57.1"
+    assert head["host"] == {
+        "extension": "saoudrizwan.claude-dev",
+        "product": "Cline",
+        "name": "Visual Studio Code",
+        "version": "1.109.0",
+    }
+    metadata = json.loads((folder / "task_metadata.json").read_text())
+    metadata["environment_history"][0].update(cline_version="Unknown", host_name="Unknown", host_version="Unknown")
+    (folder / "task_metadata.json").write_text(json.dumps(metadata))
+    head = convert(folder / "ui_messages.json")[0][0]
+    assert head["agent"] == {"name": "cline"} and head["host"] == {
+        "extension": "saoudrizwan.claude-dev",
+        "product": "Cline",
+    }
+
+
+@pytest.mark.skipif(not SAMPLES, reason="../shared/samples/cline is absent")
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
+def test_no_reasoning_row_of_a_real_task_is_partial_once_its_reply_went_on(path: Path) -> None:
+    """Issue 27 item 27 over a whole real file: a reasoning row followed, before the next request
+    or prompt, by another row of its reply is not partial."""
+    from asr_adapters.adapters.cline.rows import REQUEST, call_kind, human_kind, subtypes, text_kind
+
+    rows = json.loads(path.read_bytes())
+    kinds = subtypes(rows)
+    went_on = set()
+    for n, row in enumerate(rows):
+        if kinds[n] == ("say", "reasoning") and row.get("partial") is True:
+            for later in range(n + 1, len(rows)):
+                if kinds[later] == REQUEST or human_kind(kinds[later], later):
+                    break
+                if (
+                    text_kind(kinds[later], rows[later])
+                    or call_kind(kinds[later])
+                    or kinds[later] == ("ask", "followup")
+                ):
+                    went_on.add(f"ui:{row['ts']}")
+                    break
+    records, _ = convert(path, None)
+    partial = {r["messageId"] for r in records if r.get("status") == "partial"}
+    assert not went_on & partial
+
+
+# -- issue 27 item 28: Cline CLI 3.x sessions (<sessionId>.messages.json, contract v1) --
+
+CLI3 = CASES / "cli3-messages-session"
+CLI3_COMPACTED = CASES / "cli3-messages-compacted"
+
+
+def cli3_session(tmp_path: Path, document: dict[str, Any], name: str | None = None) -> Path:
+    session_id = document.get("sessionId", "s")
+    folder = tmp_path / ".cline" / "data" / "sessions" / str(session_id)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / (name or f"{session_id}.messages.json")
+    path.write_bytes(json.dumps(document, indent="\t").encode())
+    return path
+
+
+def test_a_cli3_session_is_detected_by_its_content_and_converted() -> None:
+    """Before this change no adapter claimed the file ("cannot tell which agent wrote this file")."""
+    records, conversion = convert(CLI3 / "input.json", None)
+    assert conversion.adapter.name == "cline" and conversion.accounting.balanced()
+    assert not validate_records(records) and not coming_rule_findings(records)
+    head = records[0]
+    assert head["session"] == "cline:1784538800000_k3v9q" and head["source"]["format"] == "cline-messages"
+    assert head["cwd"] == "/work/acme" and head["ts"] == "2026-07-20T09:13:20.004Z"  # from the manifest
+    assert head["agent"] == {"name": "cline", "version": "3.0.56"} and head["host"] == {"source": "cli"}
+    document = json.loads((CLI3 / "input.json").read_bytes())
+    native = [m for m in document["messages"] if m["role"] in ("user", "assistant")]
+    ids = {r.get("messageId") for r in records} | {r.get("cline", {}).get("id") for r in records}
+    assert {m["id"] for m in native} <= ids  # every message keeps its native id
+    metrics = [m["metrics"] for m in native if "metrics" in m]
+    assert [r["nativeUsage"] for r in records if "usage" in r] == metrics  # usage once per response
+    assert total_usage(records)["inputTokens"] == sum(m["inputTokens"] for m in metrics)
+    typed = [p["text"] for r in records if r["type"] == "message" for p in r["content"] if p.get("author") == "human"]
+    assert typed == ["make parse_empty return an empty list @src/parser.rs", "why did it fail?"]
+    failed = [r for r in records if r["type"] == "tool_result" and r.get("isError")]
+    assert [r["callId"] for r in failed] == ["toolu_02R"]  # is_error false (the writer's default) claims nothing
+    assert [r["schema"] for r in records if r["type"] == "vendor"] == ["bot.cline/message"]  # role "tool": kept
+
+
+def test_a_cli3_compaction_message_is_the_summary_and_commands_are_the_person_s() -> None:
+    records, conversion = convert(CLI3_COMPACTED / "input.json", None)
+    assert conversion.accounting.balanced() and not validate_records(records)
+    summary = [r for r in records if r.get("summaryOf") == "compaction"]
+    assert [r["messageId"] for r in summary] == ["msg_r1"] and summary[0]["compaction"] == {}
+    assert summary[0]["content"][1]["author"] == "harness" and "author" not in summary[0]["content"][0]
+    command = next(r for r in records if r.get("messageId") == "msg_r3")
+    assert [(p["text"], p["author"], p["origin"]) for p in command["content"]][1] == ("/commit", "human", "command")
+
+
+def test_a_cli3_subagent_s_task_is_its_lead_s_words_and_names_the_parent(tmp_path: Path) -> None:
+    document = {
+        "version": 1,
+        "updated_at": "2026-07-20T10:00:00.000Z",
+        "agent": "subagent",
+        "sessionId": "1784538800000_k3v9q__sub_1",
+        "taskType": "subagent_task",
+        "origin": {"source": "cli", "mode": "user", "sessionId": "x", "parentThreadId": "1784538800000_k3v9q"},
+        "messages": [
+            {"id": "m1", "role": "user", "content": [{"type": "text", "text": "List the parser's callers."}]},
+            {"id": "m2", "role": "user", "content": []},
+        ],
+    }
+    records, conversion = convert(cli3_session(tmp_path, document), None)
+    assert records[0]["parent"] == "cline:1784538800000_k3v9q" and records[0]["source"]["variant"] == "subagent"
+    assert records[-1]["content"] == [{"type": "text", "text": "List the parser's callers.", "author": "agent"}]
+    assert conversion.accounting.balanced() and "companions" not in records[0]  # no manifest beside it
+
+
+@pytest.mark.parametrize(
+    ("document", "said"),
+    [
+        ({"version": 2, "updated_at": "x", "agent": "lead", "sessionId": "s", "messages": []}, "contract version 2"),
+        (
+            {"version": 1, "session_id": "s", "status": "completed", "messages_path": "/h/.cline/s/s.messages.json"},
+            "a Cline CLI session manifest, not its transcript: convert s.messages.json beside it",
+        ),
+        (
+            {"version": 1, "updated_at": "2026-07-20T10:00:00.000Z", "source_message_count": 4, "messages": []},
+            "a Cline CLI session's compaction state",
+        ),
+        ({"sessionId": "s", "hello": "world"}, "neither a Cline CLI messages.json nor its manifest"),
+    ],
+)
+def test_asr_convert_says_which_cline_cli_file_it_found_and_why_it_is_not_read(
+    tmp_path: Path, document: dict[str, Any], said: str
+) -> None:
+    from click.testing import CliRunner
+
+    from asr_adapters.cli import main
+
+    path = cli3_session(tmp_path, document, name="s.json" if "session_id" in document else None)
+    for agent in ([], ["--agent", "cline"]) if "version" in document else (["--agent", "cline"],):
+        result = CliRunner().invoke(main, ["convert", str(path), *agent])
+        assert result.exit_code == 1 and said in result.stderr and "Traceback" not in result.stderr
+
+
+def test_other_agents_json_objects_are_not_cli3_sessions() -> None:
+    from asr_adapters.adapters.cline import sniff
+
+    gemini = b'{\n  "sessionId": "a",\n  "projectHash": "b",\n  "startTime": "t",\n  "messages": []\n}'
+    assert sniff.sdk_detect(gemini) == 0
+    assert (
+        sniff.sdk_detect(b'{"version": 1, "updated_at": "t", "agent": "lead", "sessionId": "s", "messages": []}') == 90
+    )
+
+
+def test_a_cli3_session_folder_has_one_entry_whose_manifest_is_its_companion(tmp_path: Path) -> None:
+    folder = tmp_path / "sessions" / "s1"
+    folder.mkdir(parents=True)
+    for name in ("s1.messages.json", "s1.json", "s1.compaction.json"):
+        (folder / name).write_text("{}")
+    assert [discover.is_session_file(folder / n) for n in ("s1.messages.json", "s1.json", "s1.compaction.json")] == [
+        True,
+        False,
+        False,
+    ]
+    assert discover.companion_files(folder / "s1.messages.json") == [folder / "s1.json"]
+
+
+def test_native_result_blocks_of_calls_not_run_are_cancelled_or_denied_not_errors(tmp_path: Path) -> None:
+    """A native ``tool_result`` block holding Cline's (or Roo Code's, Kilo Code's) notice for a call it
+    did not run, or the person's refusal, states that outcome: status cancelled / denied and no
+    isError, whatever ``is_error`` the block carries (kept under ``block``). Before: isError true."""
+    uses = [
+        {"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": {}} for n, name in enumerate(("a", "b", "c"))
+    ]
+    results = [
+        {
+            "type": "tool_result",
+            "tool_use_id": "toolu_0",
+            "content": "The user denied this operation.",
+            "is_error": True,
+        },
+        {
+            "type": "tool_result",
+            "tool_use_id": "toolu_1",
+            "content": "Skipping MCP tool b due to user rejecting a previous tool.",
+            "is_error": True,
+        },
+        {"type": "tool_result", "tool_use_id": "toolu_2", "content": "Error: no such file", "is_error": True},
+    ]
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "<task>\nx\n</task>"}]},
+        {"role": "assistant", "content": uses},
+        {"role": "user", "content": results},
+    ]
+    path = tmp_path / "api_conversation_history.json"
+    path.write_text(json.dumps(history))
+    records, _ = convert(path)
+    outcomes = [
+        (r["callId"], r.get("status"), r.get("isError"), r.get("block")) for r in records if r["type"] == "tool_result"
+    ]
+    assert outcomes == [
+        ("toolu_0", "bot.cline/denied", None, {"is_error": True}),
+        ("toolu_1", "bot.cline/cancelled", None, {"is_error": True}),
+        ("toolu_2", None, True, None),
+    ]
+    assert not validate_records(records)
+
+
+def test_a_task_folder_s_failed_try_that_reported_tokens_keeps_them(tmp_path: Path) -> None:
+    """Issue 27 item 26 with an api history: the api history holds one user message for a request
+    Cline sent twice; the first try failed mid-stream after the provider counted 5,000 input
+    tokens. That try is not folded away as a retry: it stays a (display-only) request message
+    carrying its usage, so the task's usage is every request row's count. Before: a vendor
+    record, and its tokens left usage."""
+    request = "<task>\nfix it\n</task>"
+    failed = {"request": request, "tokensIn": 5000, "tokensOut": 12, "cacheWrites": 0, "cacheReads": 0, "cost": 0.02}
+    failed.update(cancelReason="streaming_failed")
+    sent = {"request": request, "tokensIn": 5100, "tokensOut": 40, "cacheWrites": 0, "cacheReads": 0, "cost": 0.03}
+    ui = [
+        {"ts": 1000, "type": "say", "say": "task", "text": "fix it", "conversationHistoryIndex": -1},
+        {
+            "ts": 1001,
+            "type": "say",
+            "say": "api_req_started",
+            "text": json.dumps(failed),
+            "conversationHistoryIndex": -1,
+        },
+        {"ts": 1002, "type": "say", "say": "error_retry", "text": '{"attempt":1}', "conversationHistoryIndex": -1},
+        {"ts": 1003, "type": "say", "say": "api_req_retried", "conversationHistoryIndex": -1},
+        {"ts": 1004, "type": "say", "say": "api_req_started", "text": json.dumps(sent), "conversationHistoryIndex": -1},
+        {"ts": 1005, "type": "say", "say": "text", "text": "Fixed.", "partial": False, "conversationHistoryIndex": 0},
+    ]
+    api = [
+        {"role": "user", "content": [{"type": "text", "text": request}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "Fixed."}]},
+    ]
+    folder = tmp_path / "tasks" / "1000"
+    folder.mkdir(parents=True)
+    (folder / "ui_messages.json").write_text(json.dumps(ui))
+    (folder / "api_conversation_history.json").write_text(json.dumps(api))
+    records, conversion = convert(folder / "ui_messages.json")
+    assert total_usage(records)["inputTokens"] == 10100 and total_usage(records)["outputTokens"] == 52
+    tries = [r for r in records if r.get("messageId") == "ui:1001"]
+    assert len(tries) == 1 and tries[0]["status"] == "bot.cline/streaming_failed" and tries[0]["content"] == []
+    assert conversion.accounting.balanced() and not validate_records(records)

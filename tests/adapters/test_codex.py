@@ -14,7 +14,7 @@ import asr_adapters
 from asr_adapters import registry
 from asr_adapters.adapters.codex.fragments import classify, is_media_label, split_ide_request
 from asr_adapters.adapters.codex.matching import MirrorMatcher
-from asr_adapters.core import spill
+from asr_adapters.core import digests, spill
 from asr_adapters.core.sanitized import MARKER
 from asr_adapters.core.source import Source
 
@@ -244,6 +244,38 @@ def test_update_plan_revisions_supersede() -> None:
     assert plans[2]["entries"][0]["status"] == "com.openai.codex/done"
 
 
+@pytest.mark.parametrize(
+    ("arguments", "state"),
+    [
+        ("[REDACTED_ARGUMENTS len=584 sha=2ea6cb32]", "redacted"),
+        ('{"plan":[{"step":"cut o', "absent"),
+        ('{"explanation":"no steps"}', "absent"),
+        ('"just a string"', "absent"),
+    ],
+)
+def test_an_update_plan_whose_arguments_give_no_steps_is_still_a_plan(arguments: str, state: str) -> None:
+    """Issue 27.10: a plan index finds every update_plan call; capture says why it is empty."""
+    call = item({"type": "function_call", "name": "update_plan", "arguments": arguments, "call_id": "p1"})
+    records, _ = convert(lines(META, call))
+    (plan,) = (r for r in records if r["type"] == "plan")
+    assert plan["callId"] == "p1" and plan["planType"] == "items" and plan["entries"] == []
+    assert plan["capture"]["entries"]["state"] == state and plan["capture"]["entries"]["reason"]
+    assert not asr_adapters.validate_records(records)
+
+
+@pytest.mark.skipif(not SAMPLES, reason="../shared/samples/codex is absent (a user's clone has no shared/)")
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
+def test_every_update_plan_call_of_a_sample_is_a_plan(path: Path) -> None:
+    calls = []
+    for line in path.read_bytes().splitlines():
+        payload = orjson.loads(line).get("payload")
+        if isinstance(payload, dict) and payload.get("type") == "function_call" and payload["name"] == "update_plan":
+            calls.append(payload["call_id"])
+    records, _ = convert(path)
+    plans = [r["callId"] for r in records if r["type"] == "plan" and r["planId"].startswith("update_plan:")]
+    assert plans == calls, (len(plans), len(calls))
+
+
 # -- issue 14: subagent links, copies, turns, encrypted arguments ---------------------------
 
 CHILD = "019e0000-0000-7000-8000-0000000000c1"
@@ -396,12 +428,61 @@ def test_a_fork_of_a_fork_stays_copied_until_its_own_settings_line() -> None:
     assert texts["child"] == ""
 
 
+def test_subagent_settings_before_its_first_turn_carry_no_parent_turn() -> None:
+    """Issue 27.9: a copy that ends inside the parent's open turn leaves that turn behind."""
+    child = {**META["payload"], "id": "019e0000-0000-7000-8000-0000000000c1", "thread_source": "subagent"}
+    parent = {**META["payload"], "id": PARENT}
+    data = lines(
+        {**META, "payload": child},
+        {**META, "payload": parent},
+        {"timestamp": META["timestamp"], "type": "turn_context", "payload": {"turn_id": "t1", "model": "m-parent"}},
+        event({"type": "task_started", "turn_id": "t1"}),
+        event({"type": "thread_settings_applied"}),
+        item({"type": "reasoning", "summary": [{"type": "summary_text", "text": "own"}]}),
+    )
+    records, _ = convert(data)
+    settings = next(r for r in records if r.get("schema", "").endswith("/thread_settings_applied"))
+    assert "turnId" not in settings and "copiedFrom" not in settings
+    own = records[-1]
+    assert "turnId" not in own and "model" not in own and "copiedFrom" not in own
+
+
 def test_ide_prefix_split_on_an_event_only_prompt() -> None:
     text = "# Files mentioned by the user:\n\n## a.md: /w/a.md\n\n## My request for Codex:\nSummarize a.md."
     records, _ = convert(lines(META, event({"type": "user_message", "message": text})))
-    parts = records[1]["content"]
+    parts = records[1]["displayContent"]
     assert [(p["author"], p["origin"]) for p in parts] == [("harness", "injected"), ("human", "prompt")]
     assert parts[1]["text"] == "Summarize a.md." and "".join(p["text"] for p in parts) == text
+
+
+def test_a_prompt_known_only_from_its_ui_event_is_display_content() -> None:
+    """ASR-207 (issue 27.8): the event is what the user saw, never copied into ``content``."""
+    image = "data:image/png;base64,iVBORw0KGgo="
+    turn_item = {"type": "UserMessage", "id": "item_1", "content": [{"type": "text", "text": "Run it."}]}
+    records, conversion = convert(
+        lines(
+            META,
+            event({"type": "user_message", "message": "Why?", "images": [image]}),
+            event({"type": "item_completed", "turn_id": "t1", "item": turn_item}),
+        )
+    )
+    event_only, turn_item_only = (r for r in records if r["type"] == "message")
+    for record in (event_only, turn_item_only):
+        assert record["content"] == [] and record["capture"]["content"]["state"] == "absent"
+        assert (record["author"], record["origin"]) == ("human", "prompt")
+    assert [p["type"] for p in event_only["displayContent"]] == ["text", "image"]
+    assert event_only["messageId"] == "user_message@L2" and event_only["idSource"] == "derived"
+    assert turn_item_only["displayContent"][0]["text"] == "Run it." and turn_item_only["messageId"] == "item_1"
+    assert "idSource" not in turn_item_only
+    assert not asr_adapters.validate_records(records) and conversion.accounting.balanced()
+
+
+def test_a_prompt_whose_item_the_rollout_holds_keeps_it_as_content() -> None:
+    user = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Why?"}]}
+    records, conversion = convert(lines(META, item(user), event({"type": "user_message", "message": "Why?"})))
+    message = records[1]
+    assert message["content"] == [{"type": "text", "text": "Why?"}] and "displayContent" not in message
+    assert "capture" not in message and conversion.accounting.duplicates == 1
 
 
 def _token_count(total: int, last: int, used: float = 1.0) -> dict:
@@ -584,8 +665,32 @@ def test_shared_sample_converts_validates_and_accounts(path: Path) -> None:
         payload = value.get("payload") if isinstance(value, dict) else None
         if isinstance(payload, dict) and payload.get("type") == "message":
             for part in payload.get("content") or ():
-                if isinstance(part.get("text"), str) and part["text"]:
-                    assert part["text"] in written or any(part["text"] in w for w in written)
+                text = part.get("text")
+                if not isinstance(text, str) or not text or MARKER.fullmatch(text.strip()):
+                    continue  # a sanitizer's marker is nobody's words: taken out (capture redacted)
+                assert text in written or any(text in w for w in written)
+
+
+@pytest.mark.skipif(not SAMPLES, reason="../shared/samples/codex is absent (a user's clone has no shared/)")
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
+def test_a_sample_prompt_is_content_only_where_its_item_is_kept(path: Path) -> None:
+    """Issue 27.8 over real rollouts: a user message has ``content`` exactly when the rollout
+    holds its user item; a prompt known only from its event is display-only (ASR-207)."""
+    items = 0
+    item_texts: set[str] = set()
+    for line in path.read_bytes().splitlines():
+        payload = orjson.loads(line).get("payload")
+        if isinstance(payload, dict) and payload.get("type") == "message" and payload.get("role") == "user":
+            items += 1
+            item_texts.update(p["text"] for p in payload["content"] if isinstance(p.get("text"), str))
+    records, _ = convert(path)
+    users = [r for r in records if r["type"] == "message" and r.get("role") == "user" and "summaryOf" not in r]
+    display_only = [r for r in users if "displayContent" in r]
+    for record in display_only:
+        assert record["content"] == [] and record["capture"]["content"]["state"] == "absent"
+        shown = "".join(p.get("text", "") for p in record["displayContent"])
+        assert shown not in item_texts  # an event whose item the rollout holds pairs it instead
+    assert len(users) - len(display_only) == items
 
 
 # -- memory --------------------------------------------------------------------------------
@@ -617,9 +722,10 @@ def _peak(tmp_path: Path, turns: int) -> int:
 
 
 def test_memory_does_not_grow_with_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # per-id state (item digests, record ids by native id) lives in core.spill maps: with a
-    # low limit both sizes spill, so what stays in memory is bounded, not the file
+    # per-id state (item digests, record ids by native id) lives in core.digests maps: with a
+    # low limit both sizes move to disk, so what stays in memory is bounded, not the file
     monkeypatch.setattr(spill, "DEFAULT_LIMIT", 100)
+    monkeypatch.setattr(digests, "DEFAULT_LIMIT", 100)
     small = _peak(tmp_path, 300)
     large = _peak(tmp_path, 2400)  # 8x the lines
     assert large < small * 1.5 + 256 * 1024, (small, large)

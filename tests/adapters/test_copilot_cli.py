@@ -49,7 +49,11 @@ def all_records(streams: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]
 def test_copilot_files_are_detected_and_other_agents_files_are_not_claimed() -> None:
     adapter = registry.get("copilot-cli")
     for case in golden_cases("copilot-cli"):
-        assert adapter.detect(Source(case.input)) == 100, case.id
+        score = adapter.detect(Source(case.input))
+        if case.name == "garbage-line-start-without-producer":  # scored by its lines, not the CLI's marks
+            assert registry.SURE <= score < 100, case.id
+        else:
+            assert score == 100, case.id
         best = max(registry.all_adapters(), key=lambda a: a.detect(Source(case.input)))
         assert best.name == "copilot-cli", case.id
     for case in golden_cases():

@@ -160,6 +160,26 @@ def test_display_content_is_native_and_typed_text_is_the_humans() -> None:
     assert message["displayCorrespondence"] == "native"
 
 
+def test_slash_text_the_cli_sent_verbatim_is_a_prompt_not_a_command() -> None:
+    """Review finding E, decided: a "/..." that only ``content`` holds is what the model received
+    unchanged. Gemini CLI records the typed text as ``displayContent`` beside the expansion when it
+    ran a command (a custom TOML command, an MCP prompt) and sends a slash text no command matches
+    to the model as a prompt, so "/handoff" with no display (the shared aim sample) was no command
+    invocation: origin prompt, author human; the "/review" it expanded is origin command."""
+    typed = {"id": "u1", "timestamp": "2026-03-18T10:00:00.000Z", "type": "user", "content": [{"text": "/handoff"}]}
+    ran = {
+        "id": "u2",
+        "timestamp": "2026-03-18T10:00:01.000Z",
+        "type": "user",
+        "content": [{"text": "Expanded review prompt."}],
+        "displayContent": [{"text": "/review"}],
+    }
+    by_id = {m["messageId"]: m for m in of_type(run(document([typed, ran]))[0], "message")}
+    assert (by_id["u1"]["origin"], by_id["u1"]["author"]) == ("prompt", "human")
+    assert "displayContent" not in by_id["u1"]
+    assert by_id["u2"]["origin"] == "command"
+
+
 def test_typed_text_that_reached_the_model_unchanged_is_the_humans() -> None:
     msg = {
         "id": "u1",
@@ -381,10 +401,22 @@ def test_agent_id_links_the_subagent_session() -> None:
         "type": "subagent",
         "seq": subagent["seq"],
         "id": subagent["id"],
+        "ts": "2026-03-18T10:02:00.000Z",
         "callId": "c1",
         "session": "gemini-cli:kid-1",
         "agentType": "codebase_investigator",
     }
+
+
+def test_a_subagent_carries_the_time_of_its_tool_call_entry() -> None:
+    """Issue 27.12: the subagent record is derived from the toolCalls[] entry: its ``timestamp``."""
+    timed = call("c1", "codebase_investigator", agentId="kid-1", timestamp="2026-03-18T10:05:07.250Z")
+    untimed = {k: v for k, v in call("c2", "codebase_investigator", agentId="kid-2").items() if k != "timestamp"}
+    records, _ = run(jsonl(HEADER, gemini("g1", "Delegating.", toolCalls=[timed, untimed])))
+    subagents = {s["callId"]: s for s in of_type(records, "subagent")}
+    results = {r["callId"]: r for r in of_type(records, "tool_result")}
+    assert subagents["c1"]["ts"] == results["c1"]["ts"] == "2026-03-18T10:05:07.250Z"
+    assert "ts" not in subagents["c2"] and "ts" not in results["c2"]  # no time recorded: none invented
 
 
 # -- JSONL replay -----------------------------------------------------------------------
@@ -401,16 +433,27 @@ def test_repeated_id_is_a_revision_and_identical_repeats_are_duplicates() -> Non
     assert (accounting.native_items, accounting.records, accounting.duplicates) == (4, 3, 1)
 
 
-def test_function_response_user_turn_duplicates_the_recorded_result() -> None:
+def test_function_response_user_turn_keeps_its_id_and_time_beside_the_recorded_result() -> None:
+    """Issue 27.11: the turn writes no second tool_result and is no prompt, but its native id
+    and timestamp stay in the stream (a vendor record a ``messageId=`` ref and a rewind can name);
+    the same line again adds nothing."""
     response = {
         "id": "u2",
-        "timestamp": "2026-03-18T10:03:00Z",
+        "timestamp": "2026-03-18T10:03:00.250Z",
         "type": "user",
         "content": [{"functionResponse": {"id": "c1", "name": "read_file", "response": {"output": "ok"}}}],
     }
-    records, accounting = run(jsonl(HEADER, gemini("g1", "Reading.", toolCalls=[call("c1")]), response))
-    assert len(of_type(records, "tool_result")) == 1 and accounting.duplicates == 1
+    records, accounting = run(jsonl(HEADER, gemini("g1", "Reading.", toolCalls=[call("c1")]), response, response))
+    assert len(of_type(records, "tool_result")) == 1
     assert all(m.get("origin") != "prompt" for m in of_type(records, "message"))
+    (turn,) = of_type(records, "vendor")
+    assert turn["schema"] == "com.google.gemini-cli/functionResponseTurn" and turn["data"] == response
+    assert (turn["messageId"], turn["ts"]) == ("u2", "2026-03-18T10:03:00.250Z") and "idSource" not in turn
+    assert (accounting.vendor, accounting.duplicates) == (1, 1)
+    # no native id: the derived one, said so
+    records, _ = run(jsonl(HEADER, gemini("g1", "Reading.", toolCalls=[call("c1")]), {**response, "id": ""}))
+    (turn,) = of_type(records, "vendor")
+    assert turn["messageId"] == f"{SID}:line3" and turn["idSource"] == "derived"
 
 
 def test_a_replys_empty_first_versions_fold_into_its_first_record() -> None:
@@ -611,9 +654,9 @@ def test_state_moved_to_disk_answers_as_in_memory(monkeypatch: pytest.MonkeyPatc
 def test_a_rewind_names_what_left_in_history_order() -> None:
     records, _ = run(jsonl(*HISTORY_CASE))
     reverted = [r["reverted"] for r in of_type(records, "vendor") if "reverted" in r]
-    # u2 (a function-response turn repeating r5) stands for nothing of its own; a removed reply
-    # names the latest revision of each of its records (r10 revised r5), in history order
-    assert reverted == [["r8"], [], ["r2", "r3", "r4", "r10", "r6", "r7", "r11"], ["r19"], ["r21"]]
+    # u2 (a function-response turn repeating r5) stands for its own vendor record r8 (issue 27.11);
+    # a removed reply names the latest revision of each of its records (r11 revised r5), in history order
+    assert reverted == [["r8", "r9"], [], ["r2", "r3", "r4", "r11", "r6", "r7", "r12"], ["r20"], ["r22"]]
 
 
 def test_an_unchanged_repeat_is_not_mapped_again(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -790,6 +833,10 @@ def test_shared_sample_converts_validates_and_balances(path: Path) -> None:
         c["id"] for m in messages for c in m.get("toolCalls") or [] if c.get("name") in ("cli_help", "invoke_agent")
     ]
     assert {r["callId"] for r in records if r["type"] == "subagent"} >= set(agents)  # every delegation
+    # each subagent record carries its toolCalls[] entry's time, as that call's tool_result does
+    entry_times = {c["id"]: c.get("timestamp") for m in messages for c in m.get("toolCalls") or []}
+    for subagent in (r for r in records if r["type"] == "subagent"):
+        assert subagent.get("ts") == entry_times[subagent["callId"]], subagent["callId"]
 
 
 def test_samples_folder_is_where_the_harness_looks() -> None:
@@ -939,6 +986,7 @@ def test_subagent_type_is_the_agents_name_and_description_the_prompt() -> None:
         "type": "subagent",
         "seq": subagents["c1"]["seq"],
         "id": subagents["c1"]["id"],
+        "ts": "2026-03-18T10:02:00.000Z",
         "callId": "c1",
         "session": "gemini-cli:kid-1",
         "agentType": "cli_help",
@@ -1101,7 +1149,8 @@ def test_five_prompts_stay_five_after_any_number_of_compressions(compressions: i
     assert total_usage(records)["totalTokens"] == recorder.totals
     copies = [r for r in records if "copiedFrom" in r]
     assert bool(compressions or masking) == bool(copies)
-    originals = {r["messageId"] for r in records if r["type"] == "message" and "copiedFrom" not in r}
+    # originals: messages, and function-response turns (kept as vendor records with their messageId)
+    originals = {r["messageId"] for r in records if "messageId" in r and "copiedFrom" not in r}
     for copy in copies:  # each copy names an original message, never another copy
         session, _, target = copy["copiedFrom"].partition("#messageId=")
         assert session == f"gemini-cli:{SID}" and target in originals

@@ -104,6 +104,7 @@ def test_group_envelope_names_the_group_and_the_body_names_the_sender() -> None:
     text = "[WhatsApp Family id:1203@g.us +2m 2026-01-21T10:00Z] Carol: dinner?\n[from: Carol (+15550001234)]"
     parsed = parse_user_text(text, (None, "prompt"))
     assert parsed.conversation == {
+        "chat_type": "group",  # a WhatsApp group JID (``…@g.us``) names a group
         "is_group_chat": True,
         "chat_id": "whatsapp:1203@g.us",
         "conversation_label": "Family",
@@ -160,7 +161,8 @@ def test_json_block_era_routes_sender_conversation_and_mention() -> None:
         "label": "ana",
         "username": "ana",
     }
-    assert conversation["conversationId"] == "c1" and conversation["kind"] == "group"
+    # ``is_group_chat: true`` alone types no kind: OpenClaw writes it for groups and channels (27.14)
+    assert conversation["conversationId"] == "c1" and "kind" not in conversation
     assert message["from"] == {"participant": "p1"}
     assert message["conversation"] == "c1"
     assert message["platform"] == {"messageIds": ["77"], "replyTo": "70"}
@@ -302,18 +304,19 @@ def test_compaction_is_a_harness_summary() -> None:
     records, _ = _convert(_lines(entry))
     message = records[1]
     assert message["content"] == [{"type": "text", "text": "## Goal"}]
-    assert (message["author"], message["origin"], message["audience"]) == ("harness", "injected", "model")
+    assert (message["author"], message["origin"]) == ("harness", "injected")
+    assert "audience" not in message  # the entry does not say who saw the summary (ASR-204, issue 27.16)
     assert message["firstKeptEntryId"] == "x"
 
 
 # -- synthetic assistants and deliveries ---------------------------------------------------
 
 
-def test_delivery_mirror_is_harness_text_and_a_sent_delivery() -> None:
+def test_delivery_mirror_is_harness_inserted_text_and_a_sent_delivery() -> None:
     mirror = _assistant("m1", [{"type": "text", "text": "sent text"}], provider="openclaw", model="delivery-mirror")
     records, _ = _convert(_lines(mirror))
     message, delivery = records[1], records[2]
-    assert (message["author"], message["origin"]) == ("harness", "injected")
+    assert ("author" not in message, message["origin"]) == (True, "injected")  # who wrote it: not recorded
     assert delivery["type"] == "delivery"
     assert (delivery["message"], delivery["status"]) == ("messageId=m1", "sent")
 
@@ -1001,14 +1004,24 @@ def test_system_dm_line_declares_a_direct_conversation_for_the_notice_and_the_se
         "kind": "direct",
     }
     assert "platformId" not in declared  # the line names the sender, not the chat's id
+    assert declared["accountId"] == "main"  # Feishu[main] (issue 27.13)
     by_id = {r.get("messageId"): r for r in records if r["type"] == "message"}
-    assert by_id["u1"]["conversation"] == "c1" and by_id["u1"]["author"] == "harness"
+    assert by_id["u1"]["conversation"] == "c1" and "author" not in by_id["u1"]
+    # the sender's words the line quotes are their own part (issue 27.17); the rest is harness text
+    assert [(p["text"], p.get("author"), p.get("origin")) for p in by_id["u1"]["content"][:3]] == [
+        ("System: [2026-02-26 22:09:12 GMT+8] Feishu[main] DM from ou_1: ", "harness", "injected"),
+        ("hi", None, "injected"),  # quoted by the notice, not a prompt: u2 is the message itself
+        ("\n\n", "harness", "injected"),
+    ]
+    prompts = [p for r in records if r["type"] == "message" for p in r["content"] if p.get("origin") == "prompt"]
+    assert [p["text"] for p in prompts] == ["hi", "yo"]  # one prompt per person's message
     # OpenClaw's own event id for the notice is not a platform message id (ASR-226)
     assert "platform" not in by_id["u1"] and by_id["u1"]["eventIds"] == ["om_1:permission-error"]
     assert by_id["u2"]["platform"] == {"messageIds": ["om_1"]}
     assert by_id["u2"]["conversation"] == "c1"
     assert "conversation" not in by_id["u3"]  # another sender: no chat recorded for it
-    assert _by_type(records, "delivery")[0]["conversation"] == "c1"
+    # the mirror records no target and the session no conversation of its own (issue 27.15)
+    assert "conversation" not in _by_type(records, "delivery")[0]
     assert not validate_records(records)
 
 
@@ -1029,7 +1042,18 @@ def test_a_reply_to_a_web_ui_prompt_is_not_filed_under_the_last_chat() -> None:
 @pytest.mark.parametrize(
     ("info", "platform", "kind"),
     [
-        ({"chat_id": "telegram:-100", "is_group_chat": True}, "telegram", "group"),
+        ({"chat_id": "telegram:-100", "is_group_chat": True}, "telegram", None),  # not typed (27.14)
+        ({"chat_id": "telegram:-100", "chat_type": "group", "is_group_chat": True}, "telegram", "group"),
+        (
+            {"chat_id": "discord:9", "conversation_label": "Srv #ops channel id:9", "is_group_chat": True},
+            "discord",
+            "channel",
+        ),
+        (
+            {"chat_id": "discord:8", "conversation_label": "Group DM #pals channel id:8", "is_group_chat": True},
+            "discord",
+            "group",
+        ),
         ({"chat_id": "x:1", "provider": "discord", "chat_type": "channel", "is_group_chat": True}, "x", "channel"),
         ({"conversation_label": "Fam", "surface": "WhatsApp", "is_group_chat": False}, "whatsapp", "direct"),
         ({"conversation_label": "Fam", "provider": "slack"}, "slack", None),
@@ -1049,3 +1073,122 @@ def test_a_repeated_entry_id_is_kept_as_vendor_not_a_second_message() -> None:
     assert [r["type"] for r in records] == ["session", "message", "vendor"]
     assert records[2]["schema"] == "ai.openclaw/repeated-entry" and records[2]["data"] == reply
     assert conversion.accounting.balanced() and not validate_records(records)
+
+
+# -- issue 27 items 13-17 ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "declared", "words"),
+    [
+        (
+            "System: [2026-02-20 18:00:01 GMT+8] Feishu[work] message in group oc_g: deploy?",
+            {"platform": "feishu", "kind": "group", "platformId": "oc_g", "accountId": "work"},
+            "deploy?",
+        ),
+        (
+            "System: [2026-02-20 18:00:01 GMT+8] Feishu[work] message in group oc_g",
+            {"platform": "feishu", "kind": "group", "platformId": "oc_g", "accountId": "work"},
+            None,
+        ),
+        ("System: WeCom DM from u7: hi there", {"platform": "wecom", "kind": "direct"}, "hi there"),
+        (
+            "System (untrusted): DingTalk[a] DM from d1: ok",
+            {"platform": "dingtalk", "kind": "direct", "accountId": "a"},
+            "ok",
+        ),
+    ],
+)
+def test_every_form_of_the_system_line_names_its_chat(line: str, declared: dict[str, str], words: Any) -> None:
+    notice = _user(
+        "u1", line + "\n\n" + _meta("Conversation info", {"message_id": "e:permission-error", "sender": "system"}) + "x"
+    )
+    records, _ = _convert(_lines(notice))
+    (conversation,) = _by_type(records, "conversation")
+    assert {k: v for k, v in conversation.items() if k not in ("type", "seq", "id", "conversationId")} == declared
+    (message,) = _by_type(records, "message")
+    assert message["conversation"] == conversation["conversationId"]
+    # the sender's words, split off (issue 27.17), are a quotation inside the harness notice,
+    # not a submitted prompt: origin injected, author absent (review of fid-cgo, finding A)
+    assert not [p for p in message["content"] if p.get("origin") == "prompt"]
+    quoted = [p for p in message["content"] if p.get("origin") == "injected" and "author" not in p]
+    assert [p["text"] for p in quoted] == ([words] if words else [])
+    assert "".join(p["text"] for p in message["content"]) == notice["message"]["content"][0]["text"]
+
+
+def test_a_system_line_of_no_channel_names_no_chat() -> None:
+    """``New message from bob`` is not a channel event: without ``[<account>]`` the word before
+    the verb must be a channel OpenClaw ships."""
+    records, _ = _convert(_lines(_user("u1", "System: [t] Reminder DM from bob: hi\n\nhello")))
+    assert not _by_type(records, "conversation")
+    (message,) = _by_type(records, "message")
+    assert message["content"][0] == {
+        "type": "text",
+        "text": "System: [t] Reminder DM from bob: hi\n\n",
+        "author": "harness",
+        "origin": "injected",
+    }
+
+
+def test_a_memory_flush_reply_is_no_held_back_delivery_but_a_chat_reply_is() -> None:
+    flush = _user(
+        "u1", "Pre-compaction memory flush. Store durable memories now. If nothing to store, reply with NO_REPLY."
+    )
+    silent = _assistant("a1", [{"type": "text", "text": "NO_REPLY"}], "u1")
+    chat = _user("u2", "anything?", "a1")
+    again = _assistant("a2", [{"type": "text", "text": "NO_REPLY"}], "u2")
+    records, _ = _convert(_lines(flush, silent, chat, again))
+    (delivery,) = _by_type(records, "delivery")
+    assert delivery["message"] == "messageId=a2" and delivery["status"] == "suppressed"
+
+
+@pytest.mark.parametrize(
+    ("details", "is_error"),
+    [
+        # web_search without a key: OpenClaw returns jsonResult({error, message, docs}), never
+        # throws, so the toolResult says isError false (the feishu sample's web_search result)
+        ({"error": "missing_brave_api_key", "message": "web_search needs a Brave Search API key.", "docs": "d"}, True),
+        ({"error": "unsupported_freshness", "message": "freshness is only supported by Brave."}, True),
+        ({"error": "", "results": []}, False),  # an empty error string states no failure
+        ({"error": None, "results": []}, False),
+        ({"results": [], "count": 0}, False),
+    ],
+)
+def test_a_details_error_code_is_a_failure(details: dict[str, Any], is_error: bool) -> None:
+    """Review finding B: OpenClaw's look-up tools report a failure as a returned payload whose
+    ``error`` is a code, with ``isError`` false; that is the tool's own record of failure."""
+    call = {"type": "toolCall", "id": "w1", "name": "web_search", "arguments": {"query": "q"}}
+    result = _entry(
+        "t1",
+        "a1",
+        {
+            "role": "toolResult",
+            "toolCallId": "w1",
+            "toolName": "web_search",
+            "content": [{"type": "text", "text": json.dumps(details, indent=2)}],
+            "details": details,
+            "isError": False,
+        },
+    )
+    records, _ = _convert(_lines(_assistant("a1", [call], stopReason="toolUse"), result))
+    (tool_result,) = _by_type(records, "tool_result")
+    assert tool_result["isError"] is is_error
+    assert not validate_records(records)
+
+
+def test_a_delivery_mirror_names_no_author() -> None:
+    """Review finding C: OpenClaw's outbound path writes a delivery-mirror entry with the text it
+    sent (often another run's model reply, or a message-tool send); the entry records who
+    inserted it (the harness: origin injected) but not who wrote the words, so author is absent
+    (ASR-202). A gateway-injected entry stays the harness's."""
+    mirror = _assistant(
+        "m1", [{"type": "text", "text": "Your report is ready."}], provider="openclaw", model="delivery-mirror"
+    )
+    injected = _assistant("g1", [{"type": "text", "text": "note"}], "m1", provider="openclaw", model="gateway-injected")
+    records, _ = _convert(_lines(mirror, injected))
+    by_id = {r["messageId"]: r for r in _by_type(records, "message")}
+    assert "author" not in by_id["m1"] and by_id["m1"]["origin"] == "injected"
+    assert "usage" not in by_id["m1"]  # not a model response: its zero counts are not usage
+    assert (by_id["g1"]["author"], by_id["g1"]["origin"]) == ("harness", "injected")
+    assert [d["status"] for d in _by_type(records, "delivery")] == ["sent"]
+    assert not validate_records(records)

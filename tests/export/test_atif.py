@@ -232,8 +232,8 @@ def test_a_database_of_several_threads_says_to_export_a_batch_folder(tmp_path: P
 
 
 def test_a_golden_stream_validate_rejects_is_refused_with_its_first_finding() -> None:
-    """The hostile page case breaks rules on purpose (for asr show); export says so in one line."""
-    assert [p.parent.name for p in INVALID] == ["hostile-content"]
+    """The hostile page cases break rules on purpose (for asr show); export says so in one line."""
+    assert [p.parent.name for p in INVALID] == ["hostile-content", "hostile-opaque"]
     for to in ("atif", "otel"):
         result = CliRunner().invoke(main, ["export", "--to", to, str(INVALID[0])])
         assert result.exit_code == 1

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import resource
@@ -20,6 +21,7 @@ import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -36,6 +38,11 @@ GOLDEN = Path(__file__).resolve().parents[2] / "golden"
 NATIVE = GOLDEN / "codex" / "07-assistant-phase-and-mirrors" / "input.jsonl"
 STREAM = GOLDEN / "codex" / "07-assistant-phase-and-mirrors" / "expected.asr.jsonl"
 PRECIOUS = b"precious: must not change"
+#: Empty folders for the writers that read one (removed when the tests end)
+EMPTY = Path(tempfile.mkdtemp(prefix="asr-test-outputs-"))
+for _folder in ("src", "out"):
+    (EMPTY / _folder).mkdir()
+atexit.register(shutil.rmtree, EMPTY, True)
 
 #: Every command line that writes one file the user names (the target is appended).
 FILE_WRITERS: dict[str, list[str]] = {
@@ -45,6 +52,25 @@ FILE_WRITERS: dict[str, list[str]] = {
     "export atif": ["export", "--to", "atif", str(STREAM), "-o"],
     "export otel": ["export", "--to", "otel", str(STREAM), "-o"],
     "export --report": ["export", "--to", "atif", str(STREAM), "--report"],
+    "redact": ["redact", str(STREAM), "-o"],
+    "redact --report": ["redact", str(STREAM), "--report"],
+    "redact --redact-report": ["redact", str(STREAM), "--redact-report"],
+    "convert --redact-report": ["convert", str(NATIVE), "--redact-report"],
+    "show --redact-report": ["show", str(STREAM), "--redact-report"],
+    "export --redact-report": ["export", "--to", "atif", str(STREAM), "--redact-report"],
+    # a command that reads a folder, over an empty one: a report of nothing, the same bytes each run
+    # (asr index is not here: it writes its index into the archive, which a full disk fails
+    # first, and its -o and --index have no cases either)
+    "batch --redact-report": [
+        "batch",
+        "-j",
+        "1",
+        "-q",
+        str(EMPTY / "src"),
+        "-o",
+        str(EMPTY / "out"),
+        "--redact-report",
+    ],
 }
 
 
@@ -510,6 +536,37 @@ def test_a_parquet_folder_that_is_a_link_is_refused(tmp_path: Path) -> None:
     assert "symbolic link" in err and list(elsewhere.iterdir()) == []
 
 
+#: ``asr index``'s redaction report: an ordinary output file, beside an index written into
+#: ``{archive}`` (so not among FILE_WRITERS, whose full-disk case would fail the index first)
+INDEX_REPORT = ["index", "{archive}", "-q", "--redact", "--redact-report"]
+
+
+def test_the_index_redaction_report_follows_the_output_rules(tmp_path: Path) -> None:
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    shutil.copyfile(STREAM, archive / "s.asr.jsonl")
+    args = [str(archive) if arg == "{archive}" else arg for arg in INDEX_REPORT]
+    reader = fifo_reader(tmp_path / "fifo")
+    code, err = run([*args, str(tmp_path / "fifo")])
+    assert code == 0, err
+    assert b'"redactions"' in reader.result() and stat.S_ISFIFO(os.lstat(tmp_path / "fifo").st_mode)
+    outside = _outside(tmp_path)
+    (tmp_path / "link").symlink_to(outside)
+    code, err = run([*args, str(tmp_path / "link")])
+    assert code == 0, err
+    assert outside.read_bytes() == PRECIOUS and not (tmp_path / "link").is_symlink()
+    with contextlib.suppress(PermissionError):
+        os.mknod(tmp_path / "disk", stat.S_IFBLK | 0o666, os.makedev(7, 250))
+        code, err = run([*args, str(tmp_path / "disk")])
+        assert code == 2 and "block device" in err and len(err.splitlines()) == 1, err
+
+
 #: Every command line these tests write with; ``test_safety`` checks that every output option
 #: of every ``asr`` command is among them.
-WRITER_COMMANDS = [*FILE_WRITERS.values(), *FOLDER_WRITERS.values(), BATCH_WRITER, *INDEX_WRITERS.values()]
+WRITER_COMMANDS = [
+    *FILE_WRITERS.values(),
+    *FOLDER_WRITERS.values(),
+    BATCH_WRITER,
+    INDEX_REPORT,
+    *INDEX_WRITERS.values(),
+]

@@ -4,6 +4,7 @@ is read, and ``--agent`` forced to the wrong agent."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -34,19 +35,36 @@ def _blow_up(value: object, big: str) -> bool:
     return False
 
 
+#: Runs its arguments as a child and prints the child's peak RSS (KB) as its last stderr line.
+#: The measured command is a grandchild of the test: Linux carries a process's peak RSS across
+#: fork and exec (the kernel keeps the old memory's high-water mark), so a child forked straight
+#: from a pytest process of 800 MB reported 800 MB whatever it used. This small parent starts
+#: fresh, so its child's peak is the command's own.
+_MEASURE = (
+    "import os, subprocess, sys\n"
+    "child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
+    "_, status, usage = os.wait4(child.pid, 0)\n"
+    "sys.stderr.write(f'\\nMAXRSS_KB {usage.ru_maxrss}\\n')\n"
+    "sys.exit(os.waitstatus_to_exitcode(status))\n"
+)
+
+
 def run_measured(args: list[str], timeout: float) -> tuple[int, str, int]:
-    """Runs ``asr`` in a child process; returns exit code, stderr and the child's peak RSS in KB."""
-    process = subprocess.Popen(ASR + args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    timer = threading.Timer(timeout, process.kill)
+    """Runs ``asr`` in a grandchild process; returns exit code, stderr and its peak RSS in KB."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", _MEASURE, *ASR, *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,  # a timeout kills the command with its parent
+    )
+    timer = threading.Timer(timeout, os.killpg, (process.pid, signal.SIGKILL))
     timer.start()
     try:
-        assert process.stderr is not None
-        err = process.stderr.read().decode()
-        _, status, usage = os.wait4(process.pid, 0)
+        err = process.communicate()[1].decode()
     finally:
         timer.cancel()
-    process.returncode = os.waitstatus_to_exitcode(status)
-    return process.returncode, err, usage.ru_maxrss
+    err, _, peak = err.rpartition("\nMAXRSS_KB ")
+    return process.returncode, err, int(peak) if peak.strip().isdigit() else 1 << 40
 
 
 @pytest.mark.parametrize("name", list(LINE_INPUTS))

@@ -23,6 +23,8 @@ def home_env(root: Path) -> dict[str, str]:
         "GEMINI_CLI_HOME": str(root / "gemini"),
         "T3CODE_HOME": str(root / "t3"),
         "COPILOT_HOME": str(root / "copilot"),
+        "PI_CODING_AGENT_DIR": str(root / "pi"),
+        "QWEN_HOME": str(root / "qwen"),
         "XDG_DATA_HOME": str(root / "data"),
         "XDG_CONFIG_HOME": str(root / "config"),
         "XDG_CACHE_HOME": str(root / "cache"),  # asr stats keeps its cache here, never in the real home
@@ -39,6 +41,14 @@ EVERY_AGENT = {
     "cline": ("cline/native-tools-task-folder", "Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1760000000000"),
     "opencode": ("opencode/sqlite-turn-tools-usage", "opencode/opencode.db"),
     "copilot-cli": ("copilot-cli/reasoning-three-places", "session-state/demo-session/events.jsonl"),
+    "pi": (
+        "pi/tools-bash-skill",
+        "sessions/--work-demo--/2026-06-01T11-00-00-000Z_019e0000-0000-7000-8000-000000000002.jsonl",
+    ),
+    "qwen-code": (
+        "qwen-code/tools-commands-usage",
+        "projects/-work-demo/chats/7c1e0000-0000-4000-8000-00000000000a.jsonl",
+    ),
 }
 
 _BASES = {
@@ -50,6 +60,8 @@ _BASES = {
     "cline": "XDG_CONFIG_HOME",
     "opencode": "XDG_DATA_HOME",
     "copilot-cli": "COPILOT_HOME",
+    "pi": "PI_CODING_AGENT_DIR",
+    "qwen-code": "QWEN_HOME",
 }
 
 
@@ -178,6 +190,8 @@ def plant_shared_samples(env: dict[str, str], samples: Path) -> dict[str, list[P
         ("codex", "CODEX_HOME", "sessions/samples", "*.jsonl"),
         ("openclaw", "OPENCLAW_STATE_DIR", "agents/main/sessions", "*"),
         ("gemini-cli", "GEMINI_CLI_HOME", ".gemini/tmp/samples/chats", "*.json*"),
+        ("pi", "PI_CODING_AGENT_DIR", "sessions/--samples--", "*.jsonl"),
+        ("qwen-code", "QWEN_HOME", "projects/-samples/chats", "*.jsonl"),
     ):
         for source in sorted((samples / agent).glob(pattern)):
             if source.name != "SOURCES.md":

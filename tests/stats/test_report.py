@@ -18,7 +18,7 @@ import asr_adapters
 from asr_adapters.cli import main
 from asr_adapters.stats import report
 from asr_adapters.stats.recorded import recorded_cost
-from stats.homes import codex_rollout, home_env, plant_every_agent
+from stats.homes import EVERY_AGENT, codex_rollout, home_env, plant_every_agent
 
 MEMBERS = ("inputTokens", "cacheReadTokens", "cacheWriteTokens", "outputTokens", "reasoningTokens")
 T0 = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
@@ -57,7 +57,7 @@ def row_tokens(row: dict[str, Any]) -> dict[str, int]:
 def test_every_agents_home_in_one_report(tmp_path: Path) -> None:
     env = home_env(tmp_path)
     planted = plant_every_agent(env)
-    assert len(planted) == len(asr_adapters.registry.names()) == 8
+    assert len(planted) == len(asr_adapters.registry.names()) == len(EVERY_AGENT)
     data = stats_json(env, "--by", "agent")
     rows = {row["key"]: row for row in data["rows"]}
     assert set(rows) == set(planted)

@@ -102,7 +102,7 @@ def test_the_site_index_counts_output_tokens_and_a_page_marks_a_running_count(tm
     index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
     outputs = sum(r.get("usage", {}).get("outputTokens", 0) for r in read_records(usage))
     totals = sum(r.get("usage", {}).get("totalTokens", 0) for r in read_records(usage))
-    assert f"<td>{outputs:,}</td></tr>" in index and f"{totals:,}" not in index
+    assert f'>{outputs:,}</td><td class="num"' in index and f"{totals:,}" not in index
     page = CliRunner().invoke(main, ["show", str(running)])
     assert page.exit_code == 0 and "running count</span>" in page.output
     lines = []

@@ -1,5 +1,11 @@
-"""Claude Code: ``~/.claude/projects/<project>/<session>.jsonl`` and its subagent transcripts."""
+"""Claude Code: ``~/.claude/projects/<project>/<session>.jsonl`` and its subagent transcripts.
 
-from . import adapter
+Nothing is imported here: ``registry`` imports ``adapter`` (which registers the agent) when the
+agent is named or chosen, and detection imports only ``sniff``.
+"""
+
+from ..._lazy import lazy_names
+
+__getattr__, __dir__ = lazy_names(__name__, {"adapter": ".adapter"}, [], ("adapter",))
 
 __all__ = ["adapter"]

@@ -19,18 +19,17 @@ from ...core import items
 from ...core.accounting import Diagnostic
 from ...core.adapter import Adapter, Context, Stream
 from ...core.companion import CompanionSkipped, open_companion
+from ...core.digests import DigestMap
 from ...core.errors import InputError
 from ...core.lenient import REPLACED
 from ...core.refs import session_ref
 from ...core.source import BadLine, Source
-from ...core.spill import SpillSet
 from ...registry import register
-from . import discover
+from . import discover, sniff
 from .builder import Builder
+from .hanging import agent_request, compaction_agent, hanging_lines
 from .info import AGENT, REGISTRY, StreamInfo, agent_key
 from .prescan import Facts, prescan
-
-_SNIFF = (b'"type":"file-history-snapshot"', b'"type":"queue-operation"', b'"type":"permission-mode"', b'"leafUuid"')
 
 
 class _Refs:
@@ -63,12 +62,7 @@ class ClaudeCodeAdapter(Adapter):
     discovery = discover
 
     def detect(self, source: Source) -> int:
-        head = source.head()
-        if b'"sessionId"' in head and (b'"parentUuid"' in head or b'"isSidechain"' in head):
-            return 95
-        if any(marker in head for marker in _SNIFF) and b'"sessionId"' in head:
-            return 80
-        return 0
+        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def companion_files(self, path: Path) -> list[Path]:
         """Subagent transcripts and their ``.meta.json`` sidecars, and the plan files of the
@@ -103,17 +97,26 @@ class ClaudeCodeAdapter(Adapter):
 
         def main_records() -> Iterator[dict[str, Any]]:
             yield builder.header()
+            # the subagent files first: the parent keeps only what their streams need of it
+            skipped: list[tuple[Path, str]] = []
+            kids = discover.children(source.path, root, skipped) if source.path is not None else []
+            for path, reason in skipped:
+                context.accounting.diagnostics.append(Diagnostic(str(path), None, f"subagent file skipped: {reason}"))
+            state["kids"] = kids
+            builder.child_keys = {agent_key(root, kid.agent_id) for kid in kids}
+            for kid in kids:
+                if compaction_agent(kid.agent_id) and not _nested(kid.meta):
+                    request = agent_request(kid.path)
+                    if request is not None:
+                        builder.compaction_agents.append((agent_key(root, kid.agent_id), request))
+                    for hung in hanging_lines(kid.path):
+                        builder.hanging.setdefault(hung["parentUuid"], []).append(hung)
             feed = builder.feed
             for number, obj, _raw in context.parsed_lines(DISPATCH):
                 if isinstance(obj, dict) and obj.get("isSidechain") is True:
                     sidechains.add(number, obj, builder)
                     continue
                 yield from feed(number, obj)
-            skipped: list[tuple[Path, str]] = []
-            kids = discover.children(source.path, root, skipped) if source.path is not None else []
-            for path, reason in skipped:
-                context.accounting.diagnostics.append(Diagnostic(str(path), None, f"subagent file skipped: {reason}"))
-            state["kids"] = kids
             # nested agents (sidecar ``parentAgentId``) are linked by their own parent's stream
             linked = [(agent_key(root, k.agent_id), _meta_call(k.meta), k.meta) for k in kids if not _nested(k.meta)]
             linked += [(session_ref(AGENT, key), None, None) for key in sidechains.names()]
@@ -245,10 +248,10 @@ def _file_lines(path: Path, context: Context) -> Iterator[tuple[int, Any]]:
             yield number, value
 
 
-def _parent_facts(path: Path, agent_id: str) -> tuple[SpillSet, dict[str, Any] | None]:
+def _parent_facts(path: Path, agent_id: str) -> tuple[DigestMap, dict[str, Any] | None]:
     """The parent session's line uuids, and the usage its spawn result records for this
     agent's last response (``toolUseResult.usage`` beside ``agentId``), read in one pass."""
-    uuids = SpillSet()
+    uuids = DigestMap()  # uuid -> 0: a set, 16 bytes a uuid
     usage: dict[str, Any] | None = None
     wanted = f'"agentId":"{agent_id}"'.encode()
     try:
@@ -264,7 +267,7 @@ def _parent_facts(path: Path, agent_id: str) -> tuple[SpillSet, dict[str, Any] |
                 except orjson.JSONDecodeError:
                     continue
                 if isinstance(obj, dict) and isinstance(obj.get("uuid"), str):
-                    uuids.add(obj["uuid"])
+                    uuids[obj["uuid"]] = 0
                     if wanted in raw:
                         result = obj.get("toolUseResult")
                         if isinstance(result, dict) and result.get("agentId") == agent_id:

@@ -19,10 +19,12 @@ from typing import Any
 
 from ...core.accounting import Accounting
 from ...core.adapter import header
+from ...core.digests import RecordIds
 from ...core.spill import SpillMap, SpillSet
 from ...core.timestamps import from_iso, stamp
 from ...model.order import canonical_order
 from .fold import HELD_LIMIT, Fold, FoldMixin, UsageHold
+from .hanging import CompactionAgentMixin
 from .info import AGENT, Out, StreamInfo, opened, vendor
 from .parts import move_writer
 from .plans import TaskList
@@ -69,13 +71,13 @@ MESSAGE_HEADS_IN_MEMORY = 64
 WAIT_LIMIT = 8
 
 
-class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
+class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin, CompactionAgentMixin):
     def __init__(self, info: StreamInfo, accounting: Accounting) -> None:
         self.info = info
         self.out = Out(accounting)
         #: line uuid -> id of the record holding it ("" while undecided): parent links and
-        #: duplicates. The newest entries stay in memory, older ones move to a temporary file.
-        self.uuid_rec = SpillMap()
+        #: duplicates, 16 bytes a uuid in memory (``core.digests``).
+        self.uuid_rec = RecordIds()
         self.fold: Fold | None = None
         #: message.id -> [record id, content, source line uuids] of the message record that last
         #: carried it: a later part of that response is a revision of it (fold.py). Few entries
@@ -97,7 +99,10 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         self.plan_ids: dict[str, str] = {}
         self.tasks = TaskList()
         self.linked_agents = SpillSet()  # child streams a spawn named (one per spawn)
-        self.child_usage = SpillMap(64)  # child stream -> its spawn result's usage (fold.py)
+        #: child stream -> its spawn result's usage (fold.py), kept only for the subagent files
+        #: found beside the session (``child_keys``): nothing else reads it
+        self.child_usage: dict[str, Any] = {}
+        self.child_keys: set[str] = set()
         self.sidechain_prompts: dict[str, str] = {}
         self.queue = Queue()
         #: Whether a turn is running (a prompt or tool result is being answered, a tool runs):
@@ -107,6 +112,19 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         #: (last line to wait for, parent uuid, line, parsed line): lines whose native parent
         #: is not written yet, held a few lines so that the parent's record comes first.
         self.waiting: list[tuple[int, str, int, dict[str, Any]]] = []
+        #: parentUuid -> lines of a compaction agent's file that hang from that main line:
+        #: context the main model saw that the main file lacks (hanging.py)
+        self.hanging: dict[str, list[dict[str, Any]]] = {}
+        #: (stream, its own request line) of the compaction agents not placed yet: each one's
+        #: subagent record goes before the compact_boundary it produced
+        self.compaction_agents: list[tuple[str, dict[str, Any]]] = []
+        #: Parallel tool results (tools.py, ``_result_parent``): the message.id of the latest
+        #: response, the uuids of its assistant lines and its latest one, and the uuid of the last tool-result line
+        #: answering one of them since its last assistant line (None: no such run).
+        self.response_id: Any = None
+        self.response_lines: set[str] = set()
+        self.response_last: str | None = None
+        self.result_run: str | None = None
 
     # -- header -------------------------------------------------------------------------
 
@@ -149,6 +167,8 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         self._feed(line, obj)
         if waiting:
             self._release_waiting(line)
+        if self.hanging:
+            self._take_hanging(line)
         return self.out.drain()
 
     def _release_waiting(self, line: int | None) -> None:
@@ -191,10 +211,13 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
             if queue.dequeues:
                 self._flush_dequeues()
             if queue.removed:
-                self._release_removed()
+                self._release_removed(obj.get("parentUuid"))
+            if queue.withdrawn:
+                self._release_withdrawn(obj.get("parentUuid"))
             self.busy = True
             if queue.pending:
                 queue.mark_busy()
+            self._response_line(obj)
             self._assistant(obj)
             return
         fold = self.fold
@@ -212,13 +235,15 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
     def _line(self, line: int, obj: dict[str, Any], kind: Any) -> None:
         """One line other than an assistant line (also a line held while a response was open)."""
         self.line = line
+        if self.queue.withdrawn and kind in _CHAIN:
+            self._release_withdrawn(obj.get("parentUuid"))
         if kind == "user":
             self._user(obj)
         elif kind == "attachment":
             self._attachment(obj)
         elif kind == "system":
             if self.queue.removed:
-                self._release_removed()
+                self._release_removed(obj.get("parentUuid"))
             self._system(obj)
         elif kind == "queue-operation":
             uuid = obj.get("uuid")
@@ -235,6 +260,7 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
         self._close_fold()
         self._flush_dequeues()
         self._release_removed()
+        self._release_withdrawn()
         for item in self.queue.pending:  # still queued when the file ends
             self._vendor_item(item)
         self.queue.pending.clear()
@@ -265,6 +291,24 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
             rid = self.uuid_rec.get(parent_uuid)
             if rid:
                 record["parent"] = rid
+
+    def _on_path(self, record: dict[str, Any], obj: dict[str, Any]) -> str:
+        """Write a record derived from line ``obj`` (a plan, a question, a subagent) on the
+        conversation path: its ``parent`` is the line's record, and the line's uuid names the
+        new record from now on, so the next line that continues from it continues from this
+        one. Following ``parent`` from the last record then keeps it (never a fork)."""
+        return self._splice(record, obj.get("uuid"))
+
+    def _splice(self, record: dict[str, Any], uuid: Any) -> str:
+        """Write ``record`` after the record of line ``uuid`` and before whatever continues
+        from that line: it becomes the parent of the next record naming ``uuid``."""
+        line_rid = self.uuid_rec.get(uuid) if type(uuid) is str else None
+        if line_rid:
+            record["parent"] = line_rid
+        rid = self.out.put(record)
+        if line_rid and type(uuid) is str:
+            self.uuid_rec[uuid] = rid
+        return rid
 
     def _copied(self, record: dict[str, Any], obj: dict[str, Any], field_name: str, value: str) -> None:
         refs = self.info.parent_refs
@@ -321,6 +365,8 @@ class Builder(FoldMixin, ToolMixin, QueueMixin, SideLinesMixin, UserLinesMixin):
             out.acc.vendor += 1
             return
         parent = obj.get("parentUuid") or obj.get("logicalParentUuid")
+        if kind == "system/compact_boundary" and self.compaction_agents and isinstance(parent, str):
+            self._place_compaction_agent(parent)
         self._link(record, parent)
         rid = out.put(record)
         out.acc.vendor += 1

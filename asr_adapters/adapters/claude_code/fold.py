@@ -15,6 +15,7 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
+from ...core.digests import RecordIds
 from ...core.spill import SpillMap
 from ...core.usage import normalized_usage as normalized
 from ...model.order import canonical_order
@@ -62,6 +63,7 @@ class Fold:
         "model",
         "parts",
         "request_id",
+        "rest",
         "stop_reason",
         "usage",
     )
@@ -78,6 +80,9 @@ class Fold:
         self.best_tokens = -1
         self.final = False  # a line of it carries the response's final count
         self.stop_reason: Any = None
+        #: The ``message`` members no field carries, from every line of the response (a
+        #: later line's non-null value wins: the final line has ``context_management``)
+        self.rest: dict[str, Any] = {}
         self.model: Any = None
         self.continues: str | None = None  # id of the earlier message of the same response
         self.line = line  # the first line's number, for a derived id when the line has none
@@ -174,6 +179,12 @@ class FoldMixin:
                 parts.append(data_part(block, f"block/{kind or 'unknown'}"))
             added = True
         fold.lines.append((obj.get("uuid"), obj.get("parentUuid"), added, calls, obj.get("timestamp"), self.line))
+        if not message.keys() <= _BODY:
+            rest = {k: v for k, v in message.items() if k not in _BODY and v is not None}
+            if rest:
+                fold.rest.update(rest)
+                if hold is not None:  # the same response (another one released it above)
+                    self._raise_rest(rest)
         usage = message.get("usage")
         final = final_count(message, usage)
         if isinstance(usage, dict):
@@ -316,9 +327,12 @@ class FoldMixin:
         self.usage_hold = UsageHold(fold.message_id, fold.best_tokens, synthetic)
         self.out.hold()
 
-    def _raise_usage(self, hold: UsageHold, native: dict[str, Any] | None, tokens: int, final: bool) -> None:
+    def _raise_usage(
+        self, hold: UsageHold, native: dict[str, Any] | None, tokens: int, final: bool, keep_native: bool = False
+    ) -> None:
         """A later line of the held response counts more (``native``, its usage, replaces the
-        held one), or has the final count (the hold ends)."""
+        held one), or has the final count (the hold ends). ``keep_native``: ``native`` is
+        another file's count, which sets ``usage`` only."""
         out = self.out
         record = out.held
         if native is None:
@@ -329,10 +343,19 @@ class FoldMixin:
             usage = normalized_usage(native, final)
             if usage is not None:
                 record["usage"] = usage
-        record["nativeUsage"] = native
+        if not keep_native:
+            record["nativeUsage"] = native
         out.held = canonical_order(record)
         if final:
             self.release_usage()
+
+    def _raise_rest(self, rest: dict[str, Any]) -> None:
+        """A later line of the held response carries leftover ``message`` members: the held
+        record (its message or first call) keeps them under ``native.message`` too."""
+        record = self.out.held
+        native = record.setdefault("native", {})
+        native["message"] = {**native.get("message", {}), **rest}
+        self.out.held = canonical_order(record)
 
     def _take_parent_usage(self, recorded: dict[str, Any]) -> None:
         """A subagent's file ended with its last response holding only a running count: the
@@ -348,7 +371,9 @@ class FoldMixin:
             return
         if any(recorded.get(key) != held.get(key) for key in _INPUT_COUNTS):
             return  # another response (the file was cut, or the parent names another one)
-        self._raise_usage(hold, recorded, tokens, final_count({}, recorded))
+        # ``usage`` is the parent's count; ``nativeUsage`` stays the line's own object (the
+        # parent's is kept verbatim as its tool result's ``toolUseResult``)
+        self._raise_usage(hold, recorded, tokens, final_count({}, recorded), keep_native=True)
 
     def release_usage(self) -> None:
         """The held response is over (its final count came, another began, the file ended)."""
@@ -408,16 +433,13 @@ class FoldMixin:
                 if key in first:
                     record[key] = first[key]
         self._native(record, first, _ERRORS if synthetic else ())
-        body = first.get("message")
-        if isinstance(body, dict):
-            rest = {k: v for k, v in body.items() if k not in _BODY and v is not None}
-            if rest:
-                record.setdefault("native", {})["message"] = rest
+        if fold.rest:
+            record.setdefault("native", {})["message"] = dict(fold.rest)
         return carries
 
     if TYPE_CHECKING:  # provided by the builder and the tool mixin
         out: Any
-        uuid_rec: SpillMap
+        uuid_rec: RecordIds
         info: Any
         line: int
 

@@ -21,6 +21,8 @@ class BuilderHost:
 
         def _vendor(self, obj: Any, kind: str) -> None: ...
 
+        def _splice(self, record: dict[str, Any], uuid: Any) -> str: ...
+
         def _message(
             self,
             obj: dict[str, Any],

@@ -239,6 +239,59 @@ def user_parts(content: Any, default: Who, split: bool = True) -> list[dict[str,
     return parts
 
 
+#: The sentence Claude Code writes before a compaction summary, and the texts it may append
+#: after it (the transcript path, "recent messages are preserved", the instruction to go on).
+COMPACT_PREAMBLE = (
+    "This session is being continued from a previous conversation that ran out of context. "
+    "The conversation is summarized below:\n"
+)
+_PREAMBLE_START = "This session is being continued from a previous conversation"
+_COMPACT_TRAILERS = (
+    "\n\nIf you need specific details from before compaction",
+    "\n\nRecent messages are preserved verbatim.",
+    "\nContinue the conversation from where it left off",
+    "\nPlease continue the conversation from where we left",
+)
+#: The end of the preamble of the builds whose template closes the summary with a "."
+#: (`…summarized below:\n${summary}.` then the trailers); newer wordings add none.
+_DOTTED_PREAMBLE_END = "summarized below:\n"
+#: The summary itself: the compaction agent's output, inserted by the harness.
+SUMMARY = ("agent", "injected")
+
+
+def compaction_parts(content: Any) -> list[dict[str, Any]]:
+    """An ``isCompactSummary`` line: the compaction agent's summary (author agent) and the
+    harness's fixed preamble and trailing instructions around it, each its own part."""
+    if isinstance(content, str):
+        return [text_part(piece, who) for piece, who in _compaction_split(content)]
+    if not isinstance(content, list):
+        return [data_part(content, "block/unknown", HARNESS)]
+    parts: list[dict[str, Any]] = []
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            parts.extend(text_part(piece, who) for piece, who in _compaction_split(block["text"]))
+        else:
+            parts.extend(user_parts([block], HARNESS, split=False))
+    return parts
+
+
+def _compaction_split(text: str) -> list[tuple[str, Who]]:
+    start = 0
+    if text.startswith(_PREAMBLE_START):  # the preamble, in any build's wording: up to its colon
+        line_end = text.find("\n")  # its first line, newline included, as with the tags
+        start = len(text) if line_end < 0 else line_end + 1
+    ends = [found for marker in _COMPACT_TRAILERS if (found := text.find(marker, start)) >= 0]
+    end = min(ends) if ends else len(text)
+    if end > start + 1 and text[end - 1] == "." and text[:start].endswith(_DOTTED_PREAMBLE_END):
+        end -= 1  # the wording that builds `…summarized below:\n${summary}.`: the "." is the harness's
+    pieces: list[tuple[str, Who]] = [(text[:start], HARNESS)] if start else []
+    if end > start or not pieces:
+        pieces.append((text[start:end], SUMMARY))
+    if end < len(text):
+        pieces.append((text[end:], HARNESS))
+    return pieces
+
+
 def _whole(text: str, default: Who) -> list[tuple[str, Who]]:
     if default == HARNESS and is_hook_text(text):
         return [(text, HOOK)]  # an isMeta line holding a hook's output

@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from .host import BuilderHost
 from .info import opened
 from .parts import move_writer, user_parts
@@ -30,11 +32,13 @@ from .parts import move_writer, user_parts
 QUEUED = ("human", "queued")
 #: The writer of input delivered into a running turn.
 STEER = ("human", "steer")
-#: Inputs held in the queue at most; older ones are written as the vendor lines they are.
+#: Inputs held in the queue at most, and the bytes of their contents at most (pasted images
+#: are large): past either, the oldest are written as the vendor lines they are. This, not a
+#: line count, bounds the wait: an input queued during a long turn is delivered after it, however
+#: many lines the turn takes (issue 27.3).
 PENDING_LIMIT = 64
-#: Lines an input waits in the queue at most before it is written as the vendor lines it is,
-#: and lines it waits once the agent is idle (a turn that ended hands the queue out at once).
-QUEUE_WAIT = 1000
+PENDING_BYTES = 1 << 20
+#: Lines an input waits once the agent is idle (a turn that ended hands the queue out at once).
 IDLE_WAIT = 16
 
 
@@ -52,6 +56,8 @@ class Item:
     #: The first line at which the agent was idle while this item waited (None: not yet).
     #: Once idle the clock runs: an idle agent hands the queue out at once.
     idle_since: int | None = None
+    #: The size of its content, for the queue's byte bound.
+    size: int = 0
 
     @property
     def content(self) -> Any:
@@ -75,11 +81,20 @@ class Queue:
         self.removed: list[Item] = []
         #: Contents a ``queued_command`` delivered before their ``remove`` line was written.
         self.delivered: list[Any] = []
+        #: Inputs a ``popAll`` withdrew (with that line and their writer), waiting for the next
+        #: conversation line so that their messages go on the path before it (ASR-225).
+        self.withdrawn: list[tuple[Item, dict[str, Any], tuple[str, str]]] = []
 
-    def enqueue(self, line: int, obj: dict[str, Any], busy: bool) -> Item | None:
-        """Queue an input; returns the oldest one when the queue is over its limit."""
-        self.pending.append(Item(line, obj, busy, idle_since=None if busy else line))
-        return self.pending.pop(0) if len(self.pending) > PENDING_LIMIT else None
+    def enqueue(self, line: int, obj: dict[str, Any], busy: bool) -> list[Item]:
+        """Queue an input; returns the oldest ones while the queue is over its limits."""
+        content = obj.get("content")
+        size = len(content) if isinstance(content, str) else len(orjson.dumps(content, default=str))
+        pending = self.pending
+        pending.append(Item(line, obj, busy, idle_since=None if busy else line, size=size))
+        dropped: list[Item] = []
+        while len(pending) > 1 and (len(pending) > PENDING_LIMIT or sum(i.size for i in pending) > PENDING_BYTES):
+            dropped.append(pending.pop(0))
+        return dropped
 
     def mark_busy(self) -> None:
         """The agent worked (a response, a tool result): everything queued waited for it."""
@@ -88,16 +103,16 @@ class Queue:
 
     def expired(self, line: int, busy: bool) -> list[Item]:
         """Inputs no queue operation or user line resolved in time (cleared on cancel, or a
-        trimmed file): ``QUEUE_WAIT`` lines after the enqueue, or ``IDLE_WAIT`` lines after
-        the agent went idle. Bounds how far their records land from their lines."""
+        trimmed file): ``IDLE_WAIT`` lines after the agent went idle. While a turn runs an
+        input waits for it to end (the queue is handed out then), bounded by the queue's
+        size, not by lines."""
         kept: list[Item] = []
         dropped: list[Item] = []
         for item in self.pending:
             if not busy and item.idle_since is None:
                 item.idle_since = line
-            late = line > item.line + QUEUE_WAIT
             idle = item.idle_since is not None and line > item.idle_since + IDLE_WAIT
-            (dropped if late or idle else kept).append(item)
+            (dropped if idle else kept).append(item)
         self.pending = kept
         return dropped
 
@@ -200,14 +215,15 @@ class QueueMixin(BuilderHost):
         op = obj.get("operation")
         queue = self.queue
         if op == "enqueue":
-            dropped = queue.enqueue(line, obj, self.busy)
-            if dropped is not None:
+            for dropped in queue.enqueue(line, obj, self.busy):
                 self._vendor_item(dropped)
             return
         if op == "dequeue":
-            queue.dequeues.append((line, obj))
-            return
-        if op == "remove":
+            if len(queue.dequeues) < len(queue.pending):  # it takes out a queued input: held with it
+                queue.dequeues.append((line, obj))
+                return
+            # nothing left for it to take out: a vendor record now, in file order (profile §2)
+        elif op == "remove":
             moved = queue.remove(line, obj)
             if moved == "delivered":
                 self.out.acc.folded += 1
@@ -218,7 +234,7 @@ class QueueMixin(BuilderHost):
         if op == "popAll":
             taken = queue.pop_all(line, obj)
             for item in taken:
-                self._queue_message(item, obj, ("human", "queued" if item.busy else "prompt"), "withdrawn")
+                queue.withdrawn.append((item, obj, ("human", "queued" if item.busy else "prompt")))
             if taken:
                 return
         self._vendor(obj, "queue-operation")
@@ -233,13 +249,24 @@ class QueueMixin(BuilderHost):
                 self._vendor_item(queue.pending.pop(index))
             self._vendor(queue.dequeues.pop(0)[1], "queue-operation")
 
-    def _release_removed(self) -> None:
+    def _release_removed(self, continued: Any = None) -> None:
         """Inputs the running turn consumed and no ``queued_command`` carried: each a message
-        delivered into the turn (origin steer), with its ``remove`` line's time."""
+        delivered into the turn (origin steer), with its ``remove`` line's time. ``continued``:
+        the ``parentUuid`` of the line about to be handled (the response that acted on them):
+        the messages go on the conversation path before it (issue 27.2)."""
         removed = self.queue.removed
         while removed:
             item = removed.pop(0)
-            self._queue_message(item, item.moves[-1][1], STEER, None)
+            self._queue_message(item, item.moves[-1][1], STEER, None, continued)
+
+    def _release_withdrawn(self, continued: Any = None) -> None:
+        """Inputs a ``popAll`` withdrew: each a message ``status: withdrawn`` with the popAll
+        line's time, on the conversation path before the line about to be handled (whose
+        ``parentUuid`` is ``continued``): a withdrawn message stays on the active path (ASR-225)."""
+        withdrawn = self.queue.withdrawn
+        while withdrawn:
+            item, at, who = withdrawn.pop(0)
+            self._queue_message(item, at, who, "withdrawn", continued)
 
     def _flush_orphans(self) -> None:
         for item in self.queue.orphans():
@@ -253,8 +280,11 @@ class QueueMixin(BuilderHost):
         for _line, obj in item.lines():
             self._vendor(obj, "queue-operation")
 
-    def _queue_message(self, item: Item, at: dict[str, Any], who: tuple[str, str], status: str | None) -> None:
-        """The message of a queued input whose own lines decided its fate (ASR-225)."""
+    def _queue_message(
+        self, item: Item, at: dict[str, Any], who: tuple[str, str], status: str | None, continued: Any = None
+    ) -> None:
+        """The message of a queued input whose own lines decided its fate (ASR-225); on the
+        path after the record of line ``continued`` (a uuid) when given."""
         record = opened("message", at.get("timestamp"))
         session = self.info.session_id
         record["messageId"] = f"{session}:enqueue-L{item.line}"
@@ -266,7 +296,7 @@ class QueueMixin(BuilderHost):
         record["content"] = parts
         record["idSource"] = "derived"
         record["assembly"] = {"mode": "folded", "sourceIds": queue_line_ids(session, item)}
-        self.out.put(record)
+        self._splice(record, continued)
         self.out.acc.records += 1
         self.out.acc.folded += len(item.moves)
 

@@ -21,6 +21,9 @@ ORIGIN_KINDS = {
     "coordinator": ("agent", "inter_session"),
 }
 _NOTICE_SUBTYPES = frozenset({"away_summary", "informational"})
+#: The hint Claude Code appends to its first recaps (`${recap} (disable recaps in /config)`):
+#: the harness's text after the model's.
+RECAP_HINT = " (disable recaps in /config)"
 #: System lines written when a turn ends.
 _TURN_END = frozenset({"turn_duration", "stop_hook_summary"})
 _ATTACHMENT_SKIP = ("attachment",)
@@ -84,10 +87,25 @@ class SideLinesMixin(BuilderHost):
             parts[0].pop("origin")
         elif subtype == "local_command":
             parts = user_parts(content, ("harness", "command"))
+        elif subtype == "away_summary":
+            parts = recap_parts(content)
         else:
             parts = [text_part(content, ("harness", "notice"))]
         self._message(obj, parts, role=None, audience="user", capture={"role": {"state": "absent"}}, skip=_SYSTEM_SKIP)
         self.out.acc.records += 1
+
+
+def recap_parts(content: str) -> list[dict[str, Any]]:
+    """An ``away_summary`` line: the recap is the reply of a model call Claude Code makes for
+    it (``querySource: 'away_summary'``; author model, no origin: it is no harness notice),
+    the hint it appends to the first recaps the harness's notice (ASR-203)."""
+    recap, hint = (content[: -len(RECAP_HINT)], RECAP_HINT) if content.endswith(RECAP_HINT) else (content, "")
+    parts = []
+    if recap or not hint:
+        parts.append({"type": "text", "text": recap, "author": "model"})
+    if hint:
+        parts.append(text_part(hint, ("harness", "notice")))
+    return parts
 
 
 def origin_kind(origin: dict[str, Any]) -> str | None:

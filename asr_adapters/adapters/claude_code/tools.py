@@ -12,6 +12,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ...core.accounting import Diagnostic
+from ...core.digests import RecordIds
 from ...core.outcome import cancelled, denied, not_a_failure, set_exit_code
 from ...core.spill import SpillMap, SpillSet
 from ...core.timestamps import from_iso, stamp
@@ -86,11 +87,16 @@ class ToolMixin:
     plan_ids: dict[str, str]  # planId -> id of its latest record
     tasks: TaskList
     linked_agents: SpillSet  # child session refs a spawn named
-    child_usage: SpillMap  # child session ref -> the usage its spawn's result records
+    child_usage: dict[str, Any]  # child session ref -> the usage its spawn's result records
+    child_keys: set[str]  # the child streams of the subagent files found beside the session
     sidechain_prompts: dict[str, str]  # first prompt of an inline sidechain -> its session ref
     out: Any
     info: Any
-    uuid_rec: SpillMap
+    uuid_rec: RecordIds
+    response_id: Any
+    response_lines: set[str]
+    response_last: str | None
+    result_run: str | None
 
     if TYPE_CHECKING:
 
@@ -99,6 +105,47 @@ class ToolMixin:
         def _copied(self, record: dict[str, Any], obj: dict[str, Any], field_name: str, value: str) -> None: ...
 
         def _native(self, record: dict[str, Any], obj: dict[str, Any], skip: Any = ()) -> None: ...
+
+        def _on_path(self, record: dict[str, Any], obj: dict[str, Any]) -> str: ...
+
+    def _response_line(self, obj: dict[str, Any]) -> None:
+        """Note an assistant line: the lines of one response (one ``message.id``) whose
+        parallel tool results ``_result_parent`` chains. A new line ends a run of results."""
+        message = obj.get("message")
+        message_id = message.get("id") if isinstance(message, dict) else None
+        if message_id is None or message_id != self.response_id:
+            self.response_id = message_id
+            self.response_lines = set()
+            self.response_last = None
+        uuid = obj.get("uuid")
+        if isinstance(uuid, str):
+            self.response_lines.add(uuid)
+            self.response_last = uuid
+        self.result_run = None
+
+    def _result_parent(self, obj: dict[str, Any]) -> tuple[str | None, bool]:
+        """The record a tool-result line continues from, and whether that is not its native
+        parent. Claude Code writes each parallel result under its own tool_use line, so a
+        walk from the last line keeps one branch; its loader (``recoverOrphanedParallelToolResults``
+        in ``sessionStorage.ts``) puts the response's other calls and results back after the
+        response's last line on the chain. Here a result answering a line of the same response
+        as the result before it, with no assistant line between, continues from that result
+        (its last derived record: a subagent, a plan), in file order, and the first of them
+        from the response's latest line; the native parentUuid is then kept in ``native``."""
+        parent = obj.get("parentUuid")
+        uuid = obj.get("uuid")
+        run = self.result_run
+        self.result_run = None
+        if type(parent) is not str or parent not in self.response_lines:
+            return (self.uuid_rec.get(parent) if type(parent) is str else None), False
+        if isinstance(uuid, str):
+            self.result_run = uuid
+        native = self.uuid_rec.get(parent)
+        latest = run if run is not None else self.response_last
+        rid = self.uuid_rec.get(latest) if latest is not None else None
+        if rid:
+            return rid, rid != native
+        return native, False
 
     def _remember_call(self, call: dict[str, Any], obj: dict[str, Any]) -> None:
         name = call.get("name")
@@ -111,7 +158,7 @@ class ToolMixin:
         timestamp = obj.get("timestamp")
         prompt_id = obj.get("promptId")
         parent = obj.get("parentUuid")
-        parent_rid = self.uuid_rec.get(parent) if type(parent) is str else None
+        parent_rid, recovered = self._result_parent(obj)
         copies = self.info.parent_refs is not None
         for index, block in enumerate(blocks):
             if type(block) is not dict or block.get("type") != "tool_result":
@@ -123,7 +170,7 @@ class ToolMixin:
             if isinstance(prompt_id, str):
                 record["turnId"] = prompt_id
             record["callId"] = call_id
-            name = self.call_names.get(call_id)
+            name = self.call_names.pop(call_id, None)  # one result per call: its entry is done
             if name is not None:
                 record["name"] = name
             is_error = block.get("is_error")
@@ -152,6 +199,8 @@ class ToolMixin:
                 if "toolUseResult" in obj:
                     record["toolUseResult"] = obj["toolUseResult"]
                 self._native(record, obj)
+                if recovered:  # ``parent`` no longer carries it
+                    record.setdefault("native", {})["parentUuid"] = parent
             rid = self.out.put(record)
             if first:
                 uuid = obj.get("uuid")
@@ -166,15 +215,15 @@ class ToolMixin:
     def _after_result(
         self, pending: tuple[str, Any, dict[str, Any], str], obj: dict[str, Any], block: dict[str, Any], rid: str
     ) -> None:
-        name, call_input, call_line, call_rid = pending
+        name, call_input, _call_line, _call_rid = pending
         call_input = call_input if isinstance(call_input, dict) else {}
         result = obj.get("toolUseResult")
         failed = block.get("is_error") is True
         if name in ("Task", "Agent"):
             text = _text(block.get("content"))
-            self._spawn(block.get("tool_use_id"), call_input, call_line, call_rid, result, text, failed)
+            self._spawn(block.get("tool_use_id"), call_input, obj, result, text, failed)
         elif name == "AskUserQuestion":
-            self._questions(obj, block, call_input, result, rid)
+            self._questions(obj, block, call_input, result)
         elif failed:
             return
         elif name == "TodoWrite":
@@ -202,9 +251,7 @@ class ToolMixin:
         elif name == "ExitPlanMode":
             self._plan_document(obj, block, call_input, result)
 
-    def _questions(
-        self, obj: dict[str, Any], block: dict[str, Any], call_input: dict[str, Any], result: Any, rid: str
-    ) -> None:
+    def _questions(self, obj: dict[str, Any], block: dict[str, Any], call_input: dict[str, Any], result: Any) -> None:
         """AskUserQuestion: one ``input_request`` per question, with the answer the result records."""
         questions = call_input.get("questions")
         answers = result.get("answers") if isinstance(result, dict) else None
@@ -226,11 +273,10 @@ class ToolMixin:
             if isinstance(answer, str):
                 record["answer"] = [{"type": "text", "text": answer, "author": "human"}]
             record["idSource"] = "derived"
-            record["parent"] = rid
             rest = {k: v for k, v in question.items() if k not in ("question", "options")}
             if rest:
                 record["native"] = rest
-            self.out.put(record)
+            self._on_path(record, obj)
 
     def _plan(
         self, obj: dict[str, Any], block: dict[str, Any], plan_id: str, body: dict[str, Any], derived: bool = True
@@ -247,12 +293,7 @@ class ToolMixin:
         previous = self.plan_ids.get(plan_id)
         if previous is not None:
             record["supersedes"] = previous
-        uuid = obj.get("uuid")
-        if type(uuid) is str:
-            line_rid = self.uuid_rec.get(uuid)
-            if line_rid:
-                record["parent"] = line_rid
-        self.plan_ids[plan_id] = self.out.put(record)
+        self.plan_ids[plan_id] = self._on_path(record, obj)
 
     def _plan_document(
         self, obj: dict[str, Any], block: dict[str, Any], call_input: dict[str, Any], result: Any
@@ -286,8 +327,7 @@ class ToolMixin:
         self,
         call_id: Any,
         call_input: dict[str, Any],
-        call_line: dict[str, Any],
-        call_rid: str,
+        result_line: dict[str, Any],
         result: Any,
         text: str,
         failed: bool = False,
@@ -302,20 +342,24 @@ class ToolMixin:
         if agent_id:
             session = agent_key(self.info.root_session, agent_id)
             usage = result.get("usage") if isinstance(result, dict) else None
-            if isinstance(usage, dict):
+            if isinstance(usage, dict) and session in self.child_keys:
                 self.child_usage[session] = usage  # the child's last response, as the parent saw it
         elif isinstance(call_input.get("prompt"), str):
             session = self.sidechain_prompts.get(call_input["prompt"])
-        self._subagent(call_line, call_id, call_rid, session, call_input)
+        self._subagent(result_line, call_id, session, call_input, on_path=True)
 
     def _subagent(
         self,
         line: dict[str, Any] | None,
         call_id: Any,
-        call_rid: str | None,
         session: str | None,
         facts: dict[str, Any],
+        on_path: bool = False,
     ) -> None:
+        """A ``subagent`` record with the time of the line it comes from. ``on_path``: written
+        after that line (the spawn's result) and put on the conversation path there; otherwise
+        (a spawn whose result never came, a transcript no spawn named) it has no ``parent``:
+        its ``callId`` links it to its call."""
         record: dict[str, Any] = {"type": "subagent", "seq": 0, "id": ""}
         if line is not None:
             stamp(record, from_iso(line.get("timestamp")))
@@ -332,21 +376,22 @@ class ToolMixin:
         ):
             if isinstance(facts.get(field), str) and key not in record:
                 record[key] = facts[field]
-        if call_rid:
-            record["parent"] = call_rid
-        self.out.put(record)
+        if on_path and line is not None:
+            self._on_path(record, line)
+        else:
+            self.out.put(record)
 
     def _finish_tools(self, children: list[tuple[str, str | None, dict[str, Any] | None]]) -> None:
         """Spawns whose result never came, then child transcripts no spawn named."""
         by_call = {call: key for key, call, _ in children if call}
-        for call_id, (name, call_input, line, rid) in list(self.calls.items()):
+        for call_id, (name, call_input, line, _rid) in list(self.calls.items()):
             if name in ("Task", "Agent"):
                 facts = call_input if isinstance(call_input, dict) else {}
-                self._subagent(line, call_id, rid, by_call.get(call_id), facts)
+                self._subagent(line, call_id, by_call.get(call_id), facts)
         self.calls.clear()
         for key, _call, meta in children:
             if key not in self.linked_agents:
-                self._subagent(None, None, None, key, meta or {})
+                self._subagent(None, None, key, meta or {})
 
 
 def _text(content: Any) -> str:

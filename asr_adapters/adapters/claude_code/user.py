@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .host import BuilderHost
-from .parts import HARNESS, INTERRUPT, user_parts
+from .parts import HARNESS, INTERRUPT, compaction_parts, user_parts
 from .queue import QUEUED
 from .side import ORIGIN_KINDS, origin_kind
 
@@ -19,12 +19,13 @@ class UserLinesMixin(BuilderHost):
     below."""
 
     first_prompt_seen: bool
+    result_run: str | None
 
     if TYPE_CHECKING:
 
         def _flush_dequeues(self) -> None: ...
 
-        def _release_removed(self) -> None: ...
+        def _release_removed(self, continued: Any = None) -> None: ...
 
         def _flush_orphans(self) -> None: ...
 
@@ -55,19 +56,21 @@ class UserLinesMixin(BuilderHost):
                     self._message(obj, user_parts(rest, who), message_id=f"{obj.get('uuid')}")
                 acc.records += 1
                 return
+        self.result_run = None  # a prompt ends a run of parallel results (tools.py)
         capture = None
         sender = None
         queued = None
         summary = None
         if self.queue.removed:
-            self._release_removed()
+            self._release_removed(obj.get("parentUuid"))
         if content is None:  # a truncated line: the record says the content was not kept
             parts: list[dict[str, Any]] = []
             capture = {"content": {"state": "absent", "reason": "the line holds no message content"}}
+        elif obj.get("isCompactSummary") is True:
+            parts = compaction_parts(content)  # the compaction agent's summary in the harness's frame
+            summary = self._compaction(obj)
         elif obj.get("isCompactSummary") or obj.get("isMeta"):
             parts = user_parts(content, HARNESS, split=False)
-            if obj.get("isCompactSummary") is True:
-                summary = self._compaction(obj)
         elif not self.first_prompt_seen and not self._is_copy(obj):
             self.first_prompt_seen = True
             if content == "Warmup" or (self.info.agent_id or "").startswith("acompact"):

@@ -18,18 +18,13 @@ from ...core.errors import InputError
 from ...core.source import Source
 from ...core.timestamps import from_epoch_millis, stamp
 from ...registry import register
-from . import discover
+from . import discover, sdk, sniff
 from .files import API, UI, companions, kind_of
 from .mapper import TaskMapper
 from .parts import parse_json
 
 FORMAT = "cline-task"
-_ARRAY = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*\[\s*\{")
-_UI_TYPE = re.compile(rb'"type"\s*:\s*"(?:say|ask)"')
-_UI_SUBTYPE = re.compile(rb'"(?:say|ask)"\s*:\s*"')
-_UI_TS = re.compile(rb'"ts"\s*:\s*\d')
 _CWD = re.compile(r"# Current Working Directory \((.+?)\) Files")
-_API_MESSAGE = re.compile(rb'\{\s*"role"\s*:\s*"(?:user|assistant)"\s*,\s*"content"\s*:')
 
 
 def first_cwd(ui: list[Any], api: list[Any]) -> str | None:
@@ -53,32 +48,41 @@ def first_cwd(ui: list[Any], api: list[Any]) -> str | None:
     return None
 
 
+def first_environment(metadata: Any) -> dict[str, Any]:
+    """The first ``environment_history`` entry of ``task_metadata.json`` (Cline's
+    ``EnvironmentContextTracker``: OS, host and Cline version when the task started; a later
+    entry is a change, kept verbatim in ``taskMetadata``), or {}."""
+    history = metadata.get("environment_history") if isinstance(metadata, dict) else None
+    first = history[0] if isinstance(history, list) and history else None
+    return first if isinstance(first, dict) else {}
+
+
+def known(value: Any) -> str | None:
+    """A non-empty string other than Cline's "Unknown" (what it writes when it cannot tell)."""
+    return value if isinstance(value, str) and value.strip() and value != "Unknown" else None
+
+
 @register
 class ClineAdapter(Adapter):
     name: ClassVar[str] = "cline"
     registry_name: ClassVar[str] = "bot.cline"
     description: ClassVar[str] = (
-        "Cline / Roo Code / Kilo Code task folders: ui_messages.json, api_conversation_history.json, task_metadata.json"
+        "Cline / Roo Code / Kilo Code task folders: ui_messages.json, api_conversation_history.json,"
+        " task_metadata.json;"
+        " Cline CLI 3.x sessions: <sessionId>.messages.json"
     )
     discovery = discover
 
     def detect(self, source: Source) -> int:
-        if source.is_sqlite:
-            return 0
-        head = source.head()
-        if _ARRAY.match(head) is None:
-            return 0
-        if _UI_TYPE.search(head) and _UI_SUBTYPE.search(head) and _UI_TS.search(head):
-            return 90
-        if _API_MESSAGE.search(head):
-            if source.name == discover.API_FILE:
-                return 90
-            if b"<task>" in head:
-                return 70
-        return 0
+        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         document = context.document("not a Cline task file")
+        if isinstance(document, dict):  # Cline CLI 3.x: a session's messages.json (or its manifest)
+            sdk.check(source, document)
+            head = sdk.session_header(source, document, context)
+            yield Stream(head["session"], self._session_records(head, document, context))
+            return
         entry_kind = kind_of(document)
         if entry_kind is None:
             if document == []:
@@ -106,8 +110,14 @@ class ClineAdapter(Adapter):
             first_ts = next((m.get("ts") for m in api if isinstance(m, dict) and "ts" in m), None)
         session_id = native if native is not None else str(first_ts if first_ts is not None else source.name)
         variant = "task-folder" if ui and api else "ui-only" if ui else "api-only"
+        environment = first_environment(metadata)
         record = header(
-            "cline", session_id, agent_version=None, source_format=FORMAT, variant=variant, file=source.name
+            "cline",
+            session_id,
+            agent_version=known(environment.get("cline_version")),
+            source_format=FORMAT,
+            variant=variant,
+            file=source.name,
         )
         stamp(record, from_epoch_millis(first_ts))
         cwd = first_cwd(ui, api)
@@ -115,9 +125,16 @@ class ClineAdapter(Adapter):
             record["cwd"] = cwd
         if native is None:
             record["idSource"] = "derived"
-        host = discover.host(source.path)
-        if host is not None:
-            record["host"] = {"extension": host[0], "product": host[1]}
+        host: dict[str, Any] = {}
+        extension = discover.host(source.path)
+        if extension is not None:
+            host.update(extension=extension[0], product=extension[1])
+        for member, native in (("name", "host_name"), ("version", "host_version")):
+            value = known(environment.get(native))
+            if value is not None:
+                host[member] = value
+        if host:
+            record["host"] = host
         if other_name is not None:
             record["companions"] = [other_name]
         if metadata is not None:
@@ -134,3 +151,10 @@ class ClineAdapter(Adapter):
         yield emit(head)
         mapper = TaskMapper(emit, context, ui, api)
         yield from mapper.records()
+
+    def _session_records(
+        self, head: dict[str, Any], document: dict[str, Any], context: Context
+    ) -> Iterator[dict[str, Any]]:
+        emit = Emitter(context.accounting)
+        yield emit(head)
+        yield from sdk.SessionMapper(emit, context, document).records()

@@ -44,10 +44,29 @@ def user_data_dirs(env: Mapping[str, str]) -> list[Path]:
     return folders
 
 
+def cli_sessions_dir(env: Mapping[str, str]) -> Path | None:
+    """Where Cline CLI 3.x keeps ``<sessionId>/<sessionId>.messages.json``, resolved as
+    ``@cline/shared`` ``storage/paths.ts`` does: ``$CLINE_SESSION_DATA_DIR``, else
+    ``$CLINE_DATA_DIR/sessions``, else ``$CLINE_DIR/data/sessions``, else ``~/.cline/data/sessions``."""
+    explicit = env.get("CLINE_SESSION_DATA_DIR", "").strip()
+    if explicit:
+        return Path(explicit).expanduser()
+    data = env.get("CLINE_DATA_DIR", "").strip()
+    if data:
+        return Path(data).expanduser() / "sessions"
+    base = env.get("CLINE_DIR", "").strip()
+    if base:
+        return Path(base).expanduser() / "data" / "sessions"
+    home = env.get("HOME") or env.get("USERPROFILE")
+    return Path(home) / ".cline" / "data" / "sessions" if home else None
+
+
 def default_homes(env: Mapping[str, str]) -> list[Path]:
     """``<user data>/<editor>/User/globalStorage/<extension id>/tasks`` for every editor,
-    extension and OS layout; the caller keeps the ones that exist."""
-    homes: list[Path] = []
+    extension and OS layout, and Cline CLI 3.x's sessions folder; the caller keeps the ones
+    that exist."""
+    sessions = cli_sessions_dir(env)
+    homes: list[Path] = [sessions] if sessions is not None else []
     for base in user_data_dirs(env):
         for editor in EDITORS:
             for extension in EXTENSIONS:
@@ -90,10 +109,15 @@ def is_session_file(path: Path) -> bool:
         return not (path.with_name(UI_FILE).exists() or path.with_name(OLD_UI_FILE).exists())
     if name in (METADATA_FILE, "context_history.json", "settings.json", "taskHistory.json"):
         return False
+    if name.endswith(".compaction.json") or path.with_name(name.removesuffix(".json") + ".messages.json").exists():
+        return False  # a Cline CLI 3.x session's compaction state or manifest: its messages.json is the entry
     return name.endswith(".json") and "tasks" not in path.parts[-3:-1]
 
 
 def companion_files(path: Path) -> list[Path]:
     """The other files of the task folder that a conversion reads."""
+    if path.name.endswith(".messages.json"):  # a Cline CLI 3.x session: its manifest
+        manifest = path.with_name(path.name.removesuffix(".messages.json") + ".json")
+        return [manifest] if os.path.isfile(manifest) else []
     names = (UI_FILE, OLD_UI_FILE, API_FILE, METADATA_FILE)
     return [path.with_name(n) for n in names if n != path.name and os.path.isfile(path.with_name(n))]

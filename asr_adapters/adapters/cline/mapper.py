@@ -19,6 +19,7 @@ from .parts import (
     parse_json,
     piece_part,
     provider_of,
+    reports_tokens,
     request_usage,
     result_parts,
     shown_row,
@@ -27,12 +28,17 @@ from .parts import (
 )
 from .rows import Alignment, align, human_kind
 from .split import (
+    HARNESS,
     RESULT,
     XmlCall,
+    block_result_state,
+    interrupted,
     result_header,
+    skipped,
     split_assistant,
     split_text,
     starts_section,
+    targets,
     wrapper_start,
 )
 from .timeline import API_NAMES, Timeline, new_body
@@ -51,8 +57,12 @@ class TaskMapper(Timeline):
         self.alignment: Alignment = align(ui, api, self.kinds)
         self.response = self.alignment.response
         self.next_api = 0
-        #: call ids of the api history still waiting for a result, in order
-        self.open_calls: list[tuple[str, str]] = []
+        #: the calls of the latest assistant message still waiting for a result, in order:
+        #: (callId, name, input). Cline answers every call of a reply in the next user message,
+        #: so a call left unanswered there is never answered later
+        self.open_calls: list[tuple[str, str, Any]] = []
+        #: every call's name by callId (a ``tool_result`` block names its call by id only)
+        self.call_names: dict[str, str] = {}
         self._last_request: tuple[int, Any] | None = None
 
     def records(self) -> Iterator[dict[str, Any]]:
@@ -117,7 +127,11 @@ class TaskMapper(Timeline):
     def _api_tail(self, body: dict[str, Any], message: dict[str, Any]) -> None:
         body["idSource"] = "derived"
         model_info = message.get("modelInfo")
-        if isinstance(model_info, dict) and isinstance(model_info.get("modelId"), str):
+        if (
+            body.get("author") == "model"  # a user message names no model: it did not write it
+            and isinstance(model_info, dict)
+            and isinstance(model_info.get("modelId"), str)
+        ):
             body["model"] = model_info["modelId"]
         extra = {k: v for k, v in message.items() if k not in _API_KEYS or k in ("modelInfo", "metrics")}
         if extra:
@@ -157,7 +171,7 @@ class TaskMapper(Timeline):
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 call_id = block.get("tool_use_id")
                 if isinstance(call_id, str) and call_id in self.known_calls:
-                    name = next((n for c, n in self.open_calls if c == call_id), None)  # its call names it
+                    name = self.call_names.get(call_id)  # its call names it
                     yield self.put(self._result(call_id, name, result_parts(block.get("content")), ts, block))
                     self.open_calls = [c for c in self.open_calls if c[0] != call_id]
                     continue
@@ -175,8 +189,8 @@ class TaskMapper(Timeline):
                     following = blocks[position]
                     text = following.get("text") if isinstance(following, dict) else None
                     if isinstance(following, dict) and following.get("type") == "text" and isinstance(text, str):
-                        if starts_section(text):
-                            break
+                        if starts_section(text) and not (len(output) == 1 and skipped(text) is not None):
+                            break  # (Cline's notice for a skipped call right after the header is its output)
                         cut = wrapper_start(text)
                         if cut is not None:  # the person's feedback Cline appended: not tool output
                             if cut:
@@ -190,15 +204,17 @@ class TaskMapper(Timeline):
                     else:
                         break
                     position += 1
-                call_id, _name = self._match(header[0])
+                call_id = self._match(header[0], header[1])
                 yield self.put(self._result(call_id, header[0], output, ts, None))
                 if rest is not None:
                     parts += [piece_part(p.kind, p.text) for p in split_text(rest)]
                 continue
             for piece in split_text(block["text"]):
                 if piece.kind == RESULT and self.open_calls:
-                    call_id, _name = self._match(piece.tool)
+                    call_id = self._match(piece.tool, piece.target)
                     yield self.put(self._result(call_id, piece.tool, [{"type": "text", "text": piece.text}], ts, None))
+                elif piece.skipped:  # a skipped call's notice with no call to answer: Cline's words
+                    parts.append(piece_part(HARNESS, piece.text))
                 else:
                     parts.append(piece_part(piece.kind, piece.text))
         display, rows = self._take_display(index, "human")
@@ -213,21 +229,31 @@ class TaskMapper(Timeline):
             info = self._request_info(requests[-1])
             if isinstance(info, dict):
                 answered = index + 1 < len(self.api) and _role(self.api[index + 1]) == "assistant"
+                # no reply carries what an unanswered request cost: the request does (never dropped)
+                own_usage = not answered and reports_tokens(info)
                 if not answered:
                     unanswered_status(body, info)
-                request_extra = {
-                    k: v for k, v in info.items() if k != "request" and not (answered and k in _USAGE_NAMES)
-                }
+                moved = answered or own_usage
+                request_extra = {k: v for k, v in info.items() if k != "request" and not (moved and k in _USAGE_NAMES)}
                 if request_extra:
                     body["apiRequest"] = request_extra
+                if own_usage:
+                    usage, native, _status = request_usage(info, provider_of(self.ui[requests[-1]]))
+                    self._put_usage(body, usage, native)
         yield self.put(body)
 
-    def _match(self, tool: str | None) -> tuple[str, str]:
-        """The open call a ``[tool] Result:`` text answers: the first of that name, else the first."""
-        for position, (_call_id, name) in enumerate(self.open_calls):
-            if name == tool:
-                return self.open_calls.pop(position)
-        return self.open_calls.pop(0)
+    def _match(self, tool: str | None, target: str | None) -> str:
+        """The open call a ``[tool for 'target'] Result:`` text answers (its callId): the first of
+        that name whose input holds the target (Cline writes the command or path it ran there),
+        else the first of that name, else the first (a header can spell the tool differently:
+        ``[subagents] Result:`` answers ``use_subagents``)."""
+        calls = self.open_calls
+        named = [n for n, (_c, name, _i) in enumerate(calls) if name == tool]
+        if target is not None:
+            for position in named:
+                if targets(calls[position][2], target):
+                    return calls.pop(position)[0]
+        return calls.pop(named[0] if named else 0)[0]
 
     def _result(
         self, call_id: str, name: str | None, content: list[dict[str, Any]], ts: Any, block: Any
@@ -239,28 +265,44 @@ class TaskMapper(Timeline):
         if isinstance(block, dict) and isinstance(block.get("is_error"), bool):
             body["isError"] = block["is_error"]
         body["content"] = content
+        if isinstance(block, dict):  # Cline's words for a call it did not run or the person refused
+            status = block_result_state("".join(p.get("text", "") for p in content if p.get("type") == "text"))
+            if status is not None:  # the tool did not run to an outcome: no isError (docs/semantics.md)
+                body["status"] = status
+                if "isError" in body:
+                    body["block"] = {"is_error": body.pop("isError")}
         if block is None:  # a `[tool] Result:` text: Cline's own words there state an error or a denial
             with_result_state(body, name, "".join(p.get("text", "") for p in content if p.get("type") == "text"))
         return body
 
     def _assistant(self, index: int, message: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        self.open_calls = []  # the previous reply's unanswered calls stay unanswered
         parts: list[dict[str, Any]] = []
         calls: list[dict[str, Any]] = []
         display_rows = [p for p in self.alignment.display.get(index, []) if not self.human_row(p)]
         ts = message.get("ts", self.ui[display_rows[0]].get("ts") if display_rows else None)
+        cut_short: str | None = None
         for block in self._blocks(message):
             kind = block.get("type") if isinstance(block, dict) else None
             if kind == "text" and isinstance(block.get("text"), str):
-                for piece in split_assistant(block["text"]):
+                text, marker = block["text"], None
+                found = interrupted(text)
+                if found is not None:  # Cline's marker for a reply it cut short: its words, not the model's
+                    text, marker, cut_short = found
+                for piece in split_assistant(text) if text else ():
                     if isinstance(piece, XmlCall):
                         calls.append(self._xml_call(index, len(calls), piece, ts))
                     else:
                         parts.append({"type": "text", "text": piece})
+                if marker is not None:
+                    parts.append({"type": "text", "text": marker, "author": "harness", "origin": "injected"})
             elif kind == "tool_use":
                 calls.append(self._native_call(index, len(calls), block, ts))
             else:
                 parts.append(block_part(block))
         usage, native, status = self._usage(index, message)
+        if status is None:  # the request row states no cancellation: the marker does
+            status = cut_short
         body: dict[str, Any] | None = None
         if parts:
             display, rows = self._take_display(index, None)
@@ -319,7 +361,8 @@ class TaskMapper(Timeline):
         if call.name == "condense":
             self._condensed(body, index)
         self.known_calls.add(body["callId"])
-        self.open_calls.append((body["callId"], call.name))
+        self.open_calls.append((body["callId"], call.name, call.params))
+        self.call_names[body["callId"]] = call.name
         return body
 
     def _condensed(self, body: dict[str, Any], index: int) -> None:
@@ -358,7 +401,9 @@ class TaskMapper(Timeline):
         if extra:
             body["block"] = extra
         self.known_calls.add(body["callId"])
-        self.open_calls.append((body["callId"], str(block.get("name"))))
+        self.open_calls.append((body["callId"], str(block.get("name")), block.get("input")))
+        if isinstance(block.get("name"), str):
+            self.call_names[body["callId"]] = block["name"]
         return body
 
     def human_row(self, position: int) -> bool:

@@ -33,6 +33,13 @@ def row_extra(row: dict[str, Any]) -> dict[str, Any]:
     An ask's JSON text (``{response, options, selected}``) is kept whole: only its
     ``response`` is shown as a part."""
     extra = {k: v for k, v in row.items() if k not in ROW_KEYS}
+    # what the record does not show otherwise, kept: a `partial` other than true (true is the
+    # record's status, or ``cline.partial`` on finished reasoning) and empty attachment lists
+    if "partial" in row and row["partial"] is not True:
+        extra["partial"] = row["partial"]
+    for key in ("images", "files"):
+        if key in row and not (isinstance(row[key], list) and row[key]):
+            extra[key] = row[key]
     if row.get("type") == "ask" and row.get("ask") in ("plan_mode_respond", "act_mode_respond") and "text" in row:
         extra["text"] = row["text"]
     return extra
@@ -172,6 +179,12 @@ def _request_normalized(info: dict[str, Any], provider: str | None) -> dict[str,
     return normalized(
         input=tokens_in, input_parts=parts, cache_read=read, cache_write=write, output=info.get("tokensOut")
     )
+
+
+def reports_tokens(info: dict[str, Any]) -> bool:
+    """Whether a ClineApiReqInfo records any token spent (Cline writes zeros for a try that
+    failed before the provider reported usage)."""
+    return any(count(info.get(key)) for key in ("tokensIn", "tokensOut", "cacheReads", "cacheWrites"))
 
 
 #: a request's ``cancelReason`` -> the status of the response it cut short (ASR-206)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .parts import parse_json
+
 #: rows a person wrote
 HUMAN_SAYS = frozenset({"task", "user_feedback"})
 #: rows showing model prose or reasoning
@@ -112,6 +114,10 @@ def is_request(row: Any) -> bool:
     return subtype(row) == REQUEST
 
 
+#: the ask a reply that is a question to the person shows (``ask_followup_question``)
+FOLLOWUP = ("ask", "followup")
+
+
 @dataclass
 class Alignment:
     """Per ui row: the api message it belongs to; per api message: its candidate rows."""
@@ -166,7 +172,88 @@ def align(ui: list[Any], api: list[Any], kinds: list[tuple[str, str]] | None = N
             other = kinds[later]
             if other == REQUEST or human_kind(other, later):
                 break
-            if text_kind(other, ui[later]) or call_kind(other):
-                out.response[position] = later
+            if text_kind(other, ui[later]) or call_kind(other) or other == FOLLOWUP:
+                out.response[position] = later  # (a followup question is the reply: the model asked it)
                 break
     return out
+
+
+#: the tool names a ``[tool for 'x'] Result:`` header uses for a ``ClineSayTool.tool`` of a ui
+#: row (cline/cline ``src/shared/ExtensionMessage.ts`` and the tool handlers that say them)
+SAY_TOOL_NAMES: dict[str, frozenset[str]] = {
+    "readFile": frozenset({"read_file"}),
+    "listFilesTopLevel": frozenset({"list_files"}),
+    "listFilesRecursive": frozenset({"list_files"}),
+    "listCodeDefinitionNames": frozenset({"list_code_definition_names"}),
+    "searchFiles": frozenset({"search_files"}),
+    "newFileCreated": frozenset({"write_to_file"}),
+    "editedExistingFile": frozenset({"replace_in_file", "write_to_file", "apply_diff", "apply_patch"}),
+    "fileDeleted": frozenset({"delete_file", "apply_patch"}),
+    "webFetch": frozenset({"web_fetch"}),
+    "webSearch": frozenset({"web_search"}),
+    "summarizeTask": frozenset({"summarize_task"}),
+    "useSkill": frozenset({"use_skill"}),
+}
+#: the ``ClineSayTool`` members that hold what a header names as the call's target
+_SAY_TARGETS = ("path", "regex", "serverName", "url", "query")
+
+
+def _same_path(shown: str, target: str) -> bool:
+    """A ui row's path (workspace-relative, or absolute) and a header's (as the model wrote it)
+    name the same file when one ends with the other, separators aside."""
+    a, b = shown.replace("\\", "/").rstrip("/"), target.replace("\\", "/").rstrip("/")
+    if not a or not b:
+        return False
+    return a == b or a.endswith("/" + b) or b.endswith("/" + a)
+
+
+def ui_tool_matches(shown: tuple[str, Any] | None, tool: str | None, target: str | None) -> bool:
+    """Whether a call a ui row showed (its name and ``uiTool``) is the call of ``tool`` on
+    ``target`` that a ``[tool for 'target'] Result:`` header names."""
+    if shown is None or tool is None:
+        return False
+    name, payload = shown
+    if tool != name and tool not in SAY_TOOL_NAMES.get(name, ()):
+        return False
+    if target is None:
+        return True
+    if isinstance(payload, str):  # a command row: the command, perhaps with Cline's flag after it
+        return payload == target or payload.startswith(target)
+    if isinstance(payload, dict):
+        for key in _SAY_TARGETS:
+            value = payload.get(key)
+            if (
+                isinstance(value, str)
+                and value
+                and (target == value or target.startswith(value + "' in '") or _same_path(value, target))
+            ):
+                return True
+    return False
+
+
+def ui_label(row: dict[str, Any], sub: str, completed: bool) -> tuple[str, Any]:
+    """(the name a ui call row gives its call, what the row shows: parsed JSON, else the text).
+    A ``tool`` row names it by Cline's ui label (``ClineSayTool.tool``: ``readFile``); a
+    ``command`` row after a ``completion_result`` (``completed``) is ``attempt_completion``'s."""
+    text = row.get("text")
+    parsed = parse_json(text)
+    shown = parsed if parsed is not None else text
+    if sub == "command":
+        # the command row of attempt_completion's `command` parameter, else a command the model ran
+        return ("attempt_completion" if completed else "execute_command"), shown
+    if sub in ("browser_action_launch", "load_mcp_documentation"):
+        return ("browser_action" if sub == "browser_action_launch" else sub), shown
+    field = "type" if sub == "use_mcp_server" else "tool"
+    named = parsed.get(field) if isinstance(parsed, dict) else None
+    return (named if isinstance(named, str) else sub), shown
+
+
+def pick_shown_call(calls: list[str], shown: dict[str, tuple[str, Any]], tool: str | None, target: str | None) -> str:
+    """Take from ``calls`` the shown call a rendered ``[tool for 'target'] Result:`` answers:
+    Cline renders the results in the order it ran the calls, so the first shown call, unless a
+    later one is the call of that tool on that target (``ui_tool_matches``)."""
+    if len(calls) > 1:
+        for position, call_id in enumerate(calls):
+            if ui_tool_matches(shown.get(call_id), tool, target):
+                return calls.pop(position)
+    return calls.pop(0)

@@ -17,7 +17,21 @@ HUMAN, HARNESS, UNKNOWN, RESULT = "human", "harness", "unknown", "result"
 #: Cline writes ``<tag>\n…\n</tag>`` around what the person typed
 _TAGS = ("task", "feedback", "answer", "user_message")
 _WRAP = re.compile(r"(<(task|feedback|answer|user_message)>\n)(.*?)(\n</\2>)", re.S)
-_RESULT = re.compile(r"\[([A-Za-z0-9_.:\-]+)(?: for '(.*?)')?\] Result:")
+#: ``[tool for 'target'] Result:``: the target is a parameter as the model wrote it (a command,
+#: a path), so it can span lines; bounded so that an unclosed header costs one bounded scan
+_RESULT = re.compile(r"\[([A-Za-z0-9_.:\-]+)(?: for '([\s\S]{0,65536}?)')?\] Result:")
+#: what Cline writes in place of a result for a call it did not run, in every build's wording
+#: (cline/cline ``formatResponse.toolAlreadyUsed``, ``ToolExecutor.createToolRejectionMessage``):
+#: the reply had used a tool already, or the person had rejected an earlier call
+_SKIPPED = re.compile(
+    r"Tool \[(?P<already>[A-Za-z0-9_.:\-]+)\] was not executed because a tool has already been used"
+    r"|(?:Skipping tool|Tool) \[(?P<old>[A-Za-z0-9_.:\-]+)(?: for '(?P<old_target>[\s\S]{0,65536}?)')?\]"
+    r" (?:due to|was interrupted and not executed due to) user rejecting a previous tool\."
+    r"|(?:Skipping tool|Tool was interrupted and not executed) due to user rejecting a previous tool\. "
+    r"\[(?P<new>[A-Za-z0-9_.:\-]+)(?: for '(?P<new_target>[\s\S]{0,65536}?)')?\]"
+    r"|(?:Skipping MCP tool|MCP tool) (?P<mcp>[A-Za-z0-9_.:\-]+)"
+    r" (?:due to|was interrupted and not executed due to) user rejecting a previous tool\."
+)
 #: how the harness's own insertions begin
 HARNESS_STARTS = (
     "<environment_details>",
@@ -49,7 +63,10 @@ def result_state(tool: str | None, text: str) -> tuple[bool | None, str | None]:
     """(isError, status) a ``[tool] Result:`` text states in Cline's own words, right after the
     header: McpHub's "Error:" line before an MCP result whose ``isError`` is true; the person's
     refusal (``formatResponse.toolDenied…``: "The user denied this operation"); a call Cline
-    skipped because the reply had used a tool already (``toolAlreadyUsed``: cancelled)."""
+    skipped because the reply had used a tool already (``toolAlreadyUsed``: cancelled), with or
+    without a header before it; a call skipped after the person rejected an earlier one."""
+    if skipped(text) is not None:
+        return None, CANCELLED
     header = _RESULT.match(text)
     if header is None:
         return None, None
@@ -63,10 +80,24 @@ def result_state(tool: str | None, text: str) -> tuple[bool | None, str | None]:
     return None, None
 
 
+def block_result_state(text: str) -> str | None:
+    """The status a native ``tool_result`` block's own text states in Cline's words (no
+    ``[tool] Result:`` header there): a call it did not run (``skipped``: cancelled; Roo Code
+    and Kilo Code also write "Skipping MCP tool x due to user rejecting a previous tool."), or
+    the person's refusal ("The user denied this operation": denied)."""
+    if skipped(text) is not None:
+        return CANCELLED
+    if text.startswith("The user denied this operation"):
+        return DENIED
+    return None
+
+
 #: where a new section starts inside Cline's flattened request text (blocks joined by a blank line)
 _SECTION = re.compile(
     r"\n\n(?=<(?:task|feedback|answer|user_message|environment_details|file_content)>"
-    r"|\[TASK RESUMPTION\]|\[[A-Za-z0-9_.:\-]+(?: for '[^\n]*?')?\] Result:|\n?# task_progress|\n?# TODO LIST"
+    r"|\[TASK RESUMPTION\]|\[[A-Za-z0-9_.:\-]+(?: for '[\s\S]{0,65536}?')?\] Result:|\n?# task_progress|\n?# TODO LIST"
+    r"|Tool \[[A-Za-z0-9_.:\-]+\] was not executed because|Skipping tool |Tool was interrupted and not executed"
+    r"|Tool \[[A-Za-z0-9_.:\-]+(?: for '[\s\S]{0,65536}?')?\] was interrupted and not executed"
     r"|\n?# Todo List|Files attached by the user)"
 )
 
@@ -79,6 +110,8 @@ class Piece:
     text: str
     tool: str | None = None
     target: str | None = None
+    #: a call Cline did not run (``skipped``): its result is Cline's notice, not tool output
+    skipped: bool = False
 
 
 @dataclass
@@ -86,6 +119,27 @@ class XmlCall:
     name: str
     params: dict[str, str] = field(default_factory=dict)
     raw: str = ""
+
+
+def skipped(text: str) -> tuple[str, str | None] | None:
+    """(tool, target) when ``text`` starts with Cline's notice for a call it did not run."""
+    match = _SKIPPED.match(text)
+    if match is None:
+        return None
+    tool = match.group("already") or match.group("old") or match.group("new") or match.group("mcp")
+    return tool, match.group("old_target") or match.group("new_target")
+
+
+def targets(arguments: object, target: str) -> bool:
+    """Whether a call's arguments hold what its result header names: Cline writes one parameter
+    there as the model sent it (``command``, ``path``, ``regex``, ``server_name``, ``url`` …;
+    ``search_files`` adds `` in '<file_pattern>'``), so one of the call's own values."""
+    if not isinstance(arguments, dict):
+        return False
+    for value in arguments.values():
+        if isinstance(value, str) and value and (value == target or target.startswith(value + "' in '")):
+            return True
+    return False
 
 
 def result_header(text: str) -> tuple[str, str | None] | None:
@@ -101,7 +155,12 @@ def starts_section(text: str) -> bool:
     """Whether a block opens something other than tool output: a wrapper, a harness
     insertion, or another tool's result."""
     stripped = text.lstrip()
-    return bool(stripped.startswith(HARNESS_STARTS) or _WRAP.match(stripped) or _RESULT.match(stripped))
+    return bool(
+        stripped.startswith(HARNESS_STARTS)
+        or _WRAP.match(stripped)
+        or _RESULT.match(stripped)
+        or _SKIPPED.match(stripped)
+    )
 
 
 def wrapper_start(text: str) -> int | None:
@@ -165,6 +224,10 @@ def _wrapped(text: str, out: list[Piece]) -> None:
 def _section(text: str, out: list[Piece]) -> None:
     result = _RESULT.match(text)
     if result is None:
+        skip = skipped(text)
+        if skip is not None:  # Cline's notice for a call it did not run: that call's result
+            out.append(Piece(RESULT, text, skip[0], skip[1], skipped=True))
+            return
         _wrapped(text, out)
         return
     # a tool result; human feedback Cline appends to it stays out of the result
@@ -185,7 +248,7 @@ def split_text(text: str, flattened: bool = False) -> list[Piece]:
     """The pieces of one user-side text block (``flattened``: Cline's whole request text,
     where blocks were joined by blank lines), adjacent pieces of one kind merged, white
     space alone joined to the piece before it."""
-    if not flattened and text[:1] != "[" and _WRAP.search(text) is None:
+    if not flattened and text[:1] not in "[TS" and _WRAP.search(text) is None:
         # no tool result header, no wrapper: one piece (most blocks; what the loop below finds)
         return [Piece(_plain(text), text)] if text else []
     chunks: list[str] = []
@@ -245,6 +308,27 @@ XML_TOOLS = frozenset(
         "use_subagents",
     }
 )
+#: what Cline appends to a reply it cut short before storing it (cline/cline ``Task``: the
+#: stream was aborted, failed, or stopped for the person's feedback or after the one tool a reply
+#: may use), with the status each gives the reply (ASR-206)
+_INTERRUPTED = re.compile(
+    r"\n\n\[Response interrupted by (user|API Error|user feedback|a tool use result\. Only one tool may be used"
+    r" at a time and should be placed at the end of the message\.)\]\Z"
+)
+_INTERRUPT_STATUS = {"API Error": "error"}
+
+
+def interrupted(text: str) -> tuple[str, str, str] | None:
+    """(the text before, Cline's marker, the reply's status) when ``text`` ends with the marker
+    Cline appends to a reply it cut short (``\\n\\n[Response interrupted by user]`` …)."""
+    if not text.endswith("]"):
+        return None
+    match = _INTERRUPTED.search(text)
+    if match is None:
+        return None
+    return text[: match.start()], match.group(0), _INTERRUPT_STATUS.get(match.group(1), "interrupted")
+
+
 _TAG = re.compile(r"<([a-z_]+)>(.*?)</\1>", re.S)
 _PARAM = re.compile(r"<([a-z_0-9]+)>(.*?)</\1>", re.S)
 

@@ -19,14 +19,26 @@ from .parts import (
     parse_json,
     provider_of,
     rendered_part,
+    reports_tokens,
     request_usage,
     row_extra,
     shown_row,
     unanswered_status,
     with_result_state,
 )
-from .rows import NOTICE_ASKS, NOTICE_SAYS, REQUEST, call_kind, human_kind, subtype, subtypes, text_kind
-from .split import RESULT, Piece, split_text
+from .rows import (
+    NOTICE_ASKS,
+    NOTICE_SAYS,
+    REQUEST,
+    call_kind,
+    human_kind,
+    pick_shown_call,
+    subtype,
+    subtypes,
+    text_kind,
+    ui_label,
+)
+from .split import HARNESS, RESULT, Piece, split_text
 
 PLAN_ID = "task_progress"
 ANSWERED = f"{REGISTRY}/answered"
@@ -42,12 +54,21 @@ _KEEP_WAITING = frozenset(
         "api_req_failed",
         "resume_task",
         "resume_completed_task",
+        "deleted_api_reqs",
     }
 )
+#: rows in which Cline says it retried the request before them (auto retry, the person's retry)
+_RETRY_ROWS = frozenset({("say", "error_retry"), ("say", "api_req_retried")})
 #: asks after a followup question that end its wait for an answer (asked again, or the task was interrupted)
 _ASKED_AGAIN = frozenset({"followup", "resume_task", "resume_completed_task"})
+#: record types the model writes (a call, a followup question): they name the model
+_MODEL_WRITTEN = frozenset({"tool_call", "input_request"})
 #: the native-style id of each record type: written twice, the later record revises the earlier
 _NATIVE_ID = {"message": "messageId", "tool_call": "callId", "input_request": "requestId"}
+UI_NAME = (
+    "Cline's ui label of the tool (ClineSayTool.tool), not the name the model called: no request"
+    " in this input names the tool in a result header"
+)
 _DISPLAY_ONLY = "Cline's ui timeline holds only what it showed; the model-facing text is not in this input"
 #: ``api_req_started.request`` is Cline's display rendering of a request, not what the model got
 RENDERED = (
@@ -137,6 +158,13 @@ class Timeline:
         self.plan_entries: Any = None
         self.waiting_human: list[int] = []  # ui-only: a prompt waits for the request that sends it
         self.ui_calls: list[str] = []  # ui-only: calls shown since the last request
+        #: ui-only: each shown call's (name, uiTool), to pair rendered results by tool and target
+        self.ui_call_rows: dict[str, tuple[str, Any]] = {}
+        #: ui-only: the tool each shown call of the current group was, as the result header of
+        #: the request that answered it names it (the row's ``tool`` is Cline's ui label)
+        self.header_names: dict[str, str] = {}
+        #: ui-only: the status a cancelled request gives the last row of its reply (the one cut)
+        self.cut_at: dict[int, str] = {}
         self.usage_at: dict[int, tuple[Any, Any, str | None]] = {}
         self.outcome: str | None = None
         #: a completion_result row was shown and no request or call since (its `command` row follows)
@@ -282,8 +310,15 @@ class Timeline:
         return parts
 
     def _tail(self, body: dict[str, Any], row: dict[str, Any]) -> None:
+        """The row's members under ``cline``; ``model`` only on what the model wrote (its
+        messages, calls and questions): a prompt or notice stamped with the model in use
+        is not that model's output (``modelInfo`` stays under ``cline``)."""
         model_info = row.get("modelInfo")
-        if isinstance(model_info, dict) and isinstance(model_info.get("modelId"), str):
+        if (
+            isinstance(model_info, dict)
+            and isinstance(model_info.get("modelId"), str)
+            and (body.get("author") == "model" or body["type"] in _MODEL_WRITTEN)
+        ):
             body["model"] = model_info["modelId"]
         extra = row_extra(row)
         if extra:
@@ -297,32 +332,59 @@ class Timeline:
         body["author"] = "human" if role == "user" else "model"
         if role == "user":
             body["origin"] = "prompt"
-        if row.get("partial") is True:
+        finished = row.get("partial") is True and self._finished_reasoning(position)
+        cut = self.cut_at.pop(position, None)
+        if cut is not None:  # the row a cancelled request cut: its status, not partial's
+            body["status"] = cut
+        elif row.get("partial") is True and not finished:
             body["status"] = "partial"
         body["content"] = []
         body["displayContent"] = self.display_parts(row, None, self.kinds[position])
         body["capture"] = {"content": {"state": "absent", "reason": _DISPLAY_ONLY}}
         body["idSource"] = "derived"
         self._tail(body, row)
+        if finished or (cut is not None and row.get("partial") is True):
+            body.setdefault("cline", {})["partial"] = True  # the row's own flag, kept: the status says more
         usage = self.usage_at.pop(position, None)
         if usage is not None:
             self._put_usage(body, *usage)
         return self.put(body)
 
+    def _finished_reasoning(self, position: int) -> bool:
+        """A ``reasoning`` row left ``partial`` whose reply went on to another row (text, a tool
+        call, the completion, a question) before the next request or prompt: Cline updates only
+        the last row while streaming and clears the flag only on some paths (a text chunk), so
+        the row's text is the reasoning as it finished. A partial row the reply never got past
+        (the stream failed) stays partial."""
+        if self.kinds[position] != ("say", "reasoning"):
+            return False
+        kinds, ui = self.kinds, self.ui
+        for later in range(position + 1, len(ui)):
+            pair = kinds[later]
+            if pair == REQUEST or human_kind(pair, later):
+                return False
+            if text_kind(pair, ui[later]) or call_kind(pair) or pair == ("ask", "followup"):
+                return True
+        return False
+
     def _request(self, position: int, row: dict[str, Any]) -> Iterator[dict[str, Any]]:
         """``api_req_started``: the request text Cline sent, as a user message (ui-only input)."""
-        info = parse_json(row.get("text"))
-        request = info.get("request") if isinstance(info, dict) else None
-        if not isinstance(request, str) or self.api or self._retried(position, request):
-            self.outcome = "vendor"  # not JSON, or a request the api history holds, or retried
+        taken = self._consumes(position)
+        if taken is None:
+            # not JSON, or a request the api history holds, or a retry that cost nothing
+            self.outcome = "vendor"
             yield self.put(self._vendor("say/api_req_started", row))
             return
-        assert isinstance(info, dict)
+        info, request = taken
+        spent = reports_tokens(info)
         ts = row.get("ts")
         rendered: list[dict[str, Any]] = []
         pieces = split_text(request, flattened=True)
         for number, piece in enumerate(pieces):
-            if piece.kind == RESULT and self.ui_calls:
+            if piece.kind == RESULT and piece.skipped:
+                # a call Cline did not run shows no ui row: its notice stays Cline's words here
+                rendered.append(rendered_part(HARNESS, piece.text))
+            elif piece.kind == RESULT and self.ui_calls:
                 yield self.put(self._rendered_result(piece, ts, last=number == len(pieces) - 1))
             else:
                 rendered.append(rendered_part(piece.kind, piece.text))
@@ -344,22 +406,92 @@ class Timeline:
         if waiting:
             body["assembly"] = {"mode": "folded", "sourceIds": [str(self.ui[h].get("ts")) for h in waiting] + [str(ts)]}
         self._tail(body, row)
-        response = self.response.get(position)
+        # with an api history, this is a try the history does not hold: no reply row is its own
+        response = None if self.api else self.response.get(position)
         if response is None:
             unanswered_status(body, info)
-        rest = {k: v for k, v in info.items() if k != "request" and (response is None or k not in USAGE_KEYS)}
+        own_usage = response is None and spent  # no reply carries what it cost: the request does
+        moved = response is not None or own_usage
+        rest = {k: v for k, v in info.items() if k != "request" and not (moved and k in USAGE_KEYS)}
         if rest:
             body["apiRequest"] = rest
         if shown:
             body["displayRows"] = shown
         if response is not None:
-            self.usage_at[response] = request_usage(info, provider_of(row))
+            usage, native, status = request_usage(info, provider_of(row))
+            self.usage_at[response] = (usage, native, None)
+            if status is not None:  # the failure cut the reply where it stopped: its last row
+                self.cut_at[self._reply_end(response)] = status
+        elif own_usage:
+            usage, native, _status = request_usage(info, provider_of(row))
+            self._put_usage(body, usage, native)
         yield self.put(body)
+
+    def _reply_end(self, first: int) -> int:
+        """The last row of the reply that starts at ``first``: its text, call or question rows
+        up to the next request or prompt."""
+        kinds, ui = self.kinds, self.ui
+        end = first
+        for later in range(first + 1, len(ui)):
+            pair = kinds[later]
+            if pair == REQUEST or human_kind(pair, later):
+                break
+            if text_kind(pair, ui[later]) or call_kind(pair) or pair == ("ask", "followup"):
+                end = later
+        return end
+
+    def _consumes(self, position: int) -> tuple[dict[str, Any], str] | None:
+        """(the request row's JSON, its request text) when the row is written as a request
+        (and so answers the calls shown before it); None for one written as a vendor record:
+        not JSON, one the api history holds, a retry that cost nothing."""
+        info = parse_json(self.ui[position].get("text"))
+        request = info.get("request") if isinstance(info, dict) else None
+        spent = isinstance(info, dict) and reports_tokens(info)
+        if not isinstance(request, str) or (self.api and not spent) or self._retried(position, request, spent):
+            return None
+        assert isinstance(info, dict)
+        return info, request
+
+    def _header_names(self, start: int) -> dict[str, str]:
+        """The tool each call shown from ``start`` on was, as the ``[tool for 'x'] Result:``
+        headers of the request that answers them name it: the calls and their pairing worked
+        out ahead, as ``row`` and ``_request`` will make them."""
+        kinds, ui = self.kinds, self.ui
+        completed = self.completed
+        calls: list[str] = []
+        shown: dict[str, tuple[str, Any]] = {}
+        for later in range(start, len(ui)):
+            pair, row = kinds[later], ui[later]
+            if not isinstance(row, dict) or later in self.folded or misplaced(row, UI_NAMES) is not None:
+                continue
+            if pair == REQUEST:
+                completed = False
+                taken = self._consumes(later)
+                if taken is None:
+                    continue
+                names: dict[str, str] = {}
+                for piece in split_text(taken[1], flattened=True):
+                    if piece.kind == RESULT and not piece.skipped and calls:
+                        call_id = pick_shown_call(calls, shown, piece.tool, piece.target)
+                        if piece.tool:
+                            names[call_id] = piece.tool
+                return names
+            if human_kind(pair, later):
+                completed = False
+            elif pair == ("say", "completion_result"):
+                completed = True
+            elif call_kind(pair):
+                label, shown_as = ui_label(row, pair[1], completed)
+                completed = False
+                call_id = f"ui:{row.get('ts')}"
+                calls.append(call_id)
+                shown[call_id] = (label, shown_as)
+        return {}
 
     def _rendered_result(self, piece: Piece, ts: Any, last: bool) -> dict[str, Any]:
         """A ``[tool] Result:`` piece of a request's rendering answering a shown call: display only."""
         body = new_body("tool_result", ts)
-        body["callId"] = self.ui_calls.pop(0)
+        body["callId"] = self._pick_ui_call(piece.tool, piece.target)
         if piece.tool:
             body["name"] = piece.tool
         text = piece.text
@@ -370,46 +502,59 @@ class Timeline:
         body["displayContent"] = [{"type": "text", "text": text}]
         return with_result_state(body, piece.tool, text)
 
-    def _retried(self, position: int, request: str) -> bool:
-        """A request with no reply whose next request sends the same text: a retry."""
-        if position in self.response:
+    def _pick_ui_call(self, tool: str | None, target: str | None) -> str:
+        return pick_shown_call(self.ui_calls, self.ui_call_rows, tool, target)
+
+    def _retried(self, position: int, request: str, spent: bool) -> bool:
+        """A request with no reply whose next request sends the same text, when the source says
+        Cline retried it (an ``error_retry`` or ``api_req_retried`` row between the two) and the
+        try reports no tokens: a retry, folded. One that cost tokens stays a request, so what it
+        cost is never dropped from usage; one the source does not call a retry stays a request."""
+        if position in self.response or spent:
             return False
         kinds = self.kinds
+        said = False
         for later in range(position + 1, len(self.ui)):
-            if kinds[later] == REQUEST:
+            pair = kinds[later]
+            if pair in _RETRY_ROWS:
+                said = True
+            elif pair == REQUEST:
                 info = parse_json(self.ui[later].get("text"))
-                return isinstance(info, dict) and info.get("request") == request
+                return said and isinstance(info, dict) and info.get("request") == request
         return False
 
     def _ui_call(self, position: int, row: dict[str, Any], kind: str, sub: str) -> dict[str, Any]:
         text = row.get("text")
         body = new_body("tool_call", row.get("ts"))
-        body["callId"] = f"ui:{row.get('ts')}"
-        parsed = parse_json(text)
-        if sub == "command" and self.completed:
-            name = "attempt_completion"  # the command row of attempt_completion's `command` parameter
-        elif sub == "command":
-            name = "execute_command"
-        elif sub in ("browser_action_launch", "load_mcp_documentation"):
-            name = "browser_action" if sub == "browser_action_launch" else sub
-        else:
-            field = "type" if sub == "use_mcp_server" else "tool"
-            named = parsed.get(field) if isinstance(parsed, dict) else None
-            name = named if isinstance(named, str) else sub
+        call_id = body["callId"] = f"ui:{row.get('ts')}"
+        if not self.ui_calls:  # the first call since a request: look up the headers answering them
+            self.header_names = self._header_names(position)
+        name, shown_as = ui_label(row, sub, self.completed)
         self.completed = False
-        body["name"] = name
+        header = self.header_names.get(call_id)
+        label = sub == "tool" and isinstance(shown_as, dict) and shown_as.get("tool") == name
+        body["name"] = header if header is not None else name
         # what the row shows is Cline's ui message about the call, not the model's arguments
         body["capture"] = {"input": {"state": "absent", "reason": UI_INPUT}}
+        if label and header is None:
+            body["capture"]["name"] = {"state": "masked", "reason": UI_NAME}
         if text is not None:
-            body["uiTool"] = parsed if parsed is not None else text
+            body["uiTool"] = shown_as
         body["idSource"] = "derived"
         self._tail(body, row)
-        body.setdefault("cline", {})["row"] = f"{kind}/{sub}"
+        extra = body.setdefault("cline", {})
+        extra["row"] = f"{kind}/{sub}"
+        if header is not None and header != name:
+            extra["uiName"] = name  # Cline's ui label of the call (``ClineSayTool.tool``)
         usage = self.usage_at.pop(position, None)
         if usage is not None:
             self._put_usage(body, *usage)
+        cut = self.cut_at.pop(position, None)
+        if cut is not None:
+            body["status"] = cut
         self.known_calls.add(body["callId"])
         self.ui_calls.append(body["callId"])
+        self.ui_call_rows[body["callId"]] = (name, shown_as)
         return body
 
     def _plan(self, row: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -431,6 +576,7 @@ class Timeline:
         if self.plan_record is not None:
             body["supersedes"] = self.plan_record
         body["markdown"] = text
+        self._tail(body, row)  # the row's own members (history index, modelInfo, range)
         self.plan_entries = entries or text
         self.plan_record = self.emit.next_id
         yield self.put(body)
@@ -466,6 +612,12 @@ class Timeline:
             body["answer"] = [{**p, "author": "human"} for p in self.display_parts(answer, None)]
             body["status"] = ANSWERED
             body.setdefault("cline", {})["answerTs"] = answer.get("ts")
+        usage = self.usage_at.pop(position, None)
+        if usage is not None:  # the question was the reply to the request before it: its cost
+            self._put_usage(body, usage[0], usage[1])
+        cut = self.cut_at.pop(position, None)
+        if cut is not None and answer is None:
+            body["status"] = cut
         return body
 
     def _notice(self, row: dict[str, Any], sub: str) -> dict[str, Any]:

@@ -9,8 +9,8 @@ from ...core.adapter import Adapter, Context, Stream
 from ...core.errors import InputError
 from ...core.source import Source
 from ...registry import register
-from . import discover
-from .containers import bare_lines, envelope_lines, json_document, sniff_era
+from . import discover, sniff
+from .containers import bare_lines, envelope_lines, era_of, json_document
 from .session import RolloutConverter
 
 
@@ -22,17 +22,10 @@ class CodexAdapter(Adapter):
     discovery = discover
 
     def detect(self, source: Source) -> int:
-        if source.is_sqlite:
-            return 0
-        era = sniff_era(source.head())
-        if era == "envelope":
-            return 100
-        if era is not None:
-            return 80 if source.name.startswith("rollout-") else 60
-        return 0
+        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
-        era = sniff_era(source.head())
+        era = era_of(source)[0]
         if era is None:
             raise InputError(source.display, "not a Codex rollout (no session_meta or rollout header line)")
         converter = RolloutConverter(self, context, era)

@@ -16,6 +16,7 @@ import orjson
 
 from ...core.adapter import Context
 from ...core.errors import InputError
+from ...core.source import Source
 
 _G0_HEAD = re.compile(rb'\A\s*\{\s*"session"\s*:\s*\{')
 
@@ -43,6 +44,38 @@ def sniff_era(head: bytes) -> str | None:
     if isinstance(value, dict) and "type" not in value and "id" in value and "timestamp" in value:
         return "bare"
     return None
+
+
+#: The envelope kinds of G2+ rollouts (``{timestamp, type, payload}``).
+ENVELOPE_KINDS = frozenset(
+    {
+        "session_meta",
+        "response_item",
+        "event_msg",
+        "turn_context",
+        "compacted",
+        "inter_agent_communication",
+        "inter_agent_communication_metadata",
+    }
+)
+
+
+def envelope_line(obj: dict[str, Any]) -> bool:
+    """A line in the envelope rollouts' shape, with or without its timestamp."""
+    return obj.get("type") in ENVELOPE_KINDS and "payload" in obj
+
+
+def era_of(source: Source) -> tuple[str | None, int]:
+    """The rollout's era and how sure that is (0 to 100), from its head: the first line's shape
+    (``sniff_era``), else the share of the head's parsed lines that are envelope lines (a
+    rollout cut before its header, or after a garbage line)."""
+    era = sniff_era(source.head())
+    if era == "envelope":
+        return era, 100
+    if era is not None:
+        return era, 80 if source.name.startswith("rollout-") else 60
+    share = source.head_lines().share(envelope_line)
+    return ("envelope", round(90 * share)) if share else (None, 0)
 
 
 def envelope_lines(context: Context) -> Iterator[NativeLine]:

@@ -22,11 +22,14 @@ _GOAL_STATUS = {
     "budget_limited": "budget_limited",
     "complete": "complete",
 }
+_USER_INPUT = "com.openai.codex/user_input"
 _TURN_START = frozenset({"task_started", "turn_started"})
 _TURN_END = frozenset({"task_complete", "turn_complete"})
 #: events that name a spawned child's thread id (by the spawn's call id)
 _SPAWN_EVENTS = frozenset({"sub_agent_activity", "collab_agent_spawn_end"})
 _PHASES = {"commentary": "commentary", "final_answer": "final"}
+#: why an event-only prompt has no ``content`` (ASR-207)
+_UI_ONLY = "the rollout keeps only the UI event of this prompt, not the item the model was sent"
 #: event members the unpaired record states in its own words
 _EVENT_TEXT_KEYS = frozenset({"type", "message", "text", "phase"})
 
@@ -44,6 +47,30 @@ def _native_reasoning(members: list[dict[str, Any]]) -> dict[str, Any]:
     return native
 
 
+def user_input_parts(content: Any) -> list[dict[str, Any]]:
+    """A ``UserMessage`` TurnItem's ``content`` (``UserInput``: text, image by URL, local
+    image by path) as parts; text elements and unknown inputs stay with the part verbatim."""
+    parts: list[dict[str, Any]] = []
+    for entry in content if isinstance(content, list) else ():
+        if not isinstance(entry, dict):
+            continue
+        kind = entry.get("type")
+        if kind == "text" and isinstance(entry.get("text"), str):
+            part: dict[str, Any] = {"type": "text", "text": entry["text"]}
+        elif kind == "image" and isinstance(entry.get("image_url"), str):
+            part = data_url_image(entry["image_url"]) or {"type": "data", "data": entry, "schema": _USER_INPUT}
+            parts.append(part)
+            continue
+        else:
+            parts.append({"type": "data", "data": entry, "schema": _USER_INPUT})
+            continue
+        extra = {k: v for k, v in entry.items() if k not in ("type", "text")}
+        if extra:
+            part["_meta"] = {_USER_INPUT: extra}
+        parts.append(part)
+    return parts
+
+
 class EventMapper(MessageMapper, UsageMapper, ToolMapper):
     def on_event(self, raw: dict[str, Any], event: Any) -> None:
         kind = event.get("type") if isinstance(event, dict) else None
@@ -59,6 +86,11 @@ class EventMapper(MessageMapper, UsageMapper, ToolMapper):
             if self.copy_depth <= 0:  # the parent's copied history ends here; the fork's own follows
                 self.copy_depth = 0
                 self.copied_from = None
+                # The copy may end inside the parent's open turn (a subagent spawned mid-turn):
+                # that turn and its model are the parent's. The fork's own records take theirs
+                # from its own turn_context / task_started.
+                self.turn_id = None
+                self.model = None
         if kind in _TURN_START:
             self.close_turn()
             if isinstance(event.get("turn_id"), str):
@@ -92,12 +124,6 @@ class EventMapper(MessageMapper, UsageMapper, ToolMapper):
             self.release_held(paired=True)
             self.acc.duplicates += 1
             return
-        # No item carries this submission: the event is the only record of it, and a
-        # person's new submission ends the step before it (its events are due here).
-        self.close_turn()
-        record = self.envelope("message")
-        record["messageId"] = self.derived("user_message")
-        record["role"] = "user"
         parts: list[dict[str, Any]] = []
         if isinstance(event.get("message"), str):
             parts.append({"type": "text", "text": event["message"]})
@@ -105,14 +131,32 @@ class EventMapper(MessageMapper, UsageMapper, ToolMapper):
             image = data_url_image(url) if isinstance(url, str) else None
             if image is not None:
                 parts.append(image)
+        rest = {k: v for k, v in event.items() if k not in ("type", "message", "images")}
+        self.display_only_prompt(None, parts, rest)
+
+    def display_only_prompt(self, native_id: Any, parts: list[dict[str, Any]], rest: dict[str, Any]) -> None:
+        """A submission no user item carries: the UI event is the only record of it.
+
+        The event holds what the person saw, not what the model was sent (ASR-207): its
+        parts are ``displayContent``, ``content`` stays empty and ``capture.content`` is
+        absent. A person's new submission ends the step before it (its events are due here).
+        """
+        self.close_turn()
+        record = self.envelope("message")
+        derived = not (isinstance(native_id, str) and native_id)
+        record["messageId"] = self.derived("user_message") if derived else native_id
+        record["role"] = "user"
         record["content"] = parts
-        record["idSource"] = "derived"
+        if derived:
+            record["idSource"] = "derived"
         if self.copied_from is not None:
             record["copiedFrom"] = self.copy_ref(record)
         # The same authorship as an item the event pairs: IDE context split off, a
         # subagent's input from its parent, copied history as the parent recorded it.
         self.settle_user(record, list(range(len(parts))), paired=True)
-        rest = {k: v for k, v in event.items() if k not in ("type", "message", "images")}
+        record["displayContent"] = record["content"]
+        record["content"] = []
+        record["capture"] = {"content": {"state": "absent", "reason": _UI_ONLY}}
         if rest:
             record["codex"] = rest
         self.put(record)
@@ -320,6 +364,13 @@ class EventMapper(MessageMapper, UsageMapper, ToolMapper):
         if kind == "UserMessage" and self.held is not None:
             self.release_held(paired=True)
             self.acc.duplicates += 1
+        elif kind == "UserMessage" and isinstance(item, dict) and self.copied_from is None:
+            parts = user_input_parts(item.get("content"))
+            rest = {k: v for k, v in event.items() if k not in ("type", "item")}
+            extra = {k: v for k, v in item.items() if k not in ("type", "id", "content")}
+            if extra:
+                rest["item"] = extra
+            self.display_only_prompt(item.get("id"), parts, rest)
         elif kind in ("AgentMessage", "Reasoning") and self.copied_from is not None:
             self.acc.duplicates += 1  # a copy of the parent's mirror, like the legacy events
         elif kind == "AgentMessage" and isinstance(item, dict):

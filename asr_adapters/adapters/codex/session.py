@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 import orjson
 
 from ...core.adapter import header
+from ...core.digests import value_digest
 from ...core.items import misplaced, names
 from ...core.refs import session_ref
 from ...core.timestamps import from_iso
@@ -17,6 +17,10 @@ from .containers import NativeLine
 from .events import EventMapper
 from .tools import ToolMapper
 
+_NO_SESSION_META = (
+    "no session_meta line before the rollout's items (cut before its header): the session id is derived "
+    "from the file name; start time, cwd, Codex version and the rest of the header are unknown"
+)
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 VARIANTS = {"envelope": "envelope", "bare": "bare", "json": "json"}
 #: session_meta members the header states in its own words; the rest stays under ``meta``.
@@ -184,12 +188,8 @@ class RolloutConverter(EventMapper, ToolMapper):
         native_id = item.get("call_id") or item.get("id") if key != "m" else item.get("id")
         if not isinstance(native_id, str) or not native_id:
             return False
-        key = f"{key}:{native_id}"
-        digest = hashlib.blake2b(orjson.dumps(item, option=orjson.OPT_SORT_KEYS), digest_size=16).digest()
-        if self.item_digests.get(key) == digest:
-            return True
-        self.item_digests[key] = digest
-        return False
+        digest = value_digest(orjson.dumps(item, option=orjson.OPT_SORT_KEYS))
+        return self.item_digests.swap(f"{key}:{native_id}", digest) == digest
 
     # -- header and forks -------------------------------------------------------------------
 
@@ -216,7 +216,9 @@ class RolloutConverter(EventMapper, ToolMapper):
             self.copy_depth += 1
         self.keep("session_meta", raw)
 
-    def write_header(self, meta: dict[str, Any]) -> None:
+    def write_header(self, meta: dict[str, Any], missing: str | None = None) -> None:
+        """The ``session`` record from a ``session_meta`` payload; ``missing`` says why there is
+        none (then the header's ``capture.meta`` states it)."""
         thread = meta.get("id")
         self.thread_id = thread if isinstance(thread, str) and thread else self.thread_from_name()
         tree = meta.get("session_id")
@@ -247,6 +249,9 @@ class RolloutConverter(EventMapper, ToolMapper):
         rest = {k: v for k, v in meta.items() if k not in _HEADER_KEYS}
         if rest:
             record["meta"] = rest
+        if missing is not None:  # no session_meta at all: the id is the file name's
+            record["capture"] = {"meta": {"state": "absent", "reason": missing}}
+            record["idSource"] = "derived"
         self.session_ref = record["session"]
         self.header_done = True
         self.put(record)
@@ -256,9 +261,11 @@ class RolloutConverter(EventMapper, ToolMapper):
         return match.group(0) if match else self.context.source.name.split(".", 1)[0] or "unknown"
 
     def fallback_header(self) -> None:
-        """A rollout whose first line is lost still gets a header, named by its file."""
+        """A rollout cut before its header (its first lines lost, or written without one) still
+        gets a header: its session id derived from the file name, ``capture.meta`` saying what
+        the missing ``session_meta`` would have told."""
         self.context.warn(self.line, "no session_meta line before this one; session id taken from the file name")
-        self.write_header({})
+        self.write_header({}, _NO_SESSION_META)
 
     # -- compaction ---------------------------------------------------------------------------
 

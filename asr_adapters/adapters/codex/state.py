@@ -13,6 +13,7 @@ from collections import deque
 from typing import Any
 
 from ...core.adapter import Adapter, Context, Emitter
+from ...core.digests import DigestMap
 from ...core.refs import schema_name
 from ...core.spill import SpillMap
 from ...core.timestamps import from_iso
@@ -86,10 +87,10 @@ class ConverterState:
         self.copied_subagent = False
         self.plan_heads: dict[str, str] = {}
         #: a digest of each native item with an id, by ``<kind>:<id>`` (a repeat in full is a
-        #: duplicate), and the record id that last wrote each messageId / callId (a changed
-        #: repeat supersedes it); one entry per id, never the items
-        self.item_digests = SpillMap()
-        self.native_heads = SpillMap()
+        #: duplicate), and the seq of the record that last wrote each messageId / callId (a
+        #: changed repeat supersedes it); 16 bytes an id in memory, never the items
+        self.item_digests = DigestMap()
+        self.native_heads = DigestMap()
         #: vendor schema name per native kind (a few dozen kinds; one string each)
         self.schemas: dict[str, str] = {}
         self.spawns: dict[str, dict[str, Any]] = {}
@@ -237,11 +238,9 @@ class ConverterState:
             # gets here): a revision of the record that last carried the id.
             native_id = record.get("messageId" if kind == "message" else "callId")
             if isinstance(native_id, str):
-                key = f"{kind[0]}:{native_id}"
-                head = self.native_heads.get(key)
+                head = self.native_heads.swap(f"{kind[0]}:{native_id}", self.emit.seq + 1)
                 if head is not None and "copiedFrom" not in record:
-                    record["supersedes"] = head
-                self.native_heads[key] = self.emit.next_id
+                    record["supersedes"] = f"r{head}"
         if "summaryOf" in record and kind == "message":
             # A compaction replaces the thread's history up to here: every record before it
             # in stream order (the header aside), back to the previous compaction's summary.

@@ -10,6 +10,7 @@ import orjson
 from ...core import items
 from ...core.outcome import denied, set_exit_code
 from ...core.refs import session_ref
+from ...core.sanitized import MARKER
 from .content import data_url_image, output_parts
 from .state import ConverterState
 
@@ -85,8 +86,8 @@ class ToolMapper(ConverterState):
         self._keep_rest(record, item, _CALL_KEYS)
         self.put(record)
         self.acc.records += 1
-        if name == "update_plan" and parsed and isinstance(value, dict):
-            self.plan_from_update(record, value)
+        if name == "update_plan":
+            self.plan_from_update(record, value if parsed else None, item.get("arguments"))
         elif name in _SPAWN_TOOLS and parsed and isinstance(value, dict):
             if len(self.spawns) >= _SPAWN_LIMIT:  # bounded: the oldest waits no longer
                 oldest = next(iter(self.spawns))
@@ -216,10 +217,15 @@ class ToolMapper(ConverterState):
 
     # -- what some calls also are ---------------------------------------------------------
 
-    def plan_from_update(self, call: dict[str, Any], value: dict[str, Any]) -> None:
-        """``update_plan`` carries the whole plan each time: a snapshot, revised by the next."""
-        steps = value.get("plan")
+    def plan_from_update(self, call: dict[str, Any], value: Any, raw: Any) -> None:
+        """``update_plan`` carries the whole plan each time: a snapshot, revised by the next.
+
+        A call whose arguments give no step list (not JSON, cut off, replaced by a
+        sanitizer, no ``plan``) is still a snapshot, so that a plan index finds every
+        call: no entries, and ``capture.entries`` saying why (issue 27.10)."""
+        steps = value.get("plan") if isinstance(value, dict) else None
         if not isinstance(steps, list):
+            self.unreadable_plan(call, value, raw)
             return
         entries = []
         for step in steps:
@@ -238,6 +244,24 @@ class ToolMapper(ConverterState):
         plan["entries"] = entries
         plan["idSource"] = "derived"
         if isinstance(value.get("explanation"), str):
+            plan["explanation"] = value["explanation"]
+        self.put(plan)
+
+    def unreadable_plan(self, call: dict[str, Any], value: Any, raw: Any) -> None:
+        plan = self.envelope("plan")
+        plan["planId"] = f"update_plan:{self.thread_id or 'unknown'}"
+        plan["planType"] = "items"
+        plan["callId"] = call["callId"]
+        plan["entries"] = []
+        if isinstance(raw, str) and MARKER.fullmatch(raw.strip()):
+            capture = {"state": "redacted", "reason": f"replaced by a sanitizer before conversion: {raw.strip()}"}
+        elif "arguments" in call:
+            capture = {"state": "absent", "reason": "the update_plan arguments are not JSON (the tool call keeps them)"}
+        else:
+            capture = {"state": "absent", "reason": "the update_plan arguments hold no plan list"}
+        plan["capture"] = {"entries": capture}
+        plan["idSource"] = "derived"
+        if isinstance(value, dict) and isinstance(value.get("explanation"), str):
             plan["explanation"] = value["explanation"]
         self.put(plan)
 

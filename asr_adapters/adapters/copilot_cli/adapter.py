@@ -10,30 +10,25 @@ gets the ``subagent`` link where the file first shows the subagent (``subagents`
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import orjson
 
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
+from ...core.digests import DigestMap, value_digest
 from ...core.errors import InputError
 from ...core.items import names
 from ...core.refs import session_ref
 from ...core.source import Source
-from ...core.spill import SpillMap
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
-from . import discover
+from . import discover, sniff
 from .groups import Groups
 from .mapper import AGENT, Mapper, child_key
+from .sniff import is_start as _is_start
 
 FORMAT = "copilot-cli-events"
-_START = re.compile(rb'"type"\s*:\s*"session\.start"')
-_COPILOT = re.compile(rb'"producer"\s*:\s*"copilot-agent"|"copilotVersion"\s*:')
-_EVENT = re.compile(rb'"type"\s*:\s*"(?:user\.message|assistant\.(?:message|turn_start)|tool\.execution_start)"')
-_ENVELOPE = re.compile(rb'"parentId"\s*:')
 #: Members an event is dispatched or deduplicated on (``core.items``): an array or object there
 #: is one unreadable line.
 DISPATCH = names("type", "id", "agentId", "data.parentToolCallId")
@@ -47,14 +42,7 @@ class CopilotCliAdapter(Adapter):
     discovery = discover
 
     def detect(self, source: Source) -> int:
-        if source.is_sqlite:
-            return 0
-        head = source.head()
-        if _START.search(head) and _COPILOT.search(head):
-            return 100
-        if _EVENT.search(head) and _ENVELOPE.search(head) and b'"data"' in head:
-            return 70
-        return 0
+        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         first = _first_event(source)
@@ -67,7 +55,7 @@ class CopilotCliAdapter(Adapter):
             emit = Emitter(context.accounting)
             mapper = Mapper(self, emit, context, session_id)
             previous = b""  # a line with no event id written twice in a row is a duplicate
-            seen = SpillMap()  # event id -> digest of its line: the same line again is a duplicate
+            seen = DigestMap()  # event id -> digest of its line: the same line again is a duplicate
             started = False
             owner_of, unstarted, feed = groups.owner_of, groups.unstarted, mapper.feed  # per line
             for number, event, raw in context.parsed_lines(DISPATCH):
@@ -175,27 +163,23 @@ class CopilotCliAdapter(Adapter):
             yield from mapper.feed(number, event)
 
 
-def _seen_before(seen: SpillMap, event: Any, raw: bytes) -> bool:
+def _seen_before(seen: DigestMap, event: Any, raw: bytes) -> bool:
     """Whether this exact line (same event id, same bytes) was read before, anywhere in the
     file; a line under an id already seen but with other bytes is a new version, mapped."""
     event_id = event.get("id") if type(event) is dict else None
     if not isinstance(event_id, str):
         return False
-    # hex text, not bytes: a spilled str is stored as itself, bytes would be encoded per entry
-    digest = hashlib.blake2b(raw, digest_size=16).hexdigest()
-    if seen.get(event_id) == digest:
-        return True
-    seen[event_id] = digest
-    return False
-
-
-def _is_start(event: Any) -> bool:
-    return isinstance(event, dict) and event.get("type") == "session.start"
+    digest = value_digest(raw)
+    return seen.swap(event_id, digest) == digest
 
 
 def _first_event(source: Source) -> Any:
-    head = source.head()
-    line = head.split(b"\n", 1)[0]
+    """The first line of the head that parses (a garbage line before ``session.start`` does not
+    hide it)."""
+    values = source.head_lines().values
+    if values:
+        return values[0]
+    line = source.head().split(b"\n", 1)[0]  # one line longer than the head
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError:

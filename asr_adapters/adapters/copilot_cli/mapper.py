@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ...core.adapter import Context, Emitter, start
+from ...core.digests import DigestMap, RecordIds
 from ...core.refs import schema_name, session_ref
 from ...core.spill import SpillMap
 from ...core.timestamps import from_iso
@@ -62,14 +63,14 @@ class Mapper(ToolMixin, SubagentMixin, OutcomeMixin):
         self.reasoning_event: tuple[str, str] | None = None
         self.last_reasoning: tuple[Any, Any] | None = None  # (opaque key, messageId)
         #: the responses (inference id, else messageId) whose ``usage`` was written
-        self.usage_written = SpillMap()
+        self.usage_written = DigestMap()
         #: native id -> the record that last wrote it: a later record with it revises that one
-        self.written = SpillMap()
+        self.written = RecordIds()
         #: toolCallId -> its call as written (input and all): few kept in memory, starts follow
         #: their requests closely
         self.calls = SpillMap(limit=_CALLS_IN_MEMORY)
         #: toolCallIds whose result was written: a request or start arriving later never reopens them
-        self.finished = SpillMap()
+        self.finished = DigestMap()
         self.init_subagents()
         self.init_outcomes()
 
@@ -354,7 +355,7 @@ class Mapper(ToolMixin, SubagentMixin, OutcomeMixin):
             key = ("i:" if inference is not None else "m:") + response
             if self.usage_written.get(key) is not None:
                 return None
-            self.usage_written[key] = 1  # an int: stored as itself if spilled, not encoded
+            self.usage_written[key] = 1
         return {"outputTokens": tokens}
 
     @staticmethod

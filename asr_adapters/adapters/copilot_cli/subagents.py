@@ -27,7 +27,7 @@ from ...core.timestamps import from_iso, stamp
 
 if TYPE_CHECKING:
     from ...core.adapter import Emitter
-    from ...core.spill import SpillMap
+    from ...core.digests import RecordIds
 
 AGENT = "copilot-cli"
 #: the line the main pass puts in a stream where one of its subagents first shows up with no
@@ -50,7 +50,7 @@ class SubagentMixin:
     session_key: str
     #: the agent whose stream this is (None: the session's)
     agent_id: str | None
-    written: SpillMap
+    written: RecordIds
     _write: Callable[[dict[str, Any]], dict[str, Any]]  # Mapper's: emit, with supersedes
     _written: Callable[[str, str], bool]
 

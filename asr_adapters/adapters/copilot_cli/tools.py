@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ...core.digests import DigestMap
 from ...core.spill import SpillMap
 from .content import result_parts
 
@@ -23,7 +24,7 @@ class ToolMixin:
     #: toolCallId -> [its tool_call as last written, what its request said]; whether it has a
     #: result is ``finished`` alone (kept apart so a result never rewrites the spilled call)
     calls: SpillMap
-    finished: SpillMap
+    finished: DigestMap
     aborted: set[str]
     _write: Callable[[dict[str, Any]], dict[str, Any]]
     _base: Callable[[str, dict[str, Any]], dict[str, Any]]
@@ -137,7 +138,7 @@ class ToolMixin:
         elif partial is not None:
             record["capture"] = {"content": {"state": "truncated", "reason": partial}}
         self.open_calls.pop(call_id, None)
-        self.finished[call_id] = 1  # an int: stored as itself if spilled, not encoded
+        self.finished[call_id] = 1
         native = rest(data, ("toolCallId", "success", "result", "error"))
         result = data.get("result")
         if isinstance(result, dict):

@@ -1,5 +1,11 @@
-"""Gemini CLI: chat recordings of both eras (JSON up to v0.38, JSONL from v0.39)."""
+"""Gemini CLI: chat recordings of both eras (JSON up to v0.38, JSONL from v0.39).
 
-from . import adapter
+Nothing is imported here: ``registry`` imports ``adapter`` (which registers the agent) when the
+agent is named or chosen, and detection imports only ``sniff``.
+"""
+
+from ..._lazy import lazy_names
+
+__getattr__, __dir__ = lazy_names(__name__, {"adapter": ".adapter"}, [], ("adapter",))
 
 __all__ = ["adapter"]

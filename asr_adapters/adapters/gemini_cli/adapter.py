@@ -19,7 +19,7 @@ from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
-from . import discover
+from . import discover, sniff
 from .jsonl import DISPATCH, convert_jsonl
 from .mapping import Mapper
 
@@ -94,12 +94,7 @@ class GeminiCliAdapter(Adapter):
     discovery = discover
 
     def detect(self, source: Source) -> int:
-        head = source.head()
-        if b'"sessionId"' in head and b'"projectHash"' in head:
-            return 95
-        if source.name.startswith("session-") and (b'"$set"' in head or b'"$rewindTo"' in head):
-            return 60
-        return 0
+        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         head = source.head()

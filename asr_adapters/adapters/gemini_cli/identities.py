@@ -162,9 +162,15 @@ class Identities:
         self.touched.append(record["seq"])
         self.volatile = True
 
-    def put_native(self, message_id: str, msg: Any, out: list[dict[str, Any]], force: bool) -> None:
-        """A message with no ASR home, kept verbatim (once per distinct version)."""
-        entry = self.revise(self.vendor("message", msg), self.messages.get(message_id, _NO_ENTRIES)[1], out, force)
+    def put_native(
+        self, message_id: str, msg: Any, out: list[dict[str, Any]], force: bool, kind: str = "message", **extra: Any
+    ) -> None:
+        """A message with no ASR home, kept verbatim (once per distinct version); ``extra``
+        members (``ts``, ``copiedFrom``) go on the vendor record beside the data."""
+        body = self.vendor(kind, msg)
+        if extra:
+            body.update(extra)
+        entry = self.revise(body, self.messages.get(message_id, _NO_ENTRIES)[1], out, force)
         if entry is not None:
             entries = self.messages.get(message_id, _NO_ENTRIES)  # revise may have noted usage
             self.messages[message_id] = (entries[0], entry, entries[2])

@@ -11,6 +11,7 @@ from typing import Any
 
 from ...core.adapter import Emitter
 from ...core.refs import session_ref
+from ...core.timestamps import from_iso, stamp
 from .calls import CallMapper
 from .identities import (
     CALL,
@@ -35,6 +36,8 @@ from .tools import (
 )
 
 NOTICE_TYPES = ("info", "warning", "error")
+#: the vendor kind of a function-response turn kept beside its tool_result records
+RESPONSE_TURN = "functionResponseTurn"
 
 
 class Mapper(CallMapper):
@@ -228,7 +231,9 @@ class Mapper(CallMapper):
             responses = True
             index = end
         if not content and msg.get("displayContent") is None:
-            if not responses:
+            if responses:
+                self.put_response_turn(message_id, derived, msg, out, force)
+            else:
                 self.put_native(message_id, msg, out, force)
             return
         body = self._head(msg, message_id, derived)
@@ -269,8 +274,25 @@ class Mapper(CallMapper):
         if content or body.get("displayContent"):
             self._tail(body, msg)
             self.put_message(message_id, body, out, force)
-        elif not responses:
+        elif responses:
+            self.put_response_turn(message_id, derived, msg, out, force)
+        else:
             self.put_native(message_id, msg, out, force)
+
+    def put_response_turn(self, message_id: str, derived: bool, msg: dict[str, Any], out: list, force: bool) -> None:
+        """A function-response turn (v0.44+) with no text of its own: its outputs are tool_result
+        records (written from ``toolCalls[]``, or by ``_response``), and the turn itself is kept
+        verbatim as a vendor record with its time and ``messageId``, so its native id and
+        timestamp stay in the stream, ``messageId=<id>`` refs (a copy's ``copiedFrom``) resolve,
+        and a rewind or reset that removes it names a record (issue 27.11)."""
+        extra: dict[str, Any] = {}
+        stamp(extra, from_iso(msg.get("timestamp")))
+        extra["messageId"] = message_id
+        if derived:
+            extra["idSource"] = "derived"
+        if self.copied_from is not None:
+            extra["copiedFrom"] = self.copied_from
+        self.put_native(message_id, msg, out, force, kind=RESPONSE_TURN, **extra)
 
     def _compacted(self, message_id: str) -> dict[str, str]:
         """``compaction`` of a summary: the records before it when it was first written (the

@@ -39,29 +39,41 @@ def native_parts(value: Any) -> list[Any]:
     return [value]
 
 
-def _with_meta(part: dict[str, Any], native: dict[str, Any], used: tuple[str, ...]) -> dict[str, Any]:
+def _with_meta(
+    part: dict[str, Any], native: dict[str, Any], used: tuple[str, ...], meta: str = PART_META
+) -> dict[str, Any]:
     rest = {k: v for k, v in native.items() if k not in used}
     if rest:
-        part["_meta"] = {PART_META: rest}
+        part["_meta"] = {meta: rest}
     return part
 
 
-def map_part(native: Any) -> dict[str, Any]:
-    """One native part that is not a function call/response -> one ASR part."""
+def map_part(native: Any, registry: str = REGISTRY, thought_summary: bool = True) -> dict[str, Any]:
+    """One native part that is not a function call/response -> one ASR part.
+
+    ``registry`` names the agent whose file it is (Qwen Code writes the same Gemini API
+    parts); ``thought_summary``: whether a ``thought: true`` text is a summary, as the Gemini
+    API's thoughts are, or reasoning of unknown visibility (other providers' reasoning text
+    carried in the same part, as Qwen Code stores it)."""
+    meta = PART_META if registry == REGISTRY else f"{registry}/part"
     if not isinstance(native, dict):
-        return {"type": "data", "data": native, "schema": PART_META}
+        return {"type": "data", "data": native, "schema": meta}
     text = native.get("text")
     if len(native) == 1 and isinstance(text, str):  # the common case, without the general path
         return {"type": "text", "text": text}
     if isinstance(text, str):
         if native.get("thought") is True:
-            part: dict[str, Any] = {"type": "reasoning", "visibility": "summary", "summary": [text]}
+            part: dict[str, Any] = (
+                {"type": "reasoning", "visibility": "summary", "summary": [text]}
+                if thought_summary
+                else {"type": "reasoning", "text": text}
+            )
             signature = native.get("thoughtSignature")
             if isinstance(signature, str):
                 part["signature"] = signature
-                return _with_meta(part, native, ("text", "thought", "thoughtSignature"))
-            return _with_meta(part, native, ("text", "thought"))
-        return _with_meta({"type": "text", "text": text}, native, ("text",))
+                return _with_meta(part, native, ("text", "thought", "thoughtSignature"), meta)
+            return _with_meta(part, native, ("text", "thought"), meta)
+        return _with_meta({"type": "text", "text": text}, native, ("text",), meta)
     inline = native.get("inlineData")
     if isinstance(inline, dict) and isinstance(inline.get("mimeType"), str):
         mime = inline["mimeType"]
@@ -70,7 +82,7 @@ def map_part(native: Any) -> dict[str, Any]:
             part = {"type": kind, "mimeType": mime}
             if isinstance(inline.get("data"), str):
                 part["data"] = inline["data"]
-            return _with_meta(part, native, ("inlineData",))
+            return _with_meta(part, native, ("inlineData",), meta)
     file_data = native.get("fileData")
     if (
         isinstance(file_data, dict)
@@ -85,8 +97,8 @@ def map_part(native: Any) -> dict[str, Any]:
         part = {"type": "resource_link", "uri": uri, "name": uri.rsplit("/", 1)[-1] or uri}
         if isinstance(file_data.get("mimeType"), str):
             part["mimeType"] = file_data["mimeType"]
-        return _with_meta(part, native, ("fileData",))
-    return {"type": "data", "data": native, "schema": PART_META}
+        return _with_meta(part, native, ("fileData",), meta)
+    return {"type": "data", "data": native, "schema": meta}
 
 
 def thought_part(thought: Any) -> dict[str, Any]:

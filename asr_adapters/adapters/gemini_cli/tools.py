@@ -43,8 +43,11 @@ def stamped(kind: str, value: Any) -> dict[str, Any]:
     return body
 
 
-def response_parts(native: Any, call_id: str | None, name: Any) -> tuple[list[dict[str, Any]], bool]:
-    """A tool output (``result`` Part[] or a user turn's parts) -> (ASR parts, output was an error)."""
+def response_parts(
+    native: Any, call_id: str | None, name: Any, registry: str = REGISTRY
+) -> tuple[list[dict[str, Any]], bool]:
+    """A tool output (``result`` Part[] or a user turn's parts) -> (ASR parts, output was an error).
+    ``registry``: the agent whose file it is (Qwen Code writes the same function responses)."""
     out: list[dict[str, Any]] = []
     failed = False
     for part in native if type(native) is list else native_parts(native):
@@ -52,7 +55,7 @@ def response_parts(native: Any, call_id: str | None, name: Any) -> tuple[list[di
             part = {"text": part}  # as native_parts makes it
         response = part.get("functionResponse") if isinstance(part, dict) else None
         if not isinstance(response, dict):
-            out.append(map_part(part))
+            out.append(map_part(part, registry))
             continue
         body = response.get("response")
         text = None
@@ -65,7 +68,7 @@ def response_parts(native: Any, call_id: str | None, name: Any) -> tuple[list[di
         if isinstance(text, str):
             mapped: dict[str, Any] = {"type": "text", "text": text}
         else:
-            mapped = {"type": "data", "data": body, "schema": RESULT_SCHEMA}
+            mapped = {"type": "data", "data": body, "schema": f"{registry}/functionResponse"}
         if len(part) == 1 and len(response) <= 3 and response.get("id") == call_id and response.get("name") == name:
             out.append(mapped)  # the common case: nothing beside id, name and response
             continue
@@ -80,18 +83,18 @@ def response_parts(native: Any, call_id: str | None, name: Any) -> tuple[list[di
             if rest:
                 meta["functionResponse"] = rest
             meta.update(other)
-            mapped["_meta"] = {f"{REGISTRY}/part": meta}
+            mapped["_meta"] = {f"{registry}/part": meta}
         out.append(mapped)
     return out, failed
 
 
-def display_parts(display: Any) -> list[dict[str, Any]]:
+def display_parts(display: Any, registry: str = REGISTRY) -> list[dict[str, Any]]:
     """``resultDisplay`` (what the UI showed) -> displayContent parts."""
     if display is None:
         return []
     if isinstance(display, str):
         return [{"type": "text", "text": display}]
-    return [{"type": "data", "data": display, "schema": DISPLAY_SCHEMA}]
+    return [{"type": "data", "data": display, "schema": f"{registry}/resultDisplay"}]
 
 
 def call_body(call: dict[str, Any], call_id: str, derived: bool, ts: Any, link: dict[str, str]) -> dict[str, Any]:
@@ -170,13 +173,13 @@ _POLICY = "Tool execution denied by policy"
 _EXIT_CODE = re.compile(r"(?:^|\n)Exit Code: (-?\d+)(?:\n|\Z)")
 
 
-def result_outcome(body: dict[str, Any], name: Any, content: list[dict[str, Any]]) -> None:
+def result_outcome(body: dict[str, Any], name: Any, content: list[dict[str, Any]], registry: str = REGISTRY) -> None:
     """The outcome a result's own text records (docs/semantics.md, Tool outcome): the person's
     refusal or a policy's is ``denied``, a stopped run ``interrupted`` (neither a failure);
     ``run_shell_command``'s "Exit Code: N" is the ``exitCode``."""
     text = "".join(p["text"] for p in content if p.get("type") == "text" and isinstance(p.get("text"), str))
     if _NOT_ALLOWED in text[:200] or text.startswith(_POLICY):
-        body["status"] = denied(REGISTRY)
+        body["status"] = denied(registry)
         not_a_failure(body)
     elif _STOPPED in text[:200]:
         body["status"] = "interrupted"
@@ -348,7 +351,8 @@ def subagent_body(call: dict[str, Any], call_id: str) -> dict[str, Any] | None:
     name = call.get("name")
     if session is None and progress is None and name not in AGENT_TOOLS and not delegates(call, display):
         return None
-    body = stamped("subagent", None)
+    # the entry's own time (issue 27.12): the subagent is derived from this toolCalls[] entry
+    body = stamped("subagent", call.get("timestamp"))
     body["callId"] = call_id
     if session is not None:
         body["session"] = session_ref("gemini-cli", session)

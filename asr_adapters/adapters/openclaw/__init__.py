@@ -1,5 +1,11 @@
-"""OpenClaw (Clawdbot, Moltbot): importing this package registers the adapter."""
+"""OpenClaw (Clawdbot, Moltbot): importing this package registers the adapter.
 
-from . import adapter
+Nothing is imported here: ``registry`` imports ``adapter`` (which registers the agent) when the
+agent is named or chosen, and detection imports only ``sniff``.
+"""
+
+from ..._lazy import lazy_names
+
+__getattr__, __dir__ = lazy_names(__name__, {"adapter": ".adapter"}, [], ("adapter",))
 
 __all__ = ["adapter"]

@@ -12,8 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path, PurePath
 from typing import Any, ClassVar
 
-import orjson
-
 from ...core.accounting import Diagnostic
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.companion import report_skip
@@ -25,7 +23,7 @@ from ...core.source import Source
 from ...core.sqlite_limits import check_schema
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
-from . import discover, sidefiles, store
+from . import discover, sidefiles, sniff, store
 from .index import SessionInfo, from_key, load_index, lookup, trajectory_key
 from .mapper import Mapper
 from .routing import Routing
@@ -50,33 +48,7 @@ class OpenClawAdapter(Adapter):
     # -- detection ---------------------------------------------------------------------
 
     def detect(self, source: Source) -> int:
-        if source.is_sqlite:
-            head = source.head()
-            if b"orchestration_events" in head:
-                return 0
-            if b"transcript_events" in head:
-                return 95
-            if source.path is not None:
-                tables = store.table_names(source.path)
-                if store.TABLE in tables and "orchestration_events" not in tables:
-                    return 95
-            return 0
-        head = source.head()
-        line = head.split(b"\n", 1)[0]
-        try:
-            first = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            first = None
-        if isinstance(first, dict) and first.get("type") == "session":
-            if isinstance(first.get("id"), str) and "cwd" in first and "timestamp" in first:
-                sure = b'"parentId"' in head or b'"message":{"role"' in head or b'"message": {"role"' in head
-                return 90 if sure or "version" in first else 75
-            return 0
-        if isinstance(first, dict) and first.get("type") == "message" and "parentId" in first:
-            message = first.get("message")
-            if isinstance(message, dict) and message.get("provider") in ("openclaw", "clawdbot"):
-                return 70
-        return 0
+        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     # -- discovery hooks ---------------------------------------------------------------
 

@@ -26,10 +26,20 @@ import orjson
 from ...core import items
 
 HARNESS = ("harness", "injected")
+#: a chat message quoted inside a harness notice: the sender's words, but not a submitted prompt
+QUOTED: tuple[str | None, str | None] = (None, "injected")
+#: (channel, kind, id, account) of a chat a ``System:`` event line names
+SystemChat = tuple[str, str, str, str | None]
 
 _SYSTEM_LINE = re.compile(r"System(?: \(untrusted\))?: ")
-#: A queued channel event naming a direct message: ``Feishu[main] DM from ou_1: …``.
-_SYSTEM_DM = re.compile(r"\] ([A-Za-z][A-Za-z0-9]{1,20})\[[^\]\n]{0,64}\] DM from ([^\s:]{1,128}): ")
+#: A queued channel event naming a chat, as the channel plugins write it
+#: (``<Channel>[<account>] DM from <sender id>`` / ``… message in group <chat id>``, then
+#: ``: <preview>`` unless the event is the label alone), after ``System: [<time>] ``. Without
+#: the ``[<account>]`` the channel must be one OpenClaw ships (WeCom writes none).
+_SYSTEM_CHAT = re.compile(
+    r"System(?: \(untrusted\))?: (?:\[[^\]\n]{1,64}\] )?([A-Za-z][A-Za-z0-9]{1,20})(?:\[([^\]\n]{0,64})\])?"
+    r" (DM from|message in group) ([^\s:]{1,128})(?=: |\n|\Z)(: )?"
+)
 #: Conversation-block members naming the channel (platform), checked in this order.
 _CHANNEL_FIELDS = ("provider", "surface", "channel")
 _BLOCK_LABEL = re.compile(r"[A-Z][^\n]{0,100}? \(untrusted[^\n]{0,80}\):\n")
@@ -40,6 +50,7 @@ _CHANNELS = (
     "Telegram|WhatsApp|Discord|Signal|Slack|iMessage|Feishu|Lark|Zalo|ZaloUser|WebChat|Matrix|Teams|MSTeams"
     "|LINE|QQ|IRC|Mattermost|Nostr|Twitch|GoogleChat|BlueBubbles|Nextcloud|Tlon|Synology|DingTalk|WeCom"
 )
+_CHANNEL_NAMES = frozenset(_CHANNELS.split("|"))
 _ENVELOPE = re.compile(rf"\[({_CHANNELS})((?: [^\]\n]*)?)\] ")
 _ENVELOPE_ID = re.compile(r" id:(\S+)")
 _ENVELOPE_ELAPSED = re.compile(r" \+\S+")
@@ -82,7 +93,7 @@ class Inbound:
         "parts",
         "reply_to",
         "sender",
-        "system_dm",
+        "system_chat",
         "trigger",
     )
 
@@ -95,8 +106,9 @@ class Inbound:
         self.mentioned: bool | None = None
         self.channel: str | None = None
         self.trigger: dict[str, Any] | None = None
-        #: (channel, sender id) of a direct message a ``System:`` event line names
-        self.system_dm: tuple[str, str] | None = None
+        #: the chat a ``System:`` event line names: (channel, kind, id, account), where kind
+        #: is ``direct`` (the id is the sender's) or ``group`` (the id is the chat's)
+        self.system_chat: SystemChat | None = None
 
     def add(self, text: str, who: tuple[str | None, str | None]) -> None:
         if not text:
@@ -156,10 +168,7 @@ def parse_user_text(text: str, who_body: tuple[str | None, str | None], group: b
         end = n if end < 0 else end
         while end < n and text[end] == "\n":
             end += 1
-        out.add(text[:end], HARNESS)
-        dm = _SYSTEM_DM.search(text, 0, end)
-        if dm is not None:
-            out.system_dm = (dm.group(1).lower(), dm.group(2))
+        _system_lines(out, text, end)
         pos = end
     # envelope-era group history: everything up to "[Current message - respond to this]\n"
     if text.startswith(_HISTORY_HEAD, pos):
@@ -227,6 +236,32 @@ def parse_user_text(text: str, who_body: tuple[str | None, str | None], group: b
     return out
 
 
+def _system_lines(out: Inbound, text: str, end: int) -> None:
+    """The queued system-event lines ``text[:end]``: harness text, except the preview of a
+    chat message a channel event quotes (``… DM from ou_1: <the sender's words>``), which is
+    split off at the ``: `` the line marks so that the sender's words are not called harness
+    text (ASR-203): author absent (OpenClaw does not record who the sender is, ASR-202), origin
+    injected, because the harness quoted them into its notice: a preview, not the submitted
+    prompt, which is its own entry when OpenClaw records it. The first line naming a chat gives
+    ``system_chat``."""
+    start = 0  # of the harness text not yet added
+    line = 0
+    while line < end:
+        stop = text.find("\n", line, end)
+        stop = end if stop < 0 else stop
+        found = _SYSTEM_CHAT.match(text, line, stop)
+        if found is not None and (found.group(2) is not None or found.group(1) in _CHANNEL_NAMES):
+            if out.system_chat is None:
+                kind = "direct" if found.group(3) == "DM from" else "group"
+                out.system_chat = (found.group(1).lower(), kind, found.group(4), found.group(2) or None)
+            if found.group(5) and found.end() < stop:
+                out.add(text[start : found.end()], HARNESS)
+                out.add(text[found.end() : stop], QUOTED)
+                start = stop
+        line = stop + 1
+    out.add(text[start:end], HARNESS)
+
+
 def _envelope_facts(out: Inbound, channel: str, rest: str, group: bool | None) -> bool:
     """The envelope's ``from``: the sender of a direct message, the group of a group message.
 
@@ -247,7 +282,7 @@ def _envelope_facts(out: Inbound, channel: str, rest: str, group: bool | None) -
     if group is None:
         group = native_id is not None and (native_id.endswith("@g.us") or native_id.startswith("-"))
     if group:
-        conversation: dict[str, Any] = {"is_group_chat": True}
+        conversation: dict[str, Any] = {"chat_type": "group", "is_group_chat": True}
         if native_id is not None:
             conversation["chat_id"] = f"{out.channel}:{native_id}"
         if label:

@@ -36,8 +36,14 @@ def reply_delivery(
         if token is None or calls or message.get("stopReason") not in ("stop", None):
             return []
         status, reason = "suppressed", token
-    # REPLY_SKIP answers another session (sessions_send ping-pong), not a conversation
-    conversation = routing.current_conversation if reason != "REPLY_SKIP" else None
+    # a mirror is written into the session of the conversation it went to, and records no
+    # target of its own: only the session's own conversation (index, session key) is known
+    # (issue 27.15). REPLY_SKIP answers another session (sessions_send ping-pong), not a
+    # conversation; another held-back reply would have gone where the session replies.
+    if synthetic:
+        conversation = routing.session_conversation
+    else:
+        conversation = routing.current_conversation if reason != "REPLY_SKIP" else None
     if conversation is not None:
         delivery["conversation"] = conversation
     delivery["status"] = status

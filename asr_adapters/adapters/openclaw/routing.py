@@ -8,24 +8,35 @@ gets a ``participant`` / ``conversation`` record just before the first record na
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from .inbound import Inbound
+from .inbound import Inbound, SystemChat
 from .index import SessionInfo
 
 CONTROL_UI = "openclaw-control-ui"
 _CHAT_TYPES = frozenset({"direct", "group", "channel", "room"})
 
 
+#: Discord's conversation label of a guild channel (``<guild> #<channel> channel id:<id>``) and of
+#: a group DM (``Group DM #<name> channel id:<id>``), as its plugin writes them
+_DISCORD_LABEL = re.compile(r"(Group DM )?#[^\n]* channel id:\d+")
+
+
 def chat_kind(info: dict[str, Any]) -> str | None:
-    """The kind of chat a conversation block records: its chat type, else ``is_group_chat``."""
+    """The kind of chat a conversation block records, only as the source types it (issue 27.14):
+    its ``chat_type``; else a Discord label that names a guild channel (``channel``) or a group
+    DM (``group``); else ``is_group_chat: false`` (direct). ``is_group_chat: true`` alone gives
+    none: OpenClaw writes it for every chat that is not direct, groups and channels alike."""
     chat_type = info.get("chat_type")
     if isinstance(chat_type, str) and chat_type in _CHAT_TYPES:
         return chat_type
-    group = info.get("is_group_chat")
-    if group is True:
-        return "group"
-    return "direct" if group is False else None
+    label = info.get("conversation_label")
+    if isinstance(label, str):
+        found = _DISCORD_LABEL.search(label)
+        if found is not None and found.end() == len(label):
+            return "group" if found.group(1) and found.start() == 0 else "channel"
+    return "direct" if info.get("is_group_chat") is False else None
 
 
 def _bare(platform_id: str) -> str:
@@ -128,8 +139,8 @@ class Routing:
         by_label = "chat_id" not in info  # a label or a group name, not an id
         known = self._known_direct(inbound, channel) if key is None else None
         cid: str | None
-        if key is None and inbound.system_dm is not None:
-            cid = self.direct_chat(*inbound.system_dm)
+        if key is None and inbound.system_chat is not None:
+            cid = self.system_chat(inbound.system_chat)
         elif known is not None:
             cid = known
         elif key is None or (by_label and self.session_conversation is not None and not web):
@@ -149,26 +160,35 @@ class Routing:
         session has one), not to the chat written to last."""
         self.last_conversation = conversation
 
-    def direct_chat(self, channel: str, sender: str) -> str:
-        """The direct chat with ``sender`` on ``channel`` that a ``System:`` event line names.
+    def system_chat(self, chat: SystemChat) -> str:
+        """The chat a ``System:`` event line names: ``<Channel>[<account>] DM from <sender>``
+        or ``… message in group <chat id>`` (issue 27.13).
 
-        The line records the channel and that it was a DM, not the chat's own id: the
-        conversation has platform and kind, and no ``platformId``. When the index says this
-        session is that direct chat, it is the session's own conversation."""
+        A DM line records the channel, the account and that it was a direct message from that
+        sender, not the chat's own id: the conversation has platform, kind direct, accountId
+        and no ``platformId``. A group line records the chat's id: platform, kind group,
+        accountId, ``platformId`` the chat id (keyed ``<channel>:<id>``, as a ``chat_id`` naming
+        it later). When the index says this session is that chat, it is the session's own
+        conversation."""
+        channel, kind, native_id, account = chat
         info = self.info
-        if (
-            self.session_conversation is not None
-            and info is not None
-            and info.chat_type == "direct"
-            and info.channel == channel
-            and (info.peer is None or _bare(info.peer) == _bare(sender))
-        ):
-            self.last_conversation = self.session_conversation
-            return self.session_conversation
-        key = f"{channel}:{_bare(sender)}"
-        cid = self.direct_chats.get(key)
-        if cid is None:
-            cid = self.direct_chats[key] = self._conversation(f"dm:{key}", channel, "direct", None, None)
+        if self.session_conversation is not None and info is not None and info.channel == channel:
+            own = (
+                info.chat_type == "direct" and (info.peer is None or _bare(info.peer) == _bare(native_id))
+                if kind == "direct"
+                else info.chat_type != "direct" and info.to is not None and info.to.rsplit(":", 1)[-1] == native_id
+            )
+            if own:
+                self.last_conversation = self.session_conversation
+                return self.session_conversation
+        if kind == "direct":
+            key = f"{channel}:{_bare(native_id)}"
+            cid = self.direct_chats.get(key)
+            if cid is None:
+                cid = self._conversation(f"dm:{key}", channel, "direct", None, None, account)
+                self.direct_chats[key] = cid
+        else:
+            cid = self._conversation(f"{channel}:{native_id}", channel, "group", None, native_id, account)
         self.last_conversation = cid
         return cid
 
@@ -196,7 +216,13 @@ class Routing:
         return self._conversation(key, channel, None, None, target)
 
     def _conversation(
-        self, key: str, channel: str | None, kind: str | None, name: str | None, platform_id: str | None
+        self,
+        key: str,
+        channel: str | None,
+        kind: str | None,
+        name: str | None,
+        platform_id: str | None,
+        account: str | None = None,
     ) -> str:
         found = self.conversations.get(key)
         if found is not None:
@@ -214,6 +240,8 @@ class Routing:
             pass
         else:
             decl["platformId"] = platform_id or key
+        if account:
+            decl["accountId"] = account
         self.pending.append(decl)
         return cid
 

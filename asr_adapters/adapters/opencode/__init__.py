@@ -1,5 +1,16 @@
-"""OpenCode's session stores (SQLite database, global and per-project JSON trees) -> ASR streams."""
+"""OpenCode's session stores (SQLite database, global and per-project JSON trees) -> ASR streams.
 
-from .adapter import OpenCodeAdapter
+Nothing is imported here: ``registry`` imports ``adapter`` (which registers the agent) when the
+agent is named or chosen, and detection imports only ``sniff``.
+"""
+
+from typing import TYPE_CHECKING
+
+from ..._lazy import lazy_names
+
+__getattr__, __dir__ = lazy_names(__name__, {"OpenCodeAdapter": ".adapter"}, [])
+
+if TYPE_CHECKING:
+    from .adapter import OpenCodeAdapter
 
 __all__ = ["OpenCodeAdapter"]

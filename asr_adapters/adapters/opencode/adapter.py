@@ -11,7 +11,6 @@ session with its messages and parts. All give the mapper the same objects
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
@@ -22,20 +21,13 @@ from ...core.source import Source
 from ...core.sqlite_limits import StoreRefused
 from ...core.timestamps import from_epoch_millis, stamp
 from ...registry import register
-from . import discover
-from .db import REQUIRED, Database, DbSession, session_info, table_names
+from . import discover, sniff
+from .db import REQUIRED, Database, DbSession, session_info
 from .export import ExportSession, is_export
 from .jsontree import JsonSession
 from .mapper import AGENT, SessionMapper
 from .store import SessionStore, readable
 
-_SESSION_ID = re.compile(rb'"id"\s*:\s*"ses_')
-_SESSION_FACT = re.compile(rb'"(?:projectID|slug|directory|version)"\s*:')
-_MESSAGE = re.compile(rb'"id"\s*:\s*"msg_')
-_PART = re.compile(rb'"id"\s*:\s*"prt_')
-_ROLE = re.compile(rb'"role"\s*:\s*"(?:user|assistant)"')
-_EXPORT = re.compile(rb'^\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"ses_')
-_OTHER_DATABASES = ("orchestration_events", "transcript_events")
 _HEADER_MOVED = ("id", "title", "directory", "parentID", "version")
 
 
@@ -49,25 +41,7 @@ class OpenCodeAdapter(Adapter):
     discovery = discover
 
     def detect(self, source: Source) -> int:
-        if source.is_sqlite:
-            head = source.head()
-            if any(name.encode() in head for name in _OTHER_DATABASES):
-                return 0
-            tables = table_names(source.path) if source.path is not None else set()
-            if set(REQUIRED) <= tables and not tables & set(_OTHER_DATABASES):
-                return 90
-            return 0
-        head = source.head().lstrip()
-        if not head.startswith(b"{"):
-            return 0
-        if _EXPORT.match(head):
-            return 85  # ``opencode export``: the session info, then its messages
-        if _SESSION_ID.search(head) and _SESSION_FACT.search(head) and not _ROLE.search(head):
-            return 90
-        message = _MESSAGE.search(head) and _ROLE.search(head) and b'"sessionID"' in head
-        if message or (_PART.search(head) and b'"messageID"' in head):
-            return 60  # a message or part file: ours, but read with its session (not on its own)
-        return 0
+        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         if source.is_sqlite:

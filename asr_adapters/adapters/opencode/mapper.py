@@ -17,9 +17,9 @@ from typing import Any
 
 from ...core.accounting import Accounting
 from ...core.adapter import Emitter, start
+from ...core.digests import RecordIds
 from ...core.outcome import denied, set_exit_code
 from ...core.refs import session_ref
-from ...core.spill import SpillMap
 from ...core.timestamps import from_epoch_millis, stamp
 from .assistant import AGENT, INFO_MOVED, AssistantMapping, time_of
 from .parts import CONTENT_TYPES, REGISTRY, data_part, file_part, leftover, obj, text_of, tool_content
@@ -57,8 +57,8 @@ class SessionMapper:
         self.plans = TodoPlans(emit, accounting)
         #: the stored todo list and its ``time_updated`` (None: written at the end)
         self.todos, self.todo_time = todos
-        #: call id -> the id of the tool_call record written for it (grows with the session: spilled)
-        self.calls = SpillMap()
+        #: call id -> the id of the tool_call record written for it (core.digests: 16 bytes a call)
+        self.calls = RecordIds()
         #: ``session.revert``: what ``/undo`` hid (from a message onward)
         self.revert = obj(info.get("revert"))
         self.revert_start: int | None = None  # the seq of the first record it hides

@@ -1,5 +1,11 @@
-"""T3 Code adapter: threads of ``state.sqlite`` (orchestration V1 and V2) to ASR streams."""
+"""T3 Code adapter: threads of ``state.sqlite`` (orchestration V1 and V2) to ASR streams.
 
-from . import adapter
+Nothing is imported here: ``registry`` imports ``adapter`` (which registers the agent) when the
+agent is named or chosen, and detection imports only ``sniff``.
+"""
+
+from ..._lazy import lazy_names
+
+__getattr__, __dir__ = lazy_names(__name__, {"adapter": ".adapter"}, [], ("adapter",))
 
 __all__ = ["adapter"]

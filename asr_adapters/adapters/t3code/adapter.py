@@ -23,8 +23,8 @@ from ...core.lenient import REPLACED
 from ...core.source import Source
 from ...core.sqlite_limits import StoreRefused
 from ...registry import register
-from . import discover, header, tools, v1, v2
-from .db import REPAIRED, Database, loads, table_names
+from . import discover, header, sniff, tools, v1, v2
+from .db import REPAIRED, Database, loads
 from .state import ThreadState, obj
 
 OUTCOMES = ("records", "vendor", "folded", "duplicates")
@@ -43,18 +43,7 @@ class T3CodeAdapter(Adapter):
     discovery = discover
 
     def detect(self, source: Source) -> int:
-        if not source.is_sqlite:
-            return 0
-        head = source.head()
-        if b"transcript_events" in head:
-            return 0  # OpenClaw's database
-        if b"orchestration_events" in head:
-            return 95
-        if source.path is not None:
-            tables = table_names(source.path)
-            if "orchestration_events" in tables and "transcript_events" not in tables:
-                return 90
-        return 0
+        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         path, scratch = _database_path(source)

@@ -1,0 +1,44 @@
+"""Whether an input is an OpenCode store or export, from its head only (no converter imported)."""
+
+from __future__ import annotations
+
+import re
+
+from ...core.source import Source
+
+_SESSION_ID = re.compile(rb'"id"\s*:\s*"ses_')
+_SESSION_FACT = re.compile(rb'"(?:projectID|slug|directory|version)"\s*:')
+_MESSAGE = re.compile(rb'"id"\s*:\s*"msg_')
+_PART = re.compile(rb'"id"\s*:\s*"prt_')
+_ROLE = re.compile(rb'"role"\s*:\s*"(?:user|assistant)"')
+_EXPORT = re.compile(rb'^\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"ses_')
+_EXPORT_SHAPE = re.compile(rb'^\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"')
+_EXPORT_MESSAGES = re.compile(rb'"messages"\s*:\s*\[\s*\{\s*"info"\s*:\s*\{')
+_OTHER_DATABASES = ("orchestration_events", "transcript_events")
+
+
+def detect(source: Source) -> int:
+    """How sure detection is that ``source`` is this agent's (0 to 100), from its head."""
+    if source.is_sqlite:
+        head = source.head()
+        if any(name.encode() in head for name in _OTHER_DATABASES):
+            return 0
+        from .db import REQUIRED, table_names  # the database's own reader: only for SQLite files
+
+        tables = table_names(source.path) if source.path is not None else set()
+        if set(REQUIRED) <= tables and not tables & set(_OTHER_DATABASES):
+            return 90
+        return 0
+    head = source.head().lstrip()
+    if not head.startswith(b"{"):
+        return 0
+    if _EXPORT.match(head):
+        return 85  # ``opencode export``: the session info, then its messages
+    if _EXPORT_SHAPE.match(head) and _EXPORT_MESSAGES.search(head) and _ROLE.search(head):
+        return 75  # the same shape with ids not shaped ``ses_…`` (a fixture, a rewritten export)
+    if _SESSION_ID.search(head) and _SESSION_FACT.search(head) and not _ROLE.search(head):
+        return 90
+    message = _MESSAGE.search(head) and _ROLE.search(head) and b'"sessionID"' in head
+    if message or (_PART.search(head) and b'"messageID"' in head):
+        return 60  # a message or part file: ours, but read with its session (not on its own)
+    return 0

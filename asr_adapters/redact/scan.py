@@ -1,0 +1,237 @@
+"""One string in, the same string with its secrets replaced by placeholders out.
+
+Besides the secrets written as they are, a string is searched for the three disguises a
+session gives them: a token a terminal or an editor wrapped across a line break, a secret
+inside a base64 run (a Kubernetes secret, a ``base64 .env`` the agent printed), and a secret
+inside JSON held in a string (raw tool arguments), where its quotes and newlines are escaped.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import re
+from collections import Counter
+from collections.abc import Callable
+
+import orjson
+
+from .detectors import Detector, Hit
+from .placeholder import HASH_CHARS as _HASH_CHARS
+
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")  # greedy: each match is a whole run
+_TOKEN_CHAR = re.compile(r"[A-Za-z0-9+/=_.-]")
+#: a run of token characters broken by a line break, 16 or more in all: where a wrapped
+#: token may be (ordinary lines end in a word, a comma or a bracket)
+_WRAPPED = re.compile(r"\n(?=[ \t]*(?P<right>[A-Za-z0-9+/=_.-]{1,400}))")
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.")
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9+/=_.-]+")
+_JSON_START = ("{", "[")
+#: a decoded base64 run is scanned only when it reads as text
+_PRINTABLE = re.compile(rb"[\t\n\r\x20-\x7e]*")
+
+
+class Scanner:
+    """Replaces secrets in strings, counting what it replaced by kind (``counts``, reset by the
+    caller for each record). ``key`` keys the placeholders' hash: one run, one key, so the same
+    secret gives the same placeholder everywhere in the run and nowhere else."""
+
+    def __init__(self, detector: Detector, key: bytes) -> None:
+        self.detector = detector
+        self.key = key
+        self.counts: Counter[str] = Counter()
+        self._placeholders: dict[tuple[str, str], str] = {}
+
+    def placeholder(self, kind: str, secret: str) -> str:
+        known = self._placeholders.get((kind, secret))
+        if known is None:
+            digest = hmac.new(self.key, secret.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+            known = f"[REDACTED:{kind}:{digest[:_HASH_CHARS]}]"
+            if len(self._placeholders) < 100_000:
+                self._placeholders[(kind, secret)] = known
+        return known
+
+    def text(self, text: str) -> str:
+        """``text`` with every secret found replaced (the same object when there is none)."""
+        if len(text) < 8:
+            return text
+        if text[:1] in _JSON_START or text[:2].lstrip()[:1] in _JSON_START:
+            text = self._json_string(text)
+        hits = self.detector.find(text)
+        hits = _widened(hits, self._split_hits(text, hits))
+        hits += self._base64_hits(text, hits)
+        if not hits:
+            return text
+        return self._replace(text, hits)
+
+    def _replace(self, text: str, hits: list[Hit]) -> str:
+        hits.sort(key=lambda h: h.start)
+        out: list[str] = []
+        at = 0
+        for hit in hits:
+            if hit.start < at:
+                continue
+            out.append(text[at : hit.start])
+            out.append(self.placeholder(hit.kind, hit.secret))
+            self.counts[hit.kind] += 1
+            at = hit.end
+        out.append(text[at:])
+        return "".join(out)
+
+    def _split_hits(self, text: str, found: list[Hit]) -> list[Hit]:
+        """Tokens a terminal or an editor wrapped: at a line break inside a run of token
+        characters 16 or more long, the line before it is joined with the next ones (their
+        indentation left out; further lines while each is one unbroken run, four at most) and
+        searched; a hit that starts on the first line and crosses its end is mapped back."""
+        if "\n" not in text:
+            return []
+        hits: list[Hit] = []
+        for match in _WRAPPED.finditer(text):
+            newline = match.start()
+            end = newline - 1 if newline and text[newline - 1] == "\r" else newline
+            if end == 0 or text[end - 1] not in _TOKEN_CHARS:
+                continue
+            left = end
+            while left > 0 and end - left < 16 and text[left - 1] in _TOKEN_CHARS:
+                left -= 1
+            if end - left + len(match["right"]) < 16:
+                continue
+            start = text.rfind("\n", 0, end) + 1
+            pieces = [(start, end)]
+            at = newline + 1
+            for _ in range(3):
+                line_end = text.find("\n", at)
+                line_end = len(text) if line_end < 0 else line_end
+                stop = line_end - 1 if line_end > at and text[line_end - 1] == "\r" else line_end
+                begin = at
+                while begin < stop and text[begin] in " \t":
+                    begin += 1
+                if begin >= stop or text[begin] not in _TOKEN_CHARS:
+                    break
+                pieces.append((begin, stop))
+                if not _TOKEN_RUN.fullmatch(text, begin, stop) or line_end >= len(text):
+                    break
+                at = line_end + 1
+            if len(pieces) < 2:
+                continue
+            joined = "".join(text[a:b] for a, b in pieces)
+            first = end - start
+            for hit in self.detector.find(joined, joinable_only=True):
+                if hit.start >= first or hit.end <= first:
+                    continue  # not across the first break: the direct search's, or the next window's
+                hits.append(Hit(start + hit.start, _mapped(pieces, hit.end), hit.kind, hit.secret))
+        return hits
+
+    def _base64_hits(self, text: str, found: list[Hit]) -> list[Hit]:
+        """A base64 run whose decoded text holds a secret: the whole run is replaced (keyed on
+        the secret, so it reads as the same placeholder as the secret written plainly)."""
+        hits = []
+        for match in _BASE64_RUN.finditer(text):
+            run = match.group()
+            if run.islower() or run.isupper():  # a path, a word, a hex digest: not base64 of text
+                continue
+            decoded = _decoded(run)
+            if decoded is None:
+                continue
+            inner = self.detector.find(decoded)
+            if inner and not _overlaps(found, match.start(), match.end()):
+                hits.append(Hit(match.start(), match.end(), inner[0].kind, inner[0].secret))
+                self.counts.update(h.kind for h in inner[1:])
+        return hits
+
+    def _json_string(self, text: str) -> str:
+        """JSON held in a string (raw tool arguments): secrets found in its decoded strings
+        are replaced where they stand in the raw text, in their escaped spelling."""
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return text
+        if not isinstance(value, (dict, list)):
+            return text
+        found: list[tuple[str, str, str]] = []  # kind, the secret, its spelling in the decoded string
+
+        def visit(decoded: str) -> None:
+            found.extend((h.kind, h.secret, decoded[h.start : h.end]) for h in self._inner_hits(decoded))
+
+        _strings(value, visit)
+        for kind, secret, spelled in found:
+            placeholder = self.placeholder(kind, secret)
+            for spelling in {orjson.dumps(spelled).decode()[1:-1], _ascii_json(spelled)}:
+                if spelling and spelling in text:
+                    self.counts[kind] += text.count(spelling)
+                    text = text.replace(spelling, placeholder)
+        return text
+
+    def _inner_hits(self, value: str) -> list[Hit]:
+        hits = _widened(self.detector.find(value), self._split_hits(value, []))
+        return hits + self._base64_hits(value, hits)
+
+
+def _widened(direct: list[Hit], split: list[Hit]) -> list[Hit]:
+    """The direct hits, with each secret found across a line break in place of the direct hits
+    it contains (its first line alone); a split hit that only partly overlaps one is dropped."""
+    for hit in split:
+        inside = [h for h in direct if hit.start <= h.start and h.end <= hit.end]
+        if any(h.start < hit.end and hit.start < h.end for h in direct if h not in inside):
+            continue
+        direct = [h for h in direct if h not in inside] + [hit]
+    return direct
+
+
+def _lines(text: str) -> list[tuple[int, int]]:
+    """Each line's start and end (its ``\r\n`` or ``\n`` left out)."""
+    lines = []
+    start = 0
+    while True:
+        end = text.find("\n", start)
+        if end < 0:
+            lines.append((start, len(text)))
+            return lines
+        lines.append((start, end - 1 if end > start and text[end - 1] == "\r" else end))
+        start = end + 1
+
+
+def _mapped(pieces: list[tuple[int, int]], position: int) -> int:
+    """An end offset in the joined pieces as an offset in the text."""
+    for start, end in pieces:
+        if position <= end - start:
+            return start + position
+        position -= end - start
+    return pieces[-1][1]
+
+
+def _overlaps(hits: list[Hit], start: int, end: int) -> bool:
+    return any(h.start < end and start < h.end for h in hits)
+
+
+def _decoded(run: str) -> str | None:
+    stripped = run.rstrip("=")
+    if len(stripped) % 4 == 1:
+        return None
+    padded = stripped + "=" * (-len(stripped) % 4)
+    try:
+        raw = base64.b64decode(padded, altchars=b"-_" if ("-" in run or "_" in run) else None, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    if len(raw) < 12 or _PRINTABLE.fullmatch(raw) is None:
+        return None
+    return raw.decode("ascii")
+
+
+def _ascii_json(value: str) -> str:
+    import json
+
+    return json.dumps(value)[1:-1]
+
+
+def _strings(value: object, visit: Callable[[str], None]) -> None:
+    if isinstance(value, str):
+        visit(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _strings(item, visit)
+    elif isinstance(value, list):
+        for item in value:
+            _strings(item, visit)

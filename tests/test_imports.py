@@ -1,0 +1,111 @@
+"""``import asr_adapters`` and each ``asr`` command load only what they use (issue #28).
+
+A small conversion used to spend most of its time importing: the batch machinery (process
+pools, the manifest, object stores) at ``import asr_adapters``, the HTML viewer (jinja2,
+markdown-it) and the exporters for every command. Each case runs a fresh interpreter and lists
+the modules it holds when it exits; no timing is measured.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from golden_support import GOLDEN
+
+SESSION = GOLDEN / "codex" / "03-user-message-parts" / "input.jsonl"
+STREAM = GOLDEN / "codex" / "03-user-message-parts" / "expected.asr.jsonl"
+
+_RECORD = """
+import atexit, sys
+listing = sys.argv[1]
+def record():
+    with open(listing, "w") as out:
+        out.write("\\n".join(sorted(sys.modules)))
+atexit.register(record)
+sys.argv = ["asr", *sys.argv[2:]]
+if sys.argv[1:2] == ["import"]:
+    import asr_adapters
+else:
+    from asr_adapters.cli import main
+    main()
+"""
+
+BATCH_MACHINERY = ("asr_adapters.batch.runner", "asr_adapters.batch.pool", "multiprocessing", "concurrent.futures")
+VIEWER = ("asr_adapters.view", "jinja2", "markdown_it")
+RENDERERS = ("asr_adapters.view.html", "jinja2", "markdown_it")
+EXPORTERS = ("asr_adapters.export",)
+VALIDATOR = ("asr_adapters.validate",)
+ADAPTERS = ("asr_adapters.adapters",)
+
+
+def _modules(args: list[str], tmp_path: Path) -> set[str]:
+    listing = tmp_path / "modules.txt"
+    subprocess.run([sys.executable, "-c", _RECORD, str(listing), *args], cwd=tmp_path, capture_output=True, check=False)
+    return set(listing.read_text().split())
+
+
+def _loaded(modules: set[str], packages: tuple[str, ...]) -> list[str]:
+    return sorted({p for p in packages for m in modules if m == p or m.startswith(p + ".")})
+
+
+def test_import_asr_adapters_loads_nothing_it_was_not_asked_for(tmp_path: Path) -> None:
+    modules = _modules(["import"], tmp_path)
+    assert _loaded(modules, BATCH_MACHINERY + VIEWER + EXPORTERS + VALIDATOR + ADAPTERS) == []
+    assert sum(1 for m in modules if m.startswith("asr_adapters")) <= 5, sorted(modules)
+
+
+@pytest.mark.parametrize(
+    ("args", "refused"),
+    [
+        (["convert", str(SESSION), "-o", "out.asr.jsonl"], BATCH_MACHINERY + VIEWER + EXPORTERS),
+        (
+            ["convert", "--no-check", str(SESSION), "-o", "out.asr.jsonl"],
+            BATCH_MACHINERY + VIEWER + EXPORTERS + VALIDATOR,
+        ),
+        (["convert", "--help"], BATCH_MACHINERY + VIEWER + EXPORTERS + VALIDATOR),
+        (["validate", str(STREAM)], BATCH_MACHINERY + VIEWER + EXPORTERS + ADAPTERS),
+        (["agents"], BATCH_MACHINERY + VIEWER + EXPORTERS + VALIDATOR),
+        (["schema"], BATCH_MACHINERY + VIEWER + EXPORTERS + VALIDATOR + ADAPTERS),
+        (["export", "--help"], BATCH_MACHINERY + VIEWER + VALIDATOR + ADAPTERS),
+        (["show", "--help"], BATCH_MACHINERY + RENDERERS + EXPORTERS + VALIDATOR + ADAPTERS),
+        (["discover", "--help"], VIEWER + EXPORTERS + VALIDATOR),
+    ],
+    ids=[
+        "convert FILE",
+        "convert --no-check FILE",
+        "convert --help",
+        "validate",
+        "agents",
+        "schema",
+        "export",
+        "show",
+        "discover",
+    ],
+)
+def test_each_command_loads_only_what_it_uses(args: list[str], refused: tuple[str, ...], tmp_path: Path) -> None:
+    modules = _modules(args, tmp_path)
+    assert "asr_adapters.cli" in modules, "the command did not run"
+    assert _loaded(modules, refused) == []
+
+
+def test_show_and_batch_still_load_their_machinery(tmp_path: Path) -> None:
+    """The other side: a page rendered loads the renderers; a batch run loads the pool."""
+    page = tmp_path / "page.html"
+    assert _loaded(_modules(["show", str(STREAM), "-o", str(page)], tmp_path), RENDERERS) == list(RENDERERS)
+    out = tmp_path / "archive"
+    batch = _modules(["batch", str(SESSION), "-o", str(out), "--jobs", "1", "--quiet"], tmp_path)
+    assert "asr_adapters.batch.runner" in batch and page.is_file() and any(out.rglob("*.asr.jsonl"))
+
+
+def test_converting_one_file_imports_one_converter(tmp_path: Path) -> None:
+    """Detection asks every agent's ``sniff`` module; only the chosen agent's converter loads."""
+    modules = _modules(["convert", str(SESSION), "-o", "out.asr.jsonl"], tmp_path)
+    converters = sorted(m for m in modules if m.startswith("asr_adapters.adapters.") and m.endswith(".adapter"))
+    assert converters == ["asr_adapters.adapters.codex.adapter"]
+    sniffs = {m for m in modules if m.startswith("asr_adapters.adapters.") and m.endswith(".sniff")}
+    from asr_adapters.adapters import PACKAGES
+
+    assert len(sniffs) == len(PACKAGES)
