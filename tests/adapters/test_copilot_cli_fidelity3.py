@@ -87,7 +87,10 @@ def test_compaction_input_counts_only_when_no_cached_count_sits_beside_it(tmp_pa
         ({"inputTokens": 50, "outputTokens": 7, "cacheWriteTokens": 0}, {"outputTokens": 7}),
     ]
     for n, (used, expected) in enumerate(forms):
-        done = {"type": "session.compaction_complete", "data": {"success": True, "summaryContent": "S.", "compactionTokensUsed": used}}
+        done = {
+            "type": "session.compaction_complete",
+            "data": {"success": True, "summaryContent": "S.", "compactionTokensUsed": used},
+        }
         records = main(convert(write(tmp_path, [reply("m1", "hi", outputTokens=5), done], name=f"{n}.jsonl")))
         summary = next(r for r in records if r.get("summaryOf") == "compaction")
         assert (summary["usage"], summary["nativeUsage"]) == (expected, used)

@@ -717,7 +717,8 @@ def test_a_summary_message_starting_with_reasoning_has_its_facts_on_the_record_w
     connection = sqlite3.connect(path)
     row = connection.execute("SELECT data FROM message WHERE id = 'msg_t2'").fetchone()
     connection.execute(
-        "UPDATE message SET data = ? WHERE id = 'msg_t2'", (json.dumps({**json.loads(row[0]), "summary": True, "finish": "stop"}),)
+        "UPDATE message SET data = ? WHERE id = 'msg_t2'",
+        (json.dumps({**json.loads(row[0]), "summary": True, "finish": "stop"}),),
     )
     connection.commit()
     connection.close()
@@ -872,16 +873,26 @@ def test_a_failed_compaction_is_no_summary_and_the_next_summary_replaces_the_his
         path,
         [
             ("msg_t3", {"role": "user"}, [{"type": "compaction", "auto": False}]),
-            ("msg_t4", {**assistant, "parentID": "msg_t3", "summary": True, "error": failed}, [{"type": "text", "text": "Sum"}]),
+            (
+                "msg_t4",
+                {**assistant, "parentID": "msg_t3", "summary": True, "error": failed},
+                [{"type": "text", "text": "Sum"}],
+            ),
             ("msg_t5", {"role": "user"}, [{"type": "compaction", "auto": False}]),
-            ("msg_t6", {**assistant, "parentID": "msg_t5", "summary": True, "finish": "stop"}, [{"type": "text", "text": "S"}]),
+            (
+                "msg_t6",
+                {**assistant, "parentID": "msg_t5", "summary": True, "finish": "stop"},
+                [{"type": "text", "text": "S"}],
+            ),
         ],
     )
     (stream,) = streams(path)[0].values()
     summaries = [r for r in stream if r.get("summaryOf") == "compaction"]
     assert [r["messageId"] for r in summaries] == ["msg_t6"]
     attempt = next(r for r in stream if r.get("messageId") == "msg_t4")
-    assert attempt["status"] == "error" and attempt["opencode"]["info"]["summary"] is True and "compaction" not in attempt
+    assert (
+        attempt["status"] == "error" and attempt["opencode"]["info"]["summary"] is True and "compaction" not in attempt
+    )
     request = next(r for r in stream if r.get("messageId") == "msg_t5")
     through = summaries[0]["compaction"]["through"]
     assert through == f"r{request['seq'] - 1}" and through == f"r{attempt['seq']}"

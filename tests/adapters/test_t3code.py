@@ -924,7 +924,8 @@ def test_an_active_provider_thread_no_event_describes_is_its_own_provider_sessio
     path = build(tmp_path, "v2-settings-claude-success")
     with sqlite3.connect(path) as connection:
         row = connection.execute(
-            "SELECT payload_json FROM orchestration_v2_events WHERE event_type = 'thread.created' AND thread_id = 'thread-s2'"
+            "SELECT payload_json FROM orchestration_v2_events"
+            " WHERE event_type = 'thread.created' AND thread_id = 'thread-s2'"
         ).fetchone()
         payload = {**orjson.loads(row[0]), "activeProviderThreadId": "pthread-x"}
         connection.execute(

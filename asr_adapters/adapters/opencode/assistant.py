@@ -118,7 +118,7 @@ class AssistantMapping:
             carried = carried or items[self.facts_item].step not in self.finished_steps
         #: when no record carries the message's ``error`` (the call that failed wrote none), it
         #: stays in ``opencode.info`` so it is not lost
-        kept = () if carried else ("error",)
+        kept: tuple[str, ...] = () if carried else ("error",)
         #: a compaction summary as OpenCode's filterCompacted counts one: ``summary`` with a
         #: ``finish`` and no ``error`` (a failed or unfinished attempt replaced nothing: its
         #: ``summary: true`` stays in ``opencode.info``)
