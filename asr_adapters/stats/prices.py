@@ -30,13 +30,16 @@ _MILLION = 1_000_000
 class Tokens:
     """Token counts in the normalized ``usage`` definition: ``input`` is every input token
     (cached or not), ``cache_read``/``cache_write`` are parts of it, ``output`` every generated
-    token, ``reasoning`` the reasoning part of output."""
+    token, ``reasoning`` the reasoning part of output. ``cache_write_1h`` is the part of
+    ``cache_write`` cached for an hour (Anthropic's ``ephemeral_1h_input_tokens``, priced higher
+    than the five-minute writes; only in ``nativeUsage``: ``stats.recorded``)."""
 
     input: int = 0
     cache_read: int = 0
     cache_write: int = 0
     output: int = 0
     reasoning: int = 0
+    cache_write_1h: int = 0
 
     def __bool__(self) -> bool:
         return bool(self.input or self.output or self.cache_read or self.cache_write or self.reasoning)
@@ -48,6 +51,7 @@ class Tokens:
         self.cache_write += other.cache_write
         self.output += other.output
         self.reasoning += other.reasoning
+        self.cache_write_1h += other.cache_write_1h
 
     @property
     def total(self) -> int:
@@ -83,6 +87,7 @@ class _Linear:
     read: float
     write: float
     out: float
+    write_1h: float
 
     def cost(self, tokens: Tokens) -> float:
         uncached = tokens.input - tokens.cache_read - tokens.cache_write
@@ -90,7 +95,8 @@ class _Linear:
             self.per_request
             + self.uncached * uncached
             + self.read * tokens.cache_read
-            + self.write * tokens.cache_write
+            + self.write * (tokens.cache_write - tokens.cache_write_1h)
+            + self.write_1h * tokens.cache_write_1h
             + self.out * tokens.output
         )
 
@@ -134,7 +140,11 @@ class Prices:
         return f"genai-prices {self._genai.__version__} (bundled)"
 
     def price(self, model: str, tokens: Tokens, when: float | None) -> Price | None:
-        if tokens.cache_read + tokens.cache_write > tokens.input or tokens.reasoning > tokens.output:
+        if (
+            tokens.cache_read + tokens.cache_write > tokens.input
+            or tokens.reasoning > tokens.output
+            or tokens.cache_write_1h > tokens.cache_write
+        ):
             return None  # not the usage definition: no price rather than a wrong one
         found = self._match(model)
         if found is None:
@@ -209,6 +219,7 @@ class Prices:
             input_tokens=tokens.input,
             cache_read_tokens=tokens.cache_read,
             cache_write_tokens=tokens.cache_write,
+            cache_write_1h_tokens=tokens.cache_write_1h,
             output_tokens=tokens.output,
         )
         moment = datetime.fromtimestamp(seconds, tz=UTC)
@@ -217,15 +228,16 @@ class Prices:
             return Decimal(info.calc_price(usage, provider, genai_request_timestamp=moment).total_price)
 
     def _solve(self, provider: Any, info: Any, seconds: float, starts: tuple[int, ...], tier: int) -> _Linear | None:
-        """The coefficients of one table and tier, from five prices the library computes."""
+        """The coefficients of one table and tier, from six prices the library computes."""
         low = starts[tier - 1] + 1 if tier > 0 else 1  # a tier holds inputs above its start
         high = starts[tier] if tier < len(starts) else None
         if high is not None and high < low + 1:
             return None
         a, b = low, low + 1
 
-        def at(input_tokens: int, read: int = 0, write: int = 0, output: int = 0) -> Decimal:
-            return self._exact(provider, info, seconds, Tokens(input_tokens, read, write, output))
+        def at(input_tokens: int, read: int = 0, write: int = 0, output: int = 0, write_1h: int = 0) -> Decimal:
+            tokens = Tokens(input_tokens, read, write, output, cache_write_1h=write_1h)
+            return self._exact(provider, info, seconds, tokens)
 
         base_a, base_b = at(a), at(b)
         uncached = base_b - base_a
@@ -237,6 +249,7 @@ class Prices:
                 read=float((at(a, read=a) - per_request) / a),
                 write=float((at(a, write=a) - per_request) / a),
                 out=float((at(a, output=_MILLION) - base_a) / _MILLION),
+                write_1h=float((at(a, write=a, write_1h=a) - per_request) / a),
             )
         except (ArithmeticError, ValueError):
             return None

@@ -43,6 +43,16 @@ RECORDED_COST: dict[str, Callable[[dict[str, Any]], float | None]] = {
 }
 
 
+def cache_write_1h(native_usage: Any) -> int:
+    """The one-hour part of the cache writes an Anthropic usage object records
+    (``cache_creation.ephemeral_1h_input_tokens``: Claude Code's ``nativeUsage``); 0 without."""
+    if not isinstance(native_usage, dict):
+        return 0
+    creation = native_usage.get("cache_creation")
+    value = creation.get("ephemeral_1h_input_tokens") if isinstance(creation, dict) else None
+    return value if value.__class__ is int and value > 0 else 0
+
+
 def recorded_cost(agent: str | None, native_usage: Any) -> float | None:
     """The USD cost the agent recorded in this record's ``nativeUsage``, or None."""
     reader = RECORDED_COST.get(agent or "")

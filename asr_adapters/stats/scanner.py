@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import IO, Any
 
 from .prices import Prices, Tokens
-from .recorded import recorded_cost
+from .recorded import cache_write_1h, recorded_cost
 from .summary import PRICED_BY_AGENT, PRICED_BY_US, Response, SessionSummary, Subagent, ToolCall
 
 #: A gap between two records longer than this counts as this long (docs/stats.md, "Active time").
@@ -218,6 +218,10 @@ class SessionScanner:
                     unattributed = True
             if typed and member == "content":
                 break  # displayContent repeats what the person typed: one prompt a message
+        if not (typed or unattributed) and author == "human" and origin in PROMPT_ORIGINS:
+            # a prompt whose words are gone (a sanitizer's marker taken out, capture redacted):
+            # the record still says the person typed one
+            typed = not record.get("content") and not record.get("displayContent")
         if typed:
             summary.prompt_times.append(when)
             joined = "".join(text).strip()
@@ -268,6 +272,8 @@ class SessionScanner:
             usage = None
         has_usage = usage is not None
         tokens = tokens_of(usage) if usage is not None else Tokens()
+        if tokens.cache_write:
+            tokens.cache_write_1h = min(cache_write_1h(record.get("nativeUsage")), tokens.cache_write)
         recorded = recorded_cost(self.summary.agent, record.get("nativeUsage"))
         if not has_usage and not recorded:
             self._seen_response(record, ts, when)  # an agent's own object with nothing to count

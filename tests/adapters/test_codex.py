@@ -809,3 +809,21 @@ def test_the_stream_is_keyed_by_the_session_reference() -> None:
     assert [s.key for s in streams] == ["codex:019e9625-802f-7e91-840a-000000000007"]
     first = next(iter(streams[0].records))
     assert first["session"] == streams[0].key
+
+
+@pytest.mark.parametrize(
+    ("output", "code"),
+    [
+        ("failed in sandbox MacosSeatbelt with execution error: sandbox denied exec error, exit code: 2, "
+         "stdout: , stderr: bash: -c: line 0: syntax error", 2),  # the shape of the shared v0.40 sample
+        ("failed in sandbox LinuxSeccomp with execution error: timeout", None),
+    ],
+)  # fmt: skip
+def test_a_command_the_sandbox_stopped_is_a_failure(output: str, code: int | None) -> None:
+    """codex-rs reports a command its sandbox stopped as "failed in sandbox …": a failure, with
+    the exit code it names (the stats review counted 8 failures where the v0.40 sample has 10)."""
+    from asr_adapters.adapters.codex.tools import output_outcome
+
+    record: dict[str, object] = {"type": "tool_result", "callId": "c"}
+    output_outcome(record, output)
+    assert record["isError"] is True and record.get("exitCode") == code

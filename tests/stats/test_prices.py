@@ -140,3 +140,31 @@ def test_an_updated_snapshot_replaces_every_cached_answer() -> None:
     assert after is None or after.provider != "openai"
     again = prices.price("gpt-5", tokens, when)
     assert again is not None and again.usd == before.usd
+
+
+def test_one_hour_cache_writes_are_priced_at_their_own_rate() -> None:
+    """Anthropic's one-hour cache writes cost more than five-minute ones (Sonnet 4: $6 against
+    $3.75 a million); Claude Code records the split in ``cache_creation`` (the stats review found
+    every 1h write priced at the 5-minute rate, 9% under on the shared samples)."""
+    from asr_adapters.stats import session_summary
+
+    when = datetime(2026, 3, 1, tzinfo=UTC)
+    usage = Usage(input_tokens=1_100_000, cache_write_tokens=1_000_000, cache_write_1h_tokens=600_000, output_tokens=10)
+    expected = float(calc_price(usage, model_ref="claude-sonnet-4-0", genai_request_timestamp=when).total_price)
+    tokens = Tokens(input=1_100_000, cache_write=1_000_000, output=10, cache_write_1h=600_000)
+    price = Prices().price("claude-sonnet-4-0", tokens, when.timestamp())
+    assert price is not None and price.usd == pytest.approx(expected, rel=1e-12)
+    five_minutes = Prices().price("claude-sonnet-4-0", Tokens(1_100_000, 0, 1_000_000, 10), when.timestamp())
+    assert five_minutes is not None and five_minutes.usd < price.usd
+    split = {"ephemeral_5m_input_tokens": 400_000, "ephemeral_1h_input_tokens": 600_000}
+    native = {"input_tokens": 100_000, "cache_creation_input_tokens": 1_000_000, "output_tokens": 10}
+    native["cache_creation"] = split
+    records = [
+        {"type": "session", "seq": 1, "id": "r1", "session": "claude-code:s", "agent": {"name": "claude-code"}},
+        {"type": "message", "seq": 2, "id": "r2", "ts": "2026-03-01T00:00:00Z", "messageId": "m", "role": "assistant",
+         "author": "model", "model": "claude-sonnet-4-0", "content": [],
+         "usage": {"inputTokens": 1_100_000, "cacheWriteTokens": 1_000_000, "outputTokens": 10,
+                   "totalTokens": 1_100_010},
+         "nativeUsage": native},
+    ]  # fmt: skip
+    assert session_summary(records).cost == pytest.approx(expected, rel=1e-12)

@@ -303,3 +303,20 @@ def test_records_copied_from_another_session_count_nothing() -> None:
     assert summary.copied_records == 3 and summary.records == 6
     assert summary.prompts == 1 and summary.tokens.input == 2_000 and summary.tool_calls == []
     assert summary.first_ts == "2026-01-05T10:00:00Z" and summary.active_seconds == 5
+
+
+def test_a_prompt_whose_words_a_sanitizer_took_out_is_still_a_prompt() -> None:
+    """A sanitized Codex prompt keeps author human and origin prompt with no parts (the marker
+    is in its redacted capture reason): the person still typed one (the stats review counted 13
+    of 38 on the sanitized v0.104 sample)."""
+    from asr_adapters.stats import session_summary
+
+    records = [
+        {"type": "session", "seq": 1, "id": "r1", "session": "codex:s", "agent": {"name": "codex"}},
+        {"type": "message", "seq": 2, "id": "r2", "ts": "2026-03-01T00:00:00Z", "messageId": "m1", "role": "user",
+         "author": "human", "origin": "prompt", "content": [],
+         "capture": {"content": {"state": "redacted", "reason": "replaced by a sanitizer before conversion: x"}}},
+        {"type": "message", "seq": 3, "id": "r3", "ts": "2026-03-01T00:01:00Z", "messageId": "m2", "role": "user",
+         "author": "human", "origin": "prompt", "content": [{"type": "text", "text": "hi"}]},
+    ]  # fmt: skip
+    assert session_summary(records).prompts == 2

@@ -23,6 +23,9 @@ _TOOL_STATUS = {"completed": "complete", "failed": "error", "incomplete": "parti
 _DENIED_OUTPUTS = frozenset({"exec command rejected by user", "patch rejected by user"})
 _ABORTED_OUTPUT = "aborted"
 #: the header unified exec writes before a command's output once it has exited
+#: codex-rs's output for a command the sandbox stopped ("failed in sandbox <type> with execution
+#: error: sandbox denied exec error, exit code: N, stdout: …"): a failure, with its exit code
+_SANDBOX_FAILED = re.compile(r"failed in sandbox \S+ with execution error: [^\n]*?exit code: (-?\d+)")
 _EXITED = re.compile(r"(?:Chunk ID: [^\n]*\n)?Wall time: [^\n]*\nProcess exited with code (-?\d+)\n")
 
 
@@ -339,6 +342,11 @@ def output_outcome(record: dict[str, Any], output: str) -> None:
             set_exit_code(record, metadata.get("exit_code"))
     elif "\nProcess exited with code " in output[:400]:
         match = _EXITED.match(output)
+        if match is not None:
+            set_exit_code(record, int(match.group(1)))
+    elif output.startswith("failed in sandbox "):
+        record["isError"] = True
+        match = _SANDBOX_FAILED.match(output[:400])
         if match is not None:
             set_exit_code(record, int(match.group(1)))
 
