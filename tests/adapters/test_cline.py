@@ -1215,3 +1215,17 @@ def test_a_task_folder_s_failed_try_that_reported_tokens_keeps_them(tmp_path: Pa
     tries = [r for r in records if r.get("messageId") == "ui:1001"]
     assert len(tries) == 1 and tries[0]["status"] == "bot.cline/streaming_failed" and tries[0]["content"] == []
     assert conversion.accounting.balanced() and not validate_records(records)
+
+
+def test_batch_leaves_a_cli_session_manifest_under_another_name_unclaimed(tmp_path: Path) -> None:
+    """A Cline CLI 3.x manifest beside its transcript is not a session of its own, whatever its
+    file name (the golden case renames the transcript): batch converts the transcript and leaves
+    the manifest unclaimed, exit 0 (before, `asr batch golden` failed on it)."""
+    from click.testing import CliRunner
+
+    from asr_adapters.cli import main
+
+    folder = GOLDEN / "cline" / "cli3-messages-session"
+    result = CliRunner().invoke(main, ["batch", str(folder), "-o", str(tmp_path / "out"), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["converted"] == 1

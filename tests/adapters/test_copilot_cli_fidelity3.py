@@ -70,7 +70,31 @@ def test_the_compaction_calls_output_tokens_count(tmp_path: Path) -> None:
     assert sum(r.get("usage", {}).get("outputTokens", 0) for r in records) == 705
     assert not validate_records(records)
     golden = main(convert_file(CASES / "notices-abort-compaction-unknown" / "input.jsonl")[0])
-    assert next(r for r in golden if r.get("summaryOf") == "compaction")["usage"] == {"outputTokens": 1000}
+    usage = next(r for r in golden if r.get("summaryOf") == "compaction")["usage"]
+    assert usage == {"inputTokens": 2000, "outputTokens": 1000, "totalTokens": 3000}
+
+
+def test_compaction_input_counts_only_when_no_cached_count_sits_beside_it(tmp_path: Path) -> None:
+    """Review of item 23: a form listing no cached tokens beside its input count
+    ({"input": 2000, "output": 1000}) has one input count, the call's whole input: it is
+    inputTokens (docs/semantics.md Usage). A form with a cached count beside it (older
+    ``cachedInput``, newer ``cacheReadTokens``/``cacheWriteTokens``) does not say whether the
+    input holds it, so only the output is normalized there."""
+    forms = [
+        ({"input": 2000, "output": 1000}, {"inputTokens": 2000, "outputTokens": 1000, "totalTokens": 3000}),
+        ({"inputTokens": 50, "outputTokens": 7}, {"inputTokens": 50, "outputTokens": 7, "totalTokens": 57}),
+        ({"input": 1000, "output": 500, "cachedInput": 200}, {"outputTokens": 500}),
+        ({"inputTokens": 50, "outputTokens": 7, "cacheWriteTokens": 0}, {"outputTokens": 7}),
+    ]
+    for n, (used, expected) in enumerate(forms):
+        done = {
+            "type": "session.compaction_complete",
+            "data": {"success": True, "summaryContent": "S.", "compactionTokensUsed": used},
+        }
+        records = main(convert(write(tmp_path, [reply("m1", "hi", outputTokens=5), done], name=f"{n}.jsonl")))
+        summary = next(r for r in records if r.get("summaryOf") == "compaction")
+        assert (summary["usage"], summary["nativeUsage"]) == (expected, used)
+        assert not validate_records(records)
 
 
 def test_a_failed_subagent_has_a_status(tmp_path: Path) -> None:

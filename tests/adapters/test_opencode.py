@@ -717,7 +717,8 @@ def test_a_summary_message_starting_with_reasoning_has_its_facts_on_the_record_w
     connection = sqlite3.connect(path)
     row = connection.execute("SELECT data FROM message WHERE id = 'msg_t2'").fetchone()
     connection.execute(
-        "UPDATE message SET data = ? WHERE id = 'msg_t2'", (json.dumps({**json.loads(row[0]), "summary": True}),)
+        "UPDATE message SET data = ? WHERE id = 'msg_t2'",
+        (json.dumps({**json.loads(row[0]), "summary": True, "finish": "stop"}),),
     )
     connection.commit()
     connection.close()
@@ -839,3 +840,84 @@ def test_an_image_opencode_attaches_as_synthetic_is_the_harnesss(tmp_path: Path)
     summary = next(r for r in stream if r.get("summaryOf") == "compaction")
     assert summary["usage"]["outputTokens"] == 25 and summary["compaction"]["through"].startswith("r")
     assert not validate_records(stream)
+
+
+# -- the third review: a failed compaction, a user message's summary --------------------------
+
+
+def _insert(path: Path, rows: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> None:
+    connection = sqlite3.connect(path)
+    for n, (mid, data, parts) in enumerate(rows):
+        at = 1784000010000 + n * 1000
+        data = {"time": {"created": at, "completed": at + 500}, **data}
+        connection.execute("INSERT INTO message VALUES (?,?,?,?,?)", (mid, _SES, at, at, json.dumps(data)))
+        for k, part in enumerate(parts):
+            connection.execute(
+                "INSERT INTO part VALUES (?,?,?,?,?,?)", (f"prt_{mid}_{k}", mid, _SES, at, at, json.dumps(part))
+            )
+    connection.commit()
+    connection.close()
+
+
+def test_a_failed_compaction_is_no_summary_and_the_next_summary_replaces_the_history_before_it(
+    tmp_path: Path,
+) -> None:
+    """OpenCode's filterCompacted counts a summary only with ``finish`` and no ``error`` (the
+    recorded store's msg_2347f9ad8…: "Tool call not allowed while generating summary"): the
+    failed attempt is no compaction summary (its ``summary: true`` stays in opencode.info), so
+    the later real summary's history starts at the stream's start, not at the failed attempt."""
+    path = _review_db(tmp_path / "opencode.db", None, [("prt_t2a", {"type": "text", "text": "Done."})])
+    failed = {"name": "UnknownError", "data": {"message": "Tool call not allowed while generating summary: bash"}}
+    assistant = {"role": "assistant", "modelID": "m", "mode": "compaction"}
+    _insert(
+        path,
+        [
+            ("msg_t3", {"role": "user"}, [{"type": "compaction", "auto": False}]),
+            (
+                "msg_t4",
+                {**assistant, "parentID": "msg_t3", "summary": True, "error": failed},
+                [{"type": "text", "text": "Sum"}],
+            ),
+            ("msg_t5", {"role": "user"}, [{"type": "compaction", "auto": False}]),
+            (
+                "msg_t6",
+                {**assistant, "parentID": "msg_t5", "summary": True, "finish": "stop"},
+                [{"type": "text", "text": "S"}],
+            ),
+        ],
+    )
+    (stream,) = streams(path)[0].values()
+    summaries = [r for r in stream if r.get("summaryOf") == "compaction"]
+    assert [r["messageId"] for r in summaries] == ["msg_t6"]
+    attempt = next(r for r in stream if r.get("messageId") == "msg_t4")
+    assert (
+        attempt["status"] == "error" and attempt["opencode"]["info"]["summary"] is True and "compaction" not in attempt
+    )
+    request = next(r for r in stream if r.get("messageId") == "msg_t5")
+    through = summaries[0]["compaction"]["through"]
+    assert through == f"r{request['seq'] - 1}" and through == f"r{attempt['seq']}"
+    assert not [f for f in validate_records(stream) if f.is_error]
+
+
+def test_a_summary_still_streaming_is_no_compaction_summary(tmp_path: Path) -> None:
+    """No ``finish`` yet: filterCompacted does not count it, so neither does the adapter."""
+    path = _review_db(tmp_path / "opencode.db", None, [("prt_t2a", {"type": "text", "text": "Done."})])
+    assistant = {"role": "assistant", "modelID": "m", "parentID": "msg_t3", "summary": True, "time": {"created": 1}}
+    _insert(
+        path,
+        [
+            ("msg_t3", {"role": "user"}, [{"type": "compaction", "auto": True}]),
+            ("msg_t4", assistant, [{"type": "text", "text": "Sum"}]),
+        ],
+    )
+    attempt = next(r for r in records(path) if r.get("messageId") == "msg_t4")
+    assert "summaryOf" not in attempt and attempt["opencode"]["info"]["summary"] is True
+
+
+def test_a_user_messages_summary_stays_in_opencode_info(tmp_path: Path) -> None:
+    """A user message's ``summary`` ({diffs, title, body}) moves nowhere: it stays in opencode.info."""
+    path = _review_db(tmp_path / "opencode.db", None, [("prt_t2a", {"type": "text", "text": "Done."})])
+    summary = {"title": "List files", "body": "Listed.", "diffs": [{"file": "a", "additions": 1, "deletions": 0}]}
+    _insert(path, [("msg_t3", {"role": "user", "summary": summary}, [{"type": "text", "text": "more"}])])
+    prompt = next(r for r in records(path) if r.get("messageId") == "msg_t3")
+    assert prompt["opencode"]["info"]["summary"] == summary

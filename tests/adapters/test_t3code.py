@@ -900,3 +900,40 @@ def test_a_claude_success_mark_is_kept(tmp_path: Path) -> None:
     records = convert(build(tmp_path, "v2-settings-claude-success"))[0]["t3code:thread-ok"]
     result = next(r for r in records if r["type"] == "tool_result")
     assert result["callId"] == "toolu_01ReadLexer" and result["isError"] is False
+
+
+def test_v2_thread_created_members_the_header_does_not_map_are_kept(tmp_path: Path) -> None:
+    """Review of issue 27: the V2 ``thread.created`` folded into the header lost
+    providerInstanceId, activeProviderThreadId, createdBy, creationSource, lineage.rootThreadId
+    and updatedAt. The active provider thread is marked on its provider session; the rest is
+    under the registry namespace (members T3 stores as null stay out, as elsewhere)."""
+    header = convert(build(tmp_path, "v2-provider-switch"))[0]["t3code:thread-sw"][0]
+    assert header["chat.t3.code"] == {
+        "providerInstanceId": "codex",
+        "lineage": {"rootThreadId": "thread-sw"},
+        "createdBy": "user",
+        "creationSource": "web",
+        "updatedAt": "2026-07-02T08:00:00.000Z",
+    }
+    active = [s for s in header["providerSessions"] if s.get("active")]
+    assert [s["providerThreadId"] for s in active] == ["pthread-1"] and active[0]["active"] is True
+    assert not [f for f in validate_records([header]) if f.is_error]
+
+
+def test_an_active_provider_thread_no_event_describes_is_its_own_provider_session(tmp_path: Path) -> None:
+    path = build(tmp_path, "v2-settings-claude-success")
+    with sqlite3.connect(path) as connection:
+        row = connection.execute(
+            "SELECT payload_json FROM orchestration_v2_events"
+            " WHERE event_type = 'thread.created' AND thread_id = 'thread-s2'"
+        ).fetchone()
+        payload = {**orjson.loads(row[0]), "activeProviderThreadId": "pthread-x"}
+        connection.execute(
+            "UPDATE orchestration_v2_events SET payload_json = ? WHERE event_type = 'thread.created'"
+            " AND thread_id = 'thread-s2'",
+            (orjson.dumps(payload).decode(),),
+        )
+    connection.close()
+    header = convert(path)[0]["t3code:thread-s2"][0]
+    assert {"providerThreadId": "pthread-x", "active": True} in header["providerSessions"]
+    assert "activeProviderThreadId" not in header["chat.t3.code"]

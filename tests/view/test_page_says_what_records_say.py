@@ -573,3 +573,15 @@ def test_the_new_references_and_titles_cannot_run_or_fetch_anything(page: PageWa
     )
     assert handlers == []
     assert p.locator("img").count() == 0
+
+
+def test_a_tool_result_known_only_as_what_the_user_saw_is_shown(page: PageWatch, tmp_path: Path) -> None:
+    """Cline's UI-only results hold their text in ``displayContent`` (content absent): the page
+    shows it as what the user saw (the viewer review found all 56 results of a Cline task blank)."""
+    stream = GOLDEN / "cline" / "ui-only-multiline-command-result" / "expected.asr.jsonl"
+    records = [json.loads(line) for line in stream.read_text(encoding="utf-8").splitlines()]
+    result = next(r for r in records if r["type"] == "tool_result" and r.get("displayContent"))
+    shown = next(p["text"] for p in result["displayContent"] if p.get("type") == "text" and p["text"].strip())
+    p = open_page(page, stream, tmp_path).page
+    text = p.locator(f"#rec-{result['id']} .display").text_content() or ""
+    assert "what the user saw" in text and shown.strip().splitlines()[0] in text

@@ -111,7 +111,22 @@ def is_session_file(path: Path) -> bool:
         return False
     if name.endswith(".compaction.json") or path.with_name(name.removesuffix(".json") + ".messages.json").exists():
         return False  # a Cline CLI 3.x session's compaction state or manifest: its messages.json is the entry
+    if name.endswith(".json") and _is_cli_side_file(path):
+        return False  # the same, under another name (a copied session): its transcript is the entry
     return name.endswith(".json") and "tasks" not in path.parts[-3:-1]
+
+
+def _is_cli_side_file(path: Path) -> bool:
+    """Whether the file's head is a Cline CLI 3.x manifest or compaction state (``sniff``: what
+    ``asr convert`` refuses with a pointer to the transcript; batch leaves it unclaimed)."""
+    from .sniff import SIDE_FILE_SCORE, sdk_detect
+
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    return sdk_detect(head) == SIDE_FILE_SCORE
 
 
 def companion_files(path: Path) -> list[Path]:

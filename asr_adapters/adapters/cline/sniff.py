@@ -34,14 +34,19 @@ def detect(source: Source) -> int:
     return 0
 
 
+#: a Cline CLI 3.x manifest or compaction state: claimed (so convert names the transcript to
+#: convert instead), never a session of its own in batch (``discover.is_session_file``)
+SIDE_FILE_SCORE = 60
+
+
 def sdk_detect(head: bytes) -> int:
     """90 for a messages file; 60 for a session manifest or a compaction state (refused with a
     pointer to the messages file); else 0. The contract's members come first, in the writer's
     order."""
     if _HEAD.match(head) and b'"source_message_count"' in head:
-        return 60
+        return SIDE_FILE_SCORE
     if _HEAD.match(head) and b'"sessionId"' in head and b'"messages"' in head:
         return 90
     if _MANIFEST_HEAD.match(head) and b'"messages_path"' in head:
-        return 60
+        return SIDE_FILE_SCORE
     return 0

@@ -81,9 +81,9 @@ class OutcomeMixin:
         record["compaction"] = {"through": through} if through else {}
         self.compaction_through = None
         used = data.get("compactionTokensUsed")
-        output = compaction_output_tokens(used)
-        if output is not None:
-            record["usage"] = {"outputTokens": output}
+        usage = compaction_usage(used)
+        if usage is not None:
+            record["usage"] = usage
             record["nativeUsage"] = used
         native = {k: v for k, v in data.items() if k not in ("summaryContent", "compactionTokensUsed")}
         if native:
@@ -91,15 +91,32 @@ class OutcomeMixin:
         return self._write(record)
 
 
-def compaction_output_tokens(used: Any) -> int | None:
-    """The output tokens of the compaction's own model call (``compactionTokensUsed``:
-    ``outputTokens`` in the SDK's schema, ``output`` in older files), the summary it wrote.
-    Only the output count is normalized: the schema does not say whether ``inputTokens``
-    includes the cached tokens it lists beside it, so the input side stays in ``nativeUsage``
-    (docs/format.md: a member only where the source gives the numbers it needs)."""
+#: members of a ``compactionTokensUsed`` form that count cached input beside its input count
+_CACHED = ("cachedInput", "cacheReadTokens", "cacheWriteTokens")
+
+
+def compaction_usage(used: Any) -> dict[str, int] | None:
+    """The compaction's own model call's usage from ``compactionTokensUsed`` (``inputTokens``/
+    ``outputTokens`` in the SDK's schema, ``input``/``output`` in older files). The output
+    count is always normalized. The input count only when the form lists no cached count
+    beside it: then it is the call's one input count, all of its input (docs/semantics.md
+    Usage); beside a cached count (``cachedInput``, ``cacheReadTokens``, ``cacheWriteTokens``)
+    the schema does not say whether the input includes it, so the input side stays in
+    ``nativeUsage`` (docs/format.md: a member only where the source gives the numbers it needs)."""
+    output = _count(used, ("outputTokens", "output"))
+    if output is None:
+        return None
+    assert isinstance(used, dict)
+    input_ = None if any(k in used for k in _CACHED) else _count(used, ("inputTokens", "input"))
+    if input_ is None:
+        return {"outputTokens": output}
+    return {"inputTokens": input_, "outputTokens": output, "totalTokens": input_ + output}
+
+
+def _count(used: Any, keys: tuple[str, ...]) -> int | None:
     if not isinstance(used, dict):
         return None
-    for key in ("outputTokens", "output"):
+    for key in keys:
         value = used.get(key)
         if type(value) is int and value >= 0:
             return value

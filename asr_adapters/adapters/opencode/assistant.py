@@ -118,7 +118,15 @@ class AssistantMapping:
             carried = carried or items[self.facts_item].step not in self.finished_steps
         #: when no record carries the message's ``error`` (the call that failed wrote none), it
         #: stays in ``opencode.info`` so it is not lost
-        self.info_moved = INFO_MOVED if carried else tuple(k for k in INFO_MOVED if k != "error")
+        kept: tuple[str, ...] = () if carried else ("error",)
+        #: a compaction summary as OpenCode's filterCompacted counts one: ``summary`` with a
+        #: ``finish`` and no ``error`` (a failed or unfinished attempt replaced nothing: its
+        #: ``summary: true`` stays in ``opencode.info``)
+        self.is_summary = self.info.get("summary") is True and bool(self.info.get("finish"))
+        self.is_summary = self.is_summary and not self.info.get("error")
+        if not self.is_summary:
+            kept += ("summary",)
+        self.info_moved = tuple(k for k in INFO_MOVED if k not in kept)
 
     def records(self) -> Iterator[dict[str, Any]]:
         host, plan = self.host, self.plan
@@ -168,7 +176,7 @@ class AssistantMapping:
             record["usage"], record["nativeUsage"] = usage
         if with_error and "error" in self.info:
             record["error"] = self.info["error"]
-        if first and self.info.get("summary") is True:
+        if first and self.is_summary:
             record["summaryOf"] = "compaction"
             through = self.host.compacted_through
             record["compaction"] = {"through": through} if through else {}

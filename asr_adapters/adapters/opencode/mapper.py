@@ -28,6 +28,9 @@ from .steps import Item
 from .store import NativeMessage
 from .usage import Usage
 
+#: a user message's ``summary`` ({diffs, title, body}) moves nowhere: it stays in ``opencode.info``
+USER_INFO_MOVED = tuple(k for k in INFO_MOVED if k != "summary")
+
 #: file parts OpenCode never sends as files: it reads them and sends the text (a synthetic part)
 _READ_AS_TEXT = ("text/plain", "application/x-directory")
 
@@ -175,7 +178,7 @@ class SessionMapper:
                     "role": {"state": "absent", "reason": "the message's own file or row is unreadable"},
                 }
                 del record["role"]
-            record[AGENT] = {"info": leftover(info, INFO_MOVED), "parts": kept}
+            record[AGENT] = {"info": leftover(info, USER_INFO_MOVED), "parts": kept}
             if native.outcome_due:
                 self.count("records")
             yield self.emit(record)

@@ -14,10 +14,27 @@ from ...core.adapter import header as core_header
 from ...core.refs import session_ref
 from ...core.timestamps import from_iso, stamp
 from .db import Database
-from .state import obj
+from .state import REGISTRY, obj
 
 #: thread settings the header states as they stood at the first user message
 SETTINGS = ("branch", "worktreePath", "modelSelection", "runtimeMode", "interactionMode")
+
+#: V2 ``thread.created`` members the header states elsewhere (``id`` is the session, ``title``,
+#: ``createdAt`` the ``ts``, ``projectId`` the project, ``lineage``'s parent and relationship,
+#: ``activeProviderThreadId`` a provider session's ``active``); the rest is kept under the
+#: registry namespace
+_V2_MAPPED = ("id", "title", "createdAt", "projectId", "historyOrigin", "lineage", "activeProviderThreadId", *SETTINGS)
+_LINEAGE_MAPPED = ("parentThreadId", "relationshipToParent")
+
+
+def _v2_kept(payload: dict[str, Any]) -> dict[str, Any]:
+    """The members of a V2 ``thread.created`` no header field states (nulls left out)."""
+    kept = {k: v for k, v in payload.items() if k not in _V2_MAPPED and v is not None}
+    lineage = {k: v for k, v in obj(payload.get("lineage")).items() if k not in _LINEAGE_MAPPED and v is not None}
+    if lineage:
+        kept = {**kept, "lineage": lineage}
+    return kept
+
 
 #: T3 driver name -> our agent short name, for session references to native transcripts.
 DRIVERS = {"codex": "codex", "claudeAgent": "claude-code", "claude": "claude-code"}
@@ -76,12 +93,15 @@ def build(db: Database, thread_id: str, file: str) -> dict[str, Any]:
                 sessions.append(entry)
     lineage: dict[str, Any] = {}
     history_origin: Any = None
+    v2_created: dict[str, Any] | None = None
     v2_only = not created
     first_v2_message = db.v2_first_user_message(thread_id) if v2_only else None
     for sequence, kind, payload in v2:
         if not isinstance(payload, dict):
             continue
         if kind == "thread.created":
+            if v2_created is None:
+                v2_created = payload
             if not created:
                 created = dict(payload)
                 at = payload.get("createdAt")
@@ -115,6 +135,14 @@ def build(db: Database, thread_id: str, file: str) -> dict[str, Any]:
             entry = {k: v for k, v in entry.items() if v is not None}
             if entry not in sessions:
                 sessions.append(entry)
+    active = v2_created.get("activeProviderThreadId") if v2_created is not None else None
+    if isinstance(active, str) and active:
+        # the provider thread T3 names active at the thread's creation (docs/agents/t3code.md)
+        holder = next((s for s in sessions if s.get("providerThreadId") == active), None)
+        if holder is None:
+            sessions.append({"providerThreadId": active, "active": True})
+        else:
+            holder["active"] = True
     runtime = db.runtime_row(thread_id)
     if runtime is not None:
         native = _cursor_session(runtime["provider"], runtime["resumeCursor"])
@@ -152,6 +180,9 @@ def build(db: Database, thread_id: str, file: str) -> dict[str, Any]:
         record["historyOrigin"] = history_origin
     if sessions:
         record["providerSessions"] = sessions
+    kept = _v2_kept(v2_created) if v2_created is not None else {}
+    if kept:
+        record[REGISTRY] = kept
     return record
 
 
