@@ -7,10 +7,12 @@ revisions); references that may point forward are resolved by ``finish``.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from ..core.digests import DigestMap
 from ..core.usage import definition_problems
 from ..model.order import DEFAULT_RANKS, KEY_RANKS, UNRANKED
 from ..model.vocab import ASSEMBLY_MODES, CAPTURE_STATES
@@ -134,16 +136,21 @@ class StreamValidator:
         self._kinds: list[str | None] = []
         self._odd_ids: dict[str, int] = {}  # ids that are not "r" + position -> position
         self._plan_of: dict[int, str] = {}  # position of a plan -> its planId
-        self._fields: dict[str, dict[str, str]] = {field: {} for field in INDEXED}
+        # INDEXED field -> value -> the code of the type of the record it resolves to (a code
+        # of _kind_names): 16 bytes an id in a DigestMap, not a string (issue 28)
+        self._fields: dict[str, DigestMap] = {field: DigestMap() for field in INDEXED}
+        self._kind_names: list[str] = []
+        self._kind_codes: dict[str, int] = {}
         self._conversations: set[str] = set()
         self._participants: set[str] = set()
         self._latest_plan: dict[str, int] = {}  # planId -> position of its latest revision
-        # OWN_ID field -> value -> position of the latest record of that native id, and the
-        # reverse (position -> the ids whose latest record it is): a revision moves them on
-        self._owner: dict[str, dict[str, int]] = {field: {} for field in OWN_ID.values()}
-        # position -> the id(s) it is the latest record of: the value alone for the id its own
-        # type owns (nearly always), else a list of (field, value)
-        self._tips: dict[int, str | list[tuple[str, str]]] = {}
+        # OWN_ID field -> value -> a position on the way to the latest record of that native
+        # id (a DigestMap: 16 bytes an id). A revision (supersedes) moves every id whose latest
+        # record was its target on to itself: _forward[target] = the revision, once per target
+        # (a second revision of the same target finds nothing left to move), and the latest
+        # record of an id is the end of the chain from the position its table holds.
+        self._owner: dict[str, DigestMap] = {field: DigestMap() for field in OWN_ID.values()}
+        self._forward = array("I")  # position (1-based, index position - 1) -> position, 0: none
         # references resolved at the end: (seq, line, rule, ref, wanted type, level)
         self._pending: list[tuple[int | None, int | None, str, str, str, str]] = []
         # tool results whose call was not seen before them: (seq, line, callId)
@@ -164,6 +171,7 @@ class StreamValidator:
         if not isinstance(record, dict):
             self._seq = count
             self._kinds.append(None)
+            self._forward.append(0)
             self.report("PROFILE-record", f"a record must be a JSON object, not {show(record)}")
             if count == 1:
                 self.report("PROFILE-header", "the first record must be the session header")
@@ -194,6 +202,7 @@ class StreamValidator:
             shape = _shape(kind, record)
         rid = record.get("id")
         numbered = rid == f"r{count}"
+        self._forward.append(0)
         if numbered:
             self._kinds.append(kind)
         else:
@@ -224,18 +233,14 @@ class StreamValidator:
             if value.__class__ is str:
                 table = self._fields[field]
                 if kind == "message" or value not in table:
-                    table[value] = kind
+                    code = self._kind_codes.get(kind)
+                    if code is None:
+                        code = self._kind_codes[kind] = len(self._kind_names)
+                        self._kind_names.append(kind)
+                    table[value] = code
         own = shape.own
         if own is not None:
-            value = record[own]
-            owned = self._owner[own]
-            tips = self._tips
-            # the common case inline: a new id on a well-numbered record no revision moved ids to
-            if value.__class__ is str and value not in owned and numbered and count not in tips:
-                owned[value] = count
-                tips[count] = value
-            else:
-                self._own_id(record, own)
+            self._own_id(record, own)
         if shape.lists:
             for field in shape.lists:
                 self._ref_list(record, field)
@@ -323,12 +328,9 @@ class StreamValidator:
                     "PROFILE-supersedes",
                     f"supersedes {target!r} names a {named} record; a revision keeps its type {kind}",
                 )
-            tips = self._tip_pairs(position, self._tips.pop(position, None))
-            if tips:  # the native ids whose latest record was the target now end here
-                owner = self._owner
-                for field, value in tips:
-                    owner[field][value] = self.count
-                self._tips[self.count] = tips
+            forward = self._forward
+            if not forward[position - 1]:  # the native ids whose latest record was the target now end here
+                forward[position - 1] = self.count
 
     def _parent(self, record: dict, kind: str) -> None:
         target = record["parent"]
@@ -449,14 +451,10 @@ class StreamValidator:
             return
         table = self._owner[field]
         count = self.count
-        latest = table.get(value)
+        latest = table.swap(value, count)
         if latest is None:  # the common case: a new id
-            table[value] = count
-            if count in self._tips or self._kinds[count - 1] is None:  # other ids here, or no kind to name the field
-                self._tips[count] = [*self._tip_pairs(count, self._tips.get(count)), (field, value)]
-            else:
-                self._tips[count] = value
             return
+        latest = self._latest(latest)
         if latest == count:  # this record's supersedes already moved the id here
             return
         if "copiedFrom" not in record:
@@ -465,20 +463,18 @@ class StreamValidator:
                 f"{field} {value!r} was written by r{latest}: a second record with it must name"
                 " that record (or a revision of it) in supersedes, or carry copiedFrom",
             )
-        rest = [pair for pair in self._tip_pairs(latest, self._tips.pop(latest, None)) if pair != (field, value)]
-        if rest:
-            self._tips[latest] = rest
-        table[value] = count
-        here = self._tip_pairs(count, self._tips.get(count))
-        self._tips[count] = [*here, (field, value)] if here or self._kinds[count - 1] is None else value
 
-    def _tip_pairs(self, position: int, tips: str | list[tuple[str, str]] | None) -> list[tuple[str, str]]:
-        """The (field, value) ids a ``_tips`` entry holds; a bare value is of the field its record owns."""
-        if tips is None:
-            return []
-        if isinstance(tips, str):
-            return [(OWN_ID[self._kinds[position - 1] or ""], tips)]
-        return tips
+    def _latest(self, position: int) -> int:
+        """The end of the chain of revisions from ``position`` (the chain is shortened on the way)."""
+        forward = self._forward
+        end = position
+        while forward[end - 1]:
+            end = forward[end - 1]
+        while position != end:  # every position on the way points to the end now
+            following = forward[position - 1]
+            forward[position - 1] = end
+            position = following
+        return end
 
     def _tool_result_refs(self, record: dict) -> None:
         call_id = record.get("callId")
@@ -536,7 +532,10 @@ class StreamValidator:
             return None if position is None else self._kinds[position - 1] or "?"
         field, _, value = ref.partition("=")
         table = self._fields.get(field)
-        return table.get(value) if table is not None else "?"
+        if table is None:
+            return "?"
+        code = table.get(value)
+        return None if code is None else self._kind_names[code]
 
     def finish(self) -> list[Finding]:
         if self.count == 0 and not self.unreadable:
