@@ -10,8 +10,11 @@ VS Code extensions that keep tasks under the editor's global storage:
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
+
+from ...core.companion import CompanionSkipped, open_companion
 
 #: extension id -> product name
 EXTENSIONS = {
@@ -116,17 +119,38 @@ def is_session_file(path: Path) -> bool:
     return name.endswith(".json") and "tasks" not in path.parts[-3:-1]
 
 
+_SESSION_ID = re.compile(rb'"sessionId"\s*:\s*"([A-Za-z0-9_.-]{1,200})"')
+
+
+def _cli_session_id(path: Path) -> str | None:
+    """The ``sessionId`` a Cline CLI 3.x messages file names in its head, else None."""
+    from .sniff import sdk_detect
+
+    head = _head(path)
+    if head is None or sdk_detect(head) != 90:
+        return None
+    match = _SESSION_ID.search(head)
+    return match.group(1).decode() if match else None
+
+
+def _head(path: Path) -> bytes | None:
+    try:  # a path discovery listed (no root); a FIFO or device is refused, never read
+        handle = open_companion(path, None, limit=None)
+    except (CompanionSkipped, OSError):
+        return None
+    if handle is None:
+        return None
+    with handle:
+        return handle.read(4096)
+
+
 def _is_cli_side_file(path: Path) -> bool:
     """Whether the file's head is a Cline CLI 3.x manifest or compaction state (``sniff``: what
     ``asr convert`` refuses with a pointer to the transcript; batch leaves it unclaimed)."""
     from .sniff import SIDE_FILE_SCORE, sdk_detect
 
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(4096)
-    except OSError:
-        return False
-    return sdk_detect(head) == SIDE_FILE_SCORE
+    head = _head(path)
+    return head is not None and sdk_detect(head) == SIDE_FILE_SCORE
 
 
 def companion_files(path: Path) -> list[Path]:
@@ -135,4 +159,9 @@ def companion_files(path: Path) -> list[Path]:
         manifest = path.with_name(path.name.removesuffix(".messages.json") + ".json")
         return [manifest] if os.path.isfile(manifest) else []
     names = (UI_FILE, OLD_UI_FILE, API_FILE, METADATA_FILE)
+    if path.name not in names:  # a CLI 3.x transcript under another name: the manifest its id names
+        named = _cli_session_id(path)
+        if named is not None:
+            manifest = path.with_name(f"{named}.json")
+            return [manifest] if manifest != path and os.path.isfile(manifest) else []
     return [path.with_name(n) for n in names if n != path.name and os.path.isfile(path.with_name(n))]
