@@ -49,11 +49,15 @@ class StreamFacts:
             self.tools.add(record["name"])
         elif kind == "message":
             self._authors(record)
-            content = record.get("content")
-            if self.first_prompt is None and record.get("role") == "user" and isinstance(content, list):
-                prompt = command_text(content, record) or typed_text(content, record)
-                if title_text(prompt):
-                    self.first_prompt = title_text(prompt, 300)
+            if self.first_prompt is None and record.get("role") == "user":
+                for member in ("content", "displayContent"):  # as the page's own heading does
+                    parts = record.get(member)
+                    if not isinstance(parts, list):
+                        continue
+                    prompt = command_text(parts, record) or typed_text(parts, record)
+                    if title_text(prompt):
+                        self.first_prompt = title_text(prompt, 300)
+                        break
         elif kind == "subagent" and isinstance(record.get("session"), str):
             self.children.append(record["session"])
         if kind != "session" and isinstance(record.get("title"), str) and record["title"].strip():

@@ -382,6 +382,14 @@ def test_the_site_index_names_untitled_sessions_by_their_first_words(page: PageW
     page.page.goto((site / "index.html").as_uri())
     titles = page.page.locator("tr.session-row td a").all_text_contents()
     assert sorted(titles) == ["/review src/lexer.rs", "Add a --verbose flag to cli.py"]
+    # a UI-only Cline task: the person's words are only in displayContent (the page review found
+    # the index calling it by its id while the page named it by the prompt)
+    ui = GOLDEN / "cline" / "ui-only-multiline-command-result" / "expected.asr.jsonl"
+    (archive / "ui.asr.jsonl").write_bytes(ui.read_bytes())
+    assert CliRunner().invoke(main, ["show", str(archive), "-o", str(tmp_path / "site2")]).exit_code == 0
+    page.page.goto((tmp_path / "site2" / "index.html").as_uri())
+    titles = page.page.locator("tr.session-row td a").all_text_contents()
+    assert len(titles) == 3 and not [t for t in titles if t.startswith("cline:")], titles
 
 
 # item 10: a shell call shows its command once
