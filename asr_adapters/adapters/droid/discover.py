@@ -1,0 +1,65 @@
+"""Where Factory Droid keeps sessions, and which files are sessions. Never used while parsing.
+
+Droid's home is ``~/.factory``; ``FACTORY_HOME_OVERRIDE`` replaces the *home directory* it is
+under (``.factory`` is appended), as Factory's SDK and entireio/cli read it. Sessions are
+``sessions/<project folder>/<sessionId>.jsonl`` (legacy: ``sessions/<sessionId>.jsonl``), each
+with a ``<sessionId>.settings.json`` sidecar beside it. ``DROID_SESSIONS_DIR`` (a comma-separated
+list of session folders) is ccusage's variable, not Droid's; it is honoured too, so that a home
+a user already pointed ccusage at is found here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+HOME_OVERRIDE_VARIABLE = "FACTORY_HOME_OVERRIDE"
+SESSIONS_VARIABLE = "DROID_SESSIONS_DIR"
+SETTINGS_SUFFIX = ".settings.json"
+
+
+def default_homes(env: Mapping[str, str]) -> list[Path]:
+    """``$DROID_SESSIONS_DIR`` entries, ``$FACTORY_HOME_OVERRIDE/.factory/sessions`` and
+    ``~/.factory/sessions``."""
+    homes: list[Path] = []
+    for value in (env.get(SESSIONS_VARIABLE) or "").split(","):
+        if value.strip():
+            homes.append(Path(value.strip()).expanduser())
+    override = env.get(HOME_OVERRIDE_VARIABLE)
+    if override:
+        homes.append(Path(override).expanduser() / ".factory" / "sessions")
+    home = env.get("HOME") or env.get("USERPROFILE")
+    if home:
+        homes.append(Path(home) / ".factory" / "sessions")
+    unique: list[Path] = []
+    for path in homes:
+        if path not in unique:
+            unique.append(path)
+    return unique
+
+
+def is_session_file(path: Path) -> bool:
+    """A ``.jsonl`` transcript. Under ``~/.factory`` only the ``sessions`` store holds them:
+    ``projects/`` has ``droid exec --output-format stream-json`` logs, another format."""
+    if not path.name.endswith(".jsonl"):
+        return False
+    parts = path.parts[:-1]
+    if ".factory" in parts:
+        return "sessions" in parts[parts.index(".factory") :]
+    return True
+
+
+def stem(name: str) -> str:
+    return name[: -len(".jsonl")] if name.endswith(".jsonl") else name.split(".", 1)[0]
+
+
+def settings_file(path: Path) -> Path:
+    """The settings sidecar of a transcript: ``<stem>.settings.json`` beside it."""
+    return path.with_name(stem(path.name) + SETTINGS_SUFFIX)
+
+
+def companion_files(path: Path) -> list[Path]:
+    """The settings sidecar, when it exists: the conversion reads it into the header."""
+    sidecar = settings_file(path)
+    return [sidecar] if os.path.isfile(sidecar) else []

@@ -1,0 +1,356 @@
+"""One Droid transcript record at a time, into ASR records (docs/agents/droid.md has the table).
+
+Every native line ends in records or one vendor record. The mapper keeps only the calls seen
+(name and input, for result names and subagents; spilled to disk past a bound) and the id of
+the last plan and of the last record written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ...core.adapter import Adapter, Context, Emitter, start
+from ...core.refs import schema_name
+from ...core.spill import SpillMap
+from ...core.timestamps import from_epoch_millis, from_iso, stamp
+from .blocks import HARNESS, REGISTRY, data_part, media_part, reasoning_part, result_parts, split_reminders
+
+__all__ = ["REGISTRY", "DroidMapper"]
+
+_MESSAGE_KNOWN = frozenset({"type", "id", "timestamp", "message"})
+_INNER_KNOWN = frozenset({"role", "content", "modelId"})
+_CALL_KNOWN = frozenset({"type", "id", "name", "input"})
+_RESULT_KNOWN = frozenset({"type", "tool_use_id", "toolUseId", "content", "is_error", "isError"})
+#: the delegation tool (entireio/cli ``factoryaidroid/types.go``: ``PreToolUse[Task]``)
+TASK_TOOL = "Task"
+#: what the first user message of a Task child starts with (ain3sh survey, entireio/cli)
+TASK_PROMPT = "# Task Tool Invocation"
+_TODO_STATUS = ("pending", "in_progress", "completed")
+_PRIORITY = ("high", "medium", "low")
+
+
+def _stamp(record: dict[str, Any], value: Any) -> None:
+    """ISO string, or epoch milliseconds (both occur, ain3sh survey)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        stamp(record, from_epoch_millis(value))
+    else:
+        stamp(record, from_iso(value))
+
+
+class DroidMapper:
+    """Converts the records of one transcript, in order, through one emitter."""
+
+    def __init__(self, adapter: Adapter, context: Context, emit: Emitter, *, child: bool) -> None:
+        self.adapter = adapter
+        self.accounting = context.accounting
+        self.emit = emit
+        #: a Task child: its first user prompt is the parent agent's, not a person's
+        self.child = child
+        self._prompted = False
+        self.calls = SpillMap()  # tool_use id -> (name, input)
+        self._plan: str | None = None
+        self._number = 0
+
+    def record(self, number: int, item: Any) -> Iterator[dict[str, Any]]:
+        self._number = number
+        records: list[dict[str, Any]] = []
+        kind = item.get("type") if isinstance(item, dict) else None
+        if not isinstance(kind, str):
+            kind = "unknown"
+        elif kind == "message" and isinstance(item.get("message"), dict):
+            records = self._message(item)
+        elif kind == "message" and isinstance(item.get("role"), str) and isinstance(item.get("text"), str):
+            records = self._flat(item)
+        elif kind == "todo_state":
+            records = self._todos(item)
+        elif kind == "compaction_state":
+            records = self._compaction(item)
+        if not records:
+            records = [self._vendor(item, kind)]
+            self.accounting.vendor += 1
+        else:
+            self.accounting.records += 1
+        for record in records:
+            yield self.emit(record)
+
+    # -- pieces ---------------------------------------------------------------------------
+
+    def _base(self, kind: str, item: dict[str, Any]) -> dict[str, Any]:
+        record = start(kind)
+        _stamp(record, item.get("timestamp"))
+        return record
+
+    def _vendor(self, item: Any, kind: str) -> dict[str, Any]:
+        record = start("vendor")
+        if isinstance(item, dict):
+            _stamp(record, item.get("timestamp"))
+        record["schema"] = schema_name(REGISTRY, kind)
+        record["data"] = item
+        return record
+
+    def _message_id(self, record: dict[str, Any], item: dict[str, Any]) -> None:
+        native = item.get("id")
+        if isinstance(native, str) and native:
+            record["messageId"] = native
+        else:
+            record["messageId"] = f"L{self._number}"
+            record["idSource"] = "derived"
+
+    @staticmethod
+    def _rest(record: dict[str, Any], item: dict[str, Any], known: frozenset[str]) -> None:
+        for key, value in item.items():
+            if key not in known:
+                record[key] = value
+
+    # -- message ----------------------------------------------------------------------------
+
+    def _message(self, item: dict[str, Any]) -> list[dict[str, Any]]:
+        inner = item["message"]
+        role = inner.get("role")
+        if role == "user":
+            return self._user(item, inner)
+        if role == "assistant":
+            return self._assistant(item, inner)
+        return []  # another role (a permission verdict labelled message): kept whole as vendor
+
+    def _user(self, item: dict[str, Any], inner: dict[str, Any]) -> list[dict[str, Any]]:
+        content = inner.get("content")
+        blocks: list[Any] = [content] if isinstance(content, str) else content if isinstance(content, list) else []
+        if not isinstance(content, str | list):
+            return []
+        injected = item.get("visibility") == "llm_only"  # a context injection (reader: vigil)
+        default: tuple[str, str]
+        if injected:
+            default = HARNESS
+        elif self.child and not self._prompted:
+            default = ("agent", "prompt")  # the parent's Task prompt (ASR-202: not a person)
+        else:
+            default = ("human", "prompt")
+        parts: list[dict[str, Any]] = []
+        results: list[dict[str, Any]] = []
+        for block in blocks:
+            text = block if isinstance(block, str) else block.get("text") if isinstance(block, dict) else None
+            kind = block.get("type") if isinstance(block, dict) else None
+            if isinstance(text, str) and (isinstance(block, str) or kind == "text"):
+                for piece, who in split_reminders(text, default):
+                    parts.append({"type": "text", "text": piece, "author": who[0], "origin": who[1]})
+            elif kind == "tool_result":
+                results.append(self._result(item, block))
+            elif kind in ("image", "document"):
+                parts.append({**media_part(block), "author": default[0], "origin": default[1]})
+            else:
+                parts.append({**data_part(block, f"block/{kind}"), "author": default[0], "origin": default[1]})
+        records: list[dict[str, Any]] = []
+        if parts or not results:
+            if any(p["author"] != "harness" for p in parts):
+                self._prompted = True
+            record = self._base("message", item)
+            self._message_id(record, item)
+            record["role"] = "user"
+            whos = {(p["author"], p["origin"]) for p in parts}
+            if len(whos) == 1:  # one writer: on the message, not on each part
+                record["author"], record["origin"] = whos.pop()
+                for part in parts:
+                    del part["author"], part["origin"]
+            if injected:
+                record["audience"] = "model"
+            record["content"] = parts
+            if not parts:
+                record["capture"] = {"content": {"state": "absent", "reason": "the message holds no blocks"}}
+            self._rest(record, item, _MESSAGE_KNOWN)
+            self._rest(record, inner, _INNER_KNOWN | {"id", "timestamp"})
+            records.append(record)
+        elif results:
+            # only results: the line's id and other members go on the first result
+            results[0]["droidMessageId"] = item.get("id")
+            self._rest(results[0], item, _MESSAGE_KNOWN)
+        return records + results
+
+    def _result(self, item: dict[str, Any], block: dict[str, Any]) -> dict[str, Any]:
+        """A ``tool_result`` block (snake_case on disk; the SDK's camelCase accepted too)."""
+        record = self._base("tool_result", item)
+        call_id = block.get("tool_use_id", block.get("toolUseId"))
+        record["callId"] = call_id if isinstance(call_id, str) else f"L{self._number}:unpaired"
+        if not isinstance(call_id, str):
+            record["idSource"] = "derived"
+        call = self.calls.get(call_id) if isinstance(call_id, str) else None
+        if call is not None and isinstance(call[0], str):
+            record["name"] = call[0]
+        error = block.get("is_error", block.get("isError"))
+        if isinstance(error, bool):
+            record["isError"] = error
+            if error:
+                record["status"] = "error"
+        record["content"] = result_parts(block.get("content"))
+        if not record["content"]:
+            record["capture"] = {"content": {"state": "absent", "reason": "the result holds no content"}}
+        self._rest(record, block, _RESULT_KNOWN)
+        return record
+
+    def _assistant(self, item: dict[str, Any], inner: dict[str, Any]) -> list[dict[str, Any]]:
+        content = inner.get("content")
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        if not isinstance(content, list):
+            return []
+        parts: list[dict[str, Any]] = []
+        calls: list[dict[str, Any]] = []
+        for index, block in enumerate(content):
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "text" and isinstance(block.get("text"), str):
+                part: dict[str, Any] = {"type": "text", "text": block["text"]}
+                if "id" in block:
+                    part["_meta"] = {f"{REGISTRY}/block": {"id": block["id"]}}
+                parts.append(part)
+            elif kind in ("thinking", "redacted_thinking"):
+                parts.append(reasoning_part(block))
+            elif kind == "tool_use":
+                calls.append(self._call(item, block, index))
+            elif kind in ("image", "document"):
+                parts.append(media_part(block))
+            else:
+                parts.append(data_part(block, f"block/{kind}"))
+        facts: dict[str, Any] = {}
+        if "modelId" in inner:
+            facts["model"] = inner["modelId"]
+        records: list[dict[str, Any]] = []
+        if parts or not calls:
+            record = self._base("message", item)
+            self._message_id(record, item)
+            record["role"] = "assistant"
+            record["author"] = "model"
+            record["content"] = parts
+            if not parts:
+                record["capture"] = {"content": {"state": "absent", "reason": "the message holds no blocks"}}
+            record.update(facts)
+            self._rest(record, item, _MESSAGE_KNOWN)
+            self._rest(record, inner, _INNER_KNOWN)
+            records.append(record)
+            for call in calls:
+                call["messageId"] = record["messageId"]
+        elif calls:  # a response of calls only: no empty message; its line id kept on the first call
+            calls[0]["droidMessageId"] = item.get("id")
+            calls[0].update(facts)
+            self._rest(calls[0], item, _MESSAGE_KNOWN)
+            self._rest(calls[0], inner, _INNER_KNOWN)
+        for call in calls:
+            records.append(call)
+            if call.get("name") == TASK_TOOL:
+                records.append(self._subagent(item, call))
+        return records
+
+    def _call(self, item: dict[str, Any], block: dict[str, Any], index: int) -> dict[str, Any]:
+        record = self._base("tool_call", item)
+        native = block.get("id")
+        if isinstance(native, str) and native:
+            record["callId"] = native
+        else:
+            record["callId"] = f"L{self._number}:content[{index}]"
+            record["idSource"] = "derived"
+        if isinstance(block.get("name"), str):
+            record["name"] = block["name"]
+        if "input" in block:
+            record["input"] = block["input"]
+        self._rest(record, block, _CALL_KNOWN)  # thoughtSignature, riskLevel, riskLevelReason
+        self.calls[record["callId"]] = (block.get("name"), block.get("input"))
+        return record
+
+    def _subagent(self, item: dict[str, Any], call: dict[str, Any]) -> dict[str, Any]:
+        """A ``Task`` call: the child is a session file of its own whose ``session_start`` names
+        this call (``callingToolUseId``); the parent's file does not name the child's id, so
+        ``session`` is absent here (the child's header names this session as its parent)."""
+        record = self._base("subagent", item)
+        record["callId"] = call["callId"]
+        args = call.get("input") if isinstance(call.get("input"), dict) else {}
+        assert isinstance(args, dict)
+        if isinstance(args.get("subagent_type"), str):
+            record["agentType"] = args["subagent_type"]
+        if isinstance(args.get("description"), str):
+            record["description"] = args["description"]
+        return record
+
+    def _flat(self, item: dict[str, Any]) -> list[dict[str, Any]]:
+        """The flat ``{id, role, text, timestamp, session_id}`` variant (some sub-agent files)."""
+        record = self._base("message", item)
+        self._message_id(record, item)
+        record["role"] = item["role"]
+        text = item["text"]
+        if item["role"] == "user" and text.startswith(TASK_PROMPT):
+            record["author"] = "agent"  # the parent's Task prompt
+        elif item["role"] == "assistant":
+            record["author"] = "model"
+        record["content"] = [{"type": "text", "text": text}]
+        self._rest(record, item, frozenset({"type", "id", "role", "text", "timestamp"}))
+        return [record]
+
+    # -- todo and compaction ------------------------------------------------------------------
+
+    def _todos(self, item: dict[str, Any]) -> list[dict[str, Any]]:
+        """A ``todo_state`` snapshot of the TodoWrite list: item form -> an ``items`` plan; the
+        string form (a numbered text list) -> a ``document`` plan holding the text as is."""
+        holder = item.get("todos")
+        todos = holder.get("todos") if isinstance(holder, dict) else holder
+        record = self._base("plan", item)
+        record.update(planId="todo", idSource="derived")
+        if isinstance(todos, str):
+            record["planType"] = "document"
+            record["content"] = [{"type": "text", "text": todos}]
+        elif isinstance(todos, list):
+            entries = [self._entry(t) for t in todos]
+            if any(e is None for e in entries):
+                return []
+            ids = [e["entryId"] for e in entries if e is not None and "entryId" in e]
+            if len(set(ids)) != len(ids):
+                for entry in entries:  # ASR-236: ids unique in one record, else none
+                    if entry is not None:
+                        entry.pop("entryId", None)
+            record["planType"] = "items"
+            record["entries"] = entries
+        else:
+            return []
+        if self._plan is not None:
+            record["supersedes"] = self._plan
+        self._plan = self.emit.next_id
+        self._rest(record, item, frozenset({"type", "id", "timestamp", "todos"}))
+        if "id" in item:
+            record["todoStateId"] = item["id"]
+        return [record]
+
+    @staticmethod
+    def _entry(todo: Any) -> dict[str, Any] | None:
+        if not isinstance(todo, dict) or not isinstance(todo.get("content"), str):
+            return None
+        entry: dict[str, Any] = {}
+        if isinstance(todo.get("id"), str | int) and not isinstance(todo.get("id"), bool):
+            entry["entryId"] = str(todo["id"])
+        entry["content"] = todo["content"]
+        status = todo.get("status")
+        entry["status"] = status if status in _TODO_STATUS else f"{REGISTRY}/{status}"
+        if todo.get("priority") in _PRIORITY:
+            entry["priority"] = todo["priority"]
+        rest = {k: v for k, v in todo.items() if k not in ("id", "content", "status", "priority")}
+        if rest or ("priority" in todo and todo["priority"] not in _PRIORITY):
+            entry["droid"] = {k: v for k, v in todo.items() if k not in ("id", "content", "status")}
+        return entry
+
+    def _compaction(self, item: dict[str, Any]) -> list[dict[str, Any]]:
+        """A ``compaction_state``: its summary replaces the history before it in the model's
+        context; the earlier lines stay in the file, so ``through`` is the last record before."""
+        text = item.get("summaryText")
+        summary = item.get("summary")
+        if not isinstance(text, str) and isinstance(summary, dict) and isinstance(summary.get("body"), str):
+            text = summary["body"]  # the shape specstory reads
+        if not isinstance(text, str):
+            return []
+        record = self._base("message", item)
+        self._message_id(record, item)
+        # the summary is the compaction model's, the harness put it in; which role carries it
+        # in the next request is not recorded
+        record.update(author="agent", origin="injected", audience="model")
+        record["content"] = [{"type": "text", "text": text}]
+        record["capture"] = {"role": {"state": "absent", "reason": "compaction_state names no role"}}
+        record["summaryOf"] = "compaction"
+        record["compaction"] = {"through": f"r{self.emit.seq}"} if self.emit.seq > 1 else {}
+        self._rest(record, item, frozenset({"type", "id", "timestamp", "summaryText"}))
+        return [record]
