@@ -119,7 +119,7 @@ def _settings(source: Source, context: Context, session_id: str) -> tuple[Any, s
     (with a warning naming it)."""
     if source.path is None:
         return None, None
-    for path in (discover.settings_file(source.path), source.path.with_name(session_id + discover.SETTINGS_SUFFIX)):
+    for path in discover.settings_candidates(source.path, session_id):
         if path.exists() or path.is_symlink():
             break
     else:

@@ -14,6 +14,10 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+import orjson
+
+from ...core.companion import CompanionSkipped, open_companion
+
 HOME_OVERRIDE_VARIABLE = "FACTORY_HOME_OVERRIDE"
 SESSIONS_VARIABLE = "DROID_SESSIONS_DIR"
 SETTINGS_SUFFIX = ".settings.json"
@@ -59,7 +63,42 @@ def settings_file(path: Path) -> Path:
     return path.with_name(stem(path.name) + SETTINGS_SUFFIX)
 
 
+#: the head read for the session id: a Task child's ``session_start`` holds the task prompt
+HEAD_BYTES = 1 << 16
+
+
+def session_id(path: Path) -> str | None:
+    """The ``session_start.id`` of a transcript's first line, read through ``core.companion``
+    (a FIFO or device is refused, never read); None when the head holds none."""
+    try:
+        handle = open_companion(path, None, limit=None)
+    except (CompanionSkipped, OSError):
+        return None
+    if handle is None:
+        return None
+    with handle:
+        line = handle.read(HEAD_BYTES).split(b"\n", 1)[0]
+    try:
+        first = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(first, dict) and first.get("type") == "session_start" and isinstance(first.get("id"), str):
+        return first["id"] or None
+    return None
+
+
+def settings_candidates(path: Path, native_id: str | None) -> list[Path]:
+    """Where the sidecar of ``path`` may be: ``<stem>.settings.json`` (Droid names the
+    transcript by its id), then ``<sessionId>.settings.json`` for a transcript renamed."""
+    candidates = [settings_file(path)]
+    if native_id and native_id != stem(path.name) and "/" not in native_id and "\\" not in native_id:
+        candidates.append(path.with_name(native_id + SETTINGS_SUFFIX))
+    return candidates
+
+
 def companion_files(path: Path) -> list[Path]:
     """The settings sidecar, when it exists: the conversion reads it into the header."""
-    sidecar = settings_file(path)
-    return [sidecar] if os.path.isfile(sidecar) else []
+    candidates = [settings_file(path)]
+    if not os.path.isfile(candidates[0]):
+        candidates = settings_candidates(path, session_id(path))
+    return [c for c in candidates if os.path.isfile(c)][:1]

@@ -179,10 +179,11 @@ class DroidMapper:
             record["name"] = call[0]
         error = block.get("is_error", block.get("isError"))
         if isinstance(error, bool):
-            record["isError"] = error
-            if error:
-                record["status"] = "error"
+            record["isError"] = error  # no status: Droid states none (docs/semantics.md)
         record["content"] = result_parts(block.get("content"))
+        if record.get("name") == TASK_TOOL:  # the child's answer, delivered as the call's result
+            for part in record["content"]:
+                part["author"], part["origin"] = "agent", "subagent_report"
         if not record["content"]:
             record["capture"] = {"content": {"state": "absent", "reason": "the result holds no content"}}
         self._rest(record, block, _RESULT_KNOWN)

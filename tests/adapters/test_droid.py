@@ -1,0 +1,166 @@
+"""Factory Droid adapter: detection, the settings sidecar, who wrote each part of a user
+message, tool pairing, plans and compaction, discovery, and the shared real sample."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from golden_support import SHARED_SAMPLES, shared_samples
+
+from asr_adapters import registry, validate_records
+from asr_adapters.adapters.droid import discover
+from asr_adapters.convert import Conversion
+from asr_adapters.core.source import Source
+
+SID = "5b1f0c2e-0000-4000-8000-00000000000d"
+START = {"type": "session_start", "id": SID, "title": "t", "sessionTitle": "Demo", "owner": "dev", "version": 2,
+         "cwd": "/work/demo"}  # fmt: skip
+
+
+def _lines(*records: Any) -> bytes:
+    return b"".join(json.dumps(r).encode() + b"\n" for r in records)
+
+
+def _message(mid: str, role: str, content: Any, **extra: Any) -> dict[str, Any]:
+    return {"type": "message", "id": mid, "timestamp": "2026-10-26T14:02:12.031Z",
+            "message": {"role": role, "content": content}, **extra}  # fmt: skip
+
+
+def _convert(data: bytes | Path) -> tuple[list[dict[str, Any]], Conversion]:
+    conversion = Conversion(data, "droid", as_dicts=True)
+    return [r for stream in conversion.streams() for r in stream.records], conversion
+
+
+def test_detected_by_its_session_start_and_not_for_other_session_start_lines() -> None:
+    assert registry.detect(Source(_lines(START))).name == "droid"
+    other = _lines({"type": "session_start", "id": "x", "model": "m", "resumed": False}, {"type": "assistant_delta"})
+    assert registry.get("droid").detect(Source(other)) == 0
+    bare = _lines({"type": "session_start", "id": "x", "cwd": "/w"}, _message("m1", "user", "hi"))
+    assert registry.get("droid").detect(Source(bare)) >= 50
+
+
+def test_reminder_blocks_are_the_harness_parts_beside_the_persons_prompt() -> None:
+    text = "<system-reminder>cwd: /work/demo</system-reminder>\nFix it.<system-reminder>x</system-reminder>"
+    records, _ = _convert(_lines(START, _message("m1", "user", [{"type": "text", "text": text}])))
+    parts = records[1]["content"]
+    assert "".join(p["text"] for p in parts) == text  # nothing lost or trimmed (ASR-211)
+    assert [(p["author"], p["origin"]) for p in parts] == [
+        ("harness", "injected"), ("human", "prompt"), ("harness", "injected")]  # fmt: skip
+    assert "author" not in records[1]
+
+
+def test_results_pair_with_calls_by_id_in_either_spelling_and_keep_is_error() -> None:
+    calls = [{"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "a"}},
+             {"type": "tool_use", "id": "toolu_2", "name": "Execute", "input": {"command": "false"}}]  # fmt: skip
+    results = [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "x"},
+               {"type": "tool_result", "toolUseId": "toolu_2", "content": [{"type": "text", "text": "1"}],
+                "isError": True}]  # fmt: skip
+    records, conversion = _convert(_lines(START, _message("a1", "assistant", calls), _message("u1", "user", results)))
+    kinds = [r["type"] for r in records]
+    assert kinds == ["session", "tool_call", "tool_call", "tool_result", "tool_result"]  # no empty messages
+    first, second = records[3], records[4]
+    assert (first["callId"], first["name"], "isError" in first) == ("toolu_1", "Read", False)
+    assert (second["name"], second["isError"], "status" in second) == ("Execute", True, False)
+    assert records[1]["droidMessageId"] == "a1" and first["droidMessageId"] == "u1"
+    accounting = conversion.accounting
+    assert accounting.native_items == 3 == accounting.records
+
+
+def test_settings_sidecar_is_folded_into_the_header(tmp_path: Path) -> None:
+    folder = tmp_path / "-work-demo"
+    folder.mkdir()
+    transcript = folder / f"{SID}.jsonl"
+    transcript.write_bytes(_lines(START))
+    settings = {"model": "claude-opus-4-5", "tokenUsage": {"inputTokens": 3, "outputTokens": 4}}
+    (folder / f"{SID}.settings.json").write_text(json.dumps(settings, indent=2))
+    records, conversion = _convert(transcript)
+    assert records[0]["sessionSettings"] == settings
+    assert records[0]["companions"] == [f"{SID}.settings.json"]
+    assert conversion.accounting.folded == 1 and conversion.accounting.native_items == 2
+    assert registry.get("droid").companion_files(transcript) == [folder / f"{SID}.settings.json"]
+
+
+def test_a_broken_sidecar_is_a_warning_not_a_lost_session(tmp_path: Path) -> None:
+    transcript = tmp_path / f"{SID}.jsonl"
+    transcript.write_bytes(_lines(START, _message("m1", "user", "hi")))
+    (tmp_path / f"{SID}.settings.json").write_text("{not json")
+    records, conversion = _convert(transcript)
+    assert "sessionSettings" not in records[0] and records[1]["content"][0]["text"] == "hi"
+    assert any("settings.json" in d.reason for d in conversion.accounting.diagnostics)
+
+
+def test_todo_states_are_one_plan_revised_and_unknown_types_stay_vendor() -> None:
+    todo = {"type": "todo_state", "id": "t1", "timestamp": 1793023342000,
+            "todos": {"todos": [{"id": "1", "content": "a", "status": "pending"}]}}  # fmt: skip
+    later = {**todo, "id": "t2", "todos": {"todos": [{"id": "1", "content": "a", "status": "completed"}]}}
+    records, _ = _convert(_lines(START, todo, later, {"type": "session_end", "durationMs": 1}))
+    first, second, end = records[1], records[2], records[3]
+    assert (first["planId"], first["entries"][0]["status"]) == ("todo", "pending")
+    assert first["ts"] == "2026-10-26T14:02:22.000Z"  # epoch milliseconds
+    assert second["supersedes"] == first["id"]
+    assert end["type"] == "vendor" and end["schema"] == "ai.factory.droid/session_end"
+
+
+def test_compaction_summary_replaces_the_records_before_it() -> None:
+    compaction = {"type": "compaction_state", "id": "k1", "timestamp": "2026-10-26T14:02:50.000Z", "summaryText": "s"}
+    records, _ = _convert(_lines(START, _message("m1", "user", "hi"), compaction))
+    summary = records[2]
+    assert summary["summaryOf"] == "compaction" and summary["compaction"] == {"through": records[1]["id"]}
+    assert summary["capture"]["role"]["state"] == "absent" and "role" not in summary
+
+
+def test_a_task_child_names_its_parent_and_its_first_prompt_is_the_agents() -> None:
+    child = {**START, "callingSessionId": "parent-1", "callingToolUseId": "toolu_9"}
+    records, _ = _convert(_lines(child, _message("m1", "user", "# Task Tool Invocation\nfind x")))
+    assert records[0]["parent"] == "droid:parent-1"
+    assert records[1]["author"] == "agent"
+
+
+def test_homes_and_session_files(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path / "h"), "FACTORY_HOME_OVERRIDE": str(tmp_path / "o"), "DROID_SESSIONS_DIR": "/a, /b"}
+    moved, home = tmp_path / "o" / ".factory" / "sessions", tmp_path / "h" / ".factory" / "sessions"
+    assert discover.default_homes(env) == [Path("/a"), Path("/b"), moved, home]
+    assert discover.is_session_file(Path("/h/.factory/sessions/-w/x.jsonl"))
+    assert not discover.is_session_file(Path("/h/.factory/sessions/-w/x.settings.json"))
+    assert not discover.is_session_file(Path("/h/.factory/projects/p/run.jsonl"))
+
+
+def test_batch_discover_finds_sessions_in_a_home_laid_out_as_droid_lays_it_out(tmp_path: Path) -> None:
+    from asr_adapters.batch import discover as batch_discover
+
+    folder = tmp_path / "o" / ".factory" / "sessions" / "-work-demo"
+    folder.mkdir(parents=True)
+    (folder / f"{SID}.jsonl").write_bytes(_lines(START, _message("m1", "user", "hi")))
+    (folder / f"{SID}.settings.json").write_text("{}")
+    (folder.parent / ".favorites").write_text("[]")
+    env = {"HOME": str(tmp_path / "h"), "FACTORY_HOME_OVERRIDE": str(tmp_path / "o")}
+    found = list(batch_discover(env=env, agents=["droid"]))
+    assert [(d.agent, d.session_id, d.path.name) for d in found] == [("droid", SID, f"{SID}.jsonl")]
+
+
+@pytest.mark.parametrize("sample", shared_samples("droid"), ids=lambda p: p.name)
+def test_every_shared_sample_converts_and_validates(sample: Path, tmp_path: Path) -> None:
+    copy = tmp_path / sample.parent.name / sample.name
+    copy.parent.mkdir()
+    shutil.copy(sample, copy)
+    sidecar = sample.with_name(sample.name.removesuffix(".jsonl") + ".settings.json")
+    if sidecar.exists():
+        shutil.copy(sidecar, copy.parent / sidecar.name)
+    records, conversion = _convert(copy)
+    assert records[0]["session"] == f"droid:{sample.name.removesuffix('.jsonl')}"
+    assert "\\" in records[0]["cwd"]  # the Windows cwd, kept as written
+    assert "sessionSettings" in records[0] and "tokenUsage" not in records[0]["sessionSettings"]
+    findings = validate_records(records)  # every finding, warnings included: --strict clean
+    assert not findings, [f.describe() for f in findings]
+    accounting = conversion.accounting
+    assert accounting.balanced() and accounting.native_items == 2 and accounting.folded == 1
+
+
+def test_shared_samples_present_or_skipped() -> None:
+    if not (SHARED_SAMPLES / "droid").is_dir():
+        pytest.skip("../shared/samples/droid absent (a user's clone has no ../shared)")
+    assert shared_samples("droid")
