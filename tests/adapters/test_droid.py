@@ -14,6 +14,7 @@ from golden_support import SHARED_SAMPLES, shared_samples
 from asr_adapters import registry, validate_records
 from asr_adapters.adapters.droid import discover
 from asr_adapters.convert import Conversion
+from asr_adapters.core.errors import InputError
 from asr_adapters.core.source import Source
 
 SID = "5b1f0c2e-0000-4000-8000-00000000000d"
@@ -82,6 +83,15 @@ def test_settings_sidecar_is_folded_into_the_header(tmp_path: Path) -> None:
     assert records[0]["companions"] == [f"{SID}.settings.json"]
     assert conversion.accounting.folded == 1 and conversion.accounting.native_items == 2
     assert registry.get("droid").companion_files(transcript) == [folder / f"{SID}.settings.json"]
+
+
+def test_a_sidecar_is_claimed_as_part_of_its_transcript_not_converted_alone(tmp_path: Path) -> None:
+    sidecar = tmp_path / f"{SID}.settings.json"
+    sidecar.write_text(json.dumps({"model": "m", "autonomyLevel": "off"}, indent=2))
+    assert registry.detect(Source(sidecar)).name == "droid"
+    assert not registry.get("droid").is_session_file(sidecar)
+    with pytest.raises(InputError, match="settings sidecar"):
+        _convert(sidecar)
 
 
 def test_a_broken_sidecar_is_a_warning_not_a_lost_session(tmp_path: Path) -> None:

@@ -47,6 +47,10 @@ class DroidAdapter(Adapter):
         return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
+        if sniff.is_settings(source):
+            raise InputError(
+                source.display, "a Droid session's settings sidecar: it is read with its transcript <sessionId>.jsonl"
+            )
         lines = context.json_lines(DISPATCH)
         first = next(lines, None)
         if first is None:

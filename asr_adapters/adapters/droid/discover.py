@@ -47,7 +47,7 @@ def is_session_file(path: Path) -> bool:
     """A ``.jsonl`` transcript. Under ``~/.factory`` only the ``sessions`` store holds them:
     ``projects/`` has ``droid exec --output-format stream-json`` logs, another format."""
     if not path.name.endswith(".jsonl"):
-        return False
+        return False  # a ``.settings.json`` sidecar is read with its transcript
     parts = path.parts[:-1]
     if ".factory" in parts:
         return "sessions" in parts[parts.index(".factory") :]

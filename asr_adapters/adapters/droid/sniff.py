@@ -3,6 +3,7 @@ imported)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ...core.source import Source
@@ -20,6 +21,23 @@ def _droid_line(line: dict[str, Any]) -> bool:
     return kind in _TYPES
 
 
+#: members of a session's ``.settings.json`` (droid-sdk-typescript ``session-settings-schema.ts``)
+_SETTINGS = re.compile(
+    rb'"(?:autonomyLevel|autonomyMode|interactionMode|reasoningEffort|tokenUsage|assistantActiveTimeMs)"\s*:'
+)
+SETTINGS_SUFFIX = ".settings.json"
+
+
+def is_settings(source: Source) -> bool:
+    """A session's settings sidecar: claimed so that batch reports it as part of its
+    transcript, not as a file no adapter knows."""
+    return (
+        source.name.endswith(SETTINGS_SUFFIX)
+        and source.head().lstrip().startswith(b"{")
+        and bool(_SETTINGS.search(source.head()))
+    )
+
+
 def detect(source: Source) -> int:
     """How sure detection is that ``source`` is Droid's (0 to 100), from its head.
 
@@ -28,6 +46,8 @@ def detect(source: Source) -> int:
     counts only as far as the following lines are Droid's nested ``message`` records."""
     if source.is_sqlite:
         return 0
+    if is_settings(source):
+        return 60
     values = source.head_lines().values
     first = values[0] if values else None
     if not (isinstance(first, dict) and first.get("type") == "session_start" and isinstance(first.get("id"), str)):
