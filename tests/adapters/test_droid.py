@@ -174,3 +174,72 @@ def test_shared_samples_present_or_skipped() -> None:
     if not (SHARED_SAMPLES / "droid").is_dir():
         pytest.skip("../shared/samples/droid absent (a user's clone has no ../shared)")
     assert shared_samples("droid")
+
+
+def _inner(mid: str, role: str, content: Any, **inner: Any) -> dict[str, Any]:
+    """A ``message`` line with members inside ``message`` (FactoryDroidMessageSchema's place)."""
+    return {"type": "message", "id": mid, "timestamp": "2026-10-26T14:02:12.031Z",
+            "message": {"role": role, "content": content, **inner}}  # fmt: skip
+
+
+def _valid(records: list[dict[str, Any]]) -> None:
+    findings = validate_records(records)
+    assert not findings, [f.describe() for f in findings]
+
+
+def test_llm_only_inside_the_message_is_a_harness_injection_as_at_line_level() -> None:
+    text = [{"type": "text", "text": "Tool catalog: Read, LS"}]
+    inner = _inner("m1", "user", text, visibility="llm_only")
+    line = _message("m2", "user", text, visibility="llm_only")
+    records, _ = _convert(_lines(START, inner, line))
+    for record in records[1:]:
+        assert (record["author"], record["origin"], record["audience"]) == ("harness", "injected", "model")
+        assert record["visibility"] == "llm_only"
+    _valid(records)
+
+
+def test_user_only_is_what_the_user_saw_and_both_is_seen_by_both() -> None:
+    shown = [{"type": "text", "text": "Interrupted by user"}]
+    records, _ = _convert(_lines(START, _inner("m1", "user", shown, visibility="user_only"),
+                                 _message("m2", "user", shown, visibility="user_only"),
+                                 _inner("m3", "user", "hi", visibility="both")))  # fmt: skip
+    for record in records[1:3]:
+        assert record["content"] == [] and record["displayContent"] == [{"type": "text", "text": "Interrupted by user"}]
+        assert record["capture"]["content"]["state"] == "absent" and record["audience"] == "user"
+        assert "author" not in record  # who wrote a user-only line is not recorded (ASR-202)
+    assert records[3]["audience"] == "both" and records[3]["author"] == "human"
+    _valid(records)
+
+
+def test_in_a_task_child_an_injection_before_the_task_prompt_leaves_the_prompt_the_agents() -> None:
+    child = {**START, "callingSessionId": "parent-1", "callingToolUseId": "toolu_9"}
+    skills = _inner("m1", "user", [{"type": "text", "text": "Available skills: a"}], visibility="llm_only")
+    prompt = _message("m2", "user", "# Task Tool Invocation\nSubagent type: worker\n\nDo x.")
+    records, _ = _convert(_lines(child, skills, prompt))
+    assert (records[1]["author"], records[2]["author"], records[2]["origin"]) == ("harness", "agent", "prompt")
+    # the prefix marks the parent's prompt even after other prompts (the flat variant's rule)
+    task = _message("m2", "user", "# Task Tool Invocation")
+    later, _ = _convert(_lines(child, _message("m1", "user", "context"), task))
+    assert later[2]["author"] == "agent"
+
+
+def test_hook_rows_are_the_hooks_and_keep_their_event_name() -> None:
+    records, _ = _convert(_lines(START, _inner("h1", "user", [{"type": "text", "text": "hook output"}],
+                                               hookEventName="SessionEnd")))  # fmt: skip
+    hook = records[1]
+    assert (hook["author"], hook["origin"], hook["hookEventName"]) == ("hook", "injected", "SessionEnd")
+    _valid(records)
+
+
+def test_a_skill_notification_appended_to_the_prompt_is_the_harnesss_part() -> None:
+    text = "please fix it\n<system-notification>Skill activated: pdf</system-notification>"
+    records, _ = _convert(_lines(START, _message("u1", "user", [{"type": "text", "text": text}])))
+    parts = records[1]["content"]
+    assert "".join(p["text"] for p in parts) == text
+    notification = "<system-notification>Skill activated: pdf</system-notification>"
+    assert [(p["text"], p["author"]) for p in parts] == [("please fix it\n", "human"), (notification, "harness")]
+    # unclosed, it runs to the end of the text (the reader cuts there); inside a line it is the person's
+    open_, _ = _convert(_lines(START, _message("u2", "user", "fix\n<system-notification>Skill: pdf")))
+    assert [p["author"] for p in open_[1]["content"]] == ["human", "harness"]
+    inline, _ = _convert(_lines(START, _message("u3", "user", "what does <system-notification> mean?")))
+    assert inline[1]["author"] == "human" and len(inline[1]["content"]) == 1

@@ -2,8 +2,10 @@
 ``tool_use``, ``tool_result``, ``image``, ``document``) into ASR content parts.
 
 Harness context arrives as ``<system-reminder>…</system-reminder>`` text inside the person's
-user message (readers: phnx-labs/agi-cli, ccusage, specstory); the text is cut at those tags so
-each piece keeps its exact text and its own author (ASR-203, ASR-211, ASR-224).
+user message (readers: phnx-labs/agi-cli, ccusage, specstory), and an activated skill as a
+``<system-notification>`` block starting a line of the person's text (a public Rust session
+reader: it keeps only the text before it); the text is cut at those tags so each piece keeps
+its exact text and its own author (ASR-203, ASR-211, ASR-224).
 """
 
 from __future__ import annotations
@@ -15,15 +17,21 @@ from ...core.refs import schema_name
 
 REGISTRY = "ai.factory.droid"
 HARNESS = ("harness", "injected")
-_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
+#: a reminder anywhere; a notification only where a line starts, up to its end tag (or the
+#: end of the text: the reader cuts there and no file shows whether it is always closed)
+_REMINDER = re.compile(
+    r"<system-reminder>.*?</system-reminder>|(?:^|(?<=\n))<system-notification>.*?(?:</system-notification>|\Z)",
+    re.S,
+)
 
 Who = tuple[str, str]
 
 
-def split_reminders(text: str, default: Who) -> list[tuple[str, Who]]:
-    """``text`` as ``(piece, who)`` runs: each ``<system-reminder>`` element (with the
-    whitespace after it) is the harness's, the rest ``default``. Joining gives ``text``."""
-    pieces: list[tuple[str, Who]] = []
+def split_reminders(text: str, default: Who | None) -> list[tuple[str, Who | None]]:
+    """``text`` as ``(piece, who)`` runs: each ``<system-reminder>`` or line-leading
+    ``<system-notification>`` element (with the whitespace after it) is the harness's, the rest
+    ``default`` (None: unknown). Joining gives ``text``."""
+    pieces: list[tuple[str, Who | None]] = []
     pos = 0
     for match in _REMINDER.finditer(text):
         if match.start() > pos:

@@ -28,6 +28,14 @@ TASK_TOOL = "Task"
 TASK_PROMPT = "# Task Tool Invocation"
 _TODO_STATUS = ("pending", "in_progress", "completed")
 _PRIORITY = ("high", "medium", "low")
+#: FactoryDroidMessageSchema ``visibility`` -> who saw the line (ASR-204)
+_AUDIENCE = {"llm_only": "model", "user_only": "user", "both": "both"}
+
+
+def _written(part: dict[str, Any], who: tuple[str, str] | None) -> dict[str, Any]:
+    if who is not None:
+        part["author"], part["origin"] = who
+    return part
 
 
 def _stamp(record: dict[str, Any], value: Any) -> None:
@@ -114,19 +122,15 @@ class DroidMapper:
             return self._assistant(item, inner)
         return []  # another role (a permission verdict labelled message): kept whole as vendor
 
-    def _user(self, item: dict[str, Any], inner: dict[str, Any]) -> list[dict[str, Any]]:
+    def _user(self, item: dict[str, Any], inner: dict[str, Any], role: str = "user") -> list[dict[str, Any]]:
         content = inner.get("content")
         blocks: list[Any] = [content] if isinstance(content, str) else content if isinstance(content, list) else []
         if not isinstance(content, str | list):
             return []
-        injected = item.get("visibility") == "llm_only"  # a context injection (reader: vigil)
-        default: tuple[str, str]
-        if injected:
-            default = HARNESS
-        elif self.child and not self._prompted:
-            default = ("agent", "prompt")  # the parent's Task prompt (ASR-202: not a person)
-        else:
-            default = ("human", "prompt")
+        # FactoryDroidMessageSchema keeps visibility inside ``message``; some readers read it on the
+        # line: both are accepted, the inner one first
+        visibility = inner.get("visibility", item.get("visibility"))
+        default = self._writer(inner, blocks, visibility, role)
         parts: list[dict[str, Any]] = []
         results: list[dict[str, Any]] = []
         for block in blocks:
@@ -134,28 +138,36 @@ class DroidMapper:
             kind = block.get("type") if isinstance(block, dict) else None
             if isinstance(text, str) and (isinstance(block, str) or kind == "text"):
                 for piece, who in split_reminders(text, default):
-                    parts.append({"type": "text", "text": piece, "author": who[0], "origin": who[1]})
+                    parts.append(_written({"type": "text", "text": piece}, who))
             elif kind == "tool_result":
                 results.append(self._result(item, block))
             elif kind in ("image", "document"):
-                parts.append({**media_part(block), "author": default[0], "origin": default[1]})
+                parts.append(_written(media_part(block), default))
             else:
-                parts.append({**data_part(block, f"block/{kind}"), "author": default[0], "origin": default[1]})
+                parts.append(_written(data_part(block, f"block/{kind}"), default))
         records: list[dict[str, Any]] = []
         if parts or not results:
-            if any(p["author"] != "harness" for p in parts):
+            if any(p.get("origin") == "prompt" for p in parts):
                 self._prompted = True
             record = self._base("message", item)
             self._message_id(record, item)
-            record["role"] = "user"
-            whos = {(p["author"], p["origin"]) for p in parts}
+            record["role"] = role
+            whos = {(p.get("author"), p.get("origin")) for p in parts}
             if len(whos) == 1:  # one writer: on the message, not on each part
-                record["author"], record["origin"] = whos.pop()
+                author, origin = whos.pop()
+                if author is not None and origin is not None:
+                    record["author"], record["origin"] = author, origin
                 for part in parts:
-                    del part["author"], part["origin"]
-            if injected:
-                record["audience"] = "model"
-            record["content"] = parts
+                    part.pop("author", None)
+                    part.pop("origin", None)
+            if visibility in _AUDIENCE:
+                record["audience"] = _AUDIENCE[visibility]
+            if visibility == "user_only" and parts:  # shown to the user, never sent (ASR-207)
+                record["content"] = []
+                record["displayContent"] = parts
+                record["capture"] = {"content": {"state": "absent", "reason": "visibility user_only: not sent"}}
+            else:
+                record["content"] = parts
             if not parts:
                 record["capture"] = {"content": {"state": "absent", "reason": "the message holds no blocks"}}
             self._rest(record, item, _MESSAGE_KNOWN)
@@ -166,6 +178,25 @@ class DroidMapper:
             results[0]["droidMessageId"] = item.get("id")
             self._rest(results[0], item, _MESSAGE_KNOWN)
         return records + results
+
+    def _writer(self, inner: dict[str, Any], blocks: list[Any], visibility: Any, role: str) -> tuple[str, str] | None:
+        """Who wrote a user line's text (what the reminder tags do not mark): a hook run's row
+        (``hookEventName``, reader: it records a hook run, not a turn), an ``llm_only`` injection
+        (the harness's), the parent agent's Task prompt (its ``# Task Tool Invocation`` heading,
+        or a Task child's first prompt), a ``user_only`` line (unknown), else the person's."""
+        if role == "system":
+            return HARNESS
+        if inner.get("hookEventName") is not None:
+            return ("hook", "injected")
+        if visibility == "llm_only":
+            return HARNESS
+        first = blocks[0] if blocks else None
+        text = first if isinstance(first, str) else first.get("text") if isinstance(first, dict) else None
+        if (isinstance(text, str) and text.startswith(TASK_PROMPT)) or (self.child and not self._prompted):
+            return ("agent", "prompt")  # the parent's Task prompt (ASR-202: not a person)
+        if visibility == "user_only":
+            return None
+        return ("human", "prompt")
 
     def _result(self, item: dict[str, Any], block: dict[str, Any]) -> dict[str, Any]:
         """A ``tool_result`` block (snake_case on disk; the SDK's camelCase accepted too)."""
