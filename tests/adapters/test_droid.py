@@ -243,3 +243,67 @@ def test_a_skill_notification_appended_to_the_prompt_is_the_harnesss_part() -> N
     assert [p["author"] for p in open_[1]["content"]] == ["human", "harness"]
     inline, _ = _convert(_lines(START, _message("u3", "user", "what does <system-notification> mean?")))
     assert inline[1]["author"] == "human" and len(inline[1]["content"]) == 1
+
+
+def _compaction(**members: Any) -> dict[str, Any]:
+    return {"type": "compaction_state", "id": "k1", "timestamp": "2026-10-26T14:02:50.000Z", "summaryText": "s",
+            **members}  # fmt: skip
+
+
+def test_the_compaction_replaces_the_records_before_its_anchor_message() -> None:
+    lines = [_message(f"c{i}", "user" if i % 2 else "assistant", f"t{i}") for i in range(1, 5)]
+    anchor = _compaction(summaryKind="llm_summary", anchorMessage={"id": "c4", "index": 3}, removedCount=3)
+    records, _ = _convert(_lines(START, *lines, anchor))
+    summary = records[5]
+    assert summary["compaction"] == {"through": records[3]["id"]}  # c3's record: c4 is kept
+    assert (summary["author"], summary["origin"], "audience" in summary) == ("harness", "injected", False)
+    assert (summary["anchorMessage"], summary["removedCount"]) == ({"id": "c4", "index": 3}, 3)
+    unknown, _ = _convert(_lines(START, *lines, _compaction(anchorMessage={"id": "gone"})))
+    assert unknown[5]["compaction"] == {"through": unknown[4]["id"]}  # an anchor not in the file: the rule before
+    first, _ = _convert(_lines(START, *lines, _compaction(anchorMessage={"id": "c1"})))
+    assert first[5]["compaction"] == {}  # the first message kept: nothing before it replaced
+    _valid(records)
+
+
+def test_only_an_llm_summary_is_a_compaction_summary() -> None:
+    switch = _compaction(summaryKind="provider_switch_serialization", summaryText="turns re-serialized")
+    records, conversion = _convert(_lines(START, _message("m1", "user", "hi"), switch))
+    assert records[2]["type"] == "vendor" and records[2]["schema"] == "ai.factory.droid/compaction_state"
+    assert conversion.accounting.vendor == 1
+
+
+def test_an_empty_thinking_claims_no_visibility() -> None:
+    block = {"type": "thinking", "thinking": "", "signature": "", "signatureProvider": "unknown"}
+    records, _ = _convert(_lines(START, _message("a1", "assistant", [block, {"type": "text", "text": "ok"}])))
+    part = records[1]["content"][0]
+    assert part["type"] == "reasoning" and "visibility" not in part and part["text"] == ""
+    _valid(records)
+
+
+def test_tool_and_system_roles_are_records_not_vendor() -> None:
+    results = [{"type": "tool_result", "toolUseId": "toolu_1", "content": "out"}]
+    call = _message("a1", "assistant", [{"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {}}])
+    system = _inner("s1", "system", [{"type": "text", "text": "You are Droid."}])
+    records, conversion = _convert(_lines(START, system, call, _inner("t1", "tool", results),
+                                          _inner("t2", "tool", [{"type": "text", "text": "note"}])))  # fmt: skip
+    assert (records[1]["role"], records[1]["author"], records[1]["origin"]) == ("system", "harness", "injected")
+    assert (records[3]["type"], records[3]["callId"], records[3]["name"]) == ("tool_result", "toolu_1", "Read")
+    assert (records[4]["type"], records[4]["role"]) == ("message", "ai.factory.droid/tool")
+    assert "author" not in records[4]  # who wrote a tool-role note is not recorded
+    assert conversion.accounting.vendor == 0
+    _valid(records)
+
+
+def test_a_message_id_written_again_revises_the_earlier_record() -> None:
+    first = _message("m1", "assistant", [{"type": "text", "text": "draft"}])
+    again = {**_message("m1", "assistant", [{"type": "text", "text": "final"}]), "parentId": "m1"}
+    records, _ = _convert(_lines(START, first, again))
+    assert records[2]["messageId"] == "m1" and records[2]["supersedes"] == records[1]["id"]
+    _valid(records)
+
+
+def test_model_id_and_a_model_member_are_both_kept() -> None:
+    line = _inner("a1", "assistant", "hi", modelId="claude-opus-4-5", model="custom:alias")
+    records, _ = _convert(_lines(START, line))
+    assert records[1]["model"] == "claude-opus-4-5" and records[1]["droidModel"] == "custom:alias"
+    _valid(records)

@@ -77,14 +77,14 @@ def reasoning_part(block: dict[str, Any]) -> dict[str, Any]:
         return {"type": "reasoning", "visibility": "redacted", "opaque": opaque}
     part: dict[str, Any] = {"type": "reasoning"}
     text = block.get("thinking")
-    if isinstance(text, str) and text:
-        part["text"] = text
-    else:
-        part["visibility"] = "omitted"
+    if isinstance(text, str):
+        part["text"] = text  # "" kept as stored: an empty thought is not known to be withheld
     signature = block.get("signature")
     if isinstance(signature, str) and signature:
         part["signature"] = signature
     rest = {k: v for k, v in block.items() if k not in ("type", "thinking", "signature")}
+    if "thinking" in block and not isinstance(text, str):
+        rest["thinking"] = text
     if signature == "":
         rest["signature"] = ""  # kept: an empty signature (Gemini) is a fact of its own
     if rest:

@@ -56,7 +56,10 @@ class DroidMapper:
         #: a Task child: its first user prompt is the parent agent's, not a person's
         self.child = child
         self._prompted = False
-        self.calls = SpillMap()  # tool_use id -> (name, input)
+        self.calls = SpillMap()  # tool_use id -> (name, input, id of its latest record)
+        #: a line's id -> (id of its latest message record or None, the record before the line's
+        #: first record): a repeated id revises (``supersedes``); a compaction's anchor is kept
+        self.lines = SpillMap()
         self._plan: str | None = None
         self._number = 0
 
@@ -79,8 +82,18 @@ class DroidMapper:
             self.accounting.vendor += 1
         else:
             self.accounting.records += 1
+        line_id = item.get("id") if kind == "message" else None
+        if isinstance(line_id, str) and line_id:
+            earlier = self.lines.get(line_id)
+            self.lines[line_id] = (earlier[0] if earlier else None, f"r{self.emit.seq}")
         for record in records:
-            yield self.emit(record)
+            out = self.emit(record)
+            if out["type"] == "message" and isinstance(line_id, str) and out.get("messageId") == line_id:
+                self.lines[line_id] = (out["id"], self.lines[line_id][1])
+            elif out["type"] == "tool_call" and out.get("idSource") != "derived":
+                name, args, _ = self.calls[out["callId"]]
+                self.calls[out["callId"]] = (name, args, out["id"])
+            yield out
 
     # -- pieces ---------------------------------------------------------------------------
 
@@ -101,6 +114,9 @@ class DroidMapper:
         native = item.get("id")
         if isinstance(native, str) and native:
             record["messageId"] = native
+            earlier = self.lines.get(native)
+            if earlier is not None and earlier[0] is not None:
+                record["supersedes"] = earlier[0]  # Droid wrote this message again (PROFILE-native-id)
         else:
             record["messageId"] = f"L{self._number}"
             record["idSource"] = "derived"
@@ -120,7 +136,11 @@ class DroidMapper:
             return self._user(item, inner)
         if role == "assistant":
             return self._assistant(item, inner)
-        return []  # another role (a permission verdict labelled message): kept whole as vendor
+        if role == "system":
+            return self._user(item, inner, "system")
+        if role == "tool":  # FactoryDroidMessageSchema's fourth role; ASR has none of that name
+            return self._user(item, inner, f"{REGISTRY}/tool")
+        return []  # another role: kept whole as vendor
 
     def _user(self, item: dict[str, Any], inner: dict[str, Any], role: str = "user") -> list[dict[str, Any]]:
         content = inner.get("content")
@@ -186,6 +206,8 @@ class DroidMapper:
         or a Task child's first prompt), a ``user_only`` line (unknown), else the person's."""
         if role == "system":
             return HARNESS
+        if role != "user":
+            return None  # a tool-role line that is no tool result: its writer is not recorded
         if inner.get("hookEventName") is not None:
             return ("hook", "injected")
         if visibility == "llm_only":
@@ -244,8 +266,12 @@ class DroidMapper:
             else:
                 parts.append(data_part(block, f"block/{kind}"))
         facts: dict[str, Any] = {}
+        known = _INNER_KNOWN
         if "modelId" in inner:
             facts["model"] = inner["modelId"]
+            if "model" in inner:  # kept beside, not over modelId's value
+                facts["droidModel"] = inner["model"]
+                known = _INNER_KNOWN | {"model"}
         records: list[dict[str, Any]] = []
         if parts or not calls:
             record = self._base("message", item)
@@ -257,7 +283,7 @@ class DroidMapper:
                 record["capture"] = {"content": {"state": "absent", "reason": "the message holds no blocks"}}
             record.update(facts)
             self._rest(record, item, _MESSAGE_KNOWN)
-            self._rest(record, inner, _INNER_KNOWN)
+            self._rest(record, inner, known)
             records.append(record)
             for call in calls:
                 call["messageId"] = record["messageId"]
@@ -265,7 +291,7 @@ class DroidMapper:
             calls[0]["droidMessageId"] = item.get("id")
             calls[0].update(facts)
             self._rest(calls[0], item, _MESSAGE_KNOWN)
-            self._rest(calls[0], inner, _INNER_KNOWN)
+            self._rest(calls[0], inner, known)
         for call in calls:
             records.append(call)
             if call.get("name") == TASK_TOOL:
@@ -285,7 +311,10 @@ class DroidMapper:
         if "input" in block:
             record["input"] = block["input"]
         self._rest(record, block, _CALL_KNOWN)  # thoughtSignature, riskLevel, riskLevelReason
-        self.calls[record["callId"]] = (block.get("name"), block.get("input"))
+        earlier = self.calls.get(record["callId"]) if "idSource" not in record else None
+        if earlier is not None and earlier[2] is not None:
+            record["supersedes"] = earlier[2]  # the call written again with its message
+        self.calls[record["callId"]] = (block.get("name"), block.get("input"), None)
         return record
 
     def _subagent(self, item: dict[str, Any], call: dict[str, Any]) -> dict[str, Any]:
@@ -309,7 +338,7 @@ class DroidMapper:
         record["role"] = item["role"]
         text = item["text"]
         if item["role"] == "user" and text.startswith(TASK_PROMPT):
-            record["author"] = "agent"  # the parent's Task prompt
+            record["author"], record["origin"] = "agent", "prompt"  # the parent's Task prompt
         elif item["role"] == "assistant":
             record["author"] = "model"
         record["content"] = [{"type": "text", "text": text}]
@@ -367,8 +396,13 @@ class DroidMapper:
         return entry
 
     def _compaction(self, item: dict[str, Any]) -> list[dict[str, Any]]:
-        """A ``compaction_state``: its summary replaces the history before it in the model's
-        context; the earlier lines stay in the file, so ``through`` is the last record before."""
+        """A ``compaction_state`` of ``summaryKind`` ``llm_summary`` (or none): its summary replaces
+        the history before ``anchorMessage`` (the first message kept, reader: agent-beacon's
+        ``retained_from_id``) in the model's context; the earlier lines stay in the file. Another
+        kind (``provider_switch_serialization`` re-serializes the turns, reader: no summary) is
+        kept as a vendor record."""
+        if item.get("summaryKind", "llm_summary") != "llm_summary":
+            return []
         text = item.get("summaryText")
         summary = item.get("summary")
         if not isinstance(text, str) and isinstance(summary, dict) and isinstance(summary.get("body"), str):
@@ -377,12 +411,17 @@ class DroidMapper:
             return []
         record = self._base("message", item)
         self._message_id(record, item)
-        # the summary is the compaction model's, the harness put it in; which role carries it
-        # in the next request is not recorded
-        record.update(author="agent", origin="injected", audience="model")
+        # the harness put the summary in; which role carries it in the next request, and who
+        # sees it, is not recorded (no audience, ASR-204)
+        record.update(author="harness", origin="injected")
         record["content"] = [{"type": "text", "text": text}]
         record["capture"] = {"role": {"state": "absent", "reason": "compaction_state names no role"}}
         record["summaryOf"] = "compaction"
-        record["compaction"] = {"through": f"r{self.emit.seq}"} if self.emit.seq > 1 else {}
+        through = f"r{self.emit.seq}"
+        anchor = item.get("anchorMessage")
+        kept = self.lines.get(anchor["id"]) if isinstance(anchor, dict) and isinstance(anchor.get("id"), str) else None
+        if kept is not None:
+            through = kept[1]  # the record before the anchor's first record
+        record["compaction"] = {"through": through} if through != "r1" else {}  # r1: the header
         self._rest(record, item, frozenset({"type", "id", "timestamp", "summaryText"}))
         return [record]
