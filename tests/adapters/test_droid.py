@@ -307,3 +307,8 @@ def test_model_id_and_a_model_member_are_both_kept() -> None:
     records, _ = _convert(_lines(START, line))
     assert records[1]["model"] == "claude-opus-4-5" and records[1]["droidModel"] == "custom:alias"
     _valid(records)
+
+
+def test_factory_dir_names_the_factory_folder_as_codeburn_reads_it(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path / "h"), "FACTORY_DIR": str(tmp_path / "f")}
+    assert discover.default_homes(env) == [tmp_path / "f" / "sessions", tmp_path / "h" / ".factory" / "sessions"]

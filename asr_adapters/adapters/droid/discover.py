@@ -4,8 +4,9 @@ Droid's home is ``~/.factory``; ``FACTORY_HOME_OVERRIDE`` replaces the *home dir
 under (``.factory`` is appended), as Factory's SDK and entireio/cli read it. Sessions are
 ``sessions/<project folder>/<sessionId>.jsonl`` (legacy: ``sessions/<sessionId>.jsonl``), each
 with a ``<sessionId>.settings.json`` sidecar beside it. ``DROID_SESSIONS_DIR`` (a comma-separated
-list of session folders) is ccusage's variable, not Droid's; it is honoured too, so that a home
-a user already pointed ccusage at is found here.
+list of session folders) is ccusage's variable and ``FACTORY_DIR`` (the ``.factory`` folder
+itself) CodeBurn's (``src/providers/droid.ts``), not Droid's; both are honoured too, so that a
+home a user already pointed one of those tools at is found here.
 """
 
 from __future__ import annotations
@@ -20,16 +21,20 @@ from ...core.companion import CompanionSkipped, open_companion
 
 HOME_OVERRIDE_VARIABLE = "FACTORY_HOME_OVERRIDE"
 SESSIONS_VARIABLE = "DROID_SESSIONS_DIR"
+FACTORY_DIR_VARIABLE = "FACTORY_DIR"
 SETTINGS_SUFFIX = ".settings.json"
 
 
 def default_homes(env: Mapping[str, str]) -> list[Path]:
-    """``$DROID_SESSIONS_DIR`` entries, ``$FACTORY_HOME_OVERRIDE/.factory/sessions`` and
-    ``~/.factory/sessions``."""
+    """``$DROID_SESSIONS_DIR`` entries, ``$FACTORY_DIR/sessions``,
+    ``$FACTORY_HOME_OVERRIDE/.factory/sessions`` and ``~/.factory/sessions``."""
     homes: list[Path] = []
     for value in (env.get(SESSIONS_VARIABLE) or "").split(","):
         if value.strip():
             homes.append(Path(value.strip()).expanduser())
+    factory = env.get(FACTORY_DIR_VARIABLE)
+    if factory:
+        homes.append(Path(factory).expanduser() / "sessions")
     override = env.get(HOME_OVERRIDE_VARIABLE)
     if override:
         homes.append(Path(override).expanduser() / ".factory" / "sessions")
