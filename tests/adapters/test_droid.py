@@ -312,3 +312,15 @@ def test_model_id_and_a_model_member_are_both_kept() -> None:
 def test_factory_dir_names_the_factory_folder_as_codeburn_reads_it(tmp_path: Path) -> None:
     env = {"HOME": str(tmp_path / "h"), "FACTORY_DIR": str(tmp_path / "f")}
     assert discover.default_homes(env) == [tmp_path / "f" / "sessions", tmp_path / "h" / ".factory" / "sessions"]
+
+
+def test_a_session_start_naming_its_session_by_session_id_is_droids(tmp_path: Path) -> None:
+    # droid-sdk-typescript src/schemas/session-metadata.ts SessionStartEventSchema: sessionId, no id
+    start = {"type": "session_start", "sessionId": SID, "title": "t", "owner": "dev", "cwd": "/w"}
+    data = _lines(start, _message("m1", "user", "hi"))
+    assert registry.detect(Source(data)).name == "droid"
+    records, _ = _convert(data)
+    assert records[0]["session"] == f"droid:{SID}" and "idSource" not in records[0]
+    transcript = tmp_path / "renamed.jsonl"
+    transcript.write_bytes(data)
+    assert discover.session_id(transcript) == SID

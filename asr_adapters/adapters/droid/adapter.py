@@ -56,8 +56,9 @@ class DroidAdapter(Adapter):
         if first is None:
             raise InputError(source.display, "empty file: no Droid session_start line")
         line = first[1]
-        is_start = isinstance(line, dict) and line.get("type") == "session_start" and isinstance(line.get("id"), str)
-        session_id = line["id"] if is_start and line["id"] else discover.stem(source.name)
+        native_id = sniff.start_id(line)
+        is_start = native_id is not None
+        session_id = native_id if native_id else discover.stem(source.name)
         yield Stream(
             session_ref(self.name, session_id),
             self._records(source, context, first, lines, session_id, is_start),

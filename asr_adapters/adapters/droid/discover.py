@@ -18,6 +18,7 @@ from pathlib import Path
 import orjson
 
 from ...core.companion import CompanionSkipped, open_companion
+from .sniff import start_id
 
 HOME_OVERRIDE_VARIABLE = "FACTORY_HOME_OVERRIDE"
 SESSIONS_VARIABLE = "DROID_SESSIONS_DIR"
@@ -87,9 +88,7 @@ def session_id(path: Path) -> str | None:
         first = orjson.loads(line)
     except orjson.JSONDecodeError:
         return None
-    if isinstance(first, dict) and first.get("type") == "session_start" and isinstance(first.get("id"), str):
-        return first["id"] or None
-    return None
+    return start_id(first) or None
 
 
 def settings_candidates(path: Path, native_id: str | None) -> list[Path]:

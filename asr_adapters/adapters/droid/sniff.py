@@ -14,6 +14,18 @@ _TYPES = frozenset({"session_start", "message", "todo_state", "compaction_state"
 _OWN = ("sessionTitle", "owner", "isSessionTitleManuallySet", "callingSessionId")
 
 
+def start_id(line: Any) -> str | None:
+    """The session id a ``session_start`` line names: ``id`` (every real file), else
+    ``sessionId`` (droid-sdk-typescript ``SessionStartEventSchema``, which lists no ``id``); None
+    when ``line`` is no ``session_start`` naming one."""
+    if not (isinstance(line, dict) and line.get("type") == "session_start"):
+        return None
+    for key in ("id", "sessionId"):
+        if isinstance(line.get(key), str):
+            return str(line[key])
+    return None
+
+
 def _droid_line(line: dict[str, Any]) -> bool:
     kind = line.get("type")
     if kind == "message":
@@ -50,7 +62,7 @@ def detect(source: Source) -> int:
         return 60
     values = source.head_lines().values
     first = values[0] if values else None
-    if not (isinstance(first, dict) and first.get("type") == "session_start" and isinstance(first.get("id"), str)):
+    if not isinstance(first, dict) or start_id(first) is None:
         return 0
     if any(key in first for key in _OWN):
         return 95
