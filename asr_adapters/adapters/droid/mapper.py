@@ -397,8 +397,8 @@ class DroidMapper:
 
     def _compaction(self, item: dict[str, Any]) -> list[dict[str, Any]]:
         """A ``compaction_state`` of ``summaryKind`` ``llm_summary`` (or none): its summary replaces
-        the history before ``anchorMessage`` (the first message kept, reader: agent-beacon's
-        ``retained_from_id``) in the model's context; the earlier lines stay in the file. Another
+        the history before ``anchorMessage`` (the first message kept, as the review reads
+        agent-beacon; ``removedCount`` agrees, docs/agents/droid.md) in the model's context; the earlier lines stay in the file. Another
         kind (``provider_switch_serialization`` re-serializes the turns, reader: no summary) is
         kept as a vendor record."""
         if item.get("summaryKind", "llm_summary") != "llm_summary":
