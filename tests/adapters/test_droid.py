@@ -324,3 +324,10 @@ def test_a_session_start_naming_its_session_by_session_id_is_droids(tmp_path: Pa
     transcript = tmp_path / "renamed.jsonl"
     transcript.write_bytes(data)
     assert discover.session_id(transcript) == SID
+
+
+def test_in_a_task_child_a_user_only_line_is_not_the_parents_prompt() -> None:
+    child = {**START, "callingSessionId": "parent-1", "callingToolUseId": "toolu_9"}
+    shown = _inner("m1", "user", [{"type": "text", "text": "Starting worker"}], visibility="user_only")
+    records, _ = _convert(_lines(child, shown, _message("m2", "user", "Do x.")))
+    assert "author" not in records[1] and records[2]["author"] == "agent"

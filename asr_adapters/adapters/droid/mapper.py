@@ -202,8 +202,8 @@ class DroidMapper:
     def _writer(self, inner: dict[str, Any], blocks: list[Any], visibility: Any, role: str) -> tuple[str, str] | None:
         """Who wrote a user line's text (what the reminder tags do not mark): a hook run's row
         (``hookEventName``, reader: it records a hook run, not a turn), an ``llm_only`` injection
-        (the harness's), the parent agent's Task prompt (its ``# Task Tool Invocation`` heading,
-        or a Task child's first prompt), a ``user_only`` line (unknown), else the person's."""
+        (the harness's), a ``user_only`` line (unknown), the parent agent's Task prompt (its
+        ``# Task Tool Invocation`` heading, or a Task child's first prompt), else the person's."""
         if role == "system":
             return HARNESS
         if role != "user":
@@ -212,12 +212,12 @@ class DroidMapper:
             return ("hook", "injected")
         if visibility == "llm_only":
             return HARNESS
+        if visibility == "user_only":
+            return None  # never sent to the model, so no prompt either
         first = blocks[0] if blocks else None
         text = first if isinstance(first, str) else first.get("text") if isinstance(first, dict) else None
         if (isinstance(text, str) and text.startswith(TASK_PROMPT)) or (self.child and not self._prompted):
             return ("agent", "prompt")  # the parent's Task prompt (ASR-202: not a person)
-        if visibility == "user_only":
-            return None
         return ("human", "prompt")
 
     def _result(self, item: dict[str, Any], block: dict[str, Any]) -> dict[str, Any]:
@@ -396,11 +396,11 @@ class DroidMapper:
         return entry
 
     def _compaction(self, item: dict[str, Any]) -> list[dict[str, Any]]:
-        """A ``compaction_state`` of ``summaryKind`` ``llm_summary`` (or none): its summary replaces
-        the history before ``anchorMessage`` (the first message kept, as the review reads
-        agent-beacon; ``removedCount`` agrees, docs/agents/droid.md) in the model's context; the earlier lines stay in the file. Another
-        kind (``provider_switch_serialization`` re-serializes the turns, reader: no summary) is
-        kept as a vendor record."""
+        """A ``compaction_state`` of ``summaryKind`` ``llm_summary`` (or none): its summary replaces,
+        in the model's context, the history before ``anchorMessage`` (the first message kept, as
+        the review reads agent-beacon; docs/agents/droid.md); the earlier lines stay in the file.
+        Another kind (``provider_switch_serialization`` re-serializes the turns, reader: no
+        summary) is kept as a vendor record."""
         if item.get("summaryKind", "llm_summary") != "llm_summary":
             return []
         text = item.get("summaryText")
