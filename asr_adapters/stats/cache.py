@@ -31,7 +31,7 @@ from .sources import Summarized
 from .summary import Response, SessionSummary, Subagent, ToolCall
 
 #: Bump when what a cached entry holds changes shape.
-FORMAT = 3
+FORMAT = 4
 _TABLE = f"entries{FORMAT}"  # a cache written by another format is a table this one never reads
 _SNIFFS = f"sniffs{FORMAT}"
 
@@ -241,7 +241,7 @@ def _dump_summary(summary: SessionSummary) -> dict[str, Any]:
     ]
     data["prompts"] = summary.prompt_times
     data["subagents"] = [[s.session, s.agent_type, s.description, s.call_id] for s in summary.subagents]
-    data["activity"] = [[slot, seconds] for slot, seconds in summary.activity.items()]
+    data["activity"] = [[start, end] for start, end in summary.activity]
     return data
 
 
@@ -254,5 +254,5 @@ def _load_summary(data: dict[str, Any]) -> SessionSummary:
     summary.tool_calls = [ToolCall(*c) for c in data["calls"]]
     summary.prompt_times = list(data["prompts"])
     summary.subagents = [Subagent(*s) for s in data["subagents"]]
-    summary.activity = {int(slot): float(seconds) for slot, seconds in data["activity"]}
+    summary.activity = [(float(start), float(end)) for start, end in data["activity"]]
     return summary

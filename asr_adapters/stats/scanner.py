@@ -14,14 +14,13 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import IO, Any
 
+from .activity import covered, intervals_of
 from .prices import Prices, Tokens
 from .recorded import cache_write_1h, recorded_cost
 from .summary import PRICED_BY_AGENT, PRICED_BY_US, Response, SessionSummary, Subagent, ToolCall
 
 #: A gap between two records longer than this counts as this long (docs/stats.md, "Active time").
 IDLE_SECONDS = 600.0
-#: The width of an ``activity`` slot.
-SLOT_SECONDS = 900
 #: Origins of text a person typed or chose (ASR origin values); ``injected`` and the rest are not.
 PROMPT_ORIGINS = frozenset({"prompt", "queued", "steer", "command"})
 #: The text kept of the first prompt (for an index's column).
@@ -160,21 +159,10 @@ class SessionScanner:
             self._seen_response(record, ts, when)
 
     def _activity(self) -> None:
-        """Active time: the gaps between consecutive record times (sorted: sources write some
-        records out of time order), each capped at the idle threshold."""
+        """Active time: the stream's activity intervals (docs/stats.md, "Active time")."""
         summary = self.summary
-        activity = summary.activity
-        times = sorted(self._times)
-        previous: float | None = None
-        for now in times:
-            slot = int(now // SLOT_SECONDS)
-            if previous is not None and now > previous:
-                gap = min(now - previous, self.idle)
-                summary.active_seconds += gap
-                activity[slot] = activity.get(slot, 0.0) + gap
-            elif slot not in activity:
-                activity[slot] = 0.0
-            previous = now
+        summary.activity = intervals_of(self._times, self.idle)
+        summary.active_seconds = covered(summary.activity)
         self._times = array("d")
 
     def _header(self, record: dict[str, Any]) -> None:

@@ -172,9 +172,9 @@ class Totals:
 class SessionSummary:
     """One session stream, summed up (``session_summary``; docs/stats.md defines each member).
 
-    ``activity`` maps 15-minute slots (epoch seconds // 900, UTC) to the active seconds that
-    ended in them, a slot with records but no active time mapping to 0: what billing windows
-    and day rows are built from.
+    ``activity`` is the stream's activity intervals (``(start, end)`` epoch seconds, sorted and
+    disjoint; ``stats.activity``): what report rows and billing windows take active time from,
+    as the union over every stream they count, so overlapping streams count once.
     """
 
     session: str | None = None
@@ -198,7 +198,7 @@ class SessionSummary:
     unattributed_prompts: int = 0
     errors: int = 0
     subagents: list[Subagent] = field(default_factory=list)
-    activity: dict[int, float] = field(default_factory=dict)
+    activity: list[tuple[float, float]] = field(default_factory=list)
 
     @property
     def duration_seconds(self) -> float:

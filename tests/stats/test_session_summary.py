@@ -241,7 +241,9 @@ def test_duration_and_active_time_with_idle_gaps_capped() -> None:
     assert summary.first_ts == "2026-01-05T10:00:00Z" and summary.last_ts == "2026-01-05T12:00:00Z"
     assert summary.duration_seconds == 7200
     assert summary.active_seconds == 120 + 600 + 30 + 600
-    assert sum(summary.activity.values()) == summary.active_seconds
+    at = lambda clock: datetime.fromisoformat(f"2026-01-05T{clock}Z").timestamp()  # noqa: E731
+    assert summary.activity == [(at("10:00:00"), at("10:12:00")), (at("11:00:00"), at("11:10:30")),
+                                (at("12:00:00"), at("12:00:00"))]  # fmt: skip
     assert session_summary(stream.records, idle_seconds=60).active_seconds == 60 + 60 + 30 + 60
 
 
