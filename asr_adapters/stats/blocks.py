@@ -37,6 +37,7 @@ class Event:
     response: Response | None = None
     call: ToolCall | None = None
     prompt: bool = False
+    unattributed: bool = False  # a prompt whose author the source does not record
     active: Interval | None = None  # an activity interval (cut at window starts when assigned)
 
 
@@ -95,6 +96,9 @@ def _agent_windows(agent: str, events: list[Event], breakdown: bool, tz: tzinfo,
             elif event.prompt:
                 assert row.prompts is not None
                 row.prompts += 1
+            elif event.unattributed:
+                assert row.unattributed_prompts is not None
+                row.unattributed_prompts += 1
             elif event.active is not None:
                 assert row.activity is not None
                 row.activity.append(event.active)

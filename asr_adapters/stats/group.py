@@ -101,8 +101,9 @@ class Aggregator:
         responses = [r for r in summary.responses if chosen.when(r.time) and chosen.model(r.model)]
         calls = [c for c in summary.tool_calls if chosen.when(c.time) and (not chosen.models or chosen.model(c.model))]
         prompts = [t for t in summary.prompt_times if chosen.when(t)]
+        unattributed = [t for t in summary.unattributed_times if chosen.when(t)]
         spans = clip(summary.activity, chosen.since, chosen.until)
-        if not (responses or calls or prompts or spans):
+        if not (responses or calls or prompts or unattributed or spans):
             return False
         session = session_key(summary)
         title = summary.title or summary.first_prompt
@@ -121,7 +122,7 @@ class Aggregator:
             if share is None:
                 share = parts[where] = Row(self.by, where[0])
                 if self.by == "model":
-                    share.prompts = share.activity = None
+                    share.prompts = share.unattributed_prompts = share.activity = None
             return share
 
         whole = Row("total", "total")
@@ -141,14 +142,20 @@ class Aggregator:
                 share.seen(moment)
                 if share.prompts is not None:
                     share.prompts += 1
+        for moment in unattributed:
+            share = part(place(moment, None))
+            if share is not None and share.unattributed_prompts is not None:
+                share.seen(moment)
+                share.unattributed_prompts += 1
         for span in spans:
             for piece in self._pieces(span):
                 share = part(place(piece[0], None))
                 if share is not None and share.activity is not None:
                     share.activity.append(piece)
-        for moment in prompts:
+        for moment in [*prompts, *unattributed]:
             whole.seen(moment)
         whole.prompts = len(prompts)
+        whole.unattributed_prompts = len(unattributed)
         whole.activity = spans
         for where, share in parts.items():
             row = self._mark(where, session, agent, project)
@@ -157,7 +164,7 @@ class Aggregator:
         self.total.merge(whole)
         self._mark_total(session, agent, project)
         if self.by == "block":
-            self._keep_events(session, agent, project, responses, calls, prompts, spans)
+            self._keep_events(session, agent, project, responses, calls, prompts, unattributed, spans)
         return True
 
     def _mark_total(self, session: str, agent: str, project: str | None) -> None:
@@ -174,6 +181,7 @@ class Aggregator:
         responses: list[Response],
         calls: list[ToolCall],
         prompts: list[float | None],
+        unattributed: list[float | None],
         spans: list[Interval],
     ) -> None:
         keep = self.events.append
@@ -186,6 +194,9 @@ class Aggregator:
         for moment in prompts:
             if moment is not None:
                 keep(Event(moment, session, agent, project, prompt=True))
+        for moment in unattributed:
+            if moment is not None:
+                keep(Event(moment, session, agent, project, unattributed=True))
         for span in spans:
             keep(Event(span[0], session, agent, project, active=span))
 
@@ -239,7 +250,7 @@ class Aggregator:
         if row is None:
             row = self.rows[key] = Row(self.by, key, start=start, end=end)
             if self.by == "model":
-                row.prompts = None
+                row.prompts = row.unattributed_prompts = None
                 row.activity = None
         row.sessions.add(session)
         row.agents.add(agent)

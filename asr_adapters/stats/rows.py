@@ -51,6 +51,7 @@ class Row:
     tool_calls: int = 0
     failed_tool_calls: int = 0
     prompts: int | None = 0
+    unattributed_prompts: int | None = 0  # prompts of an author the source does not record
     activity: list[Interval] | None = field(default_factory=list)
     breakdown: dict[str, ModelPart] = field(default_factory=dict)
     title: str | None = None  # session rows: the session's title, else its first prompt
@@ -103,6 +104,8 @@ class Row:
         self.failed_tool_calls += other.failed_tool_calls
         if self.prompts is not None and other.prompts is not None:
             self.prompts += other.prompts
+        if self.unattributed_prompts is not None and other.unattributed_prompts is not None:
+            self.unattributed_prompts += other.unattributed_prompts
         if self.activity is not None and other.activity is not None:
             self.activity.extend(other.activity)
         for model, part in other.breakdown.items():
@@ -144,6 +147,7 @@ class Row:
         data["toolCalls"] = self.tool_calls
         data["failedToolCalls"] = self.failed_tool_calls
         data["prompts"] = self.prompts
+        data["unattributedPrompts"] = self.unattributed_prompts
         active = self.active_seconds
         data["activeSeconds"] = None if active is None else round(active, 3)
         if self.window is not None:

@@ -216,7 +216,7 @@ class SessionScanner:
             if summary.first_prompt is None and joined:
                 summary.first_prompt = joined[:FIRST_PROMPT_CHARS]
         elif unattributed:
-            summary.unattributed_prompts += 1
+            summary.unattributed_times.append(when)
 
     def _tool_call(self, record: dict[str, Any], ts: Any, when: float | None) -> None:
         call_id = record.get("callId")
@@ -329,6 +329,7 @@ class SessionScanner:
             if call.time is None:
                 call.time = fallback
         summary.prompt_times = [fallback if when is None else when for when in summary.prompt_times]
+        summary.unattributed_times = [fallback if when is None else when for when in summary.unattributed_times]
         summary.subagents = list(self._subagents.values())
         return summary
 

@@ -195,7 +195,7 @@ class SessionSummary:
     tool_calls: list[ToolCall] = field(default_factory=list)
     prompt_times: list[float | None] = field(default_factory=list)
     first_prompt: str | None = None
-    unattributed_prompts: int = 0
+    unattributed_times: list[float | None] = field(default_factory=list)
     errors: int = 0
     subagents: list[Subagent] = field(default_factory=list)
     activity: list[tuple[float, float]] = field(default_factory=list)
@@ -210,6 +210,11 @@ class SessionSummary:
     def prompts(self) -> int:
         """Prompts the person typed (docs/stats.md, "Prompts")."""
         return len(self.prompt_times)
+
+    @property
+    def unattributed_prompts(self) -> int:
+        """User-role prompts whose author the source does not record (docs/stats.md)."""
+        return len(self.unattributed_times)
 
     @property
     def failed_tool_calls(self) -> int:
