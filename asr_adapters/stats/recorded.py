@@ -4,7 +4,8 @@ Three agents compute and store a response's cost in USD: OpenClaw (pi's ``usage.
 object whose ``total`` is the cost), Cline (``cost`` in the ``api_req_started`` row) and
 OpenCode (``cost`` of a ``step-finish`` part, or of an early message). Their adapters keep that
 object verbatim as the record's ``nativeUsage`` (docs/agents/<agent>.md), beside the
-normalized ``usage``. This table is the only agent knowledge in ``asr_adapters.stats``.
+normalized ``usage``. This table and ``stats.providers`` (where records name their provider) are
+the only agent knowledge in ``asr_adapters.stats``.
 
 A recorded cost of 0 for a response that used tokens is not taken as a price: pi and OpenCode
 write 0 when their model table has no price for the model (custom or proxied providers, and
