@@ -273,6 +273,11 @@ def notes(result: Report) -> list[str]:
             f"{unattributed} prompts by a chat participant of unknown kind are not counted as the person's"
             " (unattributedPrompts)."
         )
+    if totals.without_usage:
+        lines.append(
+            f"{totals.without_usage} responses were recorded without usage: counted in Resp, their tokens"
+            " and cost unknown (not 0; responsesWithoutUsage)."
+        )
     if totals.partial:
         lines.append(f"{totals.partial} responses have only a running count of their tokens (the stream ended first).")
     if result.skipped:

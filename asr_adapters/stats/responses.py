@@ -49,6 +49,13 @@ def record_time(ts: Any) -> float | None:
     return moment.timestamp() if moment.tzinfo is not None else None  # a bare ts is no moment
 
 
+def is_model_record(record: dict[str, Any]) -> bool:
+    """Whether a record is (part of) a model response: the model's message, or a tool call
+    no one else is named as the author of."""
+    author = record.get("author")
+    return author == "model" or (author is None and record.get("type") == "tool_call")
+
+
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -86,8 +93,11 @@ class ResponseReader:
         return self.response(record, self.last_time)
 
     def response(self, record: dict[str, Any], when: float | None) -> Response | None:
-        """The response ``record`` carries at ``when``, by the stream followed so far: one for a
-        record with ``usage`` or a cost the agent recorded; None otherwise."""
+        """The response ``record`` carries at ``when``, by the stream followed so far
+        (docs/stats.md, "Responses and tokens"): a record with ``usage`` is a response with
+        those tokens (zeros included); a model's record with only the source's own usage
+        object (``nativeUsage``, no count the adapter could take) is a response with unknown
+        usage (``has_usage`` False, no cost); None for any other record."""
         if "usage" not in record and "nativeUsage" not in record:
             return None
         usage = record.get("usage")
@@ -96,7 +106,11 @@ class ResponseReader:
         native = record.get("nativeUsage")
         recorded = recorded_cost(self.agent, native)
         if usage is None and not recorded:
-            return None  # an agent's own object with nothing to count
+            if not is_model_record(record):
+                return None  # a harness's synthetic reply (a delivery mirror): no model response
+            model = record.get("model")
+            model = model if isinstance(model, str) and model else self.model
+            return Response(_text(record.get("id")), _text(record.get("ts")), when, model, Tokens(), has_usage=False)
         tokens = tokens_of(usage) if usage is not None else Tokens()
         if tokens.cache_write:
             tokens.cache_write_1h = min(cache_write_1h(native), tokens.cache_write)

@@ -15,7 +15,7 @@ from typing import IO, Any
 
 from .activity import covered, intervals_of
 from .prices import Prices, Tokens
-from .responses import ResponseReader, record_time, tokens_of
+from .responses import ResponseReader, is_model_record, record_time, tokens_of
 from .summary import Response, SessionSummary, Subagent, ToolCall
 
 #: A gap between two records longer than this counts as this long (docs/stats.md, "Active time").
@@ -235,8 +235,9 @@ class SessionScanner:
 
     def _usage(self, record: dict[str, Any], ts: Any, when: float | None) -> None:
         response = self.reader.response(record, when)
-        if response is None:
-            self._seen_response(record, ts, when)  # an agent's own object with nothing to count
+        if response is None or (not response.has_usage and response.cost_by is None and "inferenceId" in record):
+            # no response here, or one with unknown usage that another record of it may count
+            self._seen_response(record, ts, when)
             return
         self._count(response)
         model = response.model
@@ -260,7 +261,7 @@ class SessionScanner:
         inference = record.get("inferenceId")
         if not isinstance(inference, str) or inference in self._responses_seen:
             return
-        if record.get("type") == "tool_call" or record.get("author") == "model":
+        if is_model_record(record):
             model = record.get("model")
             self._responses_seen[inference] = (
                 _text(record.get("id")),

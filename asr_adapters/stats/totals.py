@@ -29,5 +29,7 @@ class TotalsScanner:
         if "copiedFrom" in record:  # another session's history: counted there (as the summary does)
             return
         response = self.reader.read(record)
-        if response is not None:
+        if response is not None and (response.has_usage or response.cost_by is not None):
+            # a response with unknown usage adds no token and no cost; counting it once would
+            # need the ids of every response seen (the summary keeps them, this does not)
             self.totals.add(response)
