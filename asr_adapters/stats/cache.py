@@ -31,7 +31,7 @@ from .sources import Summarized
 from .summary import Response, SessionSummary, Subagent, ToolCall
 
 #: Bump when what a cached entry holds changes shape.
-FORMAT = 5
+FORMAT = 6
 _TABLE = f"entries{FORMAT}"  # a cache written by another format is a table this one never reads
 _SNIFFS = f"sniffs{FORMAT}"
 
@@ -223,7 +223,10 @@ def _load(item: Input, data: dict[str, Any]) -> Summarized:
     return result
 
 
-_HEADER = ("session", "agent", "agent_version", "title", "cwd", "parent", "file", "first_ts", "last_ts", "first_prompt")
+_HEADER = (
+    "session", "agent", "agent_version", "title", "cwd", "parent", "file", "first_ts", "last_ts", "first_prompt",
+    "opened_by",
+)  # fmt: skip
 _NUMBERS = ("first_time", "last_time", "active_seconds", "records", "copied_records", "errors")
 
 
@@ -241,6 +244,7 @@ def _dump_summary(summary: SessionSummary) -> dict[str, Any]:
     ]
     data["prompts"] = summary.prompt_times
     data["unattributed"] = summary.unattributed_times
+    data["reportsFrom"] = summary.reports_from
     data["subagents"] = [[s.session, s.agent_type, s.description, s.call_id] for s in summary.subagents]
     data["activity"] = [[start, end] for start, end in summary.activity]
     return data
@@ -255,6 +259,7 @@ def _load_summary(data: dict[str, Any]) -> SessionSummary:
     summary.tool_calls = [ToolCall(*c) for c in data["calls"]]
     summary.prompt_times = list(data["prompts"])
     summary.unattributed_times = list(data["unattributed"])
+    summary.reports_from = [str(s) for s in data["reportsFrom"]]
     summary.subagents = [Subagent(*s) for s in data["subagents"]]
     summary.activity = [(float(start), float(end)) for start, end in data["activity"]]
     return summary

@@ -266,6 +266,7 @@ class Aggregator:
         if self.by == "session":
             merged: dict[str, Row] = {}
             for row in rows:
+                row.title = row.title or self.titles.get(row.key)
                 target = root(row.key)
                 if target in merged:
                     merged[target].merge(row)
@@ -274,7 +275,7 @@ class Aggregator:
                     merged[target] = row
             rows = list(merged.values())
             for row in rows:
-                row.title = self.titles.get(row.key)
+                row.title = self.titles.get(row.key) or row.title  # a parent not read: its subagent's title
         for row in [*rows, self.total]:
             everyone = row.sessions
             row.sessions = {root(s) for s in everyone}

@@ -164,6 +164,12 @@ class SessionScanner:
             summary.errors += 1
         author = record.get("author")
         origin = record.get("origin")
+        if summary.opened_by is None and record.get("role") == "user":
+            summary.opened_by = _opener(record, author)
+        sender = record.get("from")
+        child = sender.get("session") if isinstance(sender, dict) else None
+        if isinstance(child, str) and child not in summary.reports_from and _reports(record, origin):
+            summary.reports_from.append(child)
         typed = unattributed = False
         text: list[str] = []
         for member in ("content", "displayContent"):
@@ -322,6 +328,26 @@ class SessionScanner:
                 call.name = _text(name)
         else:
             call.status = _text(call_status)
+
+
+def _opener(record: dict[str, Any], author: Any) -> str | None:
+    """``human`` or ``agent``: who wrote the first such part of a user-role message (the
+    harness's preamble before it aside); None when neither did."""
+    parts = record.get("content")
+    for part in parts if isinstance(parts, list) else ():
+        if isinstance(part, dict):
+            who = part.get("author", author)
+            if who in ("human", "agent"):
+                return str(who)
+    return str(author) if author in ("human", "agent") else None
+
+
+def _reports(record: dict[str, Any], origin: Any) -> bool:
+    """Whether a message holds a subagent's report (origin ``subagent_report``, its own or a part's)."""
+    if origin == "subagent_report":
+        return True
+    parts = record.get("content")
+    return any(isinstance(p, dict) and p.get("origin") == "subagent_report" for p in parts or ())
 
 
 def _text(value: Any) -> str | None:

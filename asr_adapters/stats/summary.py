@@ -198,6 +198,12 @@ class SessionSummary:
     unattributed_times: list[float | None] = field(default_factory=list)
     errors: int = 0
     subagents: list[Subagent] = field(default_factory=list)
+    #: who wrote the first words of the session's own user-role input, ``human`` or ``agent``
+    #: (a parent agent's task: with ``parent``, the session is that parent's subagent)
+    opened_by: str | None = None
+    #: sessions that sent this one a subagent's report (``from.session`` of a message with
+    #: origin ``subagent_report``): its subagents, whether or not a ``subagent`` record names them
+    reports_from: list[str] = field(default_factory=list)
     activity: list[tuple[float, float]] = field(default_factory=list)
 
     @property
