@@ -322,3 +322,13 @@ def test_a_prompt_whose_words_a_sanitizer_took_out_is_still_a_prompt() -> None:
          "author": "human", "origin": "prompt", "content": [{"type": "text", "text": "hi"}]},
     ]  # fmt: skip
     assert session_summary(records).prompts == 2
+
+
+def test_pi_records_its_own_cost_as_openclaw_does() -> None:
+    """pi writes the cost its model table gives into ``usage.cost`` (the adapter keeps it in
+    ``nativeUsage``), as OpenClaw does: that figure is the agent's."""
+    stream = Stream("pi:c", "pi")
+    native = {"input": 12, "output": 80, "cost": {"total": 0.004}}
+    stream.reply("2026-06-01T11:00:08Z", "claude-sonnet-4-5", usage(9_512, 80, 9_000, 500), nativeUsage=native)
+    (response,) = session_summary(stream.records).responses
+    assert (response.cost, response.cost_by) == (0.004, "agent")
