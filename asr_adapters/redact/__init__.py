@@ -106,7 +106,6 @@ class Redactor:
         except ImportError as exc:
             raise PolicyError(f"redaction needs detect-secrets: pip install 'asr-adapters[redact]' ({exc})") from None
         from .scan import Scanner
-        from .screen import Screen
         from .walk import RecordRedactor
 
         extra = optional_patterns(
@@ -115,11 +114,7 @@ class Redactor:
             user_names=self.policy.user_names,
             custom=self.policy.patterns,
         )
-        detector = Detector(extra)
-        screen = Screen(detector, self.policy.drop_opaque)
-        scanner = Scanner(detector, self.policy.key)
-        scanner.json_clear = screen.clear
-        self._walker = RecordRedactor(scanner, self.policy.drop_opaque, screen)
+        self._walker = RecordRedactor(Scanner(Detector(extra), self.policy.key), self.policy.drop_opaque)
 
     def record(self, record: Any) -> Any:
         return self._walker.redact(record)

@@ -176,9 +176,8 @@ SECRETS: tuple[Pattern, ...] = (
 #: listed always runs (a few single regexes, and the user's own patterns).
 _FAMILIES: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] = (
     # the patterns whose regex is not a fast search: a literal, then a regex that is one
-    # (no literal: the probe regex alone, searched in every text, is the test)
-    ((), (), ("telegram-token",)),
-    ((), (), ("discord-token",)),
+    ((":",), (), ("telegram-token",)),
+    ((".",), (), ("discord-token",)),
     (("-us",), (), ("mailchimp-key",)),
     (("AC", "SK"), (), ("twilio-key",)),
     (("PRIVATE KEY", "PuTTY-User-Key"), (), ("private-key",)),
@@ -233,25 +232,14 @@ _FAMILIES: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] 
     (("/home/", "/Users/", "Users\\"), (), ("user-name",)),
     (("@",), (), ("email",)),
 )  # fmt: skip
-#: Substrings one of which every folded probe holds (checked when a Detector is made).
-_FOLDED_CORES = (
-    "pass", "pwd", "secret", "key", "contrase", "authori", "-auth-", "aws", "bearer", "xox", "cloudant",
-    "softlayer", "ibm", "iam",
-)  # fmt: skip
 _ANCHORED = frozenset(kind for _literal, _folded, kinds in _FAMILIES for kind in kinds)
 #: a second test for the families whose literal is common (regexes that start with a literal)
 _PROBE_REGEX = {
-    # the plugin wants white space, "=", ":", '"' or the start before the token; in a JSON
-    # text (screen.py) white space is escaped, and the escape ends in one of "tnbfrcde"
-    "artifactory-token": re.compile(r"A(?:(?<=^A)|(?<=[\s=:\"tnbfrcde]A))(?:KC[a-zA-Z0-9]{10}|P[\dA-F][a-zA-Z0-9]{8})"),
+    "artifactory-token": re.compile(r"AKC[a-zA-Z0-9]{10}|AP[\dA-F][a-zA-Z0-9]{8}"),
     "mailchimp-key": re.compile(r"-us\d"),
     "url-secret-param": re.compile(r"[?&][A-Za-z_-]{2,24}="),
-    "telegram-token": re.compile(r":(?<=\d{8}:)[0-9A-Za-z_-]{35}"),
-    "url-password": basic_auth.BasicAuthDetector.denylist[0],
+    "telegram-token": re.compile(r":[0-9A-Za-z_-]{35}"),
     "discord-token": re.compile(r"\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}"),
-    "twilio-key": re.compile(r"AC[a-z0-9]{32}|SK[a-z0-9]{32}"),
-    # both aws-secret-key patterns take 40 such characters ("aws" is in "laws", "draws")
-    "aws-secret-key": re.compile(r"[A-Za-z0-9/+]{40}"),
 }
 
 
@@ -278,10 +266,6 @@ class Detector:
         ]
         families = [family for family in families if family[2]]  # kinds this policy has
         self._families = families
-        #: the families with a probe regex and no substring: the regex is searched every time
-        self._probe_only = [
-            (members, probe) for literal, folded, members, probe in families if not literal and not folded and probe
-        ]
         # every probe of every family in one regex (a trie), searched once per text (and once
         # more, lower-cased, for the folded ones); what it finds names the families (and those
         # of the probes it begins with)
@@ -289,50 +273,26 @@ class Detector:
         folded = {probe for family in families for probe in family[1]}
         self._literal_search = re.compile(_trie(sorted(literal)))
         self._folded_search = re.compile(_trie(sorted(folded))) if folded else None
-        # a few substring searches say whether the folded trie (slow over long text) is needed
-        covered = all(any(core in probe for core in _FOLDED_CORES) for probe in folded)
-        self._folded_cores = _FOLDED_CORES if covered else ("",)
         self._literal_families = _owners(literal, [family[0] for family in families])
         self._folded_families = _owners(folded, [family[1] for family in families])
         self._keywords = next(folded for _l, folded, kinds in _FAMILIES if kinds == ("secret-keyword",))
 
-    @property
-    def scans_everything(self) -> bool:
-        """Whether some pattern has no telltale substring (the user's own, a user name as a
-        word): then no text can be passed over unsearched."""
-        return bool(self._always)
-
-    def may_hold(self, text: str) -> bool:
-        """Whether ``find`` would search ``text`` with any pattern: False means no secret can
-        be in it (nor in any part of it: the test is on substrings)."""
-        return bool(self._chosen(text))
-
-    def _chosen(self, text: str) -> set[int]:
-        """The patterns whose family's telltale substrings (and probe regex) ``text`` holds."""
+    def find(self, text: str, *, joinable_only: bool = False) -> list[Hit]:
+        """The secrets in ``text``, without overlaps (the pattern listed first wins)."""
         met: set[int] = set()
-        for found in set(self._literal_search.findall(text)):  # "." and ":" are common: each once
+        for found in self._literal_search.findall(text):
             met |= self._literal_families[found]
         if self._folded_search is not None:
-            lowered = text.lower()
-            if any(core in lowered for core in self._folded_cores):
-                for found in set(self._folded_search.findall(lowered)):
-                    met |= self._folded_families[found]
+            for found in self._folded_search.findall(text.lower()):
+                met |= self._folded_families[found]
+        if not met and not self._always:
+            return []
         chosen = set(self._always)
-        for members, probe in self._probe_only:
-            if probe.search(text):
-                chosen |= members
+        lowered: str | None = None
         for family in met:
             _literal, _folded, members, probe_regex = self._families[family]
             if probe_regex is None or probe_regex.search(text):
                 chosen |= members
-        return chosen
-
-    def find(self, text: str, *, joinable_only: bool = False) -> list[Hit]:
-        """The secrets in ``text``, without overlaps (the pattern listed first wins)."""
-        chosen = self._chosen(text)
-        if not chosen:
-            return []
-        lowered: str | None = None
         hits: list[Hit] = []
         patterns = self.patterns
         for index in sorted(chosen):  # in the patterns' order: it is their priority

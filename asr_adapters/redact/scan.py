@@ -31,9 +31,6 @@ _TOKEN_RUN = re.compile(r"[A-Za-z0-9+/=_.-]+")
 _JSON_START = ("{", "[")
 #: a decoded base64 run is scanned only when it reads as text
 _PRINTABLE = re.compile(rb"[\t\n\r\x20-\x7e]*")
-#: a long run's first characters (a multiple of 4) are decoded first: when their bytes are
-#: not printable, neither is the whole
-_PREFIX_CHARS = 256
 
 
 class Scanner:
@@ -45,8 +42,6 @@ class Scanner:
         self.detector = detector
         self.key = key
         self.counts: Counter[str] = Counter()
-        #: True for a decoded JSON value none of whose strings can hold a secret (screen.py)
-        self.json_clear: Callable[[object], bool] | None = None
         self._placeholders: dict[tuple[str, str], str] = {}
 
     def placeholder(self, kind: str, secret: str) -> str:
@@ -137,7 +132,7 @@ class Scanner:
             run = match.group()
             if run.islower() or run.isupper():  # a path, a word, a hex digest: not base64 of text
                 continue
-            decoded = decoded_text(run)
+            decoded = _decoded(run)
             if decoded is None:
                 continue
             inner = self.detector.find(decoded)
@@ -155,8 +150,6 @@ class Scanner:
             return text
         if not isinstance(value, (dict, list)):
             return text
-        if self.json_clear is not None and self.json_clear(value):
-            return text  # no string in it holds anything the search below would find
         found: list[tuple[str, str, str]] = []  # kind, the secret, its spelling in the decoded string
 
         def visit(decoded: str) -> None:
@@ -213,22 +206,13 @@ def _overlaps(hits: list[Hit], start: int, end: int) -> bool:
     return any(h.start < end and start < h.end for h in hits)
 
 
-def decoded_text(run: str) -> str | None:
-    """The text a base64 run decodes to, or None (not base64, under 12 bytes, not printable)."""
+def _decoded(run: str) -> str | None:
     stripped = run.rstrip("=")
     if len(stripped) % 4 == 1:
         return None
-    altchars = b"-_" if ("-" in run or "_" in run) else None
-    if len(stripped) > _PREFIX_CHARS:  # an image or ciphertext: its first bytes are not text
-        try:
-            head = base64.b64decode(stripped[:_PREFIX_CHARS], altchars=altchars, validate=True)
-        except (binascii.Error, ValueError):
-            return None
-        if _PRINTABLE.fullmatch(head) is None:
-            return None
     padded = stripped + "=" * (-len(stripped) % 4)
     try:
-        raw = base64.b64decode(padded, altchars=altchars, validate=True)
+        raw = base64.b64decode(padded, altchars=b"-_" if ("-" in run or "_" in run) else None, validate=True)
     except (binascii.Error, ValueError):
         return None
     if len(raw) < 12 or _PRINTABLE.fullmatch(raw) is None:

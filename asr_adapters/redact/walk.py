@@ -10,13 +10,10 @@ are kept, or dropped with ``drop_opaque``. A top-level field that had something 
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..model.order import canonical_order
 from .scan import Scanner
-
-if TYPE_CHECKING:  # screen.py reads this module's names
-    from .screen import Screen
 
 #: Top-level members never scanned: the record's structure, never a person's words
 #: (``nativeUsage`` is scanned: it is the source's object verbatim; its numbers never change).
@@ -99,22 +96,17 @@ NESTED_STRUCTURE = frozenset(
 OPAQUE_MEMBERS = frozenset(
     {"opaque", "signature", "encrypted_content", "encryptedContent", "thoughtSignature", "thought_signature"}
 )
-#: The values a scan reads into (numbers, booleans and null hold nothing to redact).
-_CONTAINERS = frozenset({str, list, dict})
 #: Part (or native block) types whose ``data`` is opaque or binary, never text.
-OPAQUE_TYPES = frozenset({"opaque", "redacted_thinking"})
+_OPAQUE_TYPES = frozenset({"opaque", "redacted_thinking"})
 _BINARY_TYPES = frozenset({"image", "audio", "base64"})
 
 
 class RecordRedactor:
     """Redacts one record at a time, in place (the records of a conversion are fresh dicts)."""
 
-    def __init__(self, scanner: Scanner, drop_opaque: bool = False, screen: Screen | None = None) -> None:
+    def __init__(self, scanner: Scanner, drop_opaque: bool = False) -> None:
         self.scanner = scanner
         self.drop_opaque = drop_opaque
-        #: says which records, and then which members, the scan would leave as they are: those
-        #: are not walked
-        self.screen = screen
         #: per record type, per kind: what was replaced
         self.by_type: dict[str, Counter[str]] = {}
         self.opaque_dropped = 0
@@ -125,19 +117,12 @@ class RecordRedactor:
         if record.__class__ is not dict:
             return record
         self.records += 1
-        screen = self.screen.clear if self.screen is not None else None
-        if self.screen is not None and self.screen.clear_record(record):
-            return record
         scanner = self.scanner
         changed: dict[str, Counter[str]] = {}
         dropped: dict[str, int] = {}
         for key in list(record):
-            value = record[key]
-            cls = value.__class__
-            if key in STRUCTURE or (key in STRUCTURE_STRINGS and cls is str):
+            if key in STRUCTURE or (key in STRUCTURE_STRINGS and record[key].__class__ is str):
                 continue
-            if (cls is str and len(value) < 8) or cls not in _CONTAINERS or (screen is not None and screen(value)):
-                continue  # nothing the scan could find
             scanner.counts = Counter()
             self._dropped = 0
             record[key] = self._value(record[key])
@@ -178,7 +163,7 @@ class RecordRedactor:
 
     def _object(self, value: dict[str, Any]) -> dict[str, Any]:
         kind = value.get("type")
-        if kind in OPAQUE_TYPES:
+        if kind in _OPAQUE_TYPES:
             if self.drop_opaque and "data" in value:
                 del value["data"]
                 self._dropped += 1
@@ -197,7 +182,7 @@ class RecordRedactor:
 
 
 def _is_opaque(item: Any) -> bool:
-    return item.__class__ is dict and item.get("type") in OPAQUE_TYPES
+    return item.__class__ is dict and item.get("type") in _OPAQUE_TYPES
 
 
 def _capture(record: dict[str, Any], field: str, counts: Counter[str], dropped: int) -> None:
