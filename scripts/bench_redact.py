@@ -37,7 +37,7 @@ path, agent = Path(sys.argv[1]), sys.argv[2]
 if sys.argv[3] != "plain":  # imported before the clock starts, as the converter's modules are
     imported = time.process_time()
     from asr_adapters.redact import Policy, Redactor
-    import asr_adapters.redact.detectors, asr_adapters.redact.screen  # detect-secrets, the patterns
+    import asr_adapters.redact.detectors, asr_adapters.redact.scan  # detect-secrets, the patterns
     print("import", time.process_time() - imported, file=sys.stderr)
 start = time.process_time()
 redactor = None
