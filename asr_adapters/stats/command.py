@@ -102,7 +102,7 @@ def stats(
     With no PATH, every agent's home (as asr discover finds them). A PATH is a native session
     file or folder, an ASR stream, or a batch archive (its streams are read, never converted
     again). Each response is priced with the model it names at the date it ran (genai-prices,
-    offline), or with the cost the agent recorded itself (OpenClaw, Cline, OpenCode); a model
+    offline), or with the cost the agent recorded itself (pi, OpenClaw, Cline, OpenCode); a model
     with no known price is counted as unpriced, never as $0. See docs/stats.md.
     """
     from .render import table, to_csv, to_json
