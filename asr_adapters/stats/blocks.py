@@ -96,12 +96,13 @@ def _agent_windows(agent: str, events: list[Event], breakdown: bool, tz: tzinfo,
             elif event.prompt:
                 assert row.prompts is not None
                 row.prompts += 1
+                row.seen(event.time)
             elif event.unattributed:
                 assert row.unattributed_prompts is not None
                 row.unattributed_prompts += 1
+                row.seen(event.time)
             elif event.active is not None:
-                assert row.activity is not None
-                row.activity.append(event.active)
+                row.add_activity(event.active)
         row.window = _state(row, window, now)
         rows.append(row)
     return rows

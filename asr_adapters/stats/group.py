@@ -150,13 +150,14 @@ class Aggregator:
         for span in spans:
             for piece in self._pieces(span):
                 share = part(place(piece[0], None))
-                if share is not None and share.activity is not None:
-                    share.activity.append(piece)
+                if share is not None:
+                    share.add_activity(piece)
         for moment in [*prompts, *unattributed]:
             whole.seen(moment)
         whole.prompts = len(prompts)
         whole.unattributed_prompts = len(unattributed)
-        whole.activity = spans
+        for span in spans:
+            whole.add_activity(span)
         for where, share in parts.items():
             row = self._mark(where, session, agent, project)
             if row is not None:

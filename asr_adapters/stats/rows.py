@@ -75,6 +75,15 @@ class Row:
         if self.last is None or when > self.last:
             self.last = when
 
+    def add_activity(self, span: Interval) -> None:
+        """An activity interval the row counts: its active time, and its first and last
+        activity (one notion: nothing is active before ``first`` or after ``last``)."""
+        if self.activity is None:
+            return
+        self.activity.append(span)
+        self.seen(span[0])
+        self.seen(span[1])
+
     def add_response(self, response: Response, breakdown: bool) -> None:
         self.totals.add(response)
         self.models.add(response.model or "unknown")

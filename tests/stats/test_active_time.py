@@ -96,3 +96,35 @@ def test_the_claude_code_agent_team_sample_counts_its_overlap_once(tmp_path: Pat
     assert sum(r.active_seconds or 0 for r in by_day.rows) == pytest.approx(3171.772, abs=0.01)
     by_block = report([sample], by="block", timezone="UTC", price=False, now=0)
     assert sum(r.active_seconds or 0 for r in by_block.rows) == pytest.approx(3171.772, abs=0.01)
+
+
+def test_first_and_last_activity_are_the_times_active_time_counts(tmp_path: Path) -> None:
+    """firstActivity/lastActivity bound what activeSeconds counts (review finding 1): a
+    session header and hook records before the first prompt, and a vendor record after the
+    last reply, are counted as active time, so they are the row's first and last activity."""
+    hooked = Stream("claude-code:hooked", "claude-code", ts=iso("10:00:00"), cwd="/work/app")
+    hooked.add("vendor", iso("10:02:00"), schema="com.anthropic.claude-code/hook", data={})
+    hooked.prompt(iso("10:05:00"), "go")
+    hooked.reply(iso("10:06:00"), "claude-sonnet-4-5", usage(1_000, 10))
+    hooked.add("vendor", iso("10:09:00"), schema="com.anthropic.claude-code/hook", data={})
+    hooked.write(tmp_path / "hooked.asr.jsonl")
+    for by in ("session", "day", "agent", "project", "block"):
+        result = report([tmp_path], by=by, timezone="UTC", now=at("23:00:00"))
+        for row in [*result.rows, result.total]:
+            assert (row.first, row.last) == (at("10:00:00"), at("10:09:00")), (by, row.key)
+            assert row.active_seconds == 9 * 60
+            assert row.active_seconds <= row.last - row.first
+    since = report([tmp_path], by="day", since=at("10:01:00"), timezone="UTC").total
+    assert (since.first, since.last, since.active_seconds) == (at("10:01:00"), at("10:09:00"), 8 * 60)
+
+
+def test_first_activity_of_the_pi_rewind_sample_is_its_first_line() -> None:
+    """The shared pi sample the review measured: its row began 29 s after its first line
+    (06:43:13.495), while active time counted from that line (review finding 1)."""
+    sample = SHARED_SAMPLES / "pi" / "pi-0.70-tree-rewind-two-branches-codex-encrypted-reasoning.jsonl"
+    if not sample.is_file():
+        pytest.skip(f"no shared sample {sample} (set ASR_SAMPLES)")
+    (row,) = report([sample], by="session", timezone="UTC").rows
+    assert row.first == datetime.fromisoformat("2026-05-28T06:43:13.495Z").timestamp()
+    assert row.active_seconds is not None and row.last is not None
+    assert row.active_seconds <= row.last - row.first
