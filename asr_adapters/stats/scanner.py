@@ -17,6 +17,7 @@ from .activity import covered, intervals_of
 from .prices import Prices, Tokens
 from .responses import ResponseReader, is_model_record, record_time, tokens_of
 from .summary import Response, SessionSummary, Subagent, ToolCall
+from .typed_at import typed_at
 
 #: A gap between two records longer than this counts as this long (docs/stats.md, "Active time").
 IDLE_SECONDS = 600.0
@@ -196,6 +197,10 @@ class SessionScanner:
             # the record still says the person typed one
             typed = not record.get("content") and not record.get("displayContent")
         if typed:
+            typed_when = typed_at(self.reader.agent, record)
+            if typed_when is not None:  # the person's own row time (Cline): active then too
+                when = typed_when
+                self._times.append(typed_when)
             summary.prompt_times.append(when)
             joined = "".join(text).strip()
             if summary.first_prompt is None and joined:
