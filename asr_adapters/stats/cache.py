@@ -235,7 +235,7 @@ def _dump_summary(summary: SessionSummary) -> dict[str, Any]:
     data["responses"] = [
         [r.record, r.ts, r.time, r.model, r.tokens.input, r.tokens.cache_read, r.tokens.cache_write,
          r.tokens.output, r.tokens.reasoning, r.has_usage, r.partial, r.cost, r.cost_by, r.priced_as,
-         r.tokens.cache_write_1h]
+         r.tokens.cache_write_1h, r.input_known]
         for r in summary.responses
     ]  # fmt: skip
     data["calls"] = [
@@ -253,7 +253,9 @@ def _dump_summary(summary: SessionSummary) -> dict[str, Any]:
 def _load_summary(data: dict[str, Any]) -> SessionSummary:
     summary = SessionSummary(**{name: data[name] for name in (*_HEADER, *_NUMBERS)})
     summary.responses = [
-        Response(r[0], r[1], r[2], r[3], Tokens(r[4], r[5], r[6], r[7], r[8], r[14]), r[9], r[10], r[11], r[12], r[13])
+        Response(
+            r[0], r[1], r[2], r[3], Tokens(r[4], r[5], r[6], r[7], r[8], r[14]), r[9], r[10], r[11], r[12], r[13], r[15]
+        )
         for r in data["responses"]
     ]
     summary.tool_calls = [ToolCall(*c) for c in data["calls"]]

@@ -44,6 +44,8 @@ CSV_COLUMNS = (
     "unpricedTokens",
     "partialResponses",
     "responsesWithoutUsage",
+    "responsesWithoutInput",
+    "costLowerBound",
     "toolCalls",
     "failedToolCalls",
     "prompts",
@@ -111,6 +113,8 @@ def money(row: Row) -> str:
     if totals.priced_by_agent == 0 and totals.priced_by_us == 0:
         return "unpriced" if totals.unpriced else "-"
     text = f"${totals.cost:,.2f}" if totals.cost >= 0.01 or totals.cost == 0 else f"${totals.cost:.4f}"
+    if totals.lower_bound:
+        text = "≥" + text  # some responses recorded no input: the output's cost alone
     return text + "*" if totals.unpriced else text
 
 
@@ -170,13 +174,15 @@ _DROP_ORDER = (7, 2, 10, 5, 11, 9, 12, 1, 4)
 
 def _cells(row: Row, label: str) -> list[str]:
     t = row.totals.tokens
+    counted = row.totals.responses - row.totals.without_usage
+    unknown = 0 < counted == row.totals.without_input  # no response of the row recorded its input
     return [
         label,
         str(len(row.sessions)),
         str(row.totals.responses),
-        tokens(t.input),
-        tokens(t.cache_read),
-        tokens(t.cache_write),
+        "?" if unknown else tokens(t.input),
+        "?" if unknown else tokens(t.cache_read),
+        "?" if unknown else tokens(t.cache_write),
         tokens(t.output),
         tokens(t.reasoning),
         money(row),
@@ -277,6 +283,12 @@ def notes(result: Report) -> list[str]:
         lines.append(
             f"{totals.without_usage} responses were recorded without usage: counted in Resp, their tokens"
             " and cost unknown (not 0; responsesWithoutUsage)."
+        )
+    if totals.without_input:
+        lines.append(
+            f"≥ A lower bound: {totals.without_input} responses recorded no input count (Copilot CLI keeps"
+            " only the output per response): their input and cache tokens are unknown, not 0, and the cost"
+            " shown is a lower bound (responsesWithoutInput, costLowerBound)."
         )
     if totals.partial:
         lines.append(f"{totals.partial} responses have only a running count of their tokens (the stream ended first).")

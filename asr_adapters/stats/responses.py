@@ -118,6 +118,7 @@ class ResponseReader:
         model = model if isinstance(model, str) and model else self.model
         response = Response(_text(record.get("id")), _text(record.get("ts")), when, model, tokens, usage is not None)
         response.partial = usage is not None and usage.get("partial") is True
+        response.input_known = usage is None or usage.get("inputTokens").__class__ is int
         if recorded is not None and (recorded > 0 or not tokens):
             response.cost, response.cost_by = recorded, PRICED_BY_AGENT
         elif not tokens:

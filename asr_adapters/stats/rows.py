@@ -186,4 +186,6 @@ def _totals(totals: Totals) -> dict[str, Any]:
         "unpricedTokens": totals.unpriced_tokens.total,
         "partialResponses": totals.partial,
         "responsesWithoutUsage": totals.without_usage,
+        "responsesWithoutInput": totals.without_input,
+        "costLowerBound": totals.lower_bound,
     }

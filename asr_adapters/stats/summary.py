@@ -38,6 +38,14 @@ class Response:
     cost: float | None = None
     cost_by: str | None = None
     priced_as: str | None = None  # genai-prices' "<provider>/<model>" when priced by us
+    #: False when the usage records no ``inputTokens`` (Copilot CLI keeps only the output):
+    #: the input and its cache parts are unknown, not 0, and the cost is of the output alone
+    input_known: bool = True
+
+    @property
+    def lower_bound(self) -> bool:
+        """Its cost (and tokens) are a lower bound: tokens were recorded but not the input."""
+        return self.has_usage and not self.input_known
 
     @property
     def unpriced(self) -> bool:
@@ -45,11 +53,16 @@ class Response:
         return self.cost is None and bool(self.tokens)
 
     def as_dict(self) -> dict[str, Any]:
+        usage: dict[str, Any] | None = self.tokens.as_dict() if self.has_usage else None
+        if usage is not None and not self.input_known:
+            for member in ("inputTokens", "cacheReadTokens", "cacheWriteTokens", "totalTokens"):
+                usage[member] = None  # unknown, never 0
         return {
             "record": self.record,
             "ts": self.ts,
             "model": self.model,
-            "usage": self.tokens.as_dict() if self.has_usage else None,
+            "usage": usage,
+            "inputKnown": self.input_known,
             "partial": self.partial,
             "cost": self.cost,
             "costBy": self.cost_by,
@@ -122,12 +135,20 @@ class Totals:
     unpriced_tokens: Tokens = field(default_factory=Tokens)
     partial: int = 0
     without_usage: int = 0
+    without_input: int = 0  # responses whose usage records no input count: cost a lower bound
+
+    @property
+    def lower_bound(self) -> bool:
+        """Whether the cost and the input-side tokens are a lower bound (some input unknown)."""
+        return self.without_input > 0
 
     def add(self, response: Response) -> None:
         self.responses += 1
         self.tokens.add(response.tokens)
         if not response.has_usage:
             self.without_usage += 1
+        elif not response.input_known:
+            self.without_input += 1
         if response.partial:
             self.partial += 1
         if response.cost is not None:
@@ -152,6 +173,7 @@ class Totals:
         self.unpriced_tokens.add(other.unpriced_tokens)
         self.partial += other.partial
         self.without_usage += other.without_usage
+        self.without_input += other.without_input
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -165,6 +187,8 @@ class Totals:
             "unpricedTokens": self.unpriced_tokens.total,
             "partialResponses": self.partial,
             "responsesWithoutUsage": self.without_usage,
+            "responsesWithoutInput": self.without_input,
+            "costLowerBound": self.lower_bound,
         }
 
 

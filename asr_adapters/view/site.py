@@ -104,6 +104,12 @@ def summary_cells(summary: Any) -> list[tuple[str, str]]:
     if totals.unpriced:
         cost = f"{cost} + {totals.unpriced} unpriced" if priced else "unpriced"
         cost_note += f"; {totals.unpriced} response(s) of a model with no known price are not counted"
+    input_cell = _count(tokens.input)
+    if totals.lower_bound:  # the output's cost alone: never shown as the full cost
+        cost = f"≥{cost}"
+        cost_note += f"; {totals.without_input} response(s) recorded no input count: a lower bound"
+        known = totals.responses - totals.without_usage - totals.without_input
+        input_cell = f"≥{input_cell}" if known else "?"  # no response recorded its input: unknown
     partial = f"; {totals.partial} response(s) only a running count" if totals.partial else ""
     without = f"; {totals.without_usage} response(s) without usage" if totals.without_usage else ""
     return [
@@ -111,7 +117,7 @@ def summary_cells(summary: Any) -> list[tuple[str, str]]:
         (_count(totals.responses), f"{totals.responses} response(s){without}"),
         (_count(len(summary.tool_calls)), not_run or "none refused, cancelled or interrupted"),
         (_count(summary.failed_tool_calls), not_run or "none refused, cancelled or interrupted"),
-        (_count(tokens.input), f"{tokens.input:,} ({tokens.cache_read:,} read from the cache){partial}"),
+        (input_cell, f"{tokens.input:,} ({tokens.cache_read:,} read from the cache){partial}"),
         (_count(tokens.output), f"{tokens.output:,} ({tokens.reasoning:,} reasoning){partial}"),
         (cost, cost_note),
     ]

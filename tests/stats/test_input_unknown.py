@@ -1,0 +1,59 @@
+"""A response whose usage records no input count (Copilot CLI keeps only each response's
+output on disk) has unknown input, not 0, and a cost of its output alone is a lower bound,
+never presented as the full cost (review finding 2)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import orjson
+from click.testing import CliRunner
+from golden_support import ROOT
+
+from asr_adapters.cli import main
+from asr_adapters.stats import report, session_summary
+from asr_adapters.stats.render import table
+from stats.streams import Stream
+
+GOLDEN = ROOT / "golden" / "copilot-cli" / "subagent-agentid-reasoning-hooks" / "input.jsonl"
+
+
+def test_output_only_usage_is_a_lower_bound() -> None:
+    stream = Stream("copilot-cli:s1", "copilot-cli", ts="2026-05-26T16:14:00Z")
+    stream.prompt("2026-05-26T16:14:01Z", "go")
+    stream.reply("2026-05-26T16:14:05Z", "claude-sonnet-4.5", {"outputTokens": 200})
+    stream.reply("2026-05-26T16:14:09Z", "claude-sonnet-4.5", {"inputTokens": 0, "outputTokens": 0})  # zeros: a count
+    summary = session_summary(stream.records)
+    first, second = summary.responses
+    assert (first.input_known, first.lower_bound) == (False, True)
+    assert first.cost is not None and first.cost > 0  # the output's price, ...
+    assert first.as_dict()["usage"]["inputTokens"] is None  # ... its input unknown, never 0
+    assert (second.input_known, second.lower_bound, second.cost) == (True, False, 0.0)
+    totals = summary.as_dict(details=False)
+    assert (totals["responsesWithoutInput"], totals["costLowerBound"]) == (1, True)
+
+
+def test_the_copilot_golden_session_cost_is_flagged_as_a_lower_bound(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["stats", str(GOLDEN), "--by", "session", "--json", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    data = orjson.loads(result.stdout)
+    (row,) = data["rows"]
+    assert row["outputTokens"] == 747 and row["inputTokens"] == 0  # nothing recorded per response
+    assert row["responsesWithoutInput"] == row["responses"] - row["responsesWithoutUsage"] > 0
+    assert row["costLowerBound"] is True and data["totals"]["costLowerBound"] is True
+    out = io.StringIO()
+    table(report([GOLDEN], by="session", timezone="UTC", cache=False), out, color=False, width=200)
+    text = out.getvalue()
+    assert "≥$" in text and "lower bound" in text
+
+
+def test_the_viewer_index_shows_the_copilot_cost_as_a_lower_bound() -> None:
+    from asr_adapters.convert import Conversion
+    from asr_adapters.view.site import COLUMNS, summary_cells
+
+    parent = next(iter(Conversion(GOLDEN, None, as_dicts=True).streams()))
+    cells = dict(zip([name for name, _ in COLUMNS], summary_cells(session_summary(parent.records)), strict=True))
+    cost, note = cells["cost"]
+    assert cost.startswith("≥$") and "lower bound" in note
+    assert cells["input tokens"][0] == "?"  # input: unknown, not 0
