@@ -182,7 +182,8 @@ def test_batch_discovers_one_entry_per_conversation_of_both_generations(tmp_path
 
 SAMPLES = SHARED_SAMPLES / "openhands"
 ENTRIES = {
-    "v1-cli": "v1-cli-1.12-2026-02-critic-iterative-followups/events/event-00000-12bead78-a27c-4319-a401-d358f4b8de7d.json",
+    "v1-cli": "v1-cli-1.12-2026-02-critic-iterative-followups/events/"
+    "event-00000-12bead78-a27c-4319-a401-d358f4b8de7d.json",
     "v0-gui": "v0-gui-0.48-2025-07-ipython-recall-finish/63b4315947a049e2b7a51249b3d4fcc3/metadata.json",
     "v1-sdk": "v1-sdk-1.9dev-2026-01-restore-unknown-kind-stubbed-llm/3fdb316098bb48e1aa029ce56805792a/base_state.json",
 }
