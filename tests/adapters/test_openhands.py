@@ -143,7 +143,7 @@ def test_v0_usage_sums_to_the_metadata_totals_with_cache_writes_added() -> None:
 
 def test_homes_honour_the_variables_of_both_generations(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    assert discover.default_homes({"HOME": str(home)}) == [home / ".openhands", Path("/tmp/openhands_file_store")]
+    assert discover.default_homes({"HOME": str(home)}) == [home / ".openhands"]
     env = {
         "HOME": str(home),
         "OPENHANDS_PERSISTENCE_DIR": str(tmp_path / "root"),

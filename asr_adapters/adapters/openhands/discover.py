@@ -10,7 +10,8 @@ A conversation is a folder of one JSON file per event, in one of two unrelated g
   ``$OH_CONVERSATIONS_PATH``.
 - V0 (``openhands-ai`` 0.x: the GUI, the old CLI, headless runs): ``sessions/<sid>/`` or
   ``users/<user>/conversations/<sid>/`` under ``$FILE_STORE_PATH`` (default ``~/.openhands``;
-  older installs ``~/.openhands/file_store`` and ``/tmp/openhands_file_store``), with
+  older installs ``~/.openhands/file_store``, found inside it, and ``/tmp/openhands_file_store``,
+  not searched), with
   ``metadata.json`` and ``events/<n>.json``.
 
 The entry is ``base_state.json`` (V1) or ``metadata.json`` (V0) when the folder has one, else
@@ -67,9 +68,9 @@ def default_homes(env: Mapping[str, str]) -> list[Path]:
     store = env.get(V0_STORE_VARIABLE)
     if store:
         homes.append(_expand(store, home))
-    elif home:
+    elif home:  # V0's store; its 2025-01 to 2025-06 default /tmp/openhands_file_store is not
+        # searched (a folder any user can write): name it to ``asr batch`` or in FILE_STORE_PATH
         homes.append(Path(home) / ".openhands")
-        homes.append(Path("/tmp/openhands_file_store"))  # V0's default from 2025-01 to 2025-06
     unique: list[Path] = []
     for path in homes:
         if path not in unique and not any(path.is_relative_to(u) for u in unique):
@@ -94,7 +95,8 @@ def event_files(folder: Path, pattern: re.Pattern[str]) -> list[tuple[int, Path]
 
 
 def conversation_of(path: Path) -> tuple[str, Path] | None:
-    """``(generation, conversation folder)`` for an entry or event path, from names only."""
+    """``(generation, conversation folder)`` for an entry or event path, from names (and, for
+    a file under another name beside an ``events`` folder, the names of the files in it)."""
     name = path.name
     if name == V1_STATE:
         return "v1", path.parent
@@ -105,6 +107,12 @@ def conversation_of(path: Path) -> tuple[str, Path] | None:
             return "v1", path.parent.parent
         if V0_EVENT.match(name):
             return "v0", path.parent.parent
+    events = path.parent / EVENTS
+    if events.is_dir():  # a state or metadata file under another name (an export, a copy)
+        if event_files(events, V1_EVENT):
+            return "v1", path.parent
+        if event_files(events, V0_EVENT):
+            return "v0", path.parent
     return None
 
 
@@ -115,8 +123,8 @@ def is_session_file(path: Path) -> bool:
     if found is None:
         return False
     generation, folder = found
-    if path.name in (V1_STATE, V0_METADATA):
-        return (folder / EVENTS).is_dir()
+    if path.parent == folder:  # the state or metadata file
+        return path.name in (V1_STATE, V0_METADATA) and (folder / EVENTS).is_dir()
     if (folder / (V1_STATE if generation == "v1" else V0_METADATA)).is_file():
         return False
     events = event_files(path.parent, V1_EVENT if generation == "v1" else V0_EVENT)

@@ -29,11 +29,11 @@ def detect(source: Source) -> int:
     head = source.head().lstrip()
     if not head.startswith(b"{"):
         return 0
-    named = discover.conversation_of(source.path) if source.path is not None else None
+    in_events = source.path is not None and source.path.parent.name == discover.EVENTS  # names only
     if _V1_EVENT.match(head):
-        return 95 if named is not None and named[0] == "v1" else 80
+        return 95 if in_events and discover.V1_EVENT.match(source.name) else 80
     if _V0_EVENT.match(head) and _V0_TYPE.search(head):
-        return 95 if named is not None and named[0] == "v0" else 80
+        return 95 if in_events and discover.V0_EVENT.match(source.name) else 80
     if _V1_AGENT.search(head) and _V1_STATE.search(head) and _V1_STATE_FACT.search(head):
         return 90
     if _V0_META.match(head) and _V0_META_FACT.search(head):

@@ -111,6 +111,8 @@ class V0Mapper:
             record["origin"] = "injected"
             content = args.get("content")
             record["content"] = [{"type": "text", "text": content}] if isinstance(content, str) else []
+            if not record["content"]:
+                record["capture"] = {"content": {"state": "absent", "reason": "the event stored no text content"}}
             self._native(record, event, ("message",))
             record["openhands"]["args"] = {k: v for k, v in args.items() if k != "content"}
             return [record]

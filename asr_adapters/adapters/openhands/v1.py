@@ -48,12 +48,13 @@ def reasoning_parts(item: dict[str, Any]) -> list[dict[str, Any]]:
         if not isinstance(block, dict):
             continue
         if block.get("type") == "redacted_thinking":
-            parts.append(
-                {"type": "reasoning", "visibility": "redacted",
-                 "opaque": {"format": "anthropic.redacted_thinking", "data": block.get("data")}}
-            )  # fmt: skip
+            opaque: dict[str, Any] = {"format": "anthropic.redacted_thinking"}
+            if isinstance(block.get("data"), str):
+                opaque["data"] = block["data"]
+            parts.append({"type": "reasoning", "visibility": "redacted", "opaque": opaque})
             continue
-        part: dict[str, Any] = {"type": "reasoning", "text": block.get("thinking", "")}
+        thinking = block.get("thinking")
+        part: dict[str, Any] = {"type": "reasoning", "text": thinking if isinstance(thinking, str) else ""}
         thinking_text.append(part["text"])
         if isinstance(block.get("signature"), str):
             part["signature"] = block["signature"]
@@ -103,7 +104,7 @@ class V1Mapper:
 
     def event(self, event: dict[str, Any]) -> Iterator[dict[str, Any]]:
         kind = event.get("kind")
-        handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+        handler = _HANDLERS.get(kind) if isinstance(kind, str) and _nonempty(event.get("id")) else None
         records = handler(self, event) if handler is not None else None
         if not records:
             records = [self._base(self.vendor(kind if isinstance(kind, str) else "unknown", event), event)]
@@ -163,8 +164,8 @@ class V1Mapper:
 
     def _message(self, event: dict[str, Any]) -> list[dict[str, Any]] | None:
         message = event.get("llm_message")
-        if not isinstance(message, dict):
-            return None
+        if not isinstance(message, dict) or not _nonempty(message.get("role")):
+            return None  # no role to give it: a vendor record
         source = event.get("source")
         record = self._base(start("message"), event)
         record["messageId"] = event.get("id")
@@ -202,6 +203,10 @@ class V1Mapper:
         return [record]
 
     def _action(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        native_call = obj(event.get("tool_call"))
+        call_id = event.get("tool_call_id") if _nonempty(event.get("tool_call_id")) else native_call.get("id")
+        if not _nonempty(call_id):
+            return []  # a call with no id cannot be answered: a vendor record
         records: list[dict[str, Any]] = []
         response = event.get("llm_response_id")
         parts = reasoning_parts(event)
@@ -218,11 +223,12 @@ class V1Mapper:
             message["content"] = parts
             self._usage(message, response)
             records.append(message)
-        native_call = obj(event.get("tool_call"))
-        call["callId"] = event.get("tool_call_id") or native_call.get("id")
+        call["callId"] = call_id
         if isinstance(response, str):
             call["inferenceId"] = response
-        call["name"] = event.get("tool_name") or native_call.get("name")
+        name = event.get("tool_name") if _nonempty(event.get("tool_name")) else native_call.get("name")
+        if _nonempty(name):
+            call["name"] = name
         if parts:
             call["messageId"] = event.get("id")
         arguments = native_call.get("arguments")
@@ -243,6 +249,8 @@ class V1Mapper:
         return records
 
     def _result(self, event: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+        if not _nonempty(event.get("tool_call_id")):
+            return []  # answers no call it names: a vendor record
         record = self._base(start("tool_result"), event)
         record["callId"] = event.get("tool_call_id")
         if isinstance(event.get("tool_name"), str):
@@ -309,6 +317,10 @@ _HANDLERS: dict[str, Callable[[V1Mapper, dict[str, Any]], list[dict[str, Any]] |
     "AgentErrorEvent": lambda m, e: m._result(e, "AgentErrorEvent"),
     "Condensation": V1Mapper._condensation,
 }
+
+
+def _nonempty(value: Any) -> bool:
+    return isinstance(value, str) and bool(value)
 
 
 def token_usages(state: Any) -> dict[str, dict[str, Any]]:
