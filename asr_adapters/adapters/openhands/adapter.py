@@ -100,9 +100,9 @@ class OpenHandsAdapter(Adapter):
         yield emit(self._v0_header(conversation, session_id, state, version))
         mapper0 = V0Mapper(emit, context.accounting, self.vendor)
         for event in ahead:
-            yield from mapper0.event(event.data)
+            yield from mapper0.event(event.data, event.index)
         for event in stream:
-            yield from mapper0.event(event.data)
+            yield from mapper0.event(event.data, event.index)
 
     def _v1_header(self, conversation: Conversation, session_id: str, state: Any) -> dict[str, Any]:
         record = header(

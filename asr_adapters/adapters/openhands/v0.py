@@ -53,8 +53,12 @@ class V0Mapper:
         self.record_of: dict[int, str] = {}
         self.snapshot: dict[str, Any] | None = None  # the last ``llm_metrics`` running total
         self.previous: dict[str, Any] | None = None  # the one before the current event
+        self.index = 0  # the current event file's number
 
-    def event(self, event: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    def event(self, event: dict[str, Any], index: int) -> Iterator[dict[str, Any]]:
+        """One event file's records; ``index`` is the number in its name, which the derived
+        message id uses (an event's own ``id`` equals it unless the file was altered)."""
+        self.index = index
         previous = self.snapshot
         metrics = event.get("llm_metrics")
         total = metrics.get("accumulated_token_usage") if isinstance(metrics, dict) else None
@@ -93,7 +97,7 @@ class V0Mapper:
 
     def _message(self, event: dict[str, Any], role: str, parts: list[dict[str, Any]]) -> dict[str, Any]:
         record = self._base(start("message"), event)
-        record["messageId"] = f"event:{event.get('id')}"
+        record["messageId"] = f"event:{self.index}"
         record["idSource"] = "derived"
         record["role"] = role
         return record
@@ -227,7 +231,9 @@ class V0Mapper:
         if not isinstance(ids, list):
             low, high = args.get("forgotten_events_start_id"), args.get("forgotten_events_end_id")
             ids = list(range(low, high + 1)) if isinstance(low, int) and isinstance(high, int) else []
-        forgotten = sorted((self.record_of[i] for i in ids if i in self.record_of), key=lambda r: int(r[1:]))
+        forgotten = sorted(
+            (self.record_of[i] for i in ids if type(i) is int and i in self.record_of), key=lambda r: int(r[1:])
+        )
         record["compaction"] = {"from": forgotten[0], "through": forgotten[-1]} if forgotten else {}
         self._native(record, event)
         return record

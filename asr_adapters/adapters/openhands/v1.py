@@ -18,6 +18,7 @@ import orjson
 from ...core.accounting import Accounting
 from ...core.adapter import Emitter, start
 from ...core.outcome import not_a_failure
+from ...model.vocab import ROLES
 from .common import REGISTRY, content_parts, litellm_usage, obj, stamp_event
 
 _ENVELOPE = ("kind", "id", "timestamp", "source")
@@ -104,7 +105,9 @@ class V1Mapper:
 
     def event(self, event: dict[str, Any]) -> Iterator[dict[str, Any]]:
         kind = event.get("kind")
-        handler = _HANDLERS.get(kind) if isinstance(kind, str) and _nonempty(event.get("id")) else None
+        event_id = event.get("id")
+        fresh = _nonempty(event_id) and event_id not in self.record_of  # a repeated id: vendor
+        handler = _HANDLERS.get(kind) if isinstance(kind, str) and fresh else None
         records = handler(self, event) if handler is not None else None
         if not records:
             records = [self._base(self.vendor(kind if isinstance(kind, str) else "unknown", event), event)]
@@ -173,7 +176,7 @@ class V1Mapper:
         if isinstance(response, str):
             record["inferenceId"] = response
         role = message.get("role")
-        record["role"] = role
+        record["role"] = role if role in ROLES else f"{REGISTRY}/{role}"
         parts: list[dict[str, Any]] = reasoning_parts(message) if role == "assistant" else []
         parts.extend(content_parts(message.get("content")))
         author = AUTHORS.get(source) if isinstance(source, str) else None
@@ -297,7 +300,12 @@ class V1Mapper:
         record["origin"] = "injected"
         record["content"] = [{"type": "text", "text": summary}]
         record["summaryOf"] = "compaction"
-        forgotten = [self.record_of[i] for i in event.get("forgotten_event_ids") or () if i in self.record_of]
+        ids = event.get("forgotten_event_ids")
+        forgotten = (
+            [self.record_of[i] for i in ids if isinstance(i, str) and i in self.record_of]
+            if isinstance(ids, list)
+            else []
+        )
         replaced: dict[str, str] = {}
         if forgotten:
             ordered = sorted(forgotten, key=lambda r: int(r[1:]))
