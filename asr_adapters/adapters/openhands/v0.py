@@ -26,6 +26,12 @@ AUTHORS = {"user": "human", "agent": "model", "environment": "harness"}
 _STATE_ACTIONS = frozenset({"change_agent_state", "recall", "pause", "resume", "stop", "null", "condensation_request"})
 
 
+def _same_message(event: dict[str, Any], content: Any) -> tuple[str, ...]:
+    """``("message",)`` when the event's display ``message`` only repeats its content (then it
+    is not kept twice), else nothing."""
+    return ("message",) if event.get("message") == content else ()
+
+
 def _call_arguments(metadata: dict[str, Any]) -> Any:
     """The model's arguments for this call, from the response it came in."""
     response = metadata.get("model_response")
@@ -117,7 +123,7 @@ class V0Mapper:
             record["content"] = [{"type": "text", "text": content}] if isinstance(content, str) else []
             if not record["content"]:
                 record["capture"] = {"content": {"state": "absent", "reason": "the event stored no text content"}}
-            self._native(record, event, ("message",))
+            self._native(record, event, _same_message(event, content))
             record["openhands"]["args"] = {k: v for k, v in args.items() if k != "content"}
             return [record]
         if isinstance(metadata, dict) and isinstance(metadata.get("tool_call_id"), str):
@@ -139,7 +145,7 @@ class V0Mapper:
             derived = self._usage_from_totals() if role == "assistant" else None
             if derived is not None:
                 record["usage"] = derived
-            self._native(record, event, ("message",))
+            self._native(record, event, _same_message(event, content))
             if derived is not None:
                 record["openhands"]["usageFrom"] = (
                     "llm_metrics: the change of accumulated_token_usage since the previous action"
