@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from ...core.timestamps import from_iso, stamp
-from ...core.usage import normalized_usage
+from ...core.usage import count, normalized_usage
 
 AGENT = "openhands"
 REGISTRY = "dev.all-hands.openhands"
@@ -79,9 +79,15 @@ def content_parts(items: Any) -> list[dict[str, Any]]:
 
 def litellm_usage(usage: dict[str, Any]) -> dict[str, Any] | None:
     """The normalized usage of a LiteLLM-shaped count (V1 ``TokenUsage`` or V0's
-    ``model_response.usage``): ``prompt_tokens`` holds the cache reads but not the cache
-    writes (V0 sample: prompt 4 beside 6553 written; 6559 of which 6553 read), so the writes
-    are added; ``completion_tokens`` holds the reasoning."""
+    ``model_response.usage``).
+
+    ``prompt_tokens`` holds the cache reads under every LiteLLM convention, but whether it
+    holds the cache writes depends on the LiteLLM release and provider, which the files do not
+    record (docs/agents/openhands.md, Usage). So the input side is written only where the
+    numbers decide it: no cache writes, the whole is ``prompt_tokens``; ``prompt_tokens``
+    smaller than reads + writes cannot hold the writes, so they are added; otherwise it may
+    hold them or not, and ``inputTokens`` (hence ``totalTokens``) is left out rather than
+    risk counting the writes twice. ``completion_tokens`` holds the reasoning."""
     details = usage.get("prompt_tokens_details")
     read = usage.get("cache_read_tokens")
     if read is None:
@@ -96,10 +102,25 @@ def litellm_usage(usage: dict[str, Any]) -> dict[str, Any] | None:
     if reasoning is None and isinstance(completion_details, dict):
         reasoning = completion_details.get("reasoning_tokens")
     return normalized_usage(
-        input=usage.get("prompt_tokens"),
-        input_parts=(write,),
+        input=input_side(usage.get("prompt_tokens"), read, write),
+        input_parts=(write,) if writes_beside(usage.get("prompt_tokens"), read, write) else (),
         cache_read=read,
         cache_write=write,
         output=usage.get("completion_tokens"),
         reasoning=reasoning,
     )
+
+
+def writes_beside(prompt: Any, read: Any, write: Any) -> bool:
+    """True when ``prompt_tokens`` is provably without the cache writes: it is smaller than
+    the two cache counts it would have to contain."""
+    written, prompted = count(write), count(prompt)
+    return bool(written) and prompted is not None and prompted < (count(read) or 0) + (written or 0)
+
+
+def input_side(prompt: Any, read: Any, write: Any) -> Any:
+    """``prompt_tokens`` where the whole input can be known from it (no cache writes, or
+    writes provably beside it), else None."""
+    if not count(write) or writes_beside(prompt, read, write):
+        return prompt
+    return None
