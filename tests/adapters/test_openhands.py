@@ -249,3 +249,55 @@ def test_shared_samples_harness_follow_ups_usage_and_unknown_kind() -> None:
     sdk, _ = _convert(SAMPLES / ENTRIES["v1-sdk"])
     assert any(r.get("schema") == "dev.all-hands.openhands/SystemPromptUpdateEvent" for r in sdk)
     assert sum(1 for r in sdk if "usage" in r) == 1  # one TokenUsage for three responses
+
+
+def _v1_event(number: int, kind: str, **members: Any) -> tuple[str, dict[str, Any]]:
+    event_id = f"00000000-0000-4000-8000-{number:012x}"
+    event = {"id": event_id, "timestamp": f"2026-03-02T10:00:{number:02d}.000000", "source": "agent"}
+    return f"event-{number:05d}-{event_id}.json", {**event, **members, "kind": kind}
+
+
+def _v1_folder(tmp_path: Path, *events: tuple[str, dict[str, Any]]) -> Path:
+    folder = tmp_path / HEX / "events"
+    folder.mkdir(parents=True)
+    for name, event in events:
+        (folder / name).write_text(json.dumps(event, separators=(",", ":")))
+    return folder / events[0][0]
+
+
+def test_v1_responses_reasoning_item_with_its_own_id_is_a_reasoning_only_message(tmp_path: Path) -> None:
+    item = {"id": "rs_07", "summary": ["Check the parser."], "encrypted_content": "ZW5j", "status": "completed"}
+    entry = _v1_folder(
+        tmp_path,
+        _v1_event(
+            0,
+            "MessageEvent",
+            llm_message={
+                "role": "assistant",
+                "content": [{"type": "text", "text": "Done."}],
+                "responses_reasoning_item": item,
+            },
+            llm_response_id="resp_1",
+        ),
+        _v1_event(
+            1,
+            "ActionEvent",
+            thought=[],
+            responses_reasoning_item={**item, "id": "rs_08"},
+            tool_name="terminal",
+            tool_call_id="call_1",
+            tool_call={"id": "call_1", "name": "terminal", "arguments": "{}"},
+            llm_response_id="resp_2",
+        ),
+    )
+    records, conversion = _convert(entry)
+    reasoning = [r for r in records if r["type"] == "message" and r["messageId"].startswith("rs_")]
+    assert [(r["messageId"], r["inferenceId"]) for r in reasoning] == [("rs_07", "resp_1"), ("rs_08", "resp_2")]
+    for record in reasoning:
+        assert record["role"] == "assistant" and record["author"] == "model"
+        [part] = record["content"]
+        assert part["visibility"] == "summary" and part["summary"] == ["Check the parser."]
+        assert part["opaque"] == {"format": "openai.encrypted_content", "data": "ZW5j"}
+    reply = next(r for r in records if r["type"] == "message" and r["messageId"].endswith("000000000000"))
+    assert [p["type"] for p in reply["content"]] == ["text"]  # not folded into the reply
+    assert not validate_records(records) and conversion.accounting.balanced()

@@ -64,26 +64,53 @@ def reasoning_parts(item: dict[str, Any]) -> list[dict[str, Any]]:
     if isinstance(plain, str) and plain and plain != "".join(thinking_text) and plain != "\n".join(thinking_text):
         parts.insert(0, {"type": "reasoning", "text": plain})
     responses = item.get("responses_reasoning_item")
-    if isinstance(responses, dict):
-        part = {"type": "reasoning"}
-        summary = [s for s in responses.get("summary") or () if isinstance(s, str)]
-        content = [s for s in responses.get("content") or () if isinstance(s, str)]
-        encrypted = responses.get("encrypted_content")
-        if content:
-            part["visibility"] = "full"
-            part["text"] = "".join(content)
-        elif summary:
-            part["visibility"] = "summary"
-        elif isinstance(encrypted, str):
-            part["visibility"] = "encrypted"
-        part["summary"] = summary
-        if isinstance(encrypted, str):
-            part["opaque"] = {"format": "openai.encrypted_content", "data": encrypted}
-        rest = {k: v for k, v in responses.items() if k not in ("summary", "content", "encrypted_content")}
-        if rest:
-            part["_meta"] = {f"{REGISTRY}/item": rest}
-        parts.append(part)
+    if isinstance(responses, dict) and not _nonempty(responses.get("id")):
+        parts.append(responses_part(responses))
     return parts
+
+
+def responses_part(responses: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI Responses reasoning item as one reasoning part: its summary segments, its
+    plain content, its ciphertext; its other members (``status``) under ``_meta``."""
+    part: dict[str, Any] = {"type": "reasoning"}
+    summary = [s for s in responses.get("summary") or () if isinstance(s, str)]
+    content = [s for s in responses.get("content") or () if isinstance(s, str)]
+    encrypted = responses.get("encrypted_content")
+    if content:
+        part["visibility"] = "full"
+        part["text"] = "".join(content)
+    elif summary:
+        part["visibility"] = "summary"
+    elif isinstance(encrypted, str):
+        part["visibility"] = "encrypted"
+    part["summary"] = summary
+    if isinstance(encrypted, str):
+        part["opaque"] = {"format": "openai.encrypted_content", "data": encrypted}
+    rest = {k: v for k, v in responses.items() if k not in ("summary", "content", "encrypted_content")}
+    if rest:
+        part["_meta"] = {f"{REGISTRY}/item": rest}
+    return part
+
+
+def reasoning_item_message(item: dict[str, Any], event: dict[str, Any]) -> dict[str, Any] | None:
+    """A Responses reasoning item with its own id as a reasoning-only message with that id
+    (ASR-219), not folded into the event's message."""
+    responses = item.get("responses_reasoning_item")
+    if not isinstance(responses, dict) or not _nonempty(responses.get("id")):
+        return None
+    record = start("message")
+    stamp_event(record, event.get("timestamp"))
+    record["messageId"] = responses["id"]
+    if _nonempty(event.get("llm_response_id")):
+        record["inferenceId"] = event["llm_response_id"]
+    record["role"] = "assistant"
+    record["author"] = "model"
+    part = responses_part({k: v for k, v in responses.items() if k != "id"})
+    record["content"] = [part]
+    record["openhands"] = {"id": event.get("id"), "kind": event.get("kind")}
+    if "ts" not in record and "timestamp" in event:
+        record["openhands"]["timestamp"] = event["timestamp"]
+    return record
 
 
 class V1Mapper:
@@ -203,14 +230,16 @@ class V1Mapper:
         }
         if extra:
             record["openhands"]["llm_message"] = extra
-        return [record]
+        reasoning_item = reasoning_item_message(message, event) if role == "assistant" else None
+        return [reasoning_item, record] if reasoning_item is not None else [record]
 
     def _action(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         native_call = obj(event.get("tool_call"))
         call_id = event.get("tool_call_id") if _nonempty(event.get("tool_call_id")) else native_call.get("id")
         if not _nonempty(call_id):
             return []  # a call with no id cannot be answered: a vendor record
-        records: list[dict[str, Any]] = []
+        reasoning_item = reasoning_item_message(event, event)
+        records: list[dict[str, Any]] = [reasoning_item] if reasoning_item is not None else []
         response = event.get("llm_response_id")
         parts = reasoning_parts(event)
         parts.extend(p for p in content_parts(event.get("thought")) if p.get("type") != "text" or p["text"])
