@@ -301,3 +301,18 @@ def test_v1_responses_reasoning_item_with_its_own_id_is_a_reasoning_only_message
     reply = next(r for r in records if r["type"] == "message" and r["messageId"].endswith("000000000000"))
     assert [p["type"] for p in reply["content"]] == ["text"]  # not folded into the reply
     assert not validate_records(records) and conversion.accounting.balanced()
+
+
+def test_v1_every_record_of_an_event_keeps_its_event_id_and_kind() -> None:
+    records, _ = _convert(V1_CASE / "input.json")
+    files = [json.loads(p.read_text()) for p in (V1_CASE / "events").glob("event-*.json")]
+    events = {event["id"]: event["kind"] for event in files}
+    kept = {}
+    for record in records[1:]:
+        if record["type"] == "vendor":
+            kept[record["data"]["id"]] = record["data"]["kind"]
+        elif "openhands" in record:
+            kept[record["openhands"]["id"]] = record["openhands"]["kind"]
+    assert kept == events  # observations and errors too, not only the messages (whose messageId is it)
+    result = next(r for r in records if r["type"] == "tool_result")
+    assert result["openhands"]["kind"] == "ObservationEvent"

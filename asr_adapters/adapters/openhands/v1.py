@@ -154,9 +154,11 @@ class V1Mapper:
         return record
 
     def _native(self, record: dict[str, Any], event: dict[str, Any], known: tuple[str, ...]) -> None:
-        """The event's members no ASR member carries, verbatim, under ``openhands``; a zoneless
-        ``timestamp`` among them."""
-        rest = {k: v for k, v in event.items() if k not in known and k not in _ENVELOPE}
+        """The event's members no ASR member carries, verbatim, under ``openhands``: its ``id``
+        and ``kind`` first (other events name it by id: ``forgotten_event_ids``, a critic's
+        ``event_ids``), a zoneless ``timestamp`` among them."""
+        rest = {"id": event.get("id"), "kind": event.get("kind")}
+        rest.update((k, v) for k, v in event.items() if k not in known and k not in _ENVELOPE)
         if "ts" not in record and "timestamp" in event:
             rest["timestamp"] = event["timestamp"]
         rest["source"] = event.get("source")
