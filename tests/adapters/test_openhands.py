@@ -316,3 +316,17 @@ def test_v1_every_record_of_an_event_keeps_its_event_id_and_kind() -> None:
     assert kept == events  # observations and errors too, not only the messages (whose messageId is it)
     result = next(r for r in records if r["type"] == "tool_result")
     assert result["openhands"]["kind"] == "ObservationEvent"
+
+
+def test_v0_every_record_of_an_event_keeps_its_action_or_observation_type() -> None:
+    records, _ = _convert(V0_CASE / "input.json")
+    files = [json.loads(p.read_text()) for p in (V0_CASE / "events").glob("*.json")]
+    types = {e["id"]: ("action", e["action"]) if "action" in e else ("observation", e["observation"]) for e in files}
+    kept = {}
+    for record in records[1:]:
+        native = record["data"] if record["type"] == "vendor" else record.get("openhands")
+        if native is not None:
+            key = "action" if "action" in native else "observation"
+            kept[native["id"]] = (key, native[key])
+    assert kept == types
+    assert {t for t in kept.values() if t[0] == "observation"} >= {("observation", "run")}

@@ -94,7 +94,13 @@ class V0Mapper:
         return record
 
     def _native(self, record: dict[str, Any], event: dict[str, Any], known: tuple[str, ...] = ()) -> None:
+        """The event's members no ASR member carries, under ``openhands``: its ``id`` and its
+        ``action`` or ``observation`` type first (``run`` and ``run_ipython`` are different
+        tools, whatever the call is named), a zoneless ``timestamp`` among them."""
         rest: dict[str, Any] = {"id": event.get("id")}
+        for kind in ("action", "observation"):
+            if kind in event:
+                rest[kind] = event[kind]
         if "ts" not in record and "timestamp" in event:
             rest["timestamp"] = event["timestamp"]
         rest.update((k, v) for k, v in event.items() if k not in _ENVELOPE and k not in known)
