@@ -330,3 +330,9 @@ def test_v0_every_record_of_an_event_keeps_its_action_or_observation_type() -> N
             kept[native["id"]] = (key, native[key])
     assert kept == types
     assert {t for t in kept.values() if t[0] == "observation"} >= {("observation", "run")}
+
+
+def test_v1_header_keeps_the_secret_registry_as_the_sdk_masked_it() -> None:
+    records, _ = _convert(V1_CASE / "input.json")
+    registry_kept = records[0]["openhands"]["baseState"]["secret_registry"]
+    assert registry_kept == {"secret_sources": {"GITHUB_TOKEN": {"kind": "StaticSecret", "value": "**********"}}}

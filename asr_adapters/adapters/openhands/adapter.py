@@ -26,8 +26,6 @@ from .v0 import V0Mapper
 from .v1 import V1Mapper, token_usages
 
 _HEX = re.compile(r"[0-9a-f]{32}\Z")
-#: base_state members never copied: the secrets store (values may be plain text)
-_STATE_SKIPPED = ("secret_registry",)
 #: how many V0 events are read ahead for the ``system`` action that names the version
 _VERSION_LOOKAHEAD = 4
 
@@ -177,5 +175,7 @@ def _parent_conversation(folder: Path) -> str | None:
 
 
 def _state_summary(state: dict[str, Any]) -> dict[str, Any]:
-    """``base_state.json`` for the header, verbatim but for the secrets store."""
-    return {k: v for k, v in state.items() if k not in _STATE_SKIPPED}
+    """``base_state.json`` for the header, verbatim. Its ``secret_registry`` is kept too: the
+    SDK writes each secret redacted (``**********``) or encrypted with the conversation's
+    cipher, never in plain text (``ConversationState._save_base_state``, ``serialize_secret``)."""
+    return dict(state)
