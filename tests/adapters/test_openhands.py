@@ -336,3 +336,13 @@ def test_v1_header_keeps_the_secret_registry_as_the_sdk_masked_it() -> None:
     records, _ = _convert(V1_CASE / "input.json")
     registry_kept = records[0]["openhands"]["baseState"]["secret_registry"]
     assert registry_kept == {"secret_sources": {"GITHUB_TOKEN": {"kind": "StaticSecret", "value": "**********"}}}
+
+
+def test_v1_two_files_with_one_index_keep_the_first_by_name_and_report_the_other(tmp_path: Path) -> None:
+    first = _v1_event(0, "MessageEvent", llm_message={"role": "user", "content": [{"type": "text", "text": "a"}]})
+    other = _v1_event(9, "MessageEvent", llm_message={"role": "user", "content": [{"type": "text", "text": "b"}]})
+    entry = _v1_folder(tmp_path, first, (other[0].replace("event-00009", "event-00000"), other[1]))
+    records, conversion = _convert(entry)
+    assert [r["content"][0]["text"] for r in records if r["type"] == "message"] == ["a"]
+    assert conversion.accounting.duplicates == 1 and conversion.accounting.balanced()
+    assert any("a second event file with index 0" in d.reason for d in conversion.accounting.diagnostics)

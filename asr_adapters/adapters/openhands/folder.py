@@ -86,7 +86,7 @@ def events(conversation: Conversation, accounting: Accounting, entry: Any = None
     seen: set[int] = set()
     for index, path in conversation.files():
         accounting.native_items += 1
-        if index in seen:  # two files with one index: the SDK keeps the first
+        if index in seen:  # two files, one index: the SDK keeps the last os.listdir gives; we keep the first by name
             accounting.duplicates += 1
             accounting.diagnostics.append(
                 Diagnostic(str(path), None, f"a second event file with index {index}: skipped")

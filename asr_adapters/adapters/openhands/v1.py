@@ -24,8 +24,8 @@ from .common import REGISTRY, content_parts, litellm_usage, obj, stamp_event
 _ENVELOPE = ("kind", "id", "timestamp", "source")
 #: text the SDK and the CLI write as ``source: user`` messages: the critic's iterative-refinement
 #: follow-up (``CriticBase.get_followup_prompt``; real CLI 1.12 sample, events 3, 5, 11) and the
-#: corrective nudge after a response with no call and no text (``CORRECTIVE_NUDGE``): the
-#: harness's, not the person's
+#: corrective nudge after a response with no call and no text (``source: user`` from 2026-03-20
+#: to SDK 8e7e7859, 2026-07-28; ``source: environment`` since): the harness's, not the person's
 HARNESS_PROMPTS = re.compile(
     r"The task appears incomplete \(iteration \d+|Your last response did not include a function call or a message"
 )
