@@ -346,3 +346,16 @@ def test_v1_two_files_with_one_index_keep_the_first_by_name_and_report_the_other
     assert [r["content"][0]["text"] for r in records if r["type"] == "message"] == ["a"]
     assert conversion.accounting.duplicates == 1 and conversion.accounting.balanced()
     assert any("a second event file with index 0" in d.reason for d in conversion.accounting.diagnostics)
+
+
+def test_a_condensation_summary_without_its_offset_is_not_a_summary_the_model_saw(tmp_path: Path) -> None:
+    condensation = _v1_event(0, "Condensation", forgotten_event_ids=[], summary="Earlier work.", summary_offset=None)
+    records, _ = _convert(_v1_folder(tmp_path / "v1", condensation))
+    assert [r.get("schema") for r in records[1:]] == ["dev.all-hands.openhands/Condensation"]
+    folder = tmp_path / "v0" / HEX / "events"
+    folder.mkdir(parents=True)
+    args = {"forgotten_event_ids": None, "forgotten_events_start_id": 0, "forgotten_events_end_id": 0}
+    event = _v0_event(0, action="condensation", args={**args, "summary": "Earlier work.", "summary_offset": None})
+    (folder / "0.json").write_text(json.dumps(event))
+    records, _ = _convert(folder / "0.json")
+    assert [r.get("schema") for r in records[1:]] == ["dev.all-hands.openhands/action/condensation"]

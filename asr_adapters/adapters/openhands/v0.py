@@ -158,7 +158,11 @@ class V0Mapper:
                 )
             record["openhands"]["args"] = {k: v for k, v in args.items() if k != "content"}
             return [record]
-        if action == "condensation" and isinstance(args.get("summary"), str):
+        if (
+            action == "condensation"
+            and isinstance(args.get("summary"), str)
+            and args.get("summary_offset").__class__ is int  # View.from_events needs both
+        ):
             return [self._condensation(event, args)]
         return None  # state changes, recall requests, actions with no call: vendor records
 

@@ -318,11 +318,12 @@ class V1Mapper:
         return [record]
 
     def _condensation(self, event: dict[str, Any]) -> list[dict[str, Any]] | None:
-        """A condensation with a summary: the summary the model sees instead of the forgotten
-        events (they stay on disk, so ``from`` / ``through`` name their records)."""
+        """A condensation with a summary and its ``summary_offset``: the summary the model sees
+        instead of the forgotten events (they stay on disk, so ``from`` / ``through`` name their
+        records). ``Condensation.apply`` inserts the summary only when both are set."""
         summary = event.get("summary")
-        if not isinstance(summary, str):
-            return None  # forgetting without a summary: a vendor record
+        if not isinstance(summary, str) or event.get("summary_offset").__class__ is not int:
+            return None  # no summary, or one the SDK never puts in the view (no offset): a vendor record
         record = self._base(start("message"), event)
         record["messageId"] = f"{event.get('id')}-summary"  # the SDK's CondensationSummaryEvent id
         record["idSource"] = "derived"
