@@ -11,7 +11,6 @@ from typing import Any
 from ..convert import Conversion
 from ..core.errors import ASRError
 from ..core.source import Source
-from ..view.titles import command_text, title_text, typed_text
 from .homes import agent_homes
 from .naming import header_facts, native_id
 from .scan import Candidate, Filters, sniff, walk
@@ -175,16 +174,32 @@ def _own_title(header: Any) -> str | None:
 
 
 def _first_prompt(records: Iterator[Any], limit: int | None) -> str | None:
-    """The first line the person typed (as the viewer names an untitled session), from at most
-    ``limit`` records (None: any); the records read are consumed."""
+    """The first line the person typed (their parts, author ``human``; whitespace runs made one
+    blank, at most 100 characters), from at most ``limit`` records (None: any); the records read
+    are consumed. The viewer's heading reads command markup too; discovery does not load it."""
     for count, record in enumerate(records, 1):
         if isinstance(record, dict) and record.get("role") == "user":
             for member in ("content", "displayContent"):
                 parts = record.get(member)
                 if isinstance(parts, list):
-                    title = title_text(command_text(parts, record) or typed_text(parts, record))
+                    title = _typed_line(parts, record)
                     if title:
                         return title
         if limit is not None and count >= limit:
             break
+    return None
+
+
+def _typed_line(parts: list[Any], message: dict[str, Any]) -> str | None:
+    texts = [
+        part["text"]
+        for part in parts
+        if isinstance(part, dict)
+        and isinstance(part.get("text"), str)
+        and part.get("author", message.get("author")) == "human"
+    ]
+    for line in "".join(texts).splitlines():
+        line = " ".join(line.split())
+        if line:
+            return line if len(line) <= 100 else line[:99] + "…"
     return None
