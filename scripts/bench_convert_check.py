@@ -2,7 +2,7 @@
 
 ``asr convert`` feeds every record it writes to the validator (``StreamValidator.add``) as it is
 written, and fails instead of exiting 0 when the stream ends with an error finding. This times
-the command's real path (``cli_convert.to_file``) on one built input per agent, with the check
+the command's real path (``convert_output.to_file``) on one built input per agent, with the check
 and without it (``--no-check``), each in a fresh child process (CPU time of the
 conversion, imports left out; peak RSS of the child), least of ``--repeat`` runs, and prints
 checked/unchecked. Inputs are the ones ``scripts/bench.py`` builds (cached under bench-data/).
@@ -31,13 +31,13 @@ import bench  # noqa: E402 - the input builder of scripts/bench.py
 CHILD = """
 import resource, sys, time
 from pathlib import Path
-from asr_adapters import cli_convert
+from asr_adapters.cli import convert_output
 from asr_adapters.convert import Conversion
 path, agent = Path(sys.argv[1]), sys.argv[2]
 start = time.process_time()
 conversion = Conversion(path, agent, as_dicts=True, select=sys.argv[5] or None)
-report = cli_convert.Report(check=sys.argv[3] == "checked")  # what --no-check turns off
-cli_convert.to_file(conversion, Path(sys.argv[4]), path, report)
+report = convert_output.Report(check=sys.argv[3] == "checked")  # what --no-check turns off
+convert_output.to_file(conversion, Path(sys.argv[4]), path, report)
 cpu = time.process_time() - start
 print(cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 """

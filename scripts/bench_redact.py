@@ -1,6 +1,6 @@
 """What ``--redact`` costs ``asr convert`` (issue 34: at most 2x convert without it).
 
-This times the command's real path (``cli_convert.to_file``, the output checked as by default)
+This times the command's real path (``convert_output.to_file``, the output checked as by default)
 on one built input per agent, without redaction, with ``--redact`` (secrets) and with
 ``--redact --redact-paths --redact-emails``, each in a fresh child process (CPU time of the
 conversion, imports left out; peak RSS of the child), least of ``--repeat`` runs, and prints
@@ -30,7 +30,7 @@ import bench  # noqa: E402 - the input builder of scripts/bench.py
 CHILD = """
 import resource, sys, time
 from pathlib import Path
-from asr_adapters import cli_convert
+from asr_adapters.cli import convert_output
 from asr_adapters.convert import Conversion
 path, agent = Path(sys.argv[1]), sys.argv[2]
 start = time.process_time()
@@ -40,8 +40,8 @@ if sys.argv[3] != "plain":
     every = sys.argv[3] == "everything"
     redactor = Redactor(Policy.make(paths=every, emails=every))
 conversion = Conversion(path, agent, as_dicts=True, select=sys.argv[5] or None, redactor=redactor)
-report = cli_convert.Report(check=True)
-cli_convert.to_file(conversion, Path(sys.argv[4]), path, report)
+report = convert_output.Report(check=True)
+convert_output.to_file(conversion, Path(sys.argv[4]), path, report)
 cpu = time.process_time() - start
 print(cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 """

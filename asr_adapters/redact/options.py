@@ -12,7 +12,7 @@ from typing import Any
 import click
 import orjson
 
-from ..cli_params import EXIT_OUTPUT, EXIT_USAGE
+from ..cli.params import EXIT_OUTPUT, EXIT_USAGE
 from . import Policy, PolicyError, Redactor
 
 _NAMES = ("redact", "redact_paths", "redact_emails", "redact_patterns", "drop_opaque", "redact_report")

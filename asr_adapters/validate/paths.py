@@ -7,13 +7,12 @@ import os
 import sys
 from pathlib import Path
 
-from . import registry
-from .cli_convert import UsageProblem
-from .core.errors import ASRError
-from .core.source import Source
-from .stream.sniff import is_asr_stream
-from .validate import Finding
-from .validate import validate as validate_stream
+from .. import registry
+from ..core.errors import ASRError, UsageProblem
+from ..core.source import Source
+from ..stream.sniff import is_asr_stream
+from .reading import validate as validate_stream
+from .stream import Finding
 
 #: The names of streams looked for under a folder (as ``asr batch`` and ``convert -o DIR/`` write them).
 STREAM_SUFFIXES = (".asr.jsonl", ".asr.jsonl.zst", ".asr.jsonl.gz")
