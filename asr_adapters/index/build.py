@@ -26,11 +26,10 @@ from typing import IO, Any
 import orjson
 
 from ..core.source import BadLine, Source
+from ..stream.folders import STREAM_SUFFIXES
 from . import schema, store
 from .rows import Pending, StreamRows
 
-#: Stream file names an archive holds (as ``asr batch`` and ``asr convert -o DIR/`` write them).
-STREAM_SUFFIXES = (".asr.jsonl", ".asr.jsonl.zst", ".asr.jsonl.gz")
 #: The index's file name inside the archive when no ``-o`` is given.
 DEFAULT_NAME = "_index.sqlite"
 #: A transaction holds at most this many streams, or this many bytes of them (a bigger stream alone).
