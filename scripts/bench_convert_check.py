@@ -15,19 +15,12 @@ Timings are reported here, never asserted in tests.
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
 
 import orjson
+from benchlib import MB
+from benchlib.child import per_agent
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
-
-import bench  # noqa: E402 - the input builder of scripts/bench.py
-
+MODES = ("unchecked", "checked")
 CHILD = """
 import resource, sys, time
 from pathlib import Path
@@ -43,27 +36,6 @@ print(cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 """
 
 
-def run(path: Path, agent: str, mode: str, dest: Path, thread: str) -> tuple[float, float]:
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(path), agent, mode, str(dest), thread],
-        capture_output=True,
-        check=True,
-        text=True,
-    )
-    cpu, rss = done.stdout.split()
-    return float(cpu), float(rss)
-
-
-def thread_of(path: Path, agent: str) -> str:
-    """A database input holds threads and no main stream: convert its first one."""
-    from asr_adapters.convert import Conversion
-
-    if agent not in ("t3code", "opencode"):
-        return ""
-    keys = Conversion(path, agent, as_dicts=True).keys
-    return keys[0].split(":", 1)[1] if keys else ""
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mb", type=float, default=20)
@@ -72,37 +44,28 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     rows = []
-    with tempfile.TemporaryDirectory(prefix="asr-bench-check-") as scratch:
-        dest = Path(scratch) / "out.asr.jsonl"
-        for agent in args.agents.split(","):
-            sample = bench.find_sample(agent)
-            if sample is None:
-                print(f"{agent}: no sample", file=sys.stderr)
-                continue
-            built = bench.build_input(sample, int(args.size_mb * bench.MB))
-            thread = thread_of(built.path, agent)
-            measured = {}
-            for mode in ("unchecked", "checked"):
-                runs = [run(built.path, agent, mode, dest, thread) for _ in range(args.repeat)]
-                measured[mode] = (min(cpu for cpu, _ in runs), max(rss for _, rss in runs))
-            (plain, plain_rss), (checked, checked_rss) = measured["unchecked"], measured["checked"]
-            rows.append(
-                {
-                    "agent": agent,
-                    "mb": round(built.bytes / bench.MB, 1),
-                    "unchecked_s": round(plain, 3),
-                    "checked_s": round(checked, 3),
-                    "ratio": round(checked / plain, 3),
-                    "unchecked_rss_mb": round(plain_rss, 1),
-                    "checked_rss_mb": round(checked_rss, 1),
-                }
+    chosen = args.agents.split(",")
+    for agent, built, measured in per_agent(
+        CHILD, chosen, int(args.size_mb * MB), MODES, args.repeat, prefix="asr-bench-check-"
+    ):
+        (plain, plain_rss), (checked, checked_rss) = measured["unchecked"], measured["checked"]
+        rows.append(
+            {
+                "agent": agent,
+                "mb": round(built.bytes / MB, 1),
+                "unchecked_s": round(plain, 3),
+                "checked_s": round(checked, 3),
+                "ratio": round(checked / plain, 3),
+                "unchecked_rss_mb": round(plain_rss, 1),
+                "checked_rss_mb": round(checked_rss, 1),
+            }
+        )
+        row = rows[-1]
+        if not args.json:
+            print(
+                f"{agent:12} {row['mb']:7.1f} MB  convert {plain:7.2f} s  with the check {checked:7.2f} s"
+                f"  ({row['ratio']:.2f}x)  peak RSS {plain_rss:.0f} -> {checked_rss:.0f} MB"
             )
-            row = rows[-1]
-            if not args.json:
-                print(
-                    f"{agent:12} {row['mb']:7.1f} MB  convert {plain:7.2f} s  with the check {checked:7.2f} s"
-                    f"  ({row['ratio']:.2f}x)  peak RSS {plain_rss:.0f} -> {checked_rss:.0f} MB"
-                )
     if args.json:
         print(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode())
 
