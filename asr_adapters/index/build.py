@@ -1,3 +1,4 @@
+# Whole, over 400 lines: Builder is one incremental run (fingerprints, transactions, deletions) on one connection.
 """``asr index``: an archive of ASR streams into the index, reading only what changed.
 
 Each stream file is known by its path relative to the archive and its fingerprint (size, mtime,
