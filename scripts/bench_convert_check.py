@@ -14,11 +14,9 @@ Timings are reported here, never asserted in tests.
 
 from __future__ import annotations
 
-import argparse
-
 import orjson
 from benchlib import MB
-from benchlib.child import per_agent
+from benchlib.child import arguments, per_agent, row_of
 
 MODES = ("unchecked", "checked")
 CHILD = """
@@ -37,30 +35,23 @@ print(cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size-mb", type=float, default=20)
-    parser.add_argument("--agents", default="codex,claude-code,openclaw,gemini-cli,t3code")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    args = arguments(__doc__).parse_args()
     rows = []
     chosen = args.agents.split(",")
     for agent, built, measured in per_agent(
         CHILD, chosen, int(args.size_mb * MB), MODES, args.repeat, prefix="asr-bench-check-"
     ):
         (plain, plain_rss), (checked, checked_rss) = measured["unchecked"], measured["checked"]
-        rows.append(
-            {
-                "agent": agent,
-                "mb": round(built.bytes / MB, 1),
-                "unchecked_s": round(plain, 3),
-                "checked_s": round(checked, 3),
-                "ratio": round(checked / plain, 3),
-                "unchecked_rss_mb": round(plain_rss, 1),
-                "checked_rss_mb": round(checked_rss, 1),
-            }
+        row = row_of(
+            agent,
+            built,
+            unchecked_s=plain,
+            checked_s=checked,
+            ratio=checked / plain,
+            unchecked_rss_mb=plain_rss,
+            checked_rss_mb=checked_rss,
         )
-        row = rows[-1]
+        rows.append(row)
         if not args.json:
             print(
                 f"{agent:12} {row['mb']:7.1f} MB  convert {plain:7.2f} s  with the check {checked:7.2f} s"

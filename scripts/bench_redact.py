@@ -13,12 +13,11 @@ shared samples (cached under bench-data/). Timings are reported here, never asse
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import orjson
 from benchlib import DATA, MB
-from benchlib.child import per_agent
+from benchlib.child import arguments, per_agent, row_of
 
 MODES = ("plain", "secrets", "everything")
 CHILD = """
@@ -42,11 +41,7 @@ print(cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size-mb", type=float, default=20)
-    parser.add_argument("--agents", default="codex,claude-code,openclaw,gemini-cli,t3code")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--json", action="store_true")
+    parser = arguments(__doc__)
     parser.add_argument("--data", type=Path, default=DATA, help="where the built inputs are kept")
     args = parser.parse_args()
     rows = []
@@ -57,20 +52,18 @@ def main() -> None:
         plain, plain_rss = measured["plain"]
         secrets, secrets_rss = measured["secrets"]
         everything, _ = measured["everything"]
-        rows.append(
-            {
-                "agent": agent,
-                "mb": round(built.bytes / MB, 1),
-                "convert_s": round(plain, 3),
-                "redact_s": round(secrets, 3),
-                "ratio": round(secrets / plain, 3),
-                "redact_all_s": round(everything, 3),
-                "ratio_all": round(everything / plain, 3),
-                "convert_rss_mb": round(plain_rss, 1),
-                "redact_rss_mb": round(secrets_rss, 1),
-            }
+        row = row_of(
+            agent,
+            built,
+            convert_s=plain,
+            redact_s=secrets,
+            ratio=secrets / plain,
+            redact_all_s=everything,
+            ratio_all=everything / plain,
+            convert_rss_mb=plain_rss,
+            redact_rss_mb=secrets_rss,
         )
-        row = rows[-1]
+        rows.append(row)
         if not args.json:
             print(
                 f"{agent:12} {row['mb']:7.1f} MB  convert {plain:7.2f} s  --redact {secrets:7.2f} s"

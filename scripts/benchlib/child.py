@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-from . import DATA
+from . import DATA, MB
 from .inputs import Built, build_input, find_sample
 
 
@@ -54,3 +56,22 @@ def per_agent(
                 runs = [run_child(code, built.path, agent, mode, dest, thread) for _ in range(repeat)]
                 measured[mode] = (min(cpu for cpu, _ in runs), max(rss for _, rss in runs))
             yield agent, built, measured
+
+
+def arguments(doc: str) -> argparse.ArgumentParser:
+    """The options every per-mode child bench takes: --size-mb, --agents, --repeat, --json."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--size-mb", type=float, default=20)
+    parser.add_argument("--agents", default="codex,claude-code,openclaw,gemini-cli,t3code")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--json", action="store_true")
+    return parser
+
+
+def row_of(agent: str, built: Built, **numbers: float) -> dict[str, Any]:
+    """One agent's row: its name, the input's size in MB, then ``numbers`` (seconds to 3
+    places, ratios to 3, RSS in MB to 1)."""
+    row: dict[str, Any] = {"agent": agent, "mb": round(built.bytes / MB, 1)}
+    for name, value in numbers.items():
+        row[name] = round(value, 1 if name.endswith("_mb") else 3)
+    return row
