@@ -62,6 +62,7 @@ REGISTRY_NAMES = {
     "copilot-cli": "com.github.copilot-cli",
     "pi": "dev.pi",
     "qwen-code": "ai.qwen.qwen-code",
+    "droid": "ai.factory.droid",
 }
 
 

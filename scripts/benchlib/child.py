@@ -15,8 +15,11 @@ from . import DATA, MB
 from .inputs import Built, build_input, find_sample
 
 
-def run_child(code: str, path: Path, agent: str, mode: str, dest: Path, thread: str) -> tuple[float, float]:
-    """CPU seconds and peak RSS (MB) that ``code`` prints, run as ``python -c code PATH AGENT MODE DEST THREAD``."""
+def run_child(
+    code: str, path: Path, agent: str, mode: str, dest: Path, thread: str, imported: list[float] | None = None
+) -> tuple[float, float]:
+    """CPU seconds and peak RSS (MB) that ``code`` prints, run as ``python -c code PATH AGENT MODE DEST THREAD``;
+    the CPU seconds of each ``import N`` line it writes on stderr go to ``imported``."""
     done = subprocess.run(
         [sys.executable, "-c", code, str(path), agent, mode, str(dest), thread],
         capture_output=True,
@@ -24,6 +27,8 @@ def run_child(code: str, path: Path, agent: str, mode: str, dest: Path, thread: 
         text=True,
     )
     cpu, rss = done.stdout.split()
+    if imported is not None:
+        imported.extend(float(line.split()[1]) for line in done.stderr.splitlines() if line.startswith("import "))
     return float(cpu), float(rss)
 
 
@@ -38,7 +43,15 @@ def thread_of(path: Path, agent: str) -> str:
 
 
 def per_agent(
-    code: str, agents: list[str], size: int, modes: tuple[str, ...], repeat: int, *, prefix: str, folder: Path = DATA
+    code: str,
+    agents: list[str],
+    size: int,
+    modes: tuple[str, ...],
+    repeat: int,
+    *,
+    prefix: str,
+    folder: Path = DATA,
+    imported: list[float] | None = None,
 ) -> Iterator[tuple[str, Built, dict[str, tuple[float, float]]]]:
     """For each agent with a sample: its built input and, per mode, the least CPU seconds and the
     largest peak RSS of ``repeat`` child runs (an agent with no sample is said on stderr)."""
@@ -53,7 +66,7 @@ def per_agent(
             thread = thread_of(built.path, agent)
             measured = {}
             for mode in modes:
-                runs = [run_child(code, built.path, agent, mode, dest, thread) for _ in range(repeat)]
+                runs = [run_child(code, built.path, agent, mode, dest, thread, imported) for _ in range(repeat)]
                 measured[mode] = (min(cpu for cpu, _ in runs), max(rss for _, rss in runs))
             yield agent, built, measured
 

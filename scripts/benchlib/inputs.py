@@ -40,6 +40,8 @@ GOLDEN_CASE: dict[str, str] = {
     "opencode": "sqlite-turn-tools-usage",
     "cline": "native-tools-task-folder",
     "copilot-cli": "subagent-agentid-reasoning-hooks",
+    "pi": "tools-bash-skill",
+    "qwen-code": "tools-commands-usage",
 }
 #: the task id of the built Cline task folder (``tasks/<id>/``)
 CLINE_TASK = "1761000000000"
