@@ -1,3 +1,4 @@
+# Whole, over 400 lines: the one place every write goes through (tests/reliability/test_safety.py), rules and all.
 """Every file the package writes goes through here, so one set of rules holds for all of them
 (``asr convert``, ``asr batch``, ``asr show``, ``asr export``, the library's writers;
 ``tests/reliability/test_safety.py`` fails on a write anywhere else):

@@ -1,3 +1,4 @@
+# Whole, over 400 lines: _Batch is plan, execute and commit over one manifest; the three steps share its state.
 """``run_batch``: plan, execute, commit.
 
 *Plan* (this process): walk, filter by path and name, skip what the manifest says is up to

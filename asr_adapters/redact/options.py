@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 import orjson
 
-from ..cli_params import EXIT_OUTPUT, EXIT_USAGE
+from ..cli.params import EXIT_OUTPUT, EXIT_USAGE
 
 if TYPE_CHECKING:
     from .policy import Redactor

@@ -7,10 +7,10 @@ from typing import Any
 
 import click
 
-from ..cli_params import EXIT_INPUT, EXIT_INTERRUPTED, EXIT_USAGE, AgentChoice
 from ..outputs import pipe_closed
-from .group import GROUPINGS
-from .when import TimeSpecError
+from ..stats.group import GROUPINGS
+from ..stats.when import TimeSpecError
+from .params import EXIT_INPUT, EXIT_INTERRUPTED, EXIT_USAGE, AgentChoice
 
 STATS_EXITS = """\b
 Exit status:
@@ -23,7 +23,7 @@ Exit status:
 
 
 def _seconds(value: str) -> float:
-    from .when import _SPAN, _UNITS
+    from ..stats.when import _SPAN, _UNITS
 
     match = _SPAN.fullmatch(value.strip())
     if match is None:
@@ -105,8 +105,8 @@ def stats(
     offline), or with the cost the agent recorded itself (OpenClaw, Cline, OpenCode); a model
     with no known price is counted as unpriced, never as $0. See docs/stats.md.
     """
-    from .render import table, to_csv, to_json
-    from .report import report
+    from ..stats.render import table, to_csv, to_json
+    from ..stats.report import report
 
     if as_json and as_csv:
         _fail("--json and --csv cannot be used together", EXIT_USAGE)
@@ -160,7 +160,7 @@ def stats(
 
 
 def _update(url: str | None) -> None:
-    from .prices import PriceUpdateError, update_prices
+    from ..stats.prices import PriceUpdateError, update_prices
 
     try:
         update_prices(url)

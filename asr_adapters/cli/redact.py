@@ -9,9 +9,9 @@ from typing import IO, Any
 
 import click
 
-from ..cli_params import one_line_errors
 from ..outputs import binary_output
-from .options import finish, redact_options, usable
+from ..redact.options import finish, redact_options, usable
+from .params import one_line_errors
 
 
 @click.command("redact")

@@ -1,4 +1,4 @@
-"""Parameter types and exit statuses shared by the ``asr`` commands."""
+"""Parameter types, exit statuses and error lines shared by the ``asr`` commands."""
 
 from __future__ import annotations
 
@@ -7,12 +7,13 @@ import os
 import re
 import sys
 from collections.abc import Iterator
-from typing import Any
+from datetime import UTC, datetime, timedelta
+from typing import Any, NoReturn
 
 import click
 from click.shell_completion import CompletionItem
 
-from . import registry
+from .. import registry
 
 #: Exit statuses of ``asr convert`` (``asr validate`` and ``asr batch`` list their own).
 EXIT_OK = 0
@@ -43,13 +44,20 @@ Exit status: 0 done, 2 usage error.
 """
 
 
+def fail(message: str, code: int = EXIT_INPUT) -> NoReturn:
+    """One line on stderr, whatever the message holds (a reason quoting input may hold newlines)."""
+    message = " ".join(message.split()) if ("\n" in message or "\r" in message) else message
+    click.echo(f"asr: error: {message}", err=True)
+    sys.exit(code)
+
+
 @contextlib.contextmanager
 def one_line_errors(path: str) -> Iterator[None]:
     """``asr show`` / ``asr export``: a failure is one ``asr: error:`` line and its exit status
     (the output is the input or cannot be one: usage, 2; unreadable or unconvertible input: 1;
     the output cannot be written: 3, as for ``asr convert``), never a traceback."""
-    from .core.errors import ASRError
-    from .outputs import EXIT_PIPE_CLOSED, OutputError, PipeClosed, SameFileError, UnusableOutput
+    from ..core.errors import ASRError
+    from ..outputs import EXIT_PIPE_CLOSED, OutputError, PipeClosed, SameFileError, UnusableOutput
 
     try:
         yield
@@ -112,3 +120,31 @@ class AgentChoice(click.Choice):
     @choices.setter
     def choices(self, _value: Any) -> None:
         pass
+
+
+_RELATIVE = re.compile(r"^(\d+)\s*([smhdw])$")
+_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_since(text: str, now: datetime | None = None) -> float:
+    """``--since``: an ISO date or date-time (local time when it has no offset), or ``7d``/``12h``/``30m``."""
+    text = text.strip()
+    match = _RELATIVE.match(text)
+    try:
+        if match:
+            now = now or datetime.now(UTC)
+            return (now - timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})).timestamp()
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except (ValueError, OverflowError, OSError):  # not a date, or one no clock can hold (99999999999d, 0001-01-01)
+        raise click.BadParameter(
+            f"{text!r} is not a usable date (2026-01-31, 2026-01-31T12:00, 7d, 12h)", param_hint="--since"
+        ) from None
+
+
+def check_agents(agents: tuple[str, ...]) -> list[str]:
+    """Repeated ``--agent`` values (``asr batch``, ``asr discover``), each a registered agent."""
+    known = registry.names()
+    for agent in agents:
+        if agent not in known:
+            raise click.BadParameter(f"unknown agent {agent!r}; known agents: {', '.join(known)}", param_hint="--agent")
+    return list(agents)

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, cast
 
-from .convert import Conversion
-from .core.adapter import Stream
-from .core.errors import ASRError
-from .outputs import (
+from ..convert import Conversion
+from ..core.adapter import Stream
+from ..core.errors import ASRError, UsageProblem
+from ..outputs import (
     DirectFile,
     PendingFile,
     Sink,
@@ -27,11 +27,7 @@ from .outputs import (
     make_folder,
     open_output,
 )
-from .stream.writer import StreamWriter
-
-
-class UsageProblem(ASRError):
-    """The command asked for something the input does not have (an unknown ``--thread``)."""
+from ..stream.writer import StreamWriter
 
 
 @dataclass
@@ -67,7 +63,7 @@ def _written(
     ``InvalidOutput``, raised before the output gets its name."""
     validator = None
     if report.check:
-        from .validate.stream import StreamValidator  # not loaded for --no-check or other commands
+        from ..validate.stream import StreamValidator  # not loaded for --no-check or other commands
 
         validator = StreamValidator()
     add = validator.add if validator is not None else None
@@ -206,7 +202,7 @@ def to_file(conversion: Conversion, target: Path, source: Path | None, report: R
 def to_folder(conversion: Conversion, folder: Path, source: Path | None, report: Report) -> None:
     """Every stream (or the ``--thread`` one) under ``folder``, named as ``asr batch`` names
     them; all are renamed into place once the whole input has converted."""
-    from .batch.naming import header_facts, native_id, output_path, short_hash  # only -o DIR/ names streams
+    from ..batch.naming import header_facts, native_id, output_path, short_hash  # only -o DIR/ names streams
 
     agent = conversion.adapter.name
     display = conversion.source.display

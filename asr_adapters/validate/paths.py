@@ -7,26 +7,13 @@ import os
 import sys
 from pathlib import Path
 
-from . import registry
-from .cli_convert import UsageProblem
-from .core.errors import ASRError
-from .core.source import Source
-from .stream.sniff import is_asr_stream
-from .validate import Finding
-from .validate import validate as validate_stream
-
-#: The names of streams looked for under a folder (as ``asr batch`` and ``convert -o DIR/`` write them).
-STREAM_SUFFIXES = (".asr.jsonl", ".asr.jsonl.zst", ".asr.jsonl.gz")
-
-
-def streams_under(folder: Path) -> list[Path]:
-    """Every stream file under ``folder``, sorted; hidden files and folders (temporary
-    outputs) are left out, and links are not followed."""
-    found: list[Path] = []
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found.extend(Path(root) / name for name in files if name.endswith(STREAM_SUFFIXES) and name[0] != ".")
-    return sorted(found)
+from .. import registry
+from ..core.errors import ASRError, UsageProblem
+from ..core.source import Source
+from ..stream.folders import streams_under
+from ..stream.sniff import is_asr_stream
+from .reading import validate as validate_stream
+from .stream import Finding
 
 
 def native_log(source: Source, head: bytes) -> Finding | None:

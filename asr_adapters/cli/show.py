@@ -3,43 +3,15 @@
 from __future__ import annotations
 
 import os
-import tempfile
-import webbrowser
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import click
 
-from ..cli_params import one_line_errors
 from ..outputs import text_output, text_stdout
 from ..redact.options import finish, redact_options
-
-
-def split_target(path: str) -> tuple[str, str | None]:
-    """``FILE#RECORD`` (the link ``asr search`` prints) as the file and the record's id; a path
-    that exists as given is a file, whatever characters it holds."""
-    if os.path.lexists(path) or "#" not in path:
-        return path, None
-    file, _, record = path.rpartition("#")
-    return (file, record or None) if os.path.lexists(file) else (path, None)
-
-
-def open_page(page: str | os.PathLike[str], record: str | None = None) -> None:
-    """Open a written page in the default browser, at ``record``'s anchor when given."""
-    uri = Path(page).resolve().as_uri()
-    webbrowser.open(uri + ("#" + quote(record, safe="") if record else ""))
-
-
-def show_at(stream: str, record: str | None, *, agent: str | None = None, redactor: Any = None) -> Path:
-    """Write the page of ``stream`` into a new private folder and open it at ``record``."""
-    from . import write_page
-
-    page = Path(tempfile.mkdtemp(prefix="asr-show-")) / "page.html"
-    with text_output(page, Path(stream)) as handle:
-        write_page(stream, handle, agent=agent, redactor=redactor)
-    open_page(page, record)
-    return page
+from ..view.browse import open_page, show_at, split_target
+from .params import one_line_errors
 
 
 @click.command()
@@ -77,7 +49,7 @@ def show(
     disk, a link inside SITE_DIR). A FIFO, socket or character device given as OUTPUT is
     written into as stdout is.
     """
-    from . import render_site, write_page
+    from ..view import render_site, write_page
 
     path, record = split_target(path)
     if not os.path.lexists(path):

@@ -9,11 +9,11 @@ from typing import Any
 import click
 import orjson
 
-from ..cli_params import one_line_errors
+from ..export import FORMATS, EndpointError, export_path, send_path
+from ..export.report import LossReport
 from ..outputs import as_output_error, refuse_same_file, text_output, text_stdout, write_whole
 from ..redact.options import finish, redact_options
-from . import FORMATS, EndpointError, export_path, send_path
-from .report import LossReport
+from .params import one_line_errors
 
 
 @click.command()
@@ -122,7 +122,7 @@ def _export_folder(
 ) -> None:
     """A folder of streams into the folder OUTPUT: one error line per stream not exported, exit 1
     then; an output that cannot be written stops it with one line, exit 3."""
-    from .folder import export_folder
+    from ..export.folder import export_folder
 
     if endpoint is not None:
         raise click.UsageError("--endpoint takes one file, not a folder (send each file, or export to files)")

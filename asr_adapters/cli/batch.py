@@ -1,4 +1,4 @@
-"""The ``asr batch`` and ``asr discover`` commands (thin over the batch library).
+"""The ``asr batch`` command (thin over the batch library).
 
 Exit status of ``asr batch``: 0 when every source converted (or was up to date), 1 when some
 failed (listed in ``OUTDIR/_errors.jsonl``), 2 on a usage error, 3 when OUTDIR cannot be
@@ -7,54 +7,24 @@ written (read-only, full disk).
 
 from __future__ import annotations
 
-import re
 import sys
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import click
 import orjson
 
-from .. import registry
-from ..cli_params import AgentChoice
+from ..batch.merge import merge_manifests
+from ..batch.plan import Shard
+from ..batch.progress import Progress
+from ..batch.remote import is_url
+from ..batch.runner import BatchOptions, BatchOutputError, BatchUsageError, run_batch
+from ..batch.scan import Filters
+from ..batch.summary import print_json
 from ..redact.options import finish, redact_options, write_report
-from .discover import discover as discover_sessions
-from .homes import agent_homes
-from .merge import merge_manifests
-from .plan import Shard
-from .progress import Progress
-from .remote import is_url
-from .runner import BatchOptions, BatchOutputError, BatchUsageError, run_batch
-from .scan import Filters
-from .summary import print_json
+from .params import AgentChoice, check_agents, parse_since
 
 EXIT_OUTPUT = 3  # OUTDIR cannot be written: read-only, full disk
-_RELATIVE = re.compile(r"^(\d+)\s*([smhdw])$")
-_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-
-
-def parse_since(text: str, now: datetime | None = None) -> float:
-    """``--since``: an ISO date or date-time (local time when it has no offset), or ``7d``/``12h``/``30m``."""
-    text = text.strip()
-    match = _RELATIVE.match(text)
-    try:
-        if match:
-            now = now or datetime.now(UTC)
-            return (now - timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})).timestamp()
-        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-    except (ValueError, OverflowError, OSError):  # not a date, or one no clock can hold (99999999999d, 0001-01-01)
-        raise click.BadParameter(
-            f"{text!r} is not a usable date (2026-01-31, 2026-01-31T12:00, 7d, 12h)", param_hint="--since"
-        ) from None
-
-
-def _check_agents(agents: tuple[str, ...]) -> list[str]:
-    known = registry.names()
-    for agent in agents:
-        if agent not in known:
-            raise click.BadParameter(f"unknown agent {agent!r}; known agents: {', '.join(known)}", param_hint="--agent")
-    return list(agents)
 
 
 @click.command()
@@ -143,7 +113,7 @@ def batch(
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--shard") from None
     filters = Filters(
-        agents=_check_agents(agents),
+        agents=check_agents(agents),
         since=parse_since(since) if since else None,
         include=list(include),
         exclude=list(exclude),
@@ -213,40 +183,3 @@ def _merge(outdir: str, sources: tuple[str, ...], shard: str | None, quiet: bool
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(vars(merged), option=orjson.OPT_APPEND_NEWLINE))
         sys.stdout.buffer.flush()
-
-
-@click.command(epilog="\b\nExit status: 0 listed (none found is said on stderr), 2 usage error.")
-@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
-@click.option("--agent", "agents", type=AgentChoice(), multiple=True, help="Only this agent's sessions (repeatable).")
-@click.option("--streams", is_flag=True, help="List every stream (subagents, threads); reads each input whole.")
-@click.option("--homes", "show_homes", is_flag=True, help="Print every agent's home folders and stop.")
-@click.option("--json", "as_json", is_flag=True, help="One JSON object a line.")
-def discover(paths: tuple[Path, ...], agents: tuple[str, ...], streams: bool, show_homes: bool, as_json: bool) -> None:
-    """List the sessions under PATHS, or in every agent's home, without converting them."""
-    wanted = _check_agents(agents)
-    out = sys.stdout.buffer
-    if show_homes:
-        for home in agent_homes(None, wanted or None):
-            row = {"agent": home.agent, "path": str(home.path), "exists": home.exists, "fallback": home.fallback}
-            if as_json:
-                out.write(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE))
-            else:
-                mark = "" if home.exists else "  (missing)"
-                out.write(f"{home.agent:12} {home.path}{mark}\n".encode())
-        out.flush()
-        return
-    found = discover_sessions(list(paths) if paths else None, agents=wanted or None, streams=streams)
-    listed = 0
-    for descriptor in found:
-        listed += 1
-        if as_json:
-            out.write(orjson.dumps(descriptor.as_dict(), option=orjson.OPT_APPEND_NEWLINE))
-        else:
-            out.write(f"{descriptor.line()}\n".encode())
-    out.flush()
-    if listed == 0:
-        where = [str(p) for p in paths] or [str(h.path) for h in agent_homes(None, wanted or None) if h.exists]
-        if where:
-            click.echo(f"asr discover: no sessions found under {', '.join(where)}", err=True)
-        else:
-            click.echo("asr discover: no sessions found: no agent home exists here (asr discover --homes)", err=True)
