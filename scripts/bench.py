@@ -40,8 +40,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from benchlib import AGENTS, DATA, MB, ROOT
-from benchlib.batch import build_batch
+from benchlib import AGENTS, DATA, MB
+from benchlib.batch import asr_batch, build_batch
 from benchlib.inputs import Sample, build_input, find_sample
 from benchlib.measure import best_of, convert_file, floor_dumps, floor_loads, git_commit, machine, peak_rss_kb
 
@@ -186,19 +186,6 @@ def measure_memory(agent: str, sample: Sample, size: int, log: Callable[[str], N
     )
 
 
-def _asr_batch(source: Path, outdir: Path, jobs: int) -> tuple[float, float, int]:
-    """Wall seconds, children's CPU seconds and exit status of ``asr batch SOURCE -o OUTDIR --jobs N --quiet``."""
-    shutil.rmtree(outdir, ignore_errors=True)
-    code = "from asr_adapters.cli import main; main()"
-    args = [sys.executable, "-c", code, "batch", str(source), "-o", str(outdir), "--jobs", str(jobs), "--quiet"]
-    start = time.perf_counter()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, env=env)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - start
-    return wall, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
-
-
 def measure_batch(count: int, scratch: Path, log: Callable[[str], None]) -> dict[str, Any]:
     log(f"batch: building {count} sessions")
     source, total = build_batch(count)
@@ -206,7 +193,7 @@ def measure_batch(count: int, scratch: Path, log: Callable[[str], None]) -> dict
     for jobs in (1, 2):
         log(f"batch: --jobs {jobs}")
         outdir = scratch / f"batch-jobs{jobs}"
-        wall, cpu, status = _asr_batch(source, outdir, jobs)
+        wall, cpu, status = asr_batch(source, outdir, jobs)
         written = sum(1 for _ in outdir.rglob("*.asr.jsonl"))
         result[f"jobs{jobs}"] = {"wall_s": wall, "cpu_s": cpu, "exit": status, "streams": written}
         shutil.rmtree(outdir, ignore_errors=True)

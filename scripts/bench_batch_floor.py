@@ -25,7 +25,8 @@ import orjson
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import bench  # noqa: E402 - the batch builder and the batch child of scripts/bench.py
+from benchlib import MB  # noqa: E402 - after the path is set
+from benchlib.batch import asr_batch, build_batch  # noqa: E402
 
 
 def floor_seconds(source: Path) -> tuple[float, int]:
@@ -47,7 +48,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs of each step; the least is kept")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    source, total = bench.build_batch(args.count)
+    source, total = build_batch(args.count)
     floor = min(floor_seconds(source)[0] for _ in range(args.repeat))
     files = floor_seconds(source)[1]
     runs: dict[int, list[tuple[float, float, int]]] = {1: [], 2: []}
@@ -55,14 +56,14 @@ def main() -> None:
         for n in range(args.repeat):
             for jobs in (1, 2):
                 out = Path(scratch) / f"out-{jobs}-{n}"
-                runs[jobs].append(bench._asr_batch(source, out, jobs))
+                runs[jobs].append(asr_batch(source, out, jobs))
     best = {
         jobs: (min(r[0] for r in rows), min(r[1] for r in rows), {r[2] for r in rows}) for jobs, rows in runs.items()
     }
     report = {
         "sessions": args.count,
         "files": files,
-        "input_mb": total / bench.MB,
+        "input_mb": total / MB,
         "floor_cpu_s": floor,
         "jobs1": {"wall_s": best[1][0], "cpu_s": best[1][1], "exits": sorted(best[1][2])},
         "jobs2": {"wall_s": best[2][0], "cpu_s": best[2][1], "exits": sorted(best[2][2])},
@@ -73,7 +74,7 @@ def main() -> None:
         print(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode())
     else:
         print(
-            f"{args.count} sessions ({files} files, {total / bench.MB:.1f} MB): floor {floor:.2f} s CPU; "
+            f"{args.count} sessions ({files} files, {total / MB:.1f} MB): floor {floor:.2f} s CPU; "
             f"--jobs 1 {best[1][1]:.2f} s CPU ({best[1][1] / floor:.2f}x), {best[1][0]:.2f} s wall; "
             f"--jobs 2 {best[2][0]:.2f} s wall: {best[1][0] / best[2][0]:.2f}x (least of {args.repeat})"
         )

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
+import subprocess
+import sys
+import time
 from pathlib import Path
 
-from . import DATA, GENERATOR, GOLDEN, SAMPLES
+from . import DATA, GENERATOR, GOLDEN, ROOT, SAMPLES
 from .template import _UUID, Template
 
 #: real sessions of the shared samples small enough for the batch of small sessions (bytes)
@@ -68,3 +72,16 @@ def build_batch(count: int, folder: Path = DATA) -> tuple[Path, int]:
         total += len(text)
     done.write_text(str(total))
     return root, total
+
+
+def asr_batch(source: Path, outdir: Path, jobs: int) -> tuple[float, float, int]:
+    """Wall seconds, children's CPU seconds and exit status of ``asr batch SOURCE -o OUTDIR --jobs N --quiet``."""
+    shutil.rmtree(outdir, ignore_errors=True)
+    code = "from asr_adapters.cli import main; main()"
+    args = [sys.executable, "-c", code, "batch", str(source), "-o", str(outdir), "--jobs", str(jobs), "--quiet"]
+    start = time.perf_counter()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, env=env)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    return wall, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
