@@ -1,0 +1,177 @@
+"""Cursor's state.vscdb: the real 2024 workspace database, the snapshot rules shared with T3 Code
+and OpenCode (nothing created beside the file, a writer's uncommitted rows never seen), detection
+against VS Code's own state.vscdb, discovery, and the bubble rules the golden cases show."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from golden_support import GOLDEN, SHARED_SAMPLES, sql_script
+
+from asr_adapters import registry, validate_records
+from asr_adapters.adapters.cursor import discover
+from asr_adapters.convert import Conversion
+from asr_adapters.core.source import Source
+
+REAL = SHARED_SAMPLES / "cursor" / "cursor-ide-2024-11-workspace-state-aichat-tabs-inline-composer.vscdb"
+GLOBAL = GOLDEN / "cursor" / "global-2025-bubbles-tools"
+WORKSPACE = GOLDEN / "cursor" / "workspace-2024-chat-composer"
+COMPOSER = "cursor:c0ffee00-0000-4000-8000-000000000001"
+
+
+def build(case: Path, target: Path) -> Path:
+    connection = sqlite3.connect(target)
+    connection.executescript(sql_script(case / "input.sql"))
+    connection.commit()
+    connection.close()
+    return target
+
+
+def convert(path: Path) -> tuple[dict[str, list[dict[str, Any]]], Conversion]:
+    conversion = Conversion(path, "cursor", as_dicts=True)
+    return {s.key: list(s.records) for s in conversion.streams()}, conversion
+
+
+def balanced(conversion: Conversion) -> bool:
+    a = conversion.accounting
+    return a.records + a.vendor + a.folded + a.duplicates + a.unreadable == a.native_items
+
+
+def test_the_real_workspace_database_converts_whole_and_validates_strict(tmp_path: Path) -> None:
+    if not REAL.is_file():
+        pytest.skip(f"{REAL} is absent (no ../shared/samples): the real Cursor database is not here")
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    copy = folder / "state.vscdb"
+    shutil.copyfile(REAL, copy)
+    found, conversion = convert(copy)
+    assert os.listdir(folder) == ["state.vscdb"]  # nothing created beside it
+    variants = [records[0]["source"]["variant"] for records in found.values()]
+    assert variants.count("workspace-chat") == 5 and variants.count("workspace-composer") == 26
+    assert variants.count("workspace") == 1
+    assert balanced(conversion) and conversion.accounting.unreadable == 0
+    messages = [r for rs in found.values() for r in rs if r["type"] == "message"]
+    assert len(messages) == 131
+    for key, records in found.items():
+        assert records[0]["session"] == key
+        errors = list(validate_records(records))
+        assert not errors, (key, errors[:3])
+    # every typed prompt is the person's; every assistant bubble is the model's
+    users = [m for m in messages if m["role"] == "user"]
+    assert all(p["author"] == "human" for m in users for p in m["content"] if p["type"] == "text")
+    assert all(m.get("author") == "model" for m in messages if m["role"] == "assistant")
+
+
+def test_a_writers_uncommitted_rows_are_never_seen_and_nothing_is_created(tmp_path: Path) -> None:
+    path = build(GLOBAL, tmp_path / "state.vscdb")
+    writer = sqlite3.connect(path)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("BEGIN")
+    writer.execute(
+        "INSERT INTO cursorDiskKV (key, value) VALUES (?, ?)",
+        (f"bubbleId:{COMPOSER.removeprefix('cursor:')}:b-005", json.dumps({"type": 2, "text": "UNCOMMITTED"})),
+    )
+    try:
+        before = sorted(os.listdir(tmp_path))
+        found, conversion = convert(path)
+        assert sorted(os.listdir(tmp_path)) == before
+    finally:
+        writer.rollback()
+        writer.close()
+    text = json.dumps(found)
+    assert "UNCOMMITTED" not in text
+    missing = [r for r in found[COMPOSER] if r.get("messageId") == "b-005"]
+    assert missing[0]["capture"]["content"]["state"] == "absent"  # the header's place is kept
+    assert balanced(conversion)
+
+
+def test_an_untouched_wal_database_is_read_without_creating_its_wal_or_shm(tmp_path: Path) -> None:
+    path = build(GLOBAL, tmp_path / "state.vscdb")
+    connection = sqlite3.connect(path)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.close()  # a clean close checkpoints and removes -wal/-shm
+    assert sorted(os.listdir(tmp_path)) == ["state.vscdb"]
+    found, _ = convert(path)
+    assert sorted(os.listdir(tmp_path)) == ["state.vscdb"]
+    assert len(found[COMPOSER]) > 1
+
+
+def test_login_rows_are_never_read(tmp_path: Path) -> None:
+    found, _ = convert(build(GLOBAL, tmp_path / "state.vscdb"))
+    assert "NOT-A-REAL-TOKEN" not in json.dumps(found) and "cursorAuth" not in json.dumps(found)
+
+
+def test_header_order_tool_bubbles_and_unlisted_rows(tmp_path: Path) -> None:
+    found, conversion = convert(build(GLOBAL, tmp_path / "state.vscdb"))
+    records = found[COMPOSER]
+    order = [r.get("messageId") or r.get("callId") for r in records[1:] if r["type"] in ("message", "tool_call")]
+    assert order == ["b-001", "b-002", "tool_9f1c2e34-0000-4000-8000-00000000aaaa", "b-004", "b-005", "b-006"]
+    call = next(r for r in records if r["type"] == "tool_call")
+    assert call["input"] == {"command": "npm test", "is_background": False} and "messageId" not in call
+    assert call["inferenceId"] == "req-a"  # a tool-only bubble writes no message
+    result = next(r for r in records if r["type"] == "tool_result")
+    assert result["callId"] == call["callId"] and result["name"] == "run_terminal_cmd"
+    vendors = [r["schema"] for r in records if r["type"] == "vendor"]
+    assert vendors == ["com.cursor/unlisted-bubble", "com.cursor/checkpointId"]
+    reasons = [d.reason for d in conversion.accounting.diagnostics]
+    assert any("NULL" in r for r in reasons) and any("b-005" in r for r in reasons)
+    assert conversion.accounting.unreadable == 2  # the NULL bubble row and the NULL composer row
+    assert balanced(conversion)
+
+
+def test_an_index_only_workspace_composer_is_kept_and_reported(tmp_path: Path) -> None:
+    found, conversion = convert(build(WORKSPACE, tmp_path / "state.vscdb"))
+    assert "cursor:comp-0002" not in found
+    workspace = found["cursor:workspace-state"]
+    assert [r["schema"] for r in workspace[1:]] == [
+        "com.cursor/chatdata",
+        "com.cursor/composerData",
+        "com.cursor/composer-index-entry",
+        "com.cursor/aiService.prompts",
+    ]
+    assert any("comp-0002" in d.reason and "global" in d.reason for d in conversion.accounting.diagnostics)
+    assert balanced(conversion)
+
+
+def test_detection_claims_cursor_databases_and_not_vs_codes(tmp_path: Path) -> None:
+    assert registry.detect(Source(build(GLOBAL, tmp_path / "g.vscdb"))).name == "cursor"
+    assert registry.detect(Source(build(WORKSPACE, tmp_path / "w.vscdb"))).name == "cursor"
+    vscode = tmp_path / "vscode.vscdb"
+    connection = sqlite3.connect(vscode)
+    connection.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+    connection.execute("INSERT INTO ItemTable VALUES ('workbench.sideBar.position', '0')")
+    connection.commit()
+    connection.close()
+    assert registry.get("cursor").detect(Source(vscode)) == 0
+
+
+def test_homes_follow_the_app_data_folders() -> None:
+    homes = discover.default_homes({"HOME": "/h", "XDG_CONFIG_HOME": "/x"})
+    assert Path("/x/Cursor/User/globalStorage") in homes
+    assert Path("/h/.config/Cursor/User/workspaceStorage") in homes
+    assert Path("/h/Library/Application Support/Cursor/User/globalStorage") in homes
+    windows = discover.default_homes({"APPDATA": "C:/Users/u/AppData/Roaming"})
+    assert windows[0] == Path("C:/Users/u/AppData/Roaming/Cursor/User/globalStorage")
+    assert discover.is_session_file(Path("/x/state.vscdb"))
+    assert not discover.is_session_file(Path("/x/state.vscdb.backup"))
+
+
+def test_batch_discovers_both_databases_in_a_home_laid_out_as_cursor_lays_it_out(tmp_path: Path) -> None:
+    from asr_adapters.batch.discover import discover as batch_discover
+
+    user = tmp_path / "config" / "Cursor" / "User"
+    (user / "globalStorage").mkdir(parents=True)
+    (user / "workspaceStorage" / "0a1b2c").mkdir(parents=True)
+    build(GLOBAL, user / "globalStorage" / "state.vscdb")
+    build(WORKSPACE, user / "workspaceStorage" / "0a1b2c" / "state.vscdb")
+    env = {"HOME": str(tmp_path / "nohome"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    paths = {Path(d.path) for d in batch_discover(env=env, agents=["cursor"])}
+    assert paths == {user / "globalStorage" / "state.vscdb", user / "workspaceStorage" / "0a1b2c" / "state.vscdb"}
+    streams, _ = convert(user / "workspaceStorage" / "0a1b2c" / "state.vscdb")
+    assert "cursor:workspace-0a1b2c" in streams
