@@ -175,3 +175,35 @@ def test_batch_discovers_both_databases_in_a_home_laid_out_as_cursor_lays_it_out
     assert paths == {user / "globalStorage" / "state.vscdb", user / "workspaceStorage" / "0a1b2c" / "state.vscdb"}
     streams, _ = convert(user / "workspaceStorage" / "0a1b2c" / "state.vscdb")
     assert "cursor:workspace-0a1b2c" in streams
+
+
+def test_workspace_json_gives_every_workspace_header_its_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "workspaceStorage" / "9f8e"
+    folder.mkdir(parents=True)
+    path = build(WORKSPACE, folder / "state.vscdb")
+    (folder / "workspace.json").write_text('{"folder": "file:///c%3A/Users/dev/acme%20app"}')
+    found, _ = convert(path)
+    assert {records[0].get("cwd") for records in found.values()} == {"c:/Users/dev/acme app"}
+    assert found["cursor:workspace-9f8e"][0]["cursor"] == {
+        "workspace.json": {"folder": "file:///c%3A/Users/dev/acme%20app"}
+    }
+    assert discover.companion_files(path) == [folder / "workspace.json"]
+    (folder / "workspace.json").write_text('{"folder": "vscode-remote://ssh-remote%2Bbox/home/dev/app"}')
+    found, _ = convert(path)
+    assert all("cwd" not in records[0] for records in found.values())  # a remote folder is no local cwd
+
+
+def test_a_composer_with_headers_is_not_read_twice_from_a_legacy_inline_copy(tmp_path: Path) -> None:
+    path = build(GLOBAL, tmp_path / "state.vscdb")
+    connection = sqlite3.connect(path)
+    key = f"composerData:{COMPOSER.removeprefix('cursor:')}"
+    (value,) = connection.execute("SELECT value FROM cursorDiskKV WHERE key = ?", (key,)).fetchone()
+    composer = json.loads(value)
+    composer["conversation"] = [{"type": 1, "bubbleId": "b-001", "text": "Run the parser tests and fix what fails."}]
+    connection.execute("UPDATE cursorDiskKV SET value = ? WHERE key = ?", (json.dumps(composer), key))
+    connection.commit()
+    connection.close()
+    found, conversion = convert(path)
+    assert [r.get("messageId") for r in found[COMPOSER]].count("b-001") == 1
+    assert found[COMPOSER][0]["cursor"]["conversation"] == composer["conversation"]  # kept, not placed
+    assert balanced(conversion)

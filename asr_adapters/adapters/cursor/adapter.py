@@ -16,14 +16,17 @@ bubble is ``bubbles.py``; docs/agents/cursor.md has the table of every native it
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import orjson
 
 from ...core import items
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
+from ...core.companion import CompanionSkipped, read_companion, report_skip
 from ...core.errors import InputError
 from ...core.refs import session_ref
 from ...core.source import Source
@@ -97,7 +100,11 @@ class CursorAdapter(Adapter):
         accounting = context.accounting
         headers = composer.get("fullConversationHeadersOnly")
         inline = composer.get("conversation")
-        moved = ("composerId", "name", "createdAt", "fullConversationHeadersOnly")
+        if isinstance(headers, list) and headers:
+            inline = None  # the headers and their rows are the conversation; a legacy copy stays in the header
+        moved: tuple[str, ...] = ("composerId", "name", "createdAt", "fullConversationHeadersOnly")
+        if isinstance(inline, list):
+            moved += ("conversation",)
         yield emit(composer_header(composer_id, composer, file, "global-composer", moved))
         mapper = BubbleMapper(emit, accounting, self.vendor, composer_id)
         if isinstance(inline, list):  # a legacy composer with its bubbles inline
@@ -162,6 +169,32 @@ class Workspace:
         self.path = source.path
         self.context = context
         self.kept: list[dict[str, Any]] = []  # vendor records for the workspace stream
+        self.folder: dict[str, Any] | None = None  # workspace.json beside the database
+        self.cwd: str | None = None
+        self._read_workspace_json()
+
+    def _read_workspace_json(self) -> None:
+        """``workspace.json`` beside a ``workspaceStorage/<hash>/state.vscdb``: VS Code's record
+        of the folder (``{"folder": "file:///…"}``) or workspace file (``{"workspace": …}``) the
+        hash stands for. A local folder's path becomes every header's ``cwd``."""
+        if self.path is None or self.path.parent.parent.name != "workspaceStorage":
+            return
+        meta = self.path.parent / "workspace.json"
+        try:
+            raw = read_companion(meta, [self.path.parent])
+        except CompanionSkipped as exc:
+            report_skip(self.context.accounting, exc, "workspace.json")
+            return
+        if raw is None:
+            return
+        try:
+            value = items.parse(raw)
+        except orjson.JSONDecodeError:
+            self.context.warn(None, "workspace.json beside the database is not JSON; not read")
+            return
+        if isinstance(value, dict):
+            self.folder = value
+            self.cwd = local_path(value.get("folder"))
 
     def streams(self) -> Iterator[Stream]:
         chat = self._row(CHAT)
@@ -218,7 +251,11 @@ class Workspace:
         record = header(
             AGENT, self.workspace_id(), agent_version=None, source_format=FORMAT, variant="workspace", file=self.file
         )
+        if self.cwd is not None:
+            record["cwd"] = self.cwd
         record["idSource"] = "derived"
+        if self.folder is not None:
+            record[AGENT] = {"workspace.json": self.folder}
         yield emit(record)
         for vendor in self.kept:
             self.context.accounting.vendor += 1
@@ -243,6 +280,8 @@ class Workspace:
         title = tab.get("chatTitle")
         if isinstance(title, str) and title:
             record["title"] = title
+        if self.cwd is not None:
+            record["cwd"] = self.cwd
         record[AGENT] = {k: v for k, v in tab.items() if k not in ("tabId", "chatTitle", "bubbles")}
         yield emit(record)
         mapper = BubbleMapper(emit, self.context.accounting, self.adapter.vendor, tab_id)
@@ -277,7 +316,10 @@ class Workspace:
         self, composer_id: str, composer: dict[str, Any], conversation: list[Any], moved: tuple[str, ...]
     ) -> Iterator[dict[str, Any]]:
         emit = Emitter(self.context.accounting)
-        yield emit(composer_header(composer_id, composer, self.file, "workspace-composer", moved))
+        record = composer_header(composer_id, composer, self.file, "workspace-composer", moved)
+        if self.cwd is not None:
+            record["cwd"] = self.cwd
+        yield emit(record)
         mapper = BubbleMapper(emit, self.context.accounting, self.adapter.vendor, composer_id)
         for bubble in conversation:
             self.context.accounting.native_items += 1
@@ -294,6 +336,20 @@ def composer_header(
         record["title"] = name
     record[AGENT] = {k: v for k, v in composer.items() if k not in moved}
     return record
+
+
+def local_path(uri: Any) -> str | None:
+    """The local path of a ``file://`` URI (``file:///c%3A/Users/…`` → ``c:/Users/…``); None for
+    any other scheme (a remote workspace's ``vscode-remote://…`` stays in the header's data)."""
+    if not isinstance(uri, str):
+        return None
+    parsed = urlsplit(uri)
+    if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
+        return None
+    path = unquote(parsed.path)
+    if re.match(r"/[A-Za-z]:", path):
+        path = path[1:]  # a Windows drive: no leading slash
+    return path or None
 
 
 def _parse(value: bytes | None, what: str, context: Context, *, count: bool = True) -> Any:

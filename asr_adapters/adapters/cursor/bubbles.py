@@ -25,12 +25,14 @@ REGISTRY = "com.cursor"
 USER_TYPES = ("user", 1)
 ASSISTANT_TYPES = ("ai", 2)
 #: members that hold context the person attached to a prompt (observed 2024 and May/Sept 2025
-#: shapes, research/cursor.md §2): each non-empty one becomes a data part
+#: shapes, research/cursor.md §2; the Dec 2025 names from michaeldhood/chatrxiv
+#: docs/cursor/storage-reference.md @ d28513a8): each non-empty one becomes a data part
 CONTEXT = (
     "selections", "fileSelections", "folderSelections", "selectedDocs", "selectedCommits", "selectedPullRequests",
     "terminalSelections", "terminalFiles", "quotes", "externalLinks", "selectedImages", "notepads",
     "attachedCodeChunks", "attachedFileCodeChunksUris", "attachedFolders", "relevantFiles", "lints", "cursorRules",
     "webReferences", "docsReferences", "images", "gitDiffs", "commits", "pullRequests", "knowledgeItems",
+    "attachedFileCodeChunksMetadataOnly", "cursorCommands", "gitPRDiffSelections", "composers",
 )  # fmt: skip
 _TOOL_STATUS = {"completed": "complete", "error": "error", "cancelled": f"{REGISTRY}/cancelled"}
 _TOOL_MAPPED = ("toolCallId", "name", "rawArgs", "status", "result", "error")

@@ -35,6 +35,9 @@ def is_session_file(path: Path) -> bool:
 
 
 def companion_files(path: Path) -> list[Path]:
-    """The write-ahead log: committed rows live there until the editor checkpoints it."""
-    wal = path.with_name(path.name + "-wal")
-    return [wal] if wal.exists() else []
+    """The write-ahead log (committed rows live there until the editor checkpoints it) and, for
+    a workspace database, the ``workspace.json`` beside it (the headers' ``cwd``)."""
+    files = [path.with_name(path.name + "-wal")]
+    if path.parent.parent.name == "workspaceStorage":
+        files.append(path.parent / "workspace.json")
+    return [f for f in files if f.exists()]
