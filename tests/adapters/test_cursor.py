@@ -57,7 +57,10 @@ def test_the_real_workspace_database_converts_whole_and_validates_strict(tmp_pat
     assert variants.count("workspace") == 1
     assert balanced(conversion) and conversion.accounting.unreadable == 0
     messages = [r for rs in found.values() for r in rs if r["type"] == "message"]
-    assert len(messages) == 131
+    assert len(messages) == 126
+    # each tab ends in the unsent input box: kept, never a message
+    drafts = [r for rs in found.values() for r in rs if r.get("schema") == "com.cursor/draft-bubble"]
+    assert len(drafts) == 5 and all(m["content"] for m in messages if m["role"] == "user")
     for key, records in found.items():
         assert records[0]["session"] == key
         errors = list(validate_records(records))

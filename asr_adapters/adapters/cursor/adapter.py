@@ -286,8 +286,13 @@ class Workspace:
         yield emit(record)
         mapper = BubbleMapper(emit, self.context.accounting, self.adapter.vendor, tab_id)
         bubbles = tab.get("bubbles")
-        for bubble in bubbles if isinstance(bubbles, list) else ():
+        bubbles = bubbles if isinstance(bubbles, list) else []
+        for number, bubble in enumerate(bubbles, 1):
             self.context.accounting.native_items += 1
+            if number == len(bubbles) and is_draft(bubble):
+                self.context.accounting.vendor += 1
+                yield emit(self.adapter.vendor("draft-bubble", bubble))
+                continue
             yield from mapper.bubble(bubble)
 
     def _composer(self, composer: Any) -> Iterator[Stream]:
@@ -336,6 +341,13 @@ def composer_header(
         record["title"] = name
     record[AGENT] = {k: v for k, v in composer.items() if k not in moved}
     return record
+
+
+def is_draft(bubble: Any) -> bool:
+    """The chat pane's input box for the next question: the tab's last bubble, a user bubble with
+    empty text (every tab of the real 2024 database ends so, each its ``lastFocusedBubbleId``;
+    the current file may already be attached). Never sent, so it is no message."""
+    return isinstance(bubble, dict) and bubble.get("type") == "user" and bubble.get("text") == ""
 
 
 def local_path(uri: Any) -> str | None:
