@@ -141,8 +141,8 @@ class BubbleMapper:
             content.append({"type": "text", "text": text})
         elif text is not None and text != "":
             rest["text"] = text
-        if rest.get("rawText") == text:
-            rest.pop("rawText")  # the 2024 chat pane stores the answer twice, equal (docs/agents/cursor.md)
+        if "rawText" in rest and rest["rawText"] == text:
+            del rest["rawText"]  # the 2024 chat pane stores the answer twice, equal (docs/agents/cursor.md)
         tool = rest.pop("toolFormerData", None)
         if tool is not None and not isinstance(tool, dict):
             rest["toolFormerData"] = tool
