@@ -210,3 +210,44 @@ def test_a_composer_with_headers_is_not_read_twice_from_a_legacy_inline_copy(tmp
     assert [r.get("messageId") for r in found[COMPOSER]].count("b-001") == 1
     assert found[COMPOSER][0]["cursor"]["conversation"] == composer["conversation"]  # kept, not placed
     assert balanced(conversion)
+
+
+def global_db(path: Path, composer: dict[str, Any], bubbles: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> Path:
+    """A global database holding one composer (``c-1``) and its bubbles in header order."""
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+    connection.execute("CREATE TABLE cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+    headers = [{"bubbleId": b["bubbleId"], "type": b["type"]} for b in bubbles]
+    row = {"composerId": "c-1", "createdAt": 1758000000000, "fullConversationHeadersOnly": headers, **composer}
+    rows = [("composerData:c-1", json.dumps(row))]
+    rows += [(f"bubbleId:c-1:{b['bubbleId']}", json.dumps(b)) for b in bubbles]
+    rows += [(k, json.dumps(v)) for k, v in (extra or {}).items()]
+    connection.executemany("INSERT INTO cursorDiskKV (key, value) VALUES (?, ?)", rows)
+    connection.commit()
+    connection.close()
+    return path
+
+
+def test_encryption_keys_never_reach_the_output(tmp_path: Path) -> None:
+    """Composers carry the keys Cursor encrypts blobs and summaries with (review B2): dropped from
+    every record, and the record says so (capture redacted, the member's path, no value)."""
+    composer = {
+        "blobEncryptionKey": "KEYMATERIAL-blob-0001",
+        "speculativeSummarizationEncryptionKey": "KEYMATERIAL-spec-0002",
+        "modelConfig": {"modelName": "gpt-5"},
+    }
+    bubbles = [
+        {"type": 1, "bubbleId": "u-1", "text": "Hi.", "extra": {"secretKey": "KEYMATERIAL-bubble-0003"}},
+        {"type": 2, "bubbleId": "a-1", "text": "Hello."},
+    ]
+    unlisted = {"bubbleId:c-1:x-9": {"type": 2, "bubbleId": "x-9", "blobEncryptionKey": "KEYMATERIAL-unlisted-0004"}}
+    found, conversion = convert(global_db(tmp_path / "state.vscdb", composer, bubbles, unlisted))
+    records = found["cursor:c-1"]
+    assert b"KEYMATERIAL" not in b"".join(json.dumps(r).encode() for r in records)
+    head = records[0]
+    assert head["cursor"] == {"modelConfig": {"modelName": "gpt-5"}}
+    assert head["capture"]["cursor"]["state"] == "redacted"
+    assert "blobEncryptionKey" in head["capture"]["cursor"]["reason"]
+    user = next(r for r in records if r.get("messageId") == "u-1")
+    assert user["capture"]["cursor"]["state"] == "redacted" and user["cursor"] == {"extra": {}}
+    assert not list(validate_records(records)) and balanced(conversion)

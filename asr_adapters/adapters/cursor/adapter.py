@@ -35,6 +35,7 @@ from ...core.timestamps import from_epoch_millis, stamp
 from ...registry import register
 from . import discover, sniff
 from .bubbles import AGENT, REGISTRY, BubbleMapper
+from .keys import scrub_member
 from .db import CHAT, COMPOSERS, DISK, GENERATIONS, PROMPTS, CursorDb
 
 FORMAT = "cursor-state-vscdb"
@@ -48,6 +49,12 @@ class CursorAdapter(Adapter):
     registry_name = REGISTRY
     description = "Cursor state.vscdb (workspace chat tabs and composers, global composerData/bubbleId rows)"
     discovery = discover
+
+    def vendor(self, kind: str, data: Any) -> dict[str, Any]:
+        """A vendor record, without key material (``keys.py``)."""
+        record = super().vendor(kind, data)
+        scrub_member(record, "data")
+        return record
 
     def detect(self, source: Source) -> int:
         return sniff.detect(source)  # in sniff.py, so that detection imports no converter
@@ -283,6 +290,7 @@ class Workspace:
         if self.cwd is not None:
             record["cwd"] = self.cwd
         record[AGENT] = {k: v for k, v in tab.items() if k not in ("tabId", "chatTitle", "bubbles")}
+        scrub_member(record, AGENT)
         yield emit(record)
         mapper = BubbleMapper(emit, self.context.accounting, self.adapter.vendor, tab_id)
         bubbles = tab.get("bubbles")
@@ -340,6 +348,7 @@ def composer_header(
     if isinstance(name, str) and name:
         record["title"] = name
     record[AGENT] = {k: v for k, v in composer.items() if k not in moved}
+    scrub_member(record, AGENT)
     return record
 
 

@@ -19,6 +19,7 @@ from ...core import items
 from ...core.accounting import Accounting
 from ...core.adapter import Emitter, start
 from ...core.timestamps import from_epoch_millis, from_iso, stamp
+from .keys import scrub_member
 
 AGENT = "cursor"
 REGISTRY = "com.cursor"
@@ -222,6 +223,7 @@ class BubbleMapper:
         else:
             extra = {"toolFormerData": extra}
         call[AGENT] = extra
+        scrub_member(call, AGENT)
         yield self.emit(call)
         result_text, error = tool.get("result"), tool.get("error")
         if result_text is None and error is None and native_status not in _TOOL_STATUS:
@@ -310,3 +312,4 @@ def _keep(record: dict[str, Any], rest: dict[str, Any]) -> None:
     kept = {k: v for k, v in rest.items() if not (k in CONTEXT and _empty(v))}
     if kept:
         record[AGENT] = kept
+        scrub_member(record, AGENT)
