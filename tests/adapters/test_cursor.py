@@ -251,3 +251,17 @@ def test_encryption_keys_never_reach_the_output(tmp_path: Path) -> None:
     user = next(r for r in records if r.get("messageId") == "u-1")
     assert user["capture"]["cursor"]["state"] == "redacted" and user["cursor"] == {"extra": {}}
     assert not list(validate_records(records)) and balanced(conversion)
+
+
+def test_a_completed_call_with_an_empty_error_is_not_an_error(tmp_path: Path) -> None:
+    """Status completed beside ``error: ""`` (review B7) once gave status complete and isError
+    together; the stated status wins, and an error with no status is still a failure."""
+    bubbles = [
+        {"type": 1, "bubbleId": "u-1", "text": "Go."},
+        {"type": 2, "bubbleId": "a-1", "toolFormerData": {"toolCallId": "t-1", "name": "ls", "status": "completed", "result": "{}", "error": ""}},
+        {"type": 2, "bubbleId": "a-2", "toolFormerData": {"toolCallId": "t-2", "name": "ls", "error": "boom"}},
+    ]
+    found, _ = convert(global_db(tmp_path / "state.vscdb", {}, bubbles))
+    results = {r["callId"]: r for r in found["cursor:c-1"] if r["type"] == "tool_result"}
+    assert results["t-1"]["status"] == "complete" and "isError" not in results["t-1"]
+    assert results["t-2"]["isError"] is True

@@ -234,8 +234,8 @@ class BubbleMapper:
         result["name"] = name
         if status is not None:
             result["status"] = status
-        if native_status == "error" or (error is not None and native_status != "cancelled"):
-            result["isError"] = True
+        if native_status == "error" or (not _empty(error) and native_status not in _TOOL_STATUS):
+            result["isError"] = True  # a stated status wins; an error beside no status is a failure
         parts: list[dict[str, Any]] = []
         if isinstance(result_text, str) and result_text:
             parts.append({"type": "text", "text": result_text})
