@@ -65,9 +65,13 @@ def test_the_real_workspace_database_converts_whole_and_validates_strict(tmp_pat
         assert records[0]["session"] == key
         errors = list(validate_records(records))
         assert not errors, (key, errors[:3])
-    # every typed prompt is the person's; every assistant bubble is the model's
+    # every typed prompt is the person's, but the editor's fix-in-chat text (2 prompts) has no
+    # author; every assistant bubble is the model's
     users = [m for m in messages if m["role"] == "user"]
-    assert all(p["author"] == "human" for m in users for p in m["content"] if p["type"] == "text")
+    texts = [p for m in users for p in m["content"] if p["type"] == "text"]
+    unknown = [p for p in texts if "author" not in p]
+    assert len(unknown) == 2 and all(p["text"].startswith("For the code present") for p in unknown)
+    assert all(p["author"] == "human" for p in texts if p not in unknown)
     assert all(m.get("author") == "model" for m in messages if m["role"] == "assistant")
 
 
@@ -265,3 +269,21 @@ def test_a_completed_call_with_an_empty_error_is_not_an_error(tmp_path: Path) ->
     results = {r["callId"]: r for r in found["cursor:c-1"] if r["type"] == "tool_result"}
     assert results["t-1"]["status"] == "complete" and "isError" not in results["t-1"]
     assert results["t-2"]["isError"] is True
+
+
+def test_who_wrote_a_user_bubble(tmp_path: Path) -> None:
+    """A subagent composer's HUMAN bubbles hold the parent agent's prompt (review B10: Cursor's
+    subagent service appends them); a nudge (B11) and the fix-in-chat template (A2) are not shown
+    to be the person's, so their author is absent (ASR-202); a typed prompt is the person's."""
+    bubbles = [
+        {"type": 1, "bubbleId": "u-1", "text": "Typed by me."},
+        {"type": 1, "bubbleId": "u-2", "text": "Keep going.", "isNudge": True},
+        {"type": 1, "bubbleId": "u-3", "text": "For the code present, we get this error:\n```\nx\n```\nHow can I resolve this?"},
+    ]
+    found, _ = convert(global_db(tmp_path / "state.vscdb", {}, bubbles))
+    authors = [r["content"][0].get("author") for r in found["cursor:c-1"] if r["type"] == "message"]
+    assert authors == ["human", None, None]
+    child = {"subagentInfo": {"subagentType": 1, "parentComposerId": "c-0", "toolCallId": "tool_9"}}
+    found, _ = convert(global_db(tmp_path / "child.vscdb", child, bubbles[:1]))
+    first = next(r for r in found["cursor:c-1"] if r["type"] == "message")
+    assert first["content"][0]["author"] == "agent" and first["content"][0]["origin"] == "prompt"

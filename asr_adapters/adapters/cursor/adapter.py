@@ -113,7 +113,7 @@ class CursorAdapter(Adapter):
         if isinstance(inline, list):
             moved += ("conversation",)
         yield emit(composer_header(composer_id, composer, file, "global-composer", moved))
-        mapper = BubbleMapper(emit, accounting, self.vendor, composer_id)
+        mapper = BubbleMapper(emit, accounting, self.vendor, composer_id, subagent=is_subagent(composer))
         if isinstance(inline, list):  # a legacy composer with its bubbles inline
             for bubble in inline:
                 accounting.native_items += 1
@@ -333,7 +333,9 @@ class Workspace:
         if self.cwd is not None:
             record["cwd"] = self.cwd
         yield emit(record)
-        mapper = BubbleMapper(emit, self.context.accounting, self.adapter.vendor, composer_id)
+        mapper = BubbleMapper(
+            emit, self.context.accounting, self.adapter.vendor, composer_id, subagent=is_subagent(composer)
+        )
         for bubble in conversation:
             self.context.accounting.native_items += 1
             yield from mapper.bubble(bubble)
@@ -350,6 +352,11 @@ def composer_header(
     record[AGENT] = {k: v for k, v in composer.items() if k not in moved}
     scrub_member(record, AGENT)
     return record
+
+
+def is_subagent(composer: dict[str, Any]) -> bool:
+    """A composer a parent agent spawned: ``subagentInfo {parentComposerId, toolCallId, …}``."""
+    return isinstance(composer.get("subagentInfo"), dict)
 
 
 def is_draft(bubble: Any) -> bool:

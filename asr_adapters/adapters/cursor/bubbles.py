@@ -35,6 +35,10 @@ CONTEXT = (
     "webReferences", "docsReferences", "images", "gitDiffs", "commits", "pullRequests", "knowledgeItems",
     "attachedFileCodeChunksMetadataOnly", "cursorCommands", "gitPRDiffSelections", "composers",
 )  # fmt: skip
+#: the opening of the text Cursor's fix-in-chat action puts in a prompt for a diagnostic (the same
+#: English wording, diagnostic filled in, in exports whose people write in other languages):
+#: not shown to be typed by the person
+FIX_IN_CHAT = "For the code present, we get this error:"
 _TOOL_STATUS = {"completed": "complete", "error": "error", "cancelled": f"{REGISTRY}/cancelled"}
 _TOOL_MAPPED = ("toolCallId", "name", "rawArgs", "status", "result", "error")
 
@@ -56,8 +60,13 @@ def when(bubble: dict[str, Any]) -> tuple[str | None, str | None]:
 class BubbleMapper:
     """The records of one conversation's bubbles, through one emitter."""
 
-    def __init__(self, emit: Emitter, accounting: Accounting, vendor: Any, conversation_id: str) -> None:
+    def __init__(
+        self, emit: Emitter, accounting: Accounting, vendor: Any, conversation_id: str, *, subagent: bool = False
+    ) -> None:
         self.emit = emit
+        #: a subagent composer (``subagentInfo`` on the composer): Cursor's subagent service writes
+        #: each of its HUMAN bubbles with the parent agent's prompt as ``text``
+        self.subagent = subagent
         self.accounting = accounting
         self.vendor = vendor
         self.conversation_id = conversation_id
@@ -109,7 +118,12 @@ class BubbleMapper:
         content: list[dict[str, Any]] = []
         text = bubble.get("text")
         if isinstance(text, str) and text:
-            content.append({"type": "text", "text": text, "author": "human", "origin": "prompt"})
+            part: dict[str, Any] = {"type": "text", "text": text}
+            author = self._prompt_author(bubble, text)
+            if author is not None:
+                part["author"] = author
+            part["origin"] = "prompt"
+            content.append(part)
         rest = {k: v for k, v in bubble.items() if k not in ("type", "id", "bubbleId", "text", "createdAt")}
         context = rest.get("context")
         if isinstance(context, dict):  # the 2024 inline composer keeps the attachments in ``context``
@@ -126,6 +140,16 @@ class BubbleMapper:
             record["idSource"] = "derived"
         _keep(record, rest)
         return record
+
+    def _prompt_author(self, bubble: dict[str, Any], text: str) -> str | None:
+        """Who wrote a user bubble's text: the parent agent in a subagent composer; nobody known
+        for a nudge (``isNudge``) or the editor's fix-in-chat template (ASR-202: no source says a
+        person typed them); else the person."""
+        if self.subagent:
+            return "agent"
+        if bubble.get("isNudge") is True or text.startswith(FIX_IN_CHAT):
+            return None
+        return "human"
 
     # -- assistant ------------------------------------------------------------------------
 
