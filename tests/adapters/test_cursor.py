@@ -121,7 +121,12 @@ def test_header_order_tool_bubbles_and_unlisted_rows(tmp_path: Path) -> None:
     assert order == ["b-001", "b-002", "tool_9f1c2e34-0000-4000-8000-00000000aaaa", "b-004", "b-005", "b-006"]
     call = next(r for r in records if r["type"] == "tool_call")
     assert call["input"] == {"command": "npm test", "is_background": False} and "messageId" not in call
-    assert call["inferenceId"] == "req-a"  # a tool-only bubble writes no message
+    # a tool-only bubble writes no message: its call keeps the bubble's id (B5); requestId is the
+    # turn (one request spans the thinking, tool and text bubbles), not a model call (B4)
+    assert call["turnId"] == "req-a" and "inferenceId" not in call and call["cursor"]["bubbleId"] == "b-003"
+    thinking = next(r for r in records if r.get("messageId") == "b-002")
+    assert thinking["turnId"] == "req-a" and "inferenceId" not in thinking
+    assert "visibility" not in thinking["content"][0]  # full or summary: not stated (B3, ASR-214)
     result = next(r for r in records if r["type"] == "tool_result")
     assert result["callId"] == call["callId"] and result["name"] == "run_terminal_cmd"
     vendors = [r["schema"] for r in records if r["type"] == "vendor"]
@@ -287,3 +292,19 @@ def test_who_wrote_a_user_bubble(tmp_path: Path) -> None:
     found, _ = convert(global_db(tmp_path / "child.vscdb", child, bubbles[:1]))
     first = next(r for r in found["cursor:c-1"] if r["type"] == "message")
     assert first["content"][0]["author"] == "agent" and first["content"][0]["origin"] == "prompt"
+
+
+def test_a_per_call_model_call_id_is_the_inference_id(tmp_path: Path) -> None:
+    """``toolFormerData.modelCallId`` names the model call (review B4); ``requestId`` the turn."""
+    bubbles = [
+        {"type": 1, "bubbleId": "u-1", "text": "Go."},
+        {"type": 2, "bubbleId": "a-1", "requestId": "req-1", "thinking": {"text": "Look."},
+         "toolFormerData": {"toolCallId": "t-1", "name": "ls", "modelCallId": "mc-1", "status": "completed", "result": "{}"}},
+        {"type": 2, "bubbleId": "a-2", "requestId": "req-1", "text": "Done."},
+    ]  # fmt: skip
+    found, _ = convert(global_db(tmp_path / "state.vscdb", {}, bubbles))
+    records = {(r["type"], r.get("callId") or r.get("messageId")): r for r in found["cursor:c-1"]}
+    assert records[("message", "a-1")]["inferenceId"] == "mc-1" and records[("tool_call", "t-1")]["inferenceId"] == "mc-1"
+    assert "modelCallId" not in records[("tool_call", "t-1")]["cursor"]["toolFormerData"]
+    assert {r.get("turnId") for k, r in records.items() if k[0] != "session" and k[1] != "u-1"} == {"req-1"}
+    assert "inferenceId" not in records[("message", "a-2")]

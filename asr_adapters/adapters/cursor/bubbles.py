@@ -177,11 +177,15 @@ class BubbleMapper:
             rest["requestId"] = request  # not an id: kept as it is
         message_id = self._message_id(bubble)
         has_message = bool(content) or not isinstance(tool, dict)
+        model_call = tool.get("modelCallId") if isinstance(tool, dict) else None
+        model_call = model_call if isinstance(model_call, str) and model_call else None
         if has_message:
             record = start("message")
             stamp(record, when(bubble))
             if isinstance(request, str) and request:
-                record["inferenceId"] = request
+                record["turnId"] = request
+            if model_call is not None:
+                record["inferenceId"] = model_call
             record["messageId"] = message_id
             record["role"] = "assistant"
             record["author"] = "model"
@@ -210,8 +214,11 @@ class BubbleMapper:
         call = start("tool_call")
         stamp(call, when(bubble))
         request = bubble.get("requestId")
-        if message_id is None and isinstance(request, str) and request:
-            call["inferenceId"] = request
+        if isinstance(request, str) and request:
+            call["turnId"] = request  # the request: a turn (it spans several model calls)
+        model_call = tool.get("modelCallId")
+        if isinstance(model_call, str) and model_call:
+            call["inferenceId"] = model_call  # the per-call id of the model call that made this call
         call_id = tool.get("toolCallId")
         derived = not (isinstance(call_id, str) and call_id)
         if derived:
@@ -237,6 +244,8 @@ class BubbleMapper:
         if derived:
             call["idSource"] = "derived"
         extra = {k: v for k, v in tool.items() if k not in _TOOL_MAPPED}
+        if "inferenceId" in call:
+            extra.pop("modelCallId", None)
         if "rawArgs" in tool and "input" not in call and "arguments" not in call:
             extra["rawArgs"] = tool["rawArgs"]  # empty or not a string: kept as stored
         if not shown:  # the bubble's own members ride on its call when it has no message
@@ -244,6 +253,8 @@ class BubbleMapper:
             if tokens is not None:
                 call["nativeUsage"] = tokens
             extra = {"toolFormerData": extra, "bubble": rest} if rest else {"toolFormerData": extra}
+            if not self._derived(bubble):  # no message carries the bubble's id: the call keeps it
+                extra = {"bubbleId": self._message_id(bubble), **extra}
         else:
             extra = {"toolFormerData": extra}
         call[AGENT] = extra
@@ -254,6 +265,8 @@ class BubbleMapper:
             return  # still running when stored: no result
         result = start("tool_result")
         stamp(result, when(bubble))
+        if isinstance(request, str) and request:
+            result["turnId"] = request
         result["callId"] = call_id
         result["name"] = name
         if status is not None:
@@ -302,8 +315,7 @@ def _reasoning(thinking: dict[str, Any]) -> dict[str, Any]:
     text, signature = thinking.get("text"), thinking.get("signature")
     part: dict[str, Any] = {"type": "reasoning"}
     if isinstance(text, str) and text:
-        part["visibility"] = "full"
-        part["text"] = text
+        part["text"] = text  # full or a provider's summary: no source says which, so no visibility (ASR-214)
     elif isinstance(signature, str) and signature:
         part["visibility"] = "omitted"
     if isinstance(signature, str) and signature:
