@@ -65,6 +65,10 @@ def test_the_real_workspace_database_converts_whole_and_validates_strict(tmp_pat
         assert records[0]["session"] == key
         errors = list(validate_records(records))
         assert not errors, (key, errors[:3])
+    # relevantFiles is Cursor's per-bubble default, not shown to be sent (review A3): kept, not a part
+    schemas = {p.get("schema") for m in messages for p in m["content"]}
+    assert "com.cursor/context/relevantFiles" not in schemas
+    assert sum(1 for m in messages if m.get("cursor", {}).get("relevantFiles")) > 0
     # every typed prompt is the person's, but the editor's fix-in-chat text (2 prompts) has no
     # author; every assistant bubble is the model's
     users = [m for m in messages if m["role"] == "user"]

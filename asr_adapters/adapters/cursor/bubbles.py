@@ -31,7 +31,7 @@ ASSISTANT_TYPES = ("ai", 2)
 CONTEXT = (
     "selections", "fileSelections", "folderSelections", "selectedDocs", "selectedCommits", "selectedPullRequests",
     "terminalSelections", "terminalFiles", "quotes", "externalLinks", "selectedImages", "notepads",
-    "attachedCodeChunks", "attachedFileCodeChunksUris", "attachedFolders", "relevantFiles", "lints", "cursorRules",
+    "attachedCodeChunks", "attachedFileCodeChunksUris", "attachedFolders", "lints", "cursorRules",
     "webReferences", "docsReferences", "images", "gitDiffs", "commits", "pullRequests", "knowledgeItems",
     "attachedFileCodeChunksMetadataOnly", "cursorCommands", "gitPRDiffSelections", "composers",
 )  # fmt: skip
@@ -39,6 +39,11 @@ CONTEXT = (
 #: English wording, diagnostic filled in, in exports whose people write in other languages):
 #: not shown to be typed by the person
 FIX_IN_CHAT = "For the code present, we get this error:"
+#: members Cursor's default bubble template sets on every bubble and no source shows to be sent:
+#: ``relevantFiles`` (``[]`` by default, composerDataCreation.js in the public workbench dump
+#: depressedX/cursor-hack; 9-10 paths on later composer user bubbles of the 2024 sample) is kept
+#: under ``cursor`` when non-empty, never a model-facing part
+NOT_CONTEXT = ("relevantFiles",)
 _TOOL_STATUS = {"completed": "complete", "error": "error", "cancelled": f"{REGISTRY}/cancelled"}
 _TOOL_MAPPED = ("toolCallId", "name", "rawArgs", "status", "result", "error")
 
@@ -345,7 +350,7 @@ def _context_parts(holder: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _keep(record: dict[str, Any], rest: dict[str, Any]) -> None:
-    kept = {k: v for k, v in rest.items() if not (k in CONTEXT and _empty(v))}
+    kept = {k: v for k, v in rest.items() if not ((k in CONTEXT or k in NOT_CONTEXT) and _empty(v))}
     if kept:
         record[AGENT] = kept
         scrub_member(record, AGENT)
