@@ -312,3 +312,23 @@ def test_a_per_call_model_call_id_is_the_inference_id(tmp_path: Path) -> None:
     assert "modelCallId" not in records[("tool_call", "t-1")]["cursor"]["toolFormerData"]
     assert {r.get("turnId") for k, r in records.items() if k[0] != "session" and k[1] != "u-1"} == {"req-1"}
     assert "inferenceId" not in records[("message", "a-2")]
+
+
+def test_a_tool_error_keeps_what_the_model_got_apart_from_what_the_user_saw(tmp_path: Path) -> None:
+    """Cursor's ToolResultError separates modelVisibleErrorMessage (sent to the model) from
+    clientVisibleErrorMessage (shown); review B6: the shown text is displayContent, never content."""
+    error = {"clientVisibleErrorMessage": "File not found", "modelVisibleErrorMessage": "No file a.md; list the folder."}
+    bubbles = [
+        {"type": 1, "bubbleId": "u-1", "text": "Go."},
+        {"type": 2, "bubbleId": "a-1", "toolFormerData": {"toolCallId": "t-1", "name": "read_file", "status": "error", "error": json.dumps(error)}},
+        {"type": 2, "bubbleId": "a-2", "toolFormerData": {"toolCallId": "t-2", "name": "read_file", "status": "error", "error": {"clientVisibleErrorMessage": "Plan failed", "actualError": "x"}}},
+    ]  # fmt: skip
+    found, _ = convert(global_db(tmp_path / "state.vscdb", {}, bubbles))
+    records = found["cursor:c-1"]
+    results = {r["callId"]: r for r in records if r["type"] == "tool_result"}
+    assert results["t-1"]["content"] == [{"type": "text", "text": "No file a.md; list the folder."}]
+    assert results["t-1"]["displayContent"] == [{"type": "text", "text": "File not found"}]
+    assert results["t-2"]["content"] == [] and results["t-2"]["capture"]["content"]["state"] == "absent"
+    assert results["t-2"]["displayContent"] == [{"type": "text", "text": "Plan failed"}]
+    assert results["t-2"]["cursor"] == {"error": {"actualError": "x"}} and results["t-2"]["isError"] is True
+    assert not list(validate_records(records))

@@ -283,15 +283,29 @@ class BubbleMapper:
             parts.append({"type": "text", "text": result_text})
         elif result_text is not None and result_text != "":
             parts.append({"type": "data", "data": result_text})
-        if isinstance(error, str) and error:
+        structured = _tool_error(error)
+        display: list[dict[str, Any]] = []
+        kept: dict[str, Any] = {}
+        if structured is not None:
+            model_text, user_text, kept = structured
+            if model_text:
+                parts.append({"type": "text", "text": model_text})
+            if user_text and user_text != model_text:
+                display.append({"type": "text", "text": user_text})
+        elif isinstance(error, str) and error:
             parts.append({"type": "text", "text": error})
         elif error is not None and error != "":
             parts.append({"type": "data", "data": error})
         result["content"] = parts
+        if display:
+            result["displayContent"] = display
         if not parts:
-            result["capture"] = {"content": {"state": "absent", "reason": "the tool bubble holds no result"}}
+            why = "only the error text shown to the user is stored" if display else "the tool bubble holds no result"
+            result["capture"] = {"content": {"state": "absent", "reason": why}}
         if derived:
             result["idSource"] = "derived"
+        if kept:
+            result[AGENT] = {"error": kept}
         yield self.emit(result)
 
     # -- ids ------------------------------------------------------------------------------
@@ -329,6 +343,27 @@ def _reasoning(thinking: dict[str, Any]) -> dict[str, Any]:
     if others:
         part["_meta"] = {AGENT: others}
     return part
+
+
+def _tool_error(error: Any) -> tuple[str | None, str | None, dict[str, Any]] | None:
+    """A ``ToolResultError`` (``aiserver.v1``: ``modelVisibleErrorMessage``, what the model is
+    sent; ``clientVisibleErrorMessage``, what the user is shown; the client-only actual error and
+    ``errorDetails``), stored as an object or its JSON text: (model text, user text, the rest).
+    None when the error is not of that shape."""
+    value = error
+    if isinstance(error, str) and error.startswith("{"):
+        try:
+            value = items.parse(error)
+        except ValueError:
+            return None
+    if not isinstance(value, dict) or not (set(value) & {"modelVisibleErrorMessage", "clientVisibleErrorMessage"}):
+        return None
+    model, user = value.get("modelVisibleErrorMessage"), value.get("clientVisibleErrorMessage")
+    model = model if isinstance(model, str) and model else None
+    user = user if isinstance(user, str) and user else None
+    mapped = {"modelVisibleErrorMessage"} if model else set()
+    mapped |= {"clientVisibleErrorMessage"} if user else set()
+    return model, user, {k: v for k, v in value.items() if k not in mapped}
 
 
 def _context_parts(holder: dict[str, Any]) -> list[dict[str, Any]]:
