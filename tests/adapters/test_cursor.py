@@ -332,3 +332,39 @@ def test_a_tool_error_keeps_what_the_model_got_apart_from_what_the_user_saw(tmp_
     assert results["t-2"]["displayContent"] == [{"type": "text", "text": "Plan failed"}]
     assert results["t-2"]["cursor"] == {"error": {"actualError": "x"}} and results["t-2"]["isError"] is True
     assert not list(validate_records(records))
+
+
+def test_an_older_composers_tool_calls_come_from_its_tool_former_capability(tmp_path: Path) -> None:
+    """Review B9: a composer without toolFormerData keeps each tool bubble's call in
+    capabilities[{type: 15, data: {bubbleDataMap: "<JSON by bubbleId>"}}] (Cursor's toolFormer.js)."""
+    data_map = {
+        "cb-2": {"tool": 5, "toolCallId": "tool_1", "name": "list_dir", "rawArgs": '{"path":"."}', "status": "completed", "result": '{"files":[]}'},
+        "cb-9": {"tool": 5, "toolCallId": "tool_9", "status": "cancelled"},
+    }  # fmt: skip
+    composer = {
+        "composerId": "comp-1",
+        "createdAt": 1731784600000,
+        "conversation": [
+            {"type": 1, "bubbleId": "cb-1", "text": "List it."},
+            {"type": 2, "bubbleId": "cb-2", "text": "", "capabilityType": 15},
+            {"type": 2, "bubbleId": "cb-3", "text": "Empty."},
+        ],
+        "capabilities": [{"type": 15, "data": {"bubbleDataMap": json.dumps(data_map)}}, {"type": 6, "data": {}}],
+    }
+    path = tmp_path / "state.vscdb"
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+    connection.execute("INSERT INTO ItemTable VALUES ('composer.composerData', ?)", (json.dumps({"allComposers": [composer]}),))
+    connection.commit()
+    connection.close()
+    found, conversion = convert(path)
+    records = found["cursor:comp-1"]
+    call = next(r for r in records if r["type"] == "tool_call")
+    assert call["callId"] == "tool_1" and call["input"] == {"path": "."} and call["cursor"]["bubbleId"] == "cb-2"
+    result = next(r for r in records if r["type"] == "tool_result")
+    assert result["status"] == "complete" and result["content"] == [{"type": "text", "text": '{"files":[]}'}]
+    assert "cb-2" not in [r.get("messageId") for r in records]  # a tool-only bubble: the call is its record
+    left = [r for r in records if r["type"] == "vendor"]
+    assert [r["schema"] for r in left] == ["com.cursor/toolformer-bubble-data"] and left[0]["data"]["bubbleId"] == "cb-9"
+    assert records[0]["cursor"]["capabilities"] == [{"type": 15, "data": {}}, {"type": 6, "data": {}}]
+    assert balanced(conversion) and not list(validate_records(records))

@@ -35,6 +35,7 @@ from ...core.timestamps import from_epoch_millis, stamp
 from ...registry import register
 from . import discover, sniff
 from .bubbles import AGENT, REGISTRY, BubbleMapper
+from .capabilities import take_tool_data
 from .keys import scrub_member
 from .db import CHAT, COMPOSERS, DISK, GENERATIONS, PROMPTS, CursorDb
 
@@ -112,8 +113,11 @@ class CursorAdapter(Adapter):
         moved: tuple[str, ...] = ("composerId", "name", "createdAt", "fullConversationHeadersOnly")
         if isinstance(inline, list):
             moved += ("conversation",)
-        yield emit(composer_header(composer_id, composer, file, "global-composer", moved))
-        mapper = BubbleMapper(emit, accounting, self.vendor, composer_id, subagent=is_subagent(composer))
+        tool_data, rest = take_tool_data(composer)
+        yield emit(composer_header(composer_id, rest, file, "global-composer", moved))
+        mapper = BubbleMapper(
+            emit, accounting, self.vendor, composer_id, subagent=is_subagent(composer), tool_data=tool_data
+        )
         if isinstance(inline, list):  # a legacy composer with its bubbles inline
             for bubble in inline:
                 accounting.native_items += 1
@@ -143,6 +147,7 @@ class CursorAdapter(Adapter):
                 yield from mapper.missing(entry, "the bubbleId row is not JSON")
                 continue
             yield from mapper.bubble(bubble, header_type=entry.get("type"))
+        yield from mapper.leftover_tool_data()
         for key in list(db.kv_keys(prefix)):
             if key[len(prefix) :] in listed:
                 continue
@@ -329,16 +334,23 @@ class Workspace:
         self, composer_id: str, composer: dict[str, Any], conversation: list[Any], moved: tuple[str, ...]
     ) -> Iterator[dict[str, Any]]:
         emit = Emitter(self.context.accounting)
-        record = composer_header(composer_id, composer, self.file, "workspace-composer", moved)
+        tool_data, rest = take_tool_data(composer)
+        record = composer_header(composer_id, rest, self.file, "workspace-composer", moved)
         if self.cwd is not None:
             record["cwd"] = self.cwd
         yield emit(record)
         mapper = BubbleMapper(
-            emit, self.context.accounting, self.adapter.vendor, composer_id, subagent=is_subagent(composer)
+            emit,
+            self.context.accounting,
+            self.adapter.vendor,
+            composer_id,
+            subagent=is_subagent(composer),
+            tool_data=tool_data,
         )
         for bubble in conversation:
             self.context.accounting.native_items += 1
             yield from mapper.bubble(bubble)
+        yield from mapper.leftover_tool_data()
 
 
 def composer_header(

@@ -66,9 +66,18 @@ class BubbleMapper:
     """The records of one conversation's bubbles, through one emitter."""
 
     def __init__(
-        self, emit: Emitter, accounting: Accounting, vendor: Any, conversation_id: str, *, subagent: bool = False
+        self,
+        emit: Emitter,
+        accounting: Accounting,
+        vendor: Any,
+        conversation_id: str,
+        *,
+        subagent: bool = False,
+        tool_data: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self.emit = emit
+        #: the composer's ToolFormer ``bubbleDataMap`` entries not yet read (capabilities.py)
+        self.tool_data = dict(tool_data or {})
         #: a subagent composer (``subagentInfo`` on the composer): Cursor's subagent service writes
         #: each of its HUMAN bubbles with the parent agent's prompt as ``text``
         self.subagent = subagent
@@ -174,6 +183,8 @@ class BubbleMapper:
         if "rawText" in rest and rest["rawText"] == text:
             del rest["rawText"]  # the 2024 chat pane stores the answer twice, equal (docs/agents/cursor.md)
         tool = rest.pop("toolFormerData", None)
+        if tool is None:  # an older composer keeps the call in its ToolFormer capability
+            tool = self._capability_tool(bubble)
         if tool is not None and not isinstance(tool, dict):
             rest["toolFormerData"] = tool
             tool = None
@@ -307,6 +318,22 @@ class BubbleMapper:
         if kept:
             result[AGENT] = {"error": kept}
         yield self.emit(result)
+
+    def _capability_tool(self, bubble: dict[str, Any]) -> dict[str, Any] | None:
+        bubble_id = bubble.get("bubbleId")
+        if not isinstance(bubble_id, str) or bubble_id not in self.tool_data:
+            return None
+        self.accounting.native_items += 1
+        self.accounting.folded += 1  # the entry: read as this bubble's call
+        return self.tool_data.pop(bubble_id)
+
+    def leftover_tool_data(self) -> Iterator[dict[str, Any]]:
+        """``bubbleDataMap`` entries no bubble of the conversation named: kept, after it."""
+        for bubble_id, entry in self.tool_data.items():
+            self.accounting.native_items += 1
+            self.accounting.vendor += 1
+            yield self.emit(self.vendor("toolformer-bubble-data", {"bubbleId": bubble_id, "value": entry}))
+        self.tool_data = {}
 
     # -- ids ------------------------------------------------------------------------------
 
