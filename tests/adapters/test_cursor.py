@@ -65,6 +65,15 @@ def test_the_real_workspace_database_converts_whole_and_validates_strict(tmp_pat
         assert records[0]["session"] == key
         errors = list(validate_records(records))
         assert not errors, (key, errors[:3])
+    # the editor's retrieval per chat request (persistentChatMetadata, review A1): 22 entries, each
+    # right after the user bubble it names, in that tab's stream
+    for key, records in found.items():
+        for number, record in enumerate(records):
+            if record.get("schema") == "com.cursor/chat-metadata":
+                assert records[number - 1]["messageId"] == record["data"]["bubbleId"], key
+    metadata = [r for rs in found.values() for r in rs if r.get("schema") == "com.cursor/chat-metadata"]
+    assert len(metadata) == 22 and sum(1 for r in metadata if r["data"]["intermediateChunks"]) >= 4
+    assert conversion.accounting.native_items == 188
     # relevantFiles is Cursor's per-bubble default, not shown to be sent (review A3): kept, not a part
     schemas = {p.get("schema") for m in messages for p in m["content"]}
     assert "com.cursor/context/relevantFiles" not in schemas
@@ -368,3 +377,32 @@ def test_an_older_composers_tool_calls_come_from_its_tool_former_capability(tmp_
     assert [r["schema"] for r in left] == ["com.cursor/toolformer-bubble-data"] and left[0]["data"]["bubbleId"] == "cb-9"
     assert records[0]["cursor"]["capabilities"] == [{"type": 15, "data": {}}, {"type": 6, "data": {}}]
     assert balanced(conversion) and not list(validate_records(records))
+
+
+def test_the_editors_retrieval_per_chat_request_is_kept_beside_its_bubble(tmp_path: Path) -> None:
+    """Review A1: persistentChatMetadata (workspace-user row) holds what the editor retrieved for
+    each chat request: kept as vendor records after the bubble it names, or in the workspace stream."""
+    chat = {"tabs": [{"tabId": "tab-1", "bubbles": [{"type": "user", "id": "u-1", "text": "Where is parse?"},
+                                                   {"type": "ai", "id": "a-1", "text": "In parser.ts."}]}]}
+    entries = [
+        {"tabId": "tab-1", "bubbleId": "u-1", "intermediateChunks": [{"chunkIdentity": {"fileName": "p.ts"}}]},
+        {"tabId": "tab-gone", "bubbleId": "u-9", "intermediateChunks": []},
+    ]
+    row = {"persistentChatMetadata": entries, "aiPanePosition": 1}
+    path = tmp_path / "state.vscdb"
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+    connection.executemany(
+        "INSERT INTO ItemTable VALUES (?, ?)",
+        [("workbench.panel.aichat.view.aichat.chatdata", json.dumps(chat)),
+         ("src.vs.platform.reactivestorage.browser.reactiveStorageServiceImpl.persistentStorage.workspaceUser", json.dumps(row))],
+    )  # fmt: skip
+    connection.commit()
+    connection.close()
+    found, conversion = convert(path)
+    tab = found["cursor:tab-1"]
+    assert [r.get("messageId") or r.get("schema") for r in tab[1:]] == ["u-1", "com.cursor/chat-metadata", "a-1"]
+    workspace = found["cursor:workspace-state"]
+    kept = [(r["schema"], r["data"]) for r in workspace if r["type"] == "vendor"]
+    assert ("com.cursor/chat-metadata", entries[1]) in kept and ("com.cursor/workspaceUser", {"aiPanePosition": 1}) in kept
+    assert balanced(conversion)

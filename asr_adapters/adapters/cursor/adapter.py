@@ -37,7 +37,7 @@ from . import discover, sniff
 from .bubbles import AGENT, REGISTRY, BubbleMapper
 from .capabilities import take_tool_data
 from .keys import scrub_member
-from .db import CHAT, COMPOSERS, DISK, GENERATIONS, PROMPTS, CursorDb
+from .db import CHAT, COMPOSERS, DISK, GENERATIONS, PROMPTS, WORKSPACE_USER, CursorDb
 
 FORMAT = "cursor-state-vscdb"
 #: the ``cursorDiskKV`` families keyed ``<family>:<composerId>:…`` that are not messages
@@ -183,6 +183,8 @@ class Workspace:
         self.kept: list[dict[str, Any]] = []  # vendor records for the workspace stream
         self.folder: dict[str, Any] | None = None  # workspace.json beside the database
         self.cwd: str | None = None
+        #: ``persistentChatMetadata`` entries (what the editor retrieved for a chat request) by tab
+        self.chat_metadata: dict[str, list[dict[str, Any]]] = {}
         self._read_workspace_json()
 
     def _read_workspace_json(self) -> None:
@@ -210,8 +212,9 @@ class Workspace:
 
     def streams(self) -> Iterator[Stream]:
         chat = self._row(CHAT)
+        tabs = chat.get("tabs") if isinstance(chat, dict) else None
+        self._read_chat_metadata(tabs if isinstance(tabs, list) else [])
         if isinstance(chat, dict):
-            tabs = chat.get("tabs")
             self._keep("chatdata", {k: v for k, v in chat.items() if k != "tabs"})
             for tab in tabs if isinstance(tabs, list) else ():
                 yield from self._tab(tab)
@@ -229,6 +232,27 @@ class Workspace:
             value = self._row(key)
             if value is not None:
                 self._keep(key, value)
+
+    def _read_chat_metadata(self, tabs: list[Any]) -> None:
+        """The workspace-user row: its ``persistentChatMetadata`` entries ``{tabId, bubbleId,
+        intermediateChunks, predictedContext, injectedContext, docsCitations, webCitations}`` (one
+        per sent chat request: the code chunks and files the editor retrieved for it) go to their
+        tab's stream; an entry of no tab here, and the row's other members, to the workspace stream."""
+        row = self._row(WORKSPACE_USER)
+        if row is None:
+            return
+        if not isinstance(row, dict) or not isinstance(row.get("persistentChatMetadata"), list):
+            self._keep("workspaceUser", row)
+            return
+        tab_ids = {t.get("tabId") for t in tabs if isinstance(t, dict)}
+        for entry in row["persistentChatMetadata"]:
+            tab = entry.get("tabId") if isinstance(entry, dict) else None
+            if isinstance(tab, str) and tab in tab_ids:
+                self.chat_metadata.setdefault(tab, []).append(entry)  # counted where it is written
+            else:
+                self.context.accounting.native_items += 1
+                self._keep("chat-metadata", entry)
+        self._keep("workspaceUser", {k: v for k, v in row.items() if k != "persistentChatMetadata"})
 
     def rest(self) -> Iterator[Stream]:
         """The workspace stream (kept rows), when the database had any."""
@@ -300,6 +324,10 @@ class Workspace:
         mapper = BubbleMapper(emit, self.context.accounting, self.adapter.vendor, tab_id)
         bubbles = tab.get("bubbles")
         bubbles = bubbles if isinstance(bubbles, list) else []
+        metadata: dict[str | None, list[dict[str, Any]]] = {}
+        for entry in self.chat_metadata.pop(tab_id, []):
+            named = entry.get("bubbleId")
+            metadata.setdefault(named if isinstance(named, str) else None, []).append(entry)
         for number, bubble in enumerate(bubbles, 1):
             self.context.accounting.native_items += 1
             if number == len(bubbles) and is_draft(bubble):
@@ -307,6 +335,18 @@ class Workspace:
                 yield emit(self.adapter.vendor("draft-bubble", bubble))
                 continue
             yield from mapper.bubble(bubble)
+            bubble_id = bubble.get("id") if isinstance(bubble, dict) else None
+            yield from self._metadata(emit, metadata.pop(bubble_id, []) if isinstance(bubble_id, str) else [])
+        for rest in metadata.values():  # entries naming no bubble of the tab: after its bubbles
+            yield from self._metadata(emit, rest)
+
+    def _metadata(self, emit: Emitter, entries: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        """Vendor ``com.cursor/chat-metadata``: the retrieval the editor did for the request of the
+        bubble just written (Cursor's own record; the text the model got from it is not stored)."""
+        for entry in entries:
+            self.context.accounting.native_items += 1
+            self.context.accounting.vendor += 1
+            yield emit(self.adapter.vendor("chat-metadata", entry))
 
     def _composer(self, composer: Any) -> Iterator[Stream]:
         composer_id = composer.get("composerId") if isinstance(composer, dict) else None

@@ -25,6 +25,8 @@ CHAT = "workbench.panel.aichat.view.aichat.chatdata"
 COMPOSERS = "composer.composerData"
 PROMPTS = "aiService.prompts"
 GENERATIONS = "aiService.generations"
+#: the workspace's persisted editor state; its ``persistentChatMetadata`` is per chat request
+WORKSPACE_USER = "src.vs.platform.reactivestorage.browser.reactiveStorageServiceImpl.persistentStorage.workspaceUser"
 WORKSPACE_KEYS = (CHAT, COMPOSERS, PROMPTS, GENERATIONS)
 
 
