@@ -406,3 +406,22 @@ def test_the_editors_retrieval_per_chat_request_is_kept_beside_its_bubble(tmp_pa
     kept = [(r["schema"], r["data"]) for r in workspace if r["type"] == "vendor"]
     assert ("com.cursor/chat-metadata", entries[1]) in kept and ("com.cursor/workspaceUser", {"aiPanePosition": 1}) in kept
     assert balanced(conversion)
+
+
+def test_a_tab_ending_in_typed_but_unsent_text_keeps_it_as_the_input_box(tmp_path: Path) -> None:
+    """Review A4: Cursor's migration moves a tab's last user bubble, whatever its text, into the
+    composer's input box: it was never sent, so it is a draft, not a message the model got."""
+    chat = {"tabs": [{"tabId": "tab-1", "bubbles": [{"type": "user", "id": "u-1", "text": "Sent."},
+                                                   {"type": "ai", "id": "a-1", "text": "Answer."},
+                                                   {"type": "user", "id": "u-2", "text": "half-typed"}]}]}  # fmt: skip
+    path = tmp_path / "state.vscdb"
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+    connection.execute("INSERT INTO ItemTable VALUES ('workbench.panel.aichat.view.aichat.chatdata', ?)", (json.dumps(chat),))
+    connection.commit()
+    connection.close()
+    found, conversion = convert(path)
+    tab = found["cursor:tab-1"]
+    assert [r.get("messageId") for r in tab if r["type"] == "message"] == ["u-1", "a-1"]
+    assert tab[-1]["schema"] == "com.cursor/draft-bubble" and tab[-1]["data"]["text"] == "half-typed"
+    assert balanced(conversion)

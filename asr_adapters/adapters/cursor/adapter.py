@@ -412,10 +412,12 @@ def is_subagent(composer: dict[str, Any]) -> bool:
 
 
 def is_draft(bubble: Any) -> bool:
-    """The chat pane's input box for the next question: the tab's last bubble, a user bubble with
-    empty text (every tab of the real 2024 database ends so, each its ``lastFocusedBubbleId``;
-    the current file may already be attached). Never sent, so it is no message."""
-    return isinstance(bubble, dict) and bubble.get("type") == "user" and bubble.get("text") == ""
+    """The chat pane's input box for the next question: the tab's last bubble when it is a user
+    bubble, whatever its text (Cursor's own chat-to-composer migration, composerDataCreation.js in
+    the public workbench dump depressedX/cursor-hack, moves that bubble into the new composer's
+    input box; every tab of the real 2024 database ends so, empty, each its
+    ``lastFocusedBubbleId``). Typed or not, never sent, so it is no message."""
+    return isinstance(bubble, dict) and bubble.get("type") == "user"
 
 
 def local_path(uri: Any) -> str | None:
