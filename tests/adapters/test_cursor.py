@@ -234,7 +234,9 @@ def test_a_composer_with_headers_is_not_read_twice_from_a_legacy_inline_copy(tmp
     assert balanced(conversion)
 
 
-def global_db(path: Path, composer: dict[str, Any], bubbles: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> Path:
+def global_db(
+    path: Path, composer: dict[str, Any], bubbles: list[dict[str, Any]], extra: dict[str, Any] | None = None
+) -> Path:
     """A global database holding one composer (``c-1``) and its bubbles in header order."""
     connection = sqlite3.connect(path)
     connection.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
@@ -280,7 +282,11 @@ def test_a_completed_call_with_an_empty_error_is_not_an_error(tmp_path: Path) ->
     together; the stated status wins, and an error with no status is still a failure."""
     bubbles = [
         {"type": 1, "bubbleId": "u-1", "text": "Go."},
-        {"type": 2, "bubbleId": "a-1", "toolFormerData": {"toolCallId": "t-1", "name": "ls", "status": "completed", "result": "{}", "error": ""}},
+        {
+            "type": 2,
+            "bubbleId": "a-1",
+            "toolFormerData": {"toolCallId": "t-1", "name": "ls", "status": "completed", "result": "{}", "error": ""},
+        },
         {"type": 2, "bubbleId": "a-2", "toolFormerData": {"toolCallId": "t-2", "name": "ls", "error": "boom"}},
     ]
     found, _ = convert(global_db(tmp_path / "state.vscdb", {}, bubbles))
@@ -296,7 +302,11 @@ def test_who_wrote_a_user_bubble(tmp_path: Path) -> None:
     bubbles = [
         {"type": 1, "bubbleId": "u-1", "text": "Typed by me."},
         {"type": 1, "bubbleId": "u-2", "text": "Keep going.", "isNudge": True},
-        {"type": 1, "bubbleId": "u-3", "text": "For the code present, we get this error:\n```\nx\n```\nHow can I resolve this?"},
+        {
+            "type": 1,
+            "bubbleId": "u-3",
+            "text": "For the code present, we get this error:\n```\nx\n```\nHow can I resolve this?",
+        },
     ]
     found, _ = convert(global_db(tmp_path / "state.vscdb", {}, bubbles))
     authors = [r["content"][0].get("author") for r in found["cursor:c-1"] if r["type"] == "message"]
@@ -311,13 +321,26 @@ def test_a_per_call_model_call_id_is_the_inference_id(tmp_path: Path) -> None:
     """``toolFormerData.modelCallId`` names the model call (review B4); ``requestId`` the turn."""
     bubbles = [
         {"type": 1, "bubbleId": "u-1", "text": "Go."},
-        {"type": 2, "bubbleId": "a-1", "requestId": "req-1", "thinking": {"text": "Look."},
-         "toolFormerData": {"toolCallId": "t-1", "name": "ls", "modelCallId": "mc-1", "status": "completed", "result": "{}"}},
+        {
+            "type": 2,
+            "bubbleId": "a-1",
+            "requestId": "req-1",
+            "thinking": {"text": "Look."},
+            "toolFormerData": {
+                "toolCallId": "t-1",
+                "name": "ls",
+                "modelCallId": "mc-1",
+                "status": "completed",
+                "result": "{}",
+            },
+        },
         {"type": 2, "bubbleId": "a-2", "requestId": "req-1", "text": "Done."},
-    ]  # fmt: skip
+    ]
     found, _ = convert(global_db(tmp_path / "state.vscdb", {}, bubbles))
     records = {(r["type"], r.get("callId") or r.get("messageId")): r for r in found["cursor:c-1"]}
-    assert records[("message", "a-1")]["inferenceId"] == "mc-1" and records[("tool_call", "t-1")]["inferenceId"] == "mc-1"
+    assert (
+        records[("message", "a-1")]["inferenceId"] == "mc-1" and records[("tool_call", "t-1")]["inferenceId"] == "mc-1"
+    )
     assert "modelCallId" not in records[("tool_call", "t-1")]["cursor"]["toolFormerData"]
     assert {r.get("turnId") for k, r in records.items() if k[0] != "session" and k[1] != "u-1"} == {"req-1"}
     assert "inferenceId" not in records[("message", "a-2")]
@@ -326,12 +349,28 @@ def test_a_per_call_model_call_id_is_the_inference_id(tmp_path: Path) -> None:
 def test_a_tool_error_keeps_what_the_model_got_apart_from_what_the_user_saw(tmp_path: Path) -> None:
     """Cursor's ToolResultError separates modelVisibleErrorMessage (sent to the model) from
     clientVisibleErrorMessage (shown); review B6: the shown text is displayContent, never content."""
-    error = {"clientVisibleErrorMessage": "File not found", "modelVisibleErrorMessage": "No file a.md; list the folder."}
+    error = {
+        "clientVisibleErrorMessage": "File not found",
+        "modelVisibleErrorMessage": "No file a.md; list the folder.",
+    }
     bubbles = [
         {"type": 1, "bubbleId": "u-1", "text": "Go."},
-        {"type": 2, "bubbleId": "a-1", "toolFormerData": {"toolCallId": "t-1", "name": "read_file", "status": "error", "error": json.dumps(error)}},
-        {"type": 2, "bubbleId": "a-2", "toolFormerData": {"toolCallId": "t-2", "name": "read_file", "status": "error", "error": {"clientVisibleErrorMessage": "Plan failed", "actualError": "x"}}},
-    ]  # fmt: skip
+        {
+            "type": 2,
+            "bubbleId": "a-1",
+            "toolFormerData": {"toolCallId": "t-1", "name": "read_file", "status": "error", "error": json.dumps(error)},
+        },
+        {
+            "type": 2,
+            "bubbleId": "a-2",
+            "toolFormerData": {
+                "toolCallId": "t-2",
+                "name": "read_file",
+                "status": "error",
+                "error": {"clientVisibleErrorMessage": "Plan failed", "actualError": "x"},
+            },
+        },
+    ]
     found, _ = convert(global_db(tmp_path / "state.vscdb", {}, bubbles))
     records = found["cursor:c-1"]
     results = {r["callId"]: r for r in records if r["type"] == "tool_result"}
@@ -347,9 +386,16 @@ def test_an_older_composers_tool_calls_come_from_its_tool_former_capability(tmp_
     """Review B9: a composer without toolFormerData keeps each tool bubble's call in
     capabilities[{type: 15, data: {bubbleDataMap: "<JSON by bubbleId>"}}] (Cursor's toolFormer.js)."""
     data_map = {
-        "cb-2": {"tool": 5, "toolCallId": "tool_1", "name": "list_dir", "rawArgs": '{"path":"."}', "status": "completed", "result": '{"files":[]}'},
+        "cb-2": {
+            "tool": 5,
+            "toolCallId": "tool_1",
+            "name": "list_dir",
+            "rawArgs": '{"path":"."}',
+            "status": "completed",
+            "result": '{"files":[]}',
+        },
         "cb-9": {"tool": 5, "toolCallId": "tool_9", "status": "cancelled"},
-    }  # fmt: skip
+    }
     composer = {
         "composerId": "comp-1",
         "createdAt": 1731784600000,
@@ -363,7 +409,9 @@ def test_an_older_composers_tool_calls_come_from_its_tool_former_capability(tmp_
     path = tmp_path / "state.vscdb"
     connection = sqlite3.connect(path)
     connection.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
-    connection.execute("INSERT INTO ItemTable VALUES ('composer.composerData', ?)", (json.dumps({"allComposers": [composer]}),))
+    connection.execute(
+        "INSERT INTO ItemTable VALUES ('composer.composerData', ?)", (json.dumps({"allComposers": [composer]}),)
+    )
     connection.commit()
     connection.close()
     found, conversion = convert(path)
@@ -374,7 +422,8 @@ def test_an_older_composers_tool_calls_come_from_its_tool_former_capability(tmp_
     assert result["status"] == "complete" and result["content"] == [{"type": "text", "text": '{"files":[]}'}]
     assert "cb-2" not in [r.get("messageId") for r in records]  # a tool-only bubble: the call is its record
     left = [r for r in records if r["type"] == "vendor"]
-    assert [r["schema"] for r in left] == ["com.cursor/toolformer-bubble-data"] and left[0]["data"]["bubbleId"] == "cb-9"
+    assert [r["schema"] for r in left] == ["com.cursor/toolformer-bubble-data"]
+    assert left[0]["data"]["bubbleId"] == "cb-9"
     assert records[0]["cursor"]["capabilities"] == [{"type": 15, "data": {}}, {"type": 6, "data": {}}]
     assert balanced(conversion) and not list(validate_records(records))
 
@@ -382,8 +431,17 @@ def test_an_older_composers_tool_calls_come_from_its_tool_former_capability(tmp_
 def test_the_editors_retrieval_per_chat_request_is_kept_beside_its_bubble(tmp_path: Path) -> None:
     """Review A1: persistentChatMetadata (workspace-user row) holds what the editor retrieved for
     each chat request: kept as vendor records after the bubble it names, or in the workspace stream."""
-    chat = {"tabs": [{"tabId": "tab-1", "bubbles": [{"type": "user", "id": "u-1", "text": "Where is parse?"},
-                                                   {"type": "ai", "id": "a-1", "text": "In parser.ts."}]}]}
+    chat = {
+        "tabs": [
+            {
+                "tabId": "tab-1",
+                "bubbles": [
+                    {"type": "user", "id": "u-1", "text": "Where is parse?"},
+                    {"type": "ai", "id": "a-1", "text": "In parser.ts."},
+                ],
+            }
+        ]
+    }
     entries = [
         {"tabId": "tab-1", "bubbleId": "u-1", "intermediateChunks": [{"chunkIdentity": {"fileName": "p.ts"}}]},
         {"tabId": "tab-gone", "bubbleId": "u-9", "intermediateChunks": []},
@@ -394,9 +452,14 @@ def test_the_editors_retrieval_per_chat_request_is_kept_beside_its_bubble(tmp_pa
     connection.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
     connection.executemany(
         "INSERT INTO ItemTable VALUES (?, ?)",
-        [("workbench.panel.aichat.view.aichat.chatdata", json.dumps(chat)),
-         ("src.vs.platform.reactivestorage.browser.reactiveStorageServiceImpl.persistentStorage.workspaceUser", json.dumps(row))],
-    )  # fmt: skip
+        [
+            ("workbench.panel.aichat.view.aichat.chatdata", json.dumps(chat)),
+            (
+                "src.vs.platform.reactivestorage.browser.reactiveStorageServiceImpl.persistentStorage.workspaceUser",
+                json.dumps(row),
+            ),
+        ],
+    )
     connection.commit()
     connection.close()
     found, conversion = convert(path)
@@ -404,20 +467,34 @@ def test_the_editors_retrieval_per_chat_request_is_kept_beside_its_bubble(tmp_pa
     assert [r.get("messageId") or r.get("schema") for r in tab[1:]] == ["u-1", "com.cursor/chat-metadata", "a-1"]
     workspace = found["cursor:workspace-state"]
     kept = [(r["schema"], r["data"]) for r in workspace if r["type"] == "vendor"]
-    assert ("com.cursor/chat-metadata", entries[1]) in kept and ("com.cursor/workspaceUser", {"aiPanePosition": 1}) in kept
+    assert ("com.cursor/chat-metadata", entries[1]) in kept and (
+        "com.cursor/workspaceUser",
+        {"aiPanePosition": 1},
+    ) in kept
     assert balanced(conversion)
 
 
 def test_a_tab_ending_in_typed_but_unsent_text_keeps_it_as_the_input_box(tmp_path: Path) -> None:
     """Review A4: Cursor's migration moves a tab's last user bubble, whatever its text, into the
     composer's input box: it was never sent, so it is a draft, not a message the model got."""
-    chat = {"tabs": [{"tabId": "tab-1", "bubbles": [{"type": "user", "id": "u-1", "text": "Sent."},
-                                                   {"type": "ai", "id": "a-1", "text": "Answer."},
-                                                   {"type": "user", "id": "u-2", "text": "half-typed"}]}]}  # fmt: skip
+    chat = {
+        "tabs": [
+            {
+                "tabId": "tab-1",
+                "bubbles": [
+                    {"type": "user", "id": "u-1", "text": "Sent."},
+                    {"type": "ai", "id": "a-1", "text": "Answer."},
+                    {"type": "user", "id": "u-2", "text": "half-typed"},
+                ],
+            }
+        ]
+    }
     path = tmp_path / "state.vscdb"
     connection = sqlite3.connect(path)
     connection.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
-    connection.execute("INSERT INTO ItemTable VALUES ('workbench.panel.aichat.view.aichat.chatdata', ?)", (json.dumps(chat),))
+    connection.execute(
+        "INSERT INTO ItemTable VALUES ('workbench.panel.aichat.view.aichat.chatdata', ?)", (json.dumps(chat),)
+    )
     connection.commit()
     connection.close()
     found, conversion = convert(path)

@@ -24,7 +24,13 @@ FULL_ASSISTANT: dict[str, Any] = {
     "modelType": "gpt-5",
     "thinking": {"text": "Look first."},
     "tokenCount": {"inputTokens": 0, "outputTokens": 0},
-    "toolFormerData": {"toolCallId": "tool_1", "name": "list_dir", "rawArgs": "{}", "status": "completed", "result": "{}"},
+    "toolFormerData": {
+        "toolCallId": "tool_1",
+        "name": "list_dir",
+        "rawArgs": "{}",
+        "status": "completed",
+        "result": "{}",
+    },
 }
 FULL_USER: dict[str, Any] = {"_v": 3, "type": 1, "bubbleId": "u-full", "text": "List it.", "relevantFiles": ["a.py"]}
 

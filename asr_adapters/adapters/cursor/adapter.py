@@ -36,8 +36,8 @@ from ...registry import register
 from . import discover, sniff
 from .bubbles import AGENT, REGISTRY, BubbleMapper
 from .capabilities import take_tool_data
-from .keys import scrub_member
 from .db import CHAT, COMPOSERS, DISK, GENERATIONS, PROMPTS, WORKSPACE_USER, CursorDb
+from .keys import scrub_member
 
 FORMAT = "cursor-state-vscdb"
 #: the ``cursorDiskKV`` families keyed ``<family>:<composerId>:…`` that are not messages
