@@ -149,6 +149,8 @@ def shared_samples(agent: str) -> list[Path]:
         name = path.name
         if not path.is_file() or not name.endswith((".jsonl", ".json")):
             continue
+        if name.endswith(".settings.json"):  # a Droid transcript's sidecar, read with it
+            continue
         if "NOT-A-SESSION" in name or "/subagents/" in str(path) or name.startswith(("sessions-index", "aux-")):
             continue
         picked.append(path)

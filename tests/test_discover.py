@@ -19,7 +19,7 @@ from asr_adapters.cli import main
 
 AGENTS = ("codex", "claude-code", "openclaw", "gemini-cli", "t3code")
 #: agents whose adapter names its own homes (no fallback in batch.homes)
-OWN_HOMES = ("pi", "qwen-code")
+OWN_HOMES = ("pi", "qwen-code", "droid")
 
 
 @pytest.fixture
@@ -41,6 +41,7 @@ def relocated_env(tmp_path: Path) -> dict[str, str]:
         "COPILOT_HOME": str(places / "copilot"),
         "PI_CODING_AGENT_DIR": str(places / "pi"),
         "QWEN_HOME": str(places / "qwen"),
+        "FACTORY_HOME_OVERRIDE": str(places / "factory"),
     }
 
 
@@ -62,6 +63,7 @@ def test_homes_honour_relocation_variables(agent: str, tmp_path: Path) -> None:
         "t3code": "T3CODE_HOME",
         "pi": "PI_CODING_AGENT_DIR",
         "qwen-code": "QWEN_HOME",
+        "droid": "FACTORY_HOME_OVERRIDE",
     }[agent]
     assert any(_under(home, env[variable]) for home in homes), homes
     default = {"codex": ".codex", "claude-code": ".claude", "gemini-cli": ".gemini", "t3code": ".t3"}.get(agent)

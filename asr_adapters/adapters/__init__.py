@@ -12,6 +12,7 @@ PACKAGES = {
     "codex": "codex",
     "copilot-cli": "copilot_cli",
     "cursor": "cursor",
+    "droid": "droid",
     "gemini-cli": "gemini_cli",
     "openclaw": "openclaw",
     "opencode": "opencode",

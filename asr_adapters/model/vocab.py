@@ -63,6 +63,7 @@ REGISTRY_NAMES = {
     "cursor": "com.cursor",
     "pi": "dev.pi",
     "qwen-code": "ai.qwen.qwen-code",
+    "droid": "ai.factory.droid",
 }
 
 

@@ -25,6 +25,7 @@ def home_env(root: Path) -> dict[str, str]:
         "COPILOT_HOME": str(root / "copilot"),
         "PI_CODING_AGENT_DIR": str(root / "pi"),
         "QWEN_HOME": str(root / "qwen"),
+        "FACTORY_HOME_OVERRIDE": str(root / "factory"),
         "XDG_DATA_HOME": str(root / "data"),
         "XDG_CONFIG_HOME": str(root / "config"),
         "XDG_CACHE_HOME": str(root / "cache"),  # asr stats keeps its cache here, never in the real home
@@ -50,6 +51,10 @@ EVERY_AGENT = {
         "qwen-code/tools-commands-usage",
         "projects/-work-demo/chats/7c1e0000-0000-4000-8000-00000000000a.jsonl",
     ),
+    "droid": (
+        "droid/tools-reminders-settings",
+        ".factory/sessions/-work-acme-app/5b1f0c2e-8a7d-4e3b-9c61-2f4a8d0e7b13.jsonl",
+    ),
 }
 
 _BASES = {
@@ -64,6 +69,7 @@ _BASES = {
     "cursor": "XDG_CONFIG_HOME",
     "pi": "PI_CODING_AGENT_DIR",
     "qwen-code": "QWEN_HOME",
+    "droid": "FACTORY_HOME_OVERRIDE",
 }
 
 
