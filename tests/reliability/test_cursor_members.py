@@ -86,3 +86,30 @@ def test_an_assistant_bubble_without_text_or_raw_text_keeps_its_stream(tmp_path:
     conversion = Conversion(build(tmp_path / "state.vscdb", bubbles), "cursor", as_dicts=True)
     records = [r for stream in conversion.streams() for r in stream.records]
     assert [r.get("messageId") for r in records if r["type"] == "message"] == ["u-1", "a-1", "a-2"]
+
+
+ODD_VALUES = [None, 0, 1.5, True, "", "x", [], [1], {}, {"a": 1}]
+
+
+@pytest.mark.parametrize("full", [FULL_ASSISTANT, FULL_USER], ids=["assistant", "user"])
+def test_a_bubble_with_any_member_of_an_odd_type_costs_at_most_itself(tmp_path: Path, full: dict[str, Any]) -> None:
+    """Every member, then every member of toolFormerData, set to each odd JSON value in turn: the
+    stream is still written, the other bubble still converts, and the output is valid."""
+    cases: list[dict[str, Any]] = []
+    tool = full.get("toolFormerData")
+    for member in [m for m in full if m not in ("type", "bubbleId")] + ["context", "createdAt", "requestId"]:
+        cases += [{**full, member: value} for value in ODD_VALUES]
+    if isinstance(tool, dict):
+        for member in [*tool, "modelCallId", "tool"]:
+            cases += [{**full, "toolFormerData": {**tool, member: value}} for value in ODD_VALUES]
+    for number, case in enumerate(cases):
+        bubbles = [{**case, "bubbleId": "odd"}, {"type": 1, "bubbleId": "after", "text": "Next."}]
+        if isinstance(case.get("toolFormerData"), dict):  # one call id per database
+            bubbles[0]["toolFormerData"] = {**case["toolFormerData"]}
+        path = build(tmp_path / f"{number}.vscdb", bubbles)
+        conversion = Conversion(path, "cursor", as_dicts=True)
+        records = [r for stream in conversion.streams() for r in stream.records]
+        assert records and records[-1].get("messageId") == "after", case
+        assert conversion.accounting.balanced(), case
+        assert not list(validate_records(records)), (case, list(validate_records(records))[:2])
+        path.unlink()

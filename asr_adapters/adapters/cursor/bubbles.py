@@ -215,9 +215,8 @@ class BubbleMapper:
                 record["model"] = model
             elif model is not None:
                 rest["modelType"] = model
-            tokens = rest.pop("tokenCount", None)
-            if tokens is not None:
-                record["nativeUsage"] = tokens
+            if isinstance(rest.get("tokenCount"), dict):  # anything else stays under ``cursor``
+                record["nativeUsage"] = rest.pop("tokenCount")
             _keep(record, rest)
             yield self.emit(record)
         if isinstance(tool, dict):
@@ -265,9 +264,8 @@ class BubbleMapper:
         if "rawArgs" in tool and "input" not in call and "arguments" not in call:
             extra["rawArgs"] = tool["rawArgs"]  # empty or not a string: kept as stored
         if not shown:  # the bubble's own members ride on its call when it has no message
-            tokens = rest.pop("tokenCount", None)
-            if tokens is not None:
-                call["nativeUsage"] = tokens
+            if isinstance(rest.get("tokenCount"), dict):
+                call["nativeUsage"] = rest.pop("tokenCount")
             extra = {"toolFormerData": extra, "bubble": rest} if rest else {"toolFormerData": extra}
             if not self._derived(bubble):  # no message carries the bubble's id: the call keeps it
                 extra = {"bubbleId": self._message_id(bubble), **extra}
