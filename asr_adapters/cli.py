@@ -3,13 +3,22 @@
 Bare ``asr`` prints this help. Shell completion (bash, zsh, fish): see the README.
 """
 
+# ruff: noqa: E402 - the imports follow gc.disable() on purpose (below)
 from __future__ import annotations
+
+import gc
+
+# Start-up makes tens of thousands of objects that live until exit (modules, classes, click's
+# commands): the cyclic collector walked them again and again while importing and once more at
+# exit, about a tenth of a small ``asr convert``. It is off while this module imports, and what
+# exists then is frozen (never walked again) before it is back on: issue 28.
+gc.disable()
 
 import importlib
 import os
 import sys
 from pathlib import Path
-from typing import Any, ClassVar, NoReturn
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 import click
 import orjson
@@ -30,10 +39,12 @@ from .cli_params import (
 from .convert import Conversion
 from .core.errors import ASRError
 from .outputs import OutputError, PipeClosed, SameFileError, UnusableOutput, pipe_closed
-from .redact import Redactor
 from .redact.options import finish as finish_redaction
 from .redact.options import redact_options
 from .version import __version__
+
+if TYPE_CHECKING:
+    from .redact import Redactor
 
 
 def _fail(message: str, code: int = EXIT_INPUT) -> NoReturn:
@@ -257,3 +268,7 @@ def schema() -> None:
     from .model.api import json_schema
 
     click.echo(orjson.dumps(json_schema(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
+
+
+gc.freeze()  # what start-up made (above): the collector leaves it alone from now on
+gc.enable()

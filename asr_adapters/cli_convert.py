@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import sys
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -143,6 +142,8 @@ def _write_main(conversion: Conversion, dest: Sink, report: Report) -> None:
                 StreamWriter(cast(IO[bytes], dest)).write_all(records)
                 written += 1
             elif index == 0 and conversion.select is None:
+                import tempfile  # only for an input whose first stream is not a main one
+
                 held = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below
                 entry = report.add(stream.key)
                 sink = Sink(held, "a temporary file")
@@ -174,6 +175,8 @@ def to_stdout(conversion: Conversion, report: Report, dest: Sink | None = None) 
         _write_main(conversion, out, report)
         out.flush()
         return
+    import tempfile  # only when a named agent may be wrong
+
     with tempfile.TemporaryFile() as held:
         _write_main(conversion, Sink(held, "a temporary file"), report)
         held.seek(0)

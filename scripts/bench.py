@@ -81,6 +81,8 @@ GOLDEN_CASE: dict[str, str] = {
     "opencode": "sqlite-turn-tools-usage",
     "cline": "native-tools-task-folder",
     "copilot-cli": "subagent-agentid-reasoning-hooks",
+    "pi": "tools-bash-skill",
+    "qwen-code": "tools-commands-usage",
 }
 #: the task id of the built Cline task folder (``tasks/<id>/``)
 CLINE_TASK = "1761000000000"
@@ -99,7 +101,7 @@ SESSION_KEYS = frozenset(
 )
 # Where each agent's tree hangs a line on an earlier one (a repetition's roots are hung on the
 # previous repetition's last line, so the tree stays one path).
-TREE_KEY = {"openclaw": "id", "claude-code": "uuid"}
+TREE_KEY = {"openclaw": "id", "claude-code": "uuid", "pi": "id", "qwen-code": "uuid"}
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX = re.compile(r"[0-9a-f]{6,}")
 
@@ -212,7 +214,7 @@ def header_count(agent: str, lines: list[bytes]) -> int:
         if not isinstance(item, dict):
             break
         codex = agent == "codex" and item.get("type") == "session_meta"
-        openclaw = agent == "openclaw" and item.get("type") == "session" and count == 0
+        openclaw = agent in ("openclaw", "pi") and item.get("type") == "session" and count == 0
         gemini = agent == "gemini-cli" and count == 0 and "sessionId" in item and "type" not in item
         copilot = agent == "copilot-cli" and count == 0 and item.get("type") == "session.start"
         if codex or openclaw or gemini or copilot:

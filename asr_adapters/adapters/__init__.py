@@ -16,6 +16,7 @@ PACKAGES = {
     "gemini-cli": "gemini_cli",
     "openclaw": "openclaw",
     "opencode": "opencode",
+    "openhands": "openhands",
     "pi": "pi",
     "qwen-code": "qwen_code",
     "t3code": "t3code",

@@ -64,6 +64,7 @@ REGISTRY_NAMES = {
     "pi": "dev.pi",
     "qwen-code": "ai.qwen.qwen-code",
     "droid": "ai.factory.droid",
+    "openhands": "dev.all-hands.openhands",
 }
 
 

@@ -421,7 +421,8 @@ def optional_patterns(
     if paths:
         yield _ours(
             "user-name",
-            r"(?:/home/|/Users/|/var/home/|[A-Za-z]:[\\/]+Users[\\/]+|\\\\Users\\\\)"
+            # Termux's home is .../com.termux/files/home itself: no account name follows it
+            r"(?:(?<!com\.termux/files)/home/|/Users/|/var/home/|[A-Za-z]:[\\/]+Users[\\/]+|\\\\Users\\\\)"
             r"(?![\[.$%{<~])([^/\\\s\"'`<>:|*?,;()]{1,64})",
             1,
             joinable=False,

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from ..core.digest_pairs import DigestPair, IdTable
 from ..core.digests import DigestMap
 from ..core.usage import definition_problems
 from ..model.order import DEFAULT_RANKS, KEY_RANKS, UNRANKED
@@ -138,7 +139,11 @@ class StreamValidator:
         self._plan_of: dict[int, str] = {}  # position of a plan -> its planId
         # INDEXED field -> value -> the code of the type of the record it resolves to (a code
         # of _kind_names): 16 bytes an id in a DigestMap, not a string (issue 28)
-        self._fields: dict[str, DigestMap] = {field: DigestMap() for field in INDEXED}
+        # (the ids a record type owns share one map with _owner below: a DigestPair, one entry an id)
+        pairs = {field: DigestPair() for field in OWN_ID.values()}
+        self._fields: dict[str, IdTable] = {
+            field: pairs[field].code if field in pairs else DigestMap() for field in INDEXED
+        }
         self._kind_names: list[str] = []
         self._kind_codes: dict[str, int] = {}
         self._conversations: set[str] = set()
@@ -149,7 +154,7 @@ class StreamValidator:
         # record was its target on to itself: _forward[target] = the revision, once per target
         # (a second revision of the same target finds nothing left to move), and the latest
         # record of an id is the end of the chain from the position its table holds.
-        self._owner: dict[str, DigestMap] = {field: DigestMap() for field in OWN_ID.values()}
+        self._owner = {field: pair.position for field, pair in pairs.items()}
         self._forward = array("I")  # position (1-based, index position - 1) -> position, 0: none
         # references resolved at the end: (seq, line, rule, ref, wanted type, level)
         self._pending: list[tuple[int | None, int | None, str, str, str, str]] = []

@@ -183,6 +183,16 @@ def test_paths_emails_and_own_patterns_only_when_asked(monkeypatch: pytest.Monke
     assert "git@github.com:org/repo" in _redacted_text("clone git@github.com:org/repo now", policy)
 
 
+def test_termux_home_folder_holds_no_user_name() -> None:
+    """Termux's home is /data/data/com.termux/files/home itself: what follows it is the person's
+    own folder (a qwen-code sample's project), not an account name (the shared samples' read)."""
+    policy = Policy.make(key=KEY, paths=True)
+    text = "cd /data/data/com.termux/files/home/Happy && ls /data/user/0/com.termux/files/home/notes; /home/alice/x"
+    out = _redacted_text(text, policy)
+    assert "/files/home/Happy" in out and "/files/home/notes" in out
+    assert "alice" not in out
+
+
 def test_a_bad_pattern_is_refused() -> None:
     with pytest.raises(PolicyError):
         Policy.make(patterns=["("])
