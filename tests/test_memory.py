@@ -22,6 +22,9 @@ import pytest
 
 from asr_adapters.core import digests, spill
 
+# heavy: inputs of 2-16 MB converted under tracemalloc (.ci/run runs -m heavy)
+pytestmark = pytest.mark.heavy
+
 ROOT = Path(__file__).resolve().parent.parent
 MB = 1 << 20
 MARGIN = 1 * MB  # what the larger input's peak may add over the smaller one's

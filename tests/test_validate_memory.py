@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import tracemalloc
 
+import pytest
+
 from asr_adapters.validate.stream import StreamValidator
+
+# heavy: streams of many MB under tracemalloc (.ci/run runs -m heavy)
+pytestmark = pytest.mark.heavy
 
 
 def _held(ids: int) -> int:

@@ -242,9 +242,7 @@ def discover(paths: tuple[Path, ...], agents: tuple[str, ...], streams: bool, sh
         if as_json:
             out.write(orjson.dumps(descriptor.as_dict(), option=orjson.OPT_APPEND_NEWLINE))
         else:
-            session = descriptor.session_id or f"? ({descriptor.error})"
-            parent = f"  parent={descriptor.parent}" if descriptor.parent else ""
-            out.write(f"{descriptor.agent:12} {session}  {descriptor.path}{parent}\n".encode())
+            out.write(f"{descriptor.line()}\n".encode())
     out.flush()
     if listed == 0:
         where = [str(p) for p in paths] or [str(h.path) for h in agent_homes(None, wanted or None) if h.exists]

@@ -29,6 +29,9 @@ from asr_adapters import validate_records
 from asr_adapters.convert import Conversion
 from asr_adapters.core.errors import InputError
 
+# heavy: hypothesis over every golden case (.ci/run runs -m heavy)
+pytestmark = pytest.mark.heavy
+
 SCALE = int(os.environ.get("ASR_HYPOTHESIS_SCALE", "1"))
 #: Unset in CI (derandomized: the same examples every run); set to explore other examples locally.
 SEED = os.environ.get("ASR_HYPOTHESIS_SEED")
