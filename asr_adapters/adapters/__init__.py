@@ -11,6 +11,7 @@ PACKAGES = {
     "cline": "cline",
     "codex": "codex",
     "copilot-cli": "copilot_cli",
+    "cursor": "cursor",
     "droid": "droid",
     "gemini-cli": "gemini_cli",
     "openclaw": "openclaw",

@@ -42,6 +42,7 @@ CASES_PER_AGENT = Counter(case.agent for case in CASES)
 EXAMPLES: Counter[str] = Counter()
 #: The SQLite tables whose rows are the native items: (table, order column, JSON column, unique columns).
 ROW_TABLES = {
+    "cursor": [("cursorDiskKV", "rowid", "value", ("key",)), ("ItemTable", "rowid", "value", ("key",))],
     "openclaw": [("transcript_events", "seq", "event_json", ())],
     "opencode": [("message", "time_created", "data", ("id",)), ("part", "time_created", "data", ("id",))],
     "t3code": [

@@ -43,6 +43,7 @@ EVERY_AGENT = {
     "cline": ("cline/native-tools-task-folder", "Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1760000000000"),
     "opencode": ("opencode/sqlite-turn-tools-usage", "opencode/opencode.db"),
     "copilot-cli": ("copilot-cli/reasoning-three-places", "session-state/demo-session/events.jsonl"),
+    "cursor": ("cursor/global-2025-bubbles-tools", "Cursor/User/globalStorage/state.vscdb"),
     "pi": (
         "pi/tools-bash-skill",
         "sessions/--work-demo--/2026-06-01T11-00-00-000Z_019e0000-0000-7000-8000-000000000002.jsonl",
@@ -70,6 +71,7 @@ _BASES = {
     "cline": "XDG_CONFIG_HOME",
     "opencode": "XDG_DATA_HOME",
     "copilot-cli": "COPILOT_HOME",
+    "cursor": "XDG_CONFIG_HOME",
     "pi": "PI_CODING_AGENT_DIR",
     "qwen-code": "QWEN_HOME",
     "droid": "FACTORY_HOME_OVERRIDE",
