@@ -18,7 +18,7 @@ from typing import Any
 
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from asr_adapters.cli import stream_file_name
+from asr_adapters.batch.naming import stream_file_name
 from asr_adapters.convert import Conversion
 from asr_adapters.stream.writer import StreamWriter
 

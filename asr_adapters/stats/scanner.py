@@ -1,3 +1,4 @@
+# Whole, over 400 lines: one pass building a SessionSummary; its per-record steps share the stream's state.
 """One pass over a session's records, building its ``SessionSummary``.
 
 The scanner keeps per stream only what the summary holds (responses, tool calls by
