@@ -181,8 +181,8 @@ def _cells(row: Row, label: str) -> list[str]:
         str(len(row.sessions)),
         str(row.totals.responses),
         "?" if unknown else tokens(t.input),
-        "?" if unknown else tokens(t.cache_read),
-        "?" if unknown else tokens(t.cache_write),
+        tokens(t.cache_read),
+        tokens(t.cache_write),
         tokens(t.output),
         tokens(t.reasoning),
         money(row),
@@ -287,8 +287,8 @@ def notes(result: Report) -> list[str]:
     if totals.without_input:
         lines.append(
             f"≥ A lower bound: {totals.without_input} responses recorded no input count (Copilot CLI keeps"
-            " only the output per response): their input and cache tokens are unknown, not 0, and the cost"
-            " shown is a lower bound (responsesWithoutInput, costLowerBound)."
+            " only each response's output; OpenHands leaves out an ambiguous one): their input is unknown,"
+            " not 0, and the cost shown is a lower bound (responsesWithoutInput, costLowerBound)."
         )
     if totals.partial:
         lines.append(f"{totals.partial} responses have only a running count of their tokens (the stream ended first).")

@@ -38,8 +38,9 @@ class Response:
     cost: float | None = None
     cost_by: str | None = None
     priced_as: str | None = None  # genai-prices' "<provider>/<model>" when priced by us
-    #: False when the usage records no ``inputTokens`` (Copilot CLI keeps only the output):
-    #: the input and its cache parts are unknown, not 0, and the cost is of the output alone
+    #: False when the usage records no ``inputTokens`` (Copilot CLI keeps only the output; an
+    #: OpenHands count that may or may not hold the cache writes): the input is unknown, not 0,
+    #: and the cost is of what was recorded alone
     input_known: bool = True
 
     @property
@@ -55,8 +56,7 @@ class Response:
     def as_dict(self) -> dict[str, Any]:
         usage: dict[str, Any] | None = self.tokens.as_dict() if self.has_usage else None
         if usage is not None and not self.input_known:
-            for member in ("inputTokens", "cacheReadTokens", "cacheWriteTokens", "totalTokens"):
-                usage[member] = None  # unknown, never 0
+            usage["inputTokens"] = usage["totalTokens"] = None  # unknown, never 0
         return {
             "record": self.record,
             "ts": self.ts,

@@ -57,3 +57,13 @@ def test_the_viewer_index_shows_the_copilot_cost_as_a_lower_bound() -> None:
     cost, note = cells["cost"]
     assert cost.startswith("≥$") and "lower bound" in note
     assert cells["input tokens"][0] == "?"  # input: unknown, not 0
+
+
+def test_an_openhands_usage_without_its_ambiguous_input_is_a_lower_bound() -> None:
+    """OpenHands leaves ``inputTokens`` out where ``prompt_tokens`` may or may not hold the
+    cache writes (docs/agents/openhands.md): the cache parts count, the input is unknown."""
+    case = ROOT / "golden" / "openhands" / "v1-tools-condensation-usage" / "expected.asr.jsonl"
+    summary = session_summary(case)
+    unknown = [r for r in summary.responses if not r.input_known]
+    assert unknown and all(r.tokens.cache_read or r.tokens.cache_write for r in unknown)
+    assert summary.totals.lower_bound and summary.totals.without_input == len(unknown)
