@@ -16,11 +16,9 @@ bubble is ``bubbles.py``; docs/agents/cursor.md has the table of every native it
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 import orjson
 
@@ -31,15 +29,14 @@ from ...core.errors import InputError
 from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.sqlite_limits import StoreRefused
-from ...core.timestamps import from_epoch_millis, stamp
 from ...registry import register
 from . import discover, sniff
 from .bubbles import AGENT, REGISTRY, BubbleMapper
 from .capabilities import take_tool_data
 from .db import CHAT, COMPOSERS, DISK, GENERATIONS, PROMPTS, WORKSPACE_USER, CursorDb
 from .keys import scrub_member
+from .rows import FORMAT, composer_header, is_draft, is_subagent, local_path, parse_row
 
-FORMAT = "cursor-state-vscdb"
 #: the ``cursorDiskKV`` families keyed ``<family>:<composerId>:…`` that are not messages
 COMPOSER_FAMILIES = ("checkpointId", "codeBlockDiff", "messageRequestContext")
 
@@ -89,7 +86,7 @@ class CursorAdapter(Adapter):
             if value is None:
                 context.unreadable(None, f"{key}: NULL value; skipped")
                 continue
-            composer = _parse(value, key, context)
+            composer = parse_row(value, key, context)
             composer_id = key.removeprefix("composerData:")
             if composer is None:
                 continue
@@ -142,7 +139,7 @@ class CursorAdapter(Adapter):
                 yield from mapper.missing(entry, why)
                 continue
             accounting.native_items += 1
-            bubble = _parse(value, prefix + bubble_id, context)
+            bubble = parse_row(value, prefix + bubble_id, context)
             if bubble is None:
                 yield from mapper.missing(entry, "the bubbleId row is not JSON")
                 continue
@@ -153,7 +150,7 @@ class CursorAdapter(Adapter):
                 continue
             accounting.native_items += 1
             value = db.kv(key)[1]
-            bubble = _parse(value, key, context) if value is not None else None
+            bubble = parse_row(value, key, context) if value is not None else None
             if value is None:
                 context.unreadable(None, f"{key}: NULL value; skipped")
                 continue
@@ -163,7 +160,7 @@ class CursorAdapter(Adapter):
         for family in COMPOSER_FAMILIES:
             for key, value in db.kv_range(f"{family}:{composer_id}:"):
                 accounting.native_items += 1
-                data = _parse(value, key, context) if value is not None else None
+                data = parse_row(value, key, context) if value is not None else None
                 if value is None:
                     context.unreadable(None, f"{key}: NULL value; skipped")
                 elif data is not None:
@@ -273,7 +270,7 @@ class Workspace:
         if value is None:
             self.context.unreadable(None, f"ItemTable {key}: NULL value; skipped")
             return None
-        parsed = _parse(value, f"ItemTable {key}", self.context, count=False)
+        parsed = parse_row(value, f"ItemTable {key}", self.context, count=False)
         if parsed is None:
             self.context.unreadable(None, f"ItemTable {key}: not JSON; skipped")
         return parsed
@@ -391,60 +388,3 @@ class Workspace:
             self.context.accounting.native_items += 1
             yield from mapper.bubble(bubble)
         yield from mapper.leftover_tool_data()
-
-
-def composer_header(
-    composer_id: str, composer: dict[str, Any], file: str, variant: str, moved: tuple[str, ...]
-) -> dict[str, Any]:
-    record = header(AGENT, composer_id, agent_version=None, source_format=FORMAT, variant=variant, file=file)
-    stamp(record, from_epoch_millis(composer.get("createdAt")))
-    name = composer.get("name")
-    if isinstance(name, str) and name:
-        record["title"] = name
-    record[AGENT] = {k: v for k, v in composer.items() if k not in moved}
-    scrub_member(record, AGENT)
-    return record
-
-
-def is_subagent(composer: dict[str, Any]) -> bool:
-    """A composer a parent agent spawned: ``subagentInfo {parentComposerId, toolCallId, …}``."""
-    return isinstance(composer.get("subagentInfo"), dict)
-
-
-def is_draft(bubble: Any) -> bool:
-    """The chat pane's input box for the next question: the tab's last bubble when it is a user
-    bubble, whatever its text (Cursor's own chat-to-composer migration, composerDataCreation.js in
-    the public workbench dump depressedX/cursor-hack, moves that bubble into the new composer's
-    input box; every tab of the real 2024 database ends so, empty, each its
-    ``lastFocusedBubbleId``). Typed or not, never sent, so it is no message."""
-    return isinstance(bubble, dict) and bubble.get("type") == "user"
-
-
-def local_path(uri: Any) -> str | None:
-    """The local path of a ``file://`` URI (``file:///c%3A/Users/…`` → ``c:/Users/…``); None for
-    any other scheme (a remote workspace's ``vscode-remote://…`` stays in the header's data)."""
-    if not isinstance(uri, str):
-        return None
-    parsed = urlsplit(uri)
-    if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
-        return None
-    path = unquote(parsed.path)
-    if re.match(r"/[A-Za-z]:", path):
-        path = path[1:]  # a Windows drive: no leading slash
-    return path or None
-
-
-def _parse(value: bytes | None, what: str, context: Context, *, count: bool = True) -> Any:
-    """A row's JSON value; None (counted unreadable and reported, unless ``count`` is False) when
-    it is not JSON or is JSON ``null``."""
-    if value is None:
-        return None
-    try:
-        parsed = items.parse(value)
-    except orjson.JSONDecodeError as exc:
-        if count:
-            context.unreadable(None, f"{what}: not JSON ({exc}); skipped")
-        return None
-    if parsed is None and count:
-        context.unreadable(None, f"{what}: JSON null; skipped")
-    return parsed

@@ -1,3 +1,4 @@
+# Over 400 lines: one mapper for three bubble shapes whose members overlap (a split would repeat them).
 """One Cursor bubble (a chat or composer message) into ASR records.
 
 Three shapes, one mapping (docs/agents/cursor.md): the 2024 chat pane's bubbles (``type``

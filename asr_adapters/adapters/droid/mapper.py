@@ -1,4 +1,4 @@
-# Over 400 lines, as merged from the droid branch: its author to split it or say here why it stays whole.
+# Over 400 lines: every Droid line kind shares the visibility and author rules held here.
 """One Droid transcript record at a time, into ASR records (docs/agents/droid.md has the table).
 
 Every native line ends in records or one vendor record. The mapper keeps only the calls seen
