@@ -10,6 +10,7 @@ priced. It keeps nothing else: memory is one record's.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 from typing import Any
 
@@ -125,8 +126,17 @@ class ResponseReader:
             response.cost = 0.0  # nothing to price
         elif self.prices is not None and model is not None:
             provider = record_provider(self.agent, record) or self.provider
-            price = self.prices.price(model, tokens, when, provider)
+            price = self.prices.price(
+                model, _least_input(tokens) if not response.input_known else tokens, when, provider
+            )
             if price is not None:
                 response.cost, response.cost_by = price.usd, PRICED_BY_US
                 response.priced_as = f"{price.provider}/{price.model}"
         return response
+
+
+def _least_input(tokens: Tokens) -> Tokens:
+    """The counts priced for a usage with no input count: the least input its recorded cache
+    parts imply (they are parts of the input), nothing uncached, so the price is a lower bound
+    (the response is ``lower_bound``) and a known model is never called unpriced for it."""
+    return dataclasses.replace(tokens, input=tokens.cache_read + tokens.cache_write)

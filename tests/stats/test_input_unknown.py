@@ -67,3 +67,24 @@ def test_an_openhands_usage_without_its_ambiguous_input_is_a_lower_bound() -> No
     unknown = [r for r in summary.responses if not r.input_known]
     assert unknown and all(r.tokens.cache_read or r.tokens.cache_write for r in unknown)
     assert summary.totals.lower_bound and summary.totals.without_input == len(unknown)
+
+
+def test_cache_parts_without_an_input_count_are_priced_as_a_lower_bound() -> None:
+    """Cache parts recorded with no input count (OpenHands) are priced at the least input they
+    imply (input = the cache parts, nothing uncached): a known model is never reported as
+    having "no known price" because its input is unknown."""
+    stream = Stream("openhands:s1", "openhands", ts="2026-01-20T10:00:00Z")
+    stream.prompt("2026-01-20T10:00:01Z", "go")
+    stream.reply(
+        "2026-01-20T10:00:05Z",
+        "claude-sonnet-4-5",
+        {"cacheReadTokens": 1000, "cacheWriteTokens": 500, "outputTokens": 100},
+    )
+    summary = session_summary(stream.records)
+    (response,) = summary.responses
+    assert (response.input_known, response.lower_bound) == (False, True)
+    assert response.cost is not None and response.cost > 0
+    assert response.cost_by == "genai-prices"
+    assert (summary.totals.unpriced, summary.totals.priced_by_us) == (0, 1)
+    assert not summary.totals.unpriced_tokens
+    assert response.as_dict()["usage"]["inputTokens"] is None  # still unknown, never the cache sum
