@@ -208,6 +208,8 @@ def test_batch_discovers_one_entry_per_conversation_of_both_generations(tmp_path
     assert len(companions) == 15 and all(p.parent.name == "events" for p in companions)
     records, _ = _convert(child_first)
     assert records[0]["parent"] == "openhands:7c1e000000004000800000000000000a"
+    asked = [r for r in records if r.get("role") == "user" and r.get("origin") == "prompt"]
+    assert asked and all(r["author"] == "agent" for r in asked)  # the parent's DelegateTool task
 
 
 SAMPLES = SHARED_SAMPLES / "openhands"

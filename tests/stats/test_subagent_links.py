@@ -76,3 +76,20 @@ def test_the_shared_samples_subagents_count_in_their_parents() -> None:
     # nothing in the source ties this child to a parent (no index, no parent transcript): its own session
     alone = _rows(openclaw / "subagent-child-codex-responses-signatures-2026-03.jsonl")
     assert alone == {"openclaw:0d3125a3-dc1e-4661-bbb8-cd881c16e662": set()}
+
+
+def test_an_openhands_delegated_conversation_counts_in_its_parent(tmp_path: Path) -> None:
+    """A V1 sub-agent conversation lies in ``<parent>/subagents/<child hex>/``; its user
+    messages are the parent's DelegateTool sending the task, not the person's words: the child
+    counts in the parent's session and its task is no prompt the person typed."""
+    case = GOLDEN / "openhands" / "v1-tools-condensation-usage"
+    parent = tmp_path / "conversations" / "7c1e000000004000800000000000000a"
+    child = parent / "subagents" / "fedcba9876543210fedcba9876543210"
+    for folder in (parent, child):
+        shutil.copytree(case / "events", folder / "events")
+        shutil.copy(case / "input.json", folder / "base_state.json")
+    result = report([tmp_path / "conversations"], by="session", price=False)
+    (row,) = result.rows
+    assert row.key == "openhands:7c1e000000004000800000000000000a"
+    assert row.subagents == {"openhands:fedcba9876543210fedcba9876543210"}
+    assert (len(row.sessions), row.prompts) == (1, 1)  # the parent's one typed prompt, not the child's task

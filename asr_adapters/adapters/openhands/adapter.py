@@ -82,7 +82,8 @@ class OpenHandsAdapter(Adapter):
         stream = events(conversation, context.accounting, entry_event)
         if conversation.generation == "v1":
             yield emit(self._v1_header(conversation, session_id, state))
-            mapper1 = V1Mapper(emit, context.accounting, self.vendor, token_usages(state))
+            delegated = _parent_conversation(conversation.folder) is not None
+            mapper1 = V1Mapper(emit, context.accounting, self.vendor, token_usages(state), delegated)
             for event in stream:
                 yield from mapper1.event(event.data)
             return

@@ -122,8 +122,12 @@ class V1Mapper:
         accounting: Accounting,
         vendor: Callable[[str, Any], dict[str, Any]],
         usages: dict[str, dict[str, Any]],
+        delegated: bool = False,
     ) -> None:
         self.emit = emit
+        # A sub-agent conversation (``<parent>/subagents/<hex>/``): its ``source: user`` messages
+        # are the parent's DelegateTool sending the task (``send_message``), not a person's words.
+        self.delegated = delegated
         self.accounting = accounting
         self.vendor = vendor
         self.usages = usages  # llm_response_id -> TokenUsage, from base_state.json
@@ -212,10 +216,12 @@ class V1Mapper:
         text = parts[0].get("text") if parts and parts[0].get("type") == "text" else None
         if source == "user" and isinstance(text, str) and HARNESS_PROMPTS.match(text):
             author = "harness"
+        if author == "human" and self.delegated:
+            author = "agent"  # the parent agent's task (ASR-202), as a Droid or Cursor child's
         if author is not None:
             record["author"] = author
         if role == "user" and author is not None:
-            record["origin"] = "prompt" if author == "human" else "injected"
+            record["origin"] = "prompt" if author in ("human", "agent") else "injected"
         for item in event.get("extended_content") or ():  # skill and rule text sent with it
             for part in content_parts([item]):
                 parts.append({**part, "author": "harness", "origin": "injected"})
