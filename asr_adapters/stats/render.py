@@ -9,7 +9,7 @@ from typing import IO, Any
 import orjson
 
 from .report import Report
-from .rows import Row
+from .rows import Row, unpriced_or_unknown
 from .when import local
 
 #: CSV columns, in order (the JSON row's members, lists joined with ``;``).
@@ -111,7 +111,8 @@ def tokens(value: int) -> str:
 def money(row: Row) -> str:
     totals = row.totals
     if totals.priced_by_agent == 0 and totals.priced_by_us == 0:
-        return "unpriced" if totals.unpriced else "-"
+        shown = unpriced_or_unknown(totals)
+        return "?" if shown == "unknown" else shown
     text = f"${totals.cost:,.2f}" if totals.cost >= 0.01 or totals.cost == 0 else f"${totals.cost:.4f}"
     if totals.lower_bound:
         text = "≥" + text  # some responses recorded no input: the output's cost alone

@@ -130,13 +130,14 @@ class Row:
     @property
     def priced_by(self) -> str:
         """Who priced this row's cost: ``agent``, ``genai-prices``, both, ``unpriced`` (tokens
-        and no price at all), or ``-`` (nothing to price)."""
+        and no price at all), ``unknown`` (responses, none with a recorded usage: Cursor's,
+        an OpenHands conversation without its usage), or ``-`` (nothing to price)."""
         totals = self.totals
         counts = ((PRICED_BY_AGENT, totals.priced_by_agent), (PRICED_BY_US, totals.priced_by_us))
         by = [name for name, count in counts if count]
         if by:
             return "+".join(by)
-        return "unpriced" if totals.unpriced else "-"
+        return unpriced_or_unknown(totals)
 
     def as_dict(self, tz: tzinfo) -> dict[str, Any]:
         data: dict[str, Any] = {"by": self.by, "key": self.key}
@@ -189,3 +190,11 @@ def _totals(totals: Totals) -> dict[str, Any]:
         "responsesWithoutInput": totals.without_input,
         "costLowerBound": totals.lower_bound,
     }
+
+
+def unpriced_or_unknown(totals: Totals) -> str:
+    """The cost of totals with nothing priced: ``unpriced`` (tokens without a price),
+    ``unknown`` (responses whose usage is unknown, and no other), else ``-`` (nothing to price)."""
+    if totals.unpriced:
+        return "unpriced"
+    return "unknown" if totals.without_usage and totals.without_usage == totals.responses else "-"

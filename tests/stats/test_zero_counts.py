@@ -66,3 +66,26 @@ def test_the_gemini_sample_zero_token_reply_is_a_response(tmp_path: Path) -> Non
     from asr_adapters.stats.render import notes
 
     assert any("1 responses were recorded without usage" in line for line in notes(result))
+
+
+def test_a_row_whose_every_response_has_unknown_usage_has_an_unknown_cost(tmp_path: Path) -> None:
+    """Cursor keeps only ``tokenCount`` (``nativeUsage``), OpenHands V1 without
+    ``base_state.json`` usage none: such a row's cost is unknown (``pricedBy: unknown``, `?` in
+    the table), not "nothing to price" (`-`), which a row of zero-token responses is."""
+    import io
+
+    from asr_adapters.stats.render import table
+
+    unknown = Stream("cursor:u", "cursor", ts="2025-05-22T07:46:40Z")
+    unknown.prompt("2025-05-22T07:46:41Z", "go")
+    unknown.reply("2025-05-22T07:46:50Z", None, None, nativeUsage={"inputTokens": 14033, "outputTokens": 61})
+    zeros = Stream("qwen-code:z", "qwen-code", ts="2025-05-22T07:46:40Z")
+    zeros.reply("2025-05-22T07:46:50Z", "qwen3-coder-plus", usage(0, 0))
+    paths = [unknown.write(tmp_path / "u.asr.jsonl"), zeros.write(tmp_path / "z.asr.jsonl")]
+    result = report(paths, by="session", timezone="UTC", cache=False, price=False)
+    by_key = {row.key: row for row in result.rows}
+    assert by_key["cursor:u"].priced_by == "unknown" and by_key["qwen-code:z"].priced_by == "-"
+    out = io.StringIO()
+    table(result, out, color=False, width=200)
+    line = next(text for text in out.getvalue().splitlines() if text.startswith("cursor:u"))
+    assert " ? " in line and " - " not in line
