@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import hashlib
 import hmac
 import re
 from collections import Counter
-from collections.abc import Callable
 
 import orjson
 
@@ -29,6 +29,12 @@ _WRAPPED = re.compile(r"\n(?=[ \t]*(?P<right>[A-Za-z0-9+/=_.-]{1,400}))")
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.")
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9+/=_.-]+")
 _JSON_START = ("{", "[")
+#: a string token of JSON text (its content, and the colon that makes it a key); outside its
+#: strings valid JSON holds no quote, so the tokens are found in order from the start
+_JSON_TOKEN = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"(\s*:)?', re.DOTALL)
+#: one escape of a JSON string (a low surrogate after a high one makes one character with it)
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
+_LOW_SURROGATE = re.compile(r"\\u[dD][c-fC-F][0-9a-fA-F]{2}")
 #: a decoded base64 run is scanned only when it reads as text
 _PRINTABLE = re.compile(rb"[\t\n\r\x20-\x7e]*")
 
@@ -142,27 +148,34 @@ class Scanner:
         return hits
 
     def _json_string(self, text: str) -> str:
-        """JSON held in a string (raw tool arguments): secrets found in its decoded strings
-        are replaced where they stand in the raw text, in their escaped spelling."""
+        """JSON held in a string (raw tool arguments): each string value is decoded and
+        scanned, and a secret found in it is replaced where it stands in the raw text, in
+        whatever spelling the raw text gives it (``\\u0067hp_…``, ``\\/``, ``\\u000a`` for a
+        wrapped token's line break): the rest of the raw text is kept byte for byte, so the
+        string stays the same JSON."""
         try:
             value = orjson.loads(text)
         except orjson.JSONDecodeError:
             return text
         if not isinstance(value, (dict, list)):
             return text
-        found: list[tuple[str, str, str]] = []  # kind, the secret, its spelling in the decoded string
-
-        def visit(decoded: str) -> None:
-            found.extend((h.kind, h.secret, decoded[h.start : h.end]) for h in self._inner_hits(decoded))
-
-        _strings(value, visit)
-        for kind, secret, spelled in found:
-            placeholder = self.placeholder(kind, secret)
-            for spelling in {orjson.dumps(spelled).decode()[1:-1], _ascii_json(spelled)}:
-                if spelling and spelling in text:
-                    self.counts[kind] += text.count(spelling)
-                    text = text.replace(spelling, placeholder)
-        return text
+        hits: list[Hit] = []
+        for token in _JSON_TOKEN.finditer(text):
+            if token.group(2):  # a key: structure, as a tool input's keys are
+                continue
+            raw = token.group(1)
+            offset = token.start(1)
+            if "\\" not in raw:
+                hits.extend(Hit(offset + h.start, offset + h.end, h.kind, h.secret) for h in self._inner_hits(raw))
+                continue
+            found = self._inner_hits(_unescaped(text[token.start() : token.end(1) + 1]))
+            if found:
+                marks = _escape_marks(raw)
+                hits.extend(
+                    Hit(offset + _raw_offset(marks, h.start), offset + _raw_offset(marks, h.end), h.kind, h.secret)
+                    for h in found
+                )
+        return self._replace(text, hits) if hits else text
 
     def _inner_hits(self, value: str) -> list[Hit]:
         hits = _widened(self.detector.find(value), self._split_hits(value, []))
@@ -220,18 +233,42 @@ def _decoded(run: str) -> str | None:
     return raw.decode("ascii")
 
 
-def _ascii_json(value: str) -> str:
-    import json
+def _unescaped(token: str) -> str:
+    """A JSON string token (quotes included) decoded; a lone surrogate escape, which orjson
+    refuses, as Python's ``json`` reads it."""
+    try:
+        decoded = orjson.loads(token)
+    except orjson.JSONDecodeError:
+        import json
 
-    return json.dumps(value)[1:-1]
+        decoded = json.loads(token)
+    return str(decoded)
 
 
-def _strings(value: object, visit: Callable[[str], None]) -> None:
-    if isinstance(value, str):
-        visit(value)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _strings(item, visit)
-    elif isinstance(value, list):
-        for item in value:
-            _strings(item, visit)
+def _escape_marks(raw: str) -> tuple[list[int], list[int]]:
+    """Where each escape of a JSON string's raw content ends, as (decoded offsets, raw
+    offsets): between two marks the text is literal, one character for one."""
+    decoded_at, raw_at = [0], [0]
+    d = r = 0
+    skip_to = -1
+    for match in _ESCAPE.finditer(raw):
+        if match.start() < skip_to:  # the low half of a surrogate pair already taken
+            continue
+        end = match.end()
+        code = match.group(1)
+        if code is not None and 0xD800 <= int(code, 16) <= 0xDBFF:
+            low = _LOW_SURROGATE.match(raw, end)
+            if low is not None:
+                end = skip_to = low.end()
+        d += match.start() - r + 1
+        r = end
+        decoded_at.append(d)
+        raw_at.append(r)
+    return decoded_at, raw_at
+
+
+def _raw_offset(marks: tuple[list[int], list[int]], position: int) -> int:
+    """An offset in a JSON string's decoded text as an offset in its raw content."""
+    decoded_at, raw_at = marks
+    at = bisect.bisect_right(decoded_at, position) - 1
+    return raw_at[at] + position - decoded_at[at]
