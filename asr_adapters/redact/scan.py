@@ -63,13 +63,16 @@ class Scanner:
         """``text`` with every secret found replaced (the same object when there is none)."""
         if len(text) < 8:
             return text
+        is_json = False
         if text[:1] in _JSON_START or text[:2].lstrip()[:1] in _JSON_START:
-            text = self._json_string(text)
+            text, is_json = self._json_string(text)
         hits = self.detector.find(text)
         hits = _widened(hits, self._split_hits(text, hits))
         hits += self._base64_hits(text, hits)
         if not hits:
             return text
+        if is_json:  # what the raw text's own scan found keeps to whole characters of one string
+            hits = _in_json_strings(text, hits)
         return self._replace(text, hits)
 
     def _replace(self, text: str, hits: list[Hit]) -> str:
@@ -147,18 +150,18 @@ class Scanner:
                 self.counts.update(h.kind for h in inner[1:])
         return hits
 
-    def _json_string(self, text: str) -> str:
+    def _json_string(self, text: str) -> tuple[str, bool]:
         """JSON held in a string (raw tool arguments): each string value is decoded and
         scanned, and a secret found in it is replaced where it stands in the raw text, in
         whatever spelling the raw text gives it (``\\u0067hp_…``, ``\\/``, ``\\u000a`` for a
         wrapped token's line break): the rest of the raw text is kept byte for byte, so the
-        string stays the same JSON."""
+        string stays the same JSON. Also says whether ``text`` is JSON."""
         try:
             value = orjson.loads(text)
         except orjson.JSONDecodeError:
-            return text
+            return text, False
         if not isinstance(value, (dict, list)):
-            return text
+            return text, False
         hits: list[Hit] = []
         for token in _JSON_TOKEN.finditer(text):
             if token.group(2):  # a key: structure, as a tool input's keys are
@@ -175,7 +178,7 @@ class Scanner:
                     Hit(offset + _raw_offset(marks, h.start), offset + _raw_offset(marks, h.end), h.kind, h.secret)
                     for h in found
                 )
-        return self._replace(text, hits) if hits else text
+        return (self._replace(text, hits) if hits else text), True
 
     def _inner_hits(self, value: str) -> list[Hit]:
         hits = _widened(self.detector.find(value), self._split_hits(value, []))
@@ -231,6 +234,41 @@ def _decoded(run: str) -> str | None:
     if len(raw) < 12 or _PRINTABLE.fullmatch(raw) is None:
         return None
     return raw.decode("ascii")
+
+
+def _in_json_strings(text: str, hits: list[Hit]) -> list[Hit]:
+    """Hits the scan of JSON text found, each kept within the string it starts in and to
+    whole characters of it: an escape it cuts (a value's pattern that ends on the backslash
+    of ``\\"``) is left out of it, so the placeholder never breaks the JSON. A hit outside every
+    string (a user's pattern over a number) is kept as it is."""
+    contents = [(token.start(1), token.end(1)) for token in _JSON_TOKEN.finditer(text)]
+    starts = [start for start, _end in contents]
+    kept = []
+    for hit in hits:
+        at = bisect.bisect_right(starts, hit.start) - 1
+        if at < 0 or hit.start >= contents[at][1]:
+            kept.append(hit)
+            continue
+        first, last = contents[at]
+        start = _whole(text, first, hit.start, forward=True)
+        end = _whole(text, first, min(hit.end, last), forward=False)
+        if start < end:
+            kept.append(Hit(start, end, hit.kind, hit.secret))
+    return kept
+
+
+def _whole(text: str, first: int, position: int, *, forward: bool) -> int:
+    """``position`` in a JSON string's raw content that starts at ``first``, moved off an
+    escape it falls inside: to the escape's end (``forward``) or its start."""
+    at = first
+    while True:
+        at = text.find("\\", at, position)
+        if at < 0:
+            return position
+        end = at + (6 if text[at + 1 : at + 2] == "u" else 2)
+        if end > position:
+            return end if forward else at
+        at = end
 
 
 def _unescaped(token: str) -> str:
