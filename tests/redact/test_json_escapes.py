@@ -199,3 +199,24 @@ def test_a_raw_hit_never_cuts_an_escape_in_half() -> None:
     value = json.loads(out["arguments"])
     assert "Xk29fLq0" not in out["arguments"] and value["n"] == 1
     assert re.fullmatch(r'\[REDACTED:secret-keyword:[0-9a-f]{10}\]"pWzR', value["password"])
+
+
+#: base64 as ``base64`` prints it: lines of 76 characters (a multiple of 4, so each decodes alone)
+WRAPPED_BLOB = base64.encodebytes(f"# the deploy env\nexport GH_TOKEN={GH}\nexport REGION=eu\n".encode()).decode()
+
+
+@pytest.mark.xfail(strict=True, reason="issue 34: each line of a wrapped base64 run is decoded alone")
+@pytest.mark.parametrize("as_json", [False, True], ids=["plain", "json-in-a-string"])
+def test_a_wrapped_base64_run_is_replaced_whole(as_json: bool) -> None:
+    """A secret whose base64 a line break cuts: each line decodes alone, the first holding
+    only the token's head; the lines are joined and the whole run replaced."""
+    lines = WRAPPED_BLOB.splitlines()
+    assert len(lines) == 2 and len(lines[0]) == 76
+    text = f"$ cat env.b64\n{WRAPPED_BLOB}$ done"
+    raw = json.dumps({"output": text}) if as_json else text
+    record = {"type": "tool_call", "seq": 3, "id": "r3", "callId": "c1", "name": "bash", "arguments": raw}
+    out = Redactor(Policy.make(key=KEY)).record(record)["arguments"]
+    value = json.loads(out)["output"] if as_json else out
+    for line in lines:
+        assert line not in out and line[-24:] not in out
+    assert re.fullmatch(r"\$ cat env\.b64\n\[REDACTED:[a-z-]+:[0-9a-f]{10}\]\n\$ done", value)
