@@ -22,6 +22,8 @@ from .detectors import Detector, Hit
 from .placeholder import HASH_CHARS as _HASH_CHARS
 
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")  # greedy: each match is a whole run
+#: what may stand between two lines of one wrapped base64 run
+_LINE_BREAK = re.compile(r"\r?\n[ \t]*")
 _TOKEN_CHAR = re.compile(r"[A-Za-z0-9+/=_.-]")
 #: a run of token characters broken by a line break, 16 or more in all: where a wrapped
 #: token may be (ordinary lines end in a word, a comma or a bracket)
@@ -135,20 +137,33 @@ class Scanner:
 
     def _base64_hits(self, text: str, found: list[Hit]) -> list[Hit]:
         """A base64 run whose decoded text holds a secret: the whole run is replaced (keyed on
-        the secret, so it reads as the same placeholder as the secret written plainly)."""
+        the secret, so it reads as the same placeholder as the secret written plainly). Runs
+        on consecutive lines, each but the last a multiple of 4 long (``base64`` wraps at 76),
+        are one run: decoded alone, a line would give only part of a secret it cuts."""
         hits = []
-        for match in _BASE64_RUN.finditer(text):
-            run = match.group()
-            if run.islower() or run.isupper():  # a path, a word, a hex digest: not base64 of text
-                continue
-            decoded = _decoded(run)
-            if decoded is None:
-                continue
-            inner = self.detector.find(decoded)
-            if inner and not _overlaps(found, match.start(), match.end()):
-                hits.append(Hit(match.start(), match.end(), inner[0].kind, inner[0].secret))
-                self.counts.update(h.kind for h in inner[1:])
+        for group in _base64_groups(text):
+            if len(group) > 1:
+                hit = self._base64_hit("".join(m.group() for m in group), group[0].start(), group[-1].end(), found)
+                if hit is not None:
+                    hits.append(hit)
+                    continue
+            for match in group:
+                hit = self._base64_hit(match.group(), match.start(), match.end(), found)
+                if hit is not None:
+                    hits.append(hit)
         return hits
+
+    def _base64_hit(self, run: str, start: int, end: int, found: list[Hit]) -> Hit | None:
+        if run.islower() or run.isupper():  # a path, a word, a hex digest: not base64 of text
+            return None
+        decoded = _decoded(run)
+        if decoded is None:
+            return None
+        inner = self.detector.find(decoded)
+        if not inner or _overlaps(found, start, end):
+            return None
+        self.counts.update(h.kind for h in inner[1:])
+        return Hit(start, end, inner[0].kind, inner[0].secret)
 
     def _json_string(self, text: str) -> tuple[str, bool]:
         """JSON held in a string (raw tool arguments): each string value is decoded and
@@ -220,6 +235,22 @@ def _mapped(pieces: list[tuple[int, int]], position: int) -> int:
 
 def _overlaps(hits: list[Hit], start: int, end: int) -> bool:
     return any(h.start < end and start < h.end for h in hits)
+
+
+def _base64_groups(text: str) -> list[list[re.Match[str]]]:
+    """The base64 runs of ``text``, those that continue one another over a line break (the
+    line before a multiple of 4 long, with no padding; the next one right after the break,
+    indentation allowed) in one group, 1,000 lines at most."""
+    groups: list[list[re.Match[str]]] = []
+    for match in _BASE64_RUN.finditer(text):
+        if groups and len(groups[-1]) < 1000:
+            last = groups[-1][-1]
+            run = last.group()
+            if len(run) % 4 == 0 and run[-1] != "=" and _LINE_BREAK.fullmatch(text, last.end(), match.start()):
+                groups[-1].append(match)
+                continue
+        groups.append([match])
+    return groups
 
 
 def _decoded(run: str) -> str | None:

@@ -205,7 +205,6 @@ def test_a_raw_hit_never_cuts_an_escape_in_half() -> None:
 WRAPPED_BLOB = base64.encodebytes(f"# the deploy env\nexport GH_TOKEN={GH}\nexport REGION=eu\n".encode()).decode()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 34: each line of a wrapped base64 run is decoded alone")
 @pytest.mark.parametrize("as_json", [False, True], ids=["plain", "json-in-a-string"])
 def test_a_wrapped_base64_run_is_replaced_whole(as_json: bool) -> None:
     """A secret whose base64 a line break cuts: each line decodes alone, the first holding
