@@ -20,6 +20,7 @@ import orjson
 
 from .detectors import Detector, Hit
 from .placeholder import HASH_CHARS as _HASH_CHARS
+from .placeholder import PLACEHOLDER
 
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")  # greedy: each match is a whole run
 #: what may stand between two lines of one wrapped base64 run
@@ -71,6 +72,8 @@ class Scanner:
         hits = self.detector.find(text)
         hits = _widened(hits, self._split_hits(text, hits))
         hits += self._base64_hits(text, hits)
+        if hits and "[REDACTED:" in text:
+            hits = _outside_placeholders(text, hits)
         if not hits:
             return text
         if is_json:  # what the raw text's own scan found keeps to whole characters of one string
@@ -197,7 +200,8 @@ class Scanner:
 
     def _inner_hits(self, value: str) -> list[Hit]:
         hits = _widened(self.detector.find(value), self._split_hits(value, []))
-        return hits + self._base64_hits(value, hits)
+        hits += self._base64_hits(value, hits)
+        return _outside_placeholders(value, hits) if hits and "[REDACTED:" in value else hits
 
 
 def _widened(direct: list[Hit], split: list[Hit]) -> list[Hit]:
@@ -265,6 +269,13 @@ def _decoded(run: str) -> str | None:
     if len(raw) < 12 or _PRINTABLE.fullmatch(raw) is None:
         return None
     return raw.decode("ascii")
+
+
+def _outside_placeholders(text: str, hits: list[Hit]) -> list[Hit]:
+    """The hits that touch no placeholder already in ``text`` (a user's pattern can match
+    the hex digits of its hash): a placeholder stays whole."""
+    taken = [m.span() for m in PLACEHOLDER.finditer(text)]
+    return [h for h in hits if not any(start < h.end and h.start < end for start, end in taken)]
 
 
 def _in_json_strings(text: str, hits: list[Hit]) -> list[Hit]:

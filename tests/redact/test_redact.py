@@ -312,7 +312,6 @@ def test_show_export_and_index_redact(tmp_path: Path) -> None:
     assert json.loads(report.read_text())["redactions"] == 2
 
 
-@pytest.mark.xfail(strict=True, reason="issue 34: a user's pattern matches inside a placeholder's hash")
 def test_a_placeholder_is_never_redacted_inside() -> None:
     """A user's pattern can match a placeholder's hash (hex digits): in JSON held in a
     string, whose raw text is scanned after its decoded strings had their secrets replaced,
