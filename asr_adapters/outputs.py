@@ -1,3 +1,4 @@
+# Whole, over 400 lines: the one place every write goes through (tests/reliability/test_safety.py), rules and all.
 """Every file the package writes goes through here, so one set of rules holds for all of them
 (``asr convert``, ``asr batch``, ``asr show``, ``asr export``, the library's writers;
 ``tests/reliability/test_safety.py`` fails on a write anywhere else):
@@ -28,15 +29,16 @@ import contextlib
 import errno
 import io
 import os
-import secrets
-import socket
 import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from .core.errors import ASRError
+
+if TYPE_CHECKING:  # socket is imported when one is named: most runs never write to one
+    import socket
 
 #: Temporary outputs of convert, show and export start with this (hidden; removed on failure).
 TEMP_PREFIX = ".asr-convert-"
@@ -158,7 +160,7 @@ def create_exclusive(folder: Path, prefix: str = TEMP_PREFIX, suffix: str = ".tm
     """A new file in ``folder`` named ``prefix`` + random hex + ``suffix``, created exclusively,
     never through a link (``OSError`` when it cannot be)."""
     while True:
-        path = folder / f"{prefix}{secrets.token_hex(8)}{suffix}"
+        path = folder / f"{prefix}{os.urandom(8).hex()}{suffix}"
         try:
             fd = os.open(path, _CREATE, 0o666)
         except FileExistsError:  # a random name taken: draw again
@@ -302,6 +304,8 @@ class DirectFile:
         self.target = target
         self._socket: socket.socket | None = None
         if stat.S_ISSOCK(os.stat(target).st_mode):
+            import socket
+
             self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
                 self._socket.connect(os.fspath(target))

@@ -29,536 +29,21 @@ runs build the same bytes. Timings are reported here, never asserted in tests.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import gc
-import hashlib
-import math
 import os
-import re
 import shutil
-import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import orjson
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # measure this checkout's asr_adapters, installed or not
-#: the shared samples: $ASR_SAMPLES (as tests/golden_support.py reads them), else ../shared/samples
-SAMPLES = Path(os.environ.get("ASR_SAMPLES") or ROOT.parent / "shared" / "samples")
-GOLDEN = ROOT / "golden"
-DATA = ROOT / "bench-data"
-GENERATOR = 1  # bump when the way inputs are built changes: old cache entries are then unused
-AGENTS = ("codex", "claude-code", "openclaw", "gemini-cli", "t3code", "opencode", "cline", "copilot-cli")
-MB = 1 << 20
-
-# The sample each agent's input is built from: the shared sample of the agent's largest kind
-# where there is one, else a golden input (so a clone without the shared samples still runs).
-# Codex: a Codex Desktop rollout (the kind that reaches several GB). Claude Code: the current
-# CLI's line zoo (attachments, tasks, agent spawns). OpenClaw: the largest current-format
-# session. Gemini CLI: its JSONL era exists only as constructed golden inputs. T3 Code: a
-# SQLite database; its golden V1 thread is repeated as event rows. Cline: a task folder (two
-# JSON documents, read whole by design), its golden native-tools task repeated in both files.
-# Copilot CLI: no whole real file is stored; the golden case reduced from a real 1.0.55 file
-# (a subagent, hooks, reasoning), so each repetition adds a subagent stream.
-SHARED: dict[str, str] = {
-    "codex": "v0.104-desktop-2026-02-sanitized-remote-compaction-images-mcp.jsonl",
-    "claude-code": "cc-2.1.114-agent-team-taskcreate-attachments-redacted-thinking.jsonl",
-    "openclaw": "feishu-dm-system-notice-aborted-2026-02.jsonl",
-}
-GOLDEN_CASE: dict[str, str] = {
-    "codex": "10-tool-calls-every-kind",
-    "claude-code": "fold-tool-calls",
-    "openclaw": "thinking-tools-status",
-    "gemini-cli": "jsonl-tool-calls",
-    "t3code": "v1-activities",
-    "opencode": "sqlite-turn-tools-usage",
-    "cline": "native-tools-task-folder",
-    "copilot-cli": "subagent-agentid-reasoning-hooks",
-    "pi": "tools-bash-skill",
-    "qwen-code": "tools-commands-usage",
-}
-#: the task id of the built Cline task folder (``tasks/<id>/``)
-CLINE_TASK = "1761000000000"
-
-# Id-valued keys (``"id"``, ``"uuid"``, ``"...Id"``, ``"..._id"``, ``"...ID"``, ``"...Uuid"``)
-# with a string value, ISO timestamps as whole string values, epoch milliseconds under time keys.
-_SLOTS = re.compile(
-    rb'"(id|uuid|[A-Za-z_]*(?:Id|_id|ID|Uuid|UUID|_uuid))":"([^"\\]*)"'
-    rb'|"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?)(Z|[+-]\d\d:\d\d)"'
-    rb'|"(timestamp|ts|createdAt|updatedAt|startTime|endTime)":(1\d{12})(?=[,}\]])'
-    rb'|"(parentId|parentUuid)":null'
-)
-# Ids that name the session, the model or the thread: the same in every repetition of a session.
-SESSION_KEYS = frozenset(
-    {"sessionId", "session_id", "sessionID", "modelId", "model_id", "limit_id", "projectHash", "threadId", "projectId"}
-)
-# Where each agent's tree hangs a line on an earlier one (a repetition's roots are hung on the
-# previous repetition's last line, so the tree stays one path).
-TREE_KEY = {"openclaw": "id", "claude-code": "uuid", "pi": "id", "qwen-code": "uuid"}
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_HEX = re.compile(r"[0-9a-f]{6,}")
-
-
-def fresh_id(value: str, rep: int) -> str:
-    """The id ``value`` takes in repetition ``rep`` (0: itself); keeps a UUID's or a hex id's shape."""
-    if rep == 0 or not value:
-        return value
-    if _UUID.fullmatch(value):
-        tail = (int(value[24:], 16) + rep * 0x9E3779B97F4B) % (1 << 48)
-        return f"{value[:24]}{tail:012x}"
-    if _HEX.fullmatch(value):
-        width = len(value)
-        return f"{(int(value, 16) + rep * 0x9E3779B1) % (16**width):0{width}x}"
-    return f"{value}-{rep}"
-
-
-@dataclass
-class _Slot:
-    kind: str  # "id", "ts", "ms", "root"
-    key: bytes
-    value: bytes
-    moment: datetime | None = None
-    suffix: bytes = b""
-
-
-class Template:
-    """A sample's lines cut into literal bytes and slots (ids, timestamps) that change per repetition."""
-
-    def __init__(self, lines: list[bytes], *, keep: frozenset[str] = SESSION_KEYS, tree_key: str | None = None):
-        self.keep = keep
-        self.lines: list[list[bytes | _Slot]] = []
-        moments: list[datetime] = []
-        last_tree_id: bytes | None = None
-        for line in lines:
-            pieces: list[bytes | _Slot] = []
-            at = 0
-            for match in _SLOTS.finditer(line):
-                start, end = match.span()
-                if match.group(1) is not None:
-                    key = match.group(1)
-                    if key.decode() in keep:
-                        continue
-                    slot = _Slot("id", key, match.group(2))
-                    if tree_key is not None and key.decode() == tree_key:
-                        last_tree_id = match.group(2)
-                elif match.group(3) is not None:
-                    try:
-                        moment = datetime.fromisoformat(match.group(3).decode())
-                    except ValueError:
-                        continue
-                    slot = _Slot("ts", b"", match.group(3), moment, match.group(4))
-                    moments.append(moment)
-                elif match.group(5) is not None:
-                    slot = _Slot("ms", match.group(5), match.group(6))
-                else:
-                    if tree_key is None:
-                        continue
-                    slot = _Slot("root", match.group(7), b"")
-                pieces.append(line[at:start])
-                pieces.append(slot)
-                at = end
-            pieces.append(line[at:])
-            self.lines.append(pieces)
-        self.last_tree_id = last_tree_id
-        span = (max(moments) - min(moments)).total_seconds() if moments else 0.0
-        self.period = math.ceil(span) + 60  # seconds between two repetitions' starts
-
-    def render(self, rep: int) -> Iterator[bytes]:
-        """The lines of repetition ``rep``, each ending in a newline."""
-        ids: dict[bytes, bytes] = {}
-        shift = timedelta(seconds=rep * self.period)
-        for pieces in self.lines:
-            out: list[bytes] = []
-            for piece in pieces:
-                if type(piece) is bytes:
-                    out.append(piece)
-                    continue
-                assert isinstance(piece, _Slot)
-                if piece.kind == "id":
-                    new = ids.get(piece.value)
-                    if new is None:
-                        new = ids[piece.value] = fresh_id(piece.value.decode(), rep).encode()
-                    out.append(b'"%s":"%s"' % (piece.key, new))
-                elif piece.kind == "ts":
-                    assert piece.moment is not None
-                    moment = piece.moment + shift
-                    text = moment.strftime("%Y-%m-%dT%H:%M:%S").encode()
-                    fraction = piece.value[19:]
-                    out.append(b'"%s%s%s"' % (text, fraction, piece.suffix))
-                elif piece.kind == "ms":
-                    out.append(b'"%s":%d' % (piece.key, int(piece.value) + rep * self.period * 1000))
-                elif rep == 0 or self.last_tree_id is None:  # a root
-                    out.append(b'"%s":null' % piece.key)
-                else:
-                    parent = fresh_id(self.last_tree_id.decode(), rep - 1).encode()
-                    out.append(b'"%s":"%s"' % (piece.key, parent))
-            line = b"".join(out)
-            yield line if line.endswith(b"\n") else line + b"\n"
-
-
-def header_count(agent: str, lines: list[bytes]) -> int:
-    """How many leading lines are the session's header, written once and not repeated."""
-    count = 0
-    for line in lines:
-        try:
-            item = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            break
-        if not isinstance(item, dict):
-            break
-        codex = agent == "codex" and item.get("type") == "session_meta"
-        openclaw = agent in ("openclaw", "pi") and item.get("type") == "session" and count == 0
-        gemini = agent == "gemini-cli" and count == 0 and "sessionId" in item and "type" not in item
-        copilot = agent == "copilot-cli" and count == 0 and item.get("type") == "session.start"
-        if codex or openclaw or gemini or copilot:
-            count += 1
-        else:
-            break
-    return count
-
-
-# -- samples and built inputs ------------------------------------------------------------------
-
-
-@dataclass
-class Sample:
-    agent: str
-    path: Path
-    origin: str  # "shared" or "golden"
-
-    @property
-    def name(self) -> str:
-        return self.path.name if self.origin == "shared" else f"golden/{self.agent}/{self.path.parent.name}"
-
-
-def find_sample(agent: str, overrides: dict[str, Path] | None = None) -> Sample | None:
-    """The sample an agent's input is built from (an override, the shared sample, a golden input)."""
-    if overrides and agent in overrides:
-        return Sample(agent, overrides[agent], "given")
-    shared = SHARED.get(agent)
-    if shared and (SAMPLES / agent / shared).is_file():
-        return Sample(agent, SAMPLES / agent / shared, "shared")
-    case = GOLDEN / agent / GOLDEN_CASE[agent]
-    for name in ("input.jsonl", "input.sql", "input.json"):
-        if (case / name).is_file():
-            return Sample(agent, case / name, "golden")
-    return None
-
-
-@dataclass
-class Built:
-    path: Path
-    bytes: int
-    lines: int  # native lines (rows for a database)
-    largest_line: int
-    reps: int
-    seconds: float = 0.0  # to build; 0 when it came from the cache
-
-
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-
-
-def build_input(sample: Sample, size: int, folder: Path = DATA) -> Built:
-    """A native input of at least ``size`` bytes built from ``sample``; cached in ``folder``."""
-    suffix = ".sqlite" if sample.path.suffix == ".sql" else ".jsonl"
-    stem = f"{sample.agent}-{_digest(sample.path)}-{size}-g{GENERATOR}"
-    task_folder = sample.path.suffix == ".json"  # Cline: a task folder, its ui timeline the entry
-    path = folder / stem / "tasks" / CLINE_TASK / "ui_messages.json" if task_folder else folder / (stem + suffix)
-    meta = folder / (stem + ".meta.json")
-    if path.is_file() and meta.is_file():
-        return Built(path=path, **orjson.loads(meta.read_bytes()))
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / stem if task_folder else path
-    partial = target.with_name(target.name + ".partial")
-    _remove(partial)
-    start = time.perf_counter()
-    try:
-        if suffix == ".sqlite" and sample.agent == "opencode":
-            lines, largest, reps = _build_opencode(sample.path, size, partial)
-        elif task_folder:
-            lines, largest, reps = _build_cline(sample.path, size, partial)
-        elif suffix == ".sqlite":
-            lines, largest, reps = _build_t3code(sample.path, size, partial)
-        else:
-            lines, largest, reps = _build_jsonl(sample, size, partial)
-    except BaseException:
-        _remove(partial)
-        raise
-    os.replace(partial, target)
-    on_disk = sum(f.stat().st_size for f in path.parent.iterdir()) if task_folder else path.stat().st_size
-    built = Built(path, on_disk, lines, largest, reps, time.perf_counter() - start)
-    meta.write_bytes(orjson.dumps({k: v for k, v in asdict(built).items() if k not in ("path", "seconds")}))
-    return built
-
-
-def _remove(path: Path) -> None:
-    if path.is_dir():
-        shutil.rmtree(path)
-    else:
-        path.unlink(missing_ok=True)
-
-
-_HISTORY_INDEX = re.compile(rb'"conversationHistoryIndex":(\d+)')
-
-
-def _moved(shift: int) -> Callable[[re.Match[bytes]], bytes]:
-    return lambda match: b'"conversationHistoryIndex":%d' % (int(match[1]) + shift)
-
-
-def _build_cline(ui_file: Path, size: int, root: Path) -> tuple[int, int, int]:
-    """A Cline task folder under ``root``: the golden task's ui rows and api messages repeated in
-    both files (fresh ids, later ``ts``, each repetition's ``conversationHistoryIndex`` moved
-    past the api messages before it), until the two files hold ``size`` bytes together.
-    Returns (rows + messages, the larger file's size: Cline files are read whole, so the
-    largest item is a whole file, and repetitions)."""
-    ui = [orjson.dumps(row) for row in orjson.loads(ui_file.read_bytes())]
-    api_file = ui_file.with_name("api_conversation_history.json")
-    api = [orjson.dumps(message) for message in orjson.loads(api_file.read_bytes())]
-    ui_template, api_template = Template(ui), Template(api)
-    period = max(ui_template.period, api_template.period)
-    ui_template.period = api_template.period = period  # both files shift together
-    task = root / "tasks" / CLINE_TASK
-    task.mkdir(parents=True)
-    sizes = [0, 0]
-    reps = 0
-    with open(task / "ui_messages.json", "wb") as ui_out, open(task / "api_conversation_history.json", "wb") as api_out:
-        for out in (ui_out, api_out):
-            out.write(b"[")
-        while sum(sizes) < size:
-            shift = reps * len(api)
-            for index, (out, template) in enumerate(((ui_out, ui_template), (api_out, api_template))):
-                for line in template.render(reps):
-                    line = line.rstrip(b"\n")
-                    if index == 0 and shift:
-                        line = _HISTORY_INDEX.sub(_moved(shift), line)
-                    text = (b",\n" if sizes[index] else b"") + line
-                    out.write(text)
-                    sizes[index] += len(text)
-            reps += 1
-        for out in (ui_out, api_out):
-            out.write(b"]\n")
-    return reps * (len(ui) + len(api)), max(sizes) + 2, reps
-
-
-def _build_jsonl(sample: Sample, size: int, dest: Path) -> tuple[int, int, int]:
-    raw = sample.path.read_bytes().splitlines()
-    raw = [line for line in raw if line.strip()]
-    head = header_count(sample.agent, raw)
-    if len(raw) <= head:
-        raise ValueError(f"{sample.path}: no lines to repeat after the header")
-    template = Template(raw[head:], tree_key=TREE_KEY.get(sample.agent))
-    written = lines = largest = reps = 0
-    with open(dest, "wb") as out:
-        for line in raw[:head]:
-            out.write(line + b"\n")
-            written += len(line) + 1
-            lines += 1
-            largest = max(largest, len(line) + 1)
-        while written < size:
-            for line in template.render(reps):
-                out.write(line)
-                written += len(line)
-                lines += 1
-                largest = max(largest, len(line))
-            reps += 1
-    return lines, largest, reps
-
-
-_V1_COLUMNS = (
-    "event_id, aggregate_kind, stream_id, stream_version, event_type, occurred_at, command_id, "
-    "causation_event_id, correlation_id, actor_kind, payload_json, metadata_json"
-)
-
-
-def _build_t3code(sql: Path, size: int, dest: Path) -> tuple[int, int, int]:
-    """The golden database with its thread's events after the first repeated (fresh ids, later times)."""
-    sys.path.insert(0, str(ROOT / "tests"))  # golden inputs share their schema through includes
-    from golden_support import sql_script
-
-    script = sql_script(sql)
-    connection = sqlite3.connect(dest)
-    try:
-        connection.executescript(script)
-        rows = connection.execute(f"SELECT {_V1_COLUMNS} FROM orchestration_events ORDER BY sequence").fetchall()
-        if not rows:
-            raise ValueError(f"{sql}: no orchestration_events rows to repeat (V1 threads only)")
-        first, body = rows[:1], rows[1:]
-        if not body:
-            raise ValueError(f"{sql}: a V1 thread with events after thread.created is needed (V2 is not built)")
-        # One template over the rows' id and time columns and both JSON columns, a line per row.
-        lines = []
-        for row in body:
-            cells = {
-                "event_id": row[0],
-                "occurred_at": row[5],
-                "command_id": row[6],
-                "causation_event_id": row[7],
-                "correlation_id": row[8],
-            }
-            lines.append(orjson.dumps(cells) + b"\t" + row[10].encode() + b"\t" + row[11].encode())
-        template = Template(lines)
-        version = max(row[3] for row in rows)
-        written = sum(len(row[10]) + len(row[11]) for row in rows)
-        largest = max(len(row[10]) + len(row[11]) for row in rows)
-        count = len(rows)
-        reps = 1
-        insert = f"INSERT INTO orchestration_events ({_V1_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
-        while written < size:
-            batch = []
-            for row, line in zip(body, template.render(reps), strict=True):
-                cells_text, payload, metadata = line.rstrip(b"\n").split(b"\t")
-                cells = orjson.loads(cells_text)
-                version += 1
-                batch.append(
-                    (
-                        cells["event_id"],
-                        row[1],
-                        row[2],
-                        version,
-                        row[4],
-                        cells["occurred_at"],
-                        cells["command_id"],
-                        cells["causation_event_id"],
-                        cells["correlation_id"],
-                        row[9],
-                        payload.decode(),
-                        metadata.decode(),
-                    )
-                )
-                written += len(payload) + len(metadata)
-                largest = max(largest, len(payload) + len(metadata))
-            connection.executemany(insert, batch)
-            count += len(batch)
-            reps += 1
-        connection.commit()
-        del first
-    finally:
-        connection.close()
-    return count, largest, reps
-
-
-def _build_opencode(sql: Path, size: int, dest: Path) -> tuple[int, int, int]:
-    """The golden OpenCode database with its one session's turn repeated: every message and part
-    again with fresh ids (message, part and call ids suffixed, ``parentID`` following), later
-    times. One ever-longer session, so memory is tested against the largest message, not the
-    session."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    from golden_support import sql_script
-
-    connection = sqlite3.connect(dest)
-    try:
-        connection.executescript(sql_script(sql))
-        messages = connection.execute(
-            "SELECT id, session_id, time_created, data FROM message ORDER BY time_created, id"
-        ).fetchall()
-        parts = connection.execute(
-            "SELECT id, message_id, session_id, time_created, data FROM part ORDER BY id"
-        ).fetchall()
-        if not messages:
-            raise ValueError(f"{sql}: no message rows to repeat")
-        ids = [m[0] for m in messages] + [p[0] for p in parts]
-        calls = sorted(set(re.findall(r'"callID":"([^"]+)"', " ".join(p[4] for p in parts))))
-        span = max(m[2] for m in messages) - min(m[2] for m in messages) + 1000
-        written = sum(len(m[3]) for m in messages) + sum(len(p[4]) for p in parts)
-        largest = max([len(m[3]) for m in messages] + [len(p[4]) for p in parts])
-        count, reps = len(messages) + len(parts), 1
-        while written < size:
-            tag = f"R{reps:07d}"
-            fresh = {old: old + tag for old in ids + calls}
-            pattern = re.compile("|".join(re.escape(k) for k in sorted(fresh, key=len, reverse=True)))
-
-            def renamed(text: str, fresh: dict[str, str] = fresh, pattern: re.Pattern[str] = pattern) -> str:
-                return pattern.sub(lambda found: fresh[found.group(0)], text)
-
-            shift = reps * span
-            connection.executemany(
-                "INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?,?,?,?,?)",
-                [(fresh[m[0]], m[1], m[2] + shift, m[2] + shift, renamed(m[3])) for m in messages],
-            )
-            connection.executemany(
-                "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?,?,?,?,?,?)",
-                [(fresh[p[0]], fresh[p[1]], p[2], p[3] + shift, p[3] + shift, renamed(p[4])) for p in parts],
-            )
-            written += sum(len(m[3]) for m in messages) + sum(len(p[4]) for p in parts)
-            count += len(messages) + len(parts)
-            reps += 1
-        connection.commit()
-    finally:
-        connection.close()
-    return count, largest, reps
-
-
-# -- batch input: many small sessions ------------------------------------------------------------
-
-
-#: real sessions of the shared samples small enough for the batch of small sessions (bytes)
-SMALL_REAL = 40 << 10
-
-
-def _batch_cases() -> list[tuple[str, Path]]:
-    """Golden single-file JSONL inputs (no support files beside them), per agent, in name order,
-    then the real single-file JSONL sessions of the shared samples under ``SMALL_REAL`` bytes
-    (when they are there: Claude Code and OpenClaw have some)."""
-    cases = []
-    agents = ("codex", "claude-code", "openclaw", "gemini-cli", "copilot-cli")
-    for agent in agents:
-        for folder in sorted((GOLDEN / agent).glob("*/")):
-            names = {p.name for p in folder.iterdir()}
-            extra = {n for n in names if n != "README.md" and not n.startswith("expected")}
-            if extra == {"input.jsonl"}:
-                cases.append((agent, folder / "input.jsonl"))
-    for agent in agents:
-        for path in sorted((SAMPLES / agent).glob("*.jsonl")) if (SAMPLES / agent).is_dir() else []:
-            own_folder = path.with_suffix("").is_dir()  # subagents beside it: not a single file
-            if path.stat().st_size <= SMALL_REAL and not own_folder and not path.name.startswith(("aux-", "catalog-")):
-                cases.append((agent, path))
-    return cases
-
-
-def _session_name(agent: str, rep: int, text: bytes) -> str:
-    """A file name the agent's discovery takes for a session of its own."""
-    match = _UUID.search(text.decode("utf-8", "replace"))
-    token = match.group(0) if match else f"00000000-0000-4000-8000-{rep:012x}"
-    if agent == "codex":
-        return f"rollout-2026-01-01T00-00-00-{token}.jsonl"
-    if agent == "gemini-cli":
-        return f"session-2026-01-01T00-00-{token[:8]}.jsonl"
-    return f"{token}.jsonl"
-
-
-def build_batch(count: int, folder: Path = DATA) -> tuple[Path, int]:
-    """``count`` small sessions: golden inputs with fresh ids (session ids too), cycled over agents."""
-    cases = _batch_cases()
-    key = hashlib.sha256(b"".join(path.read_bytes() for _, path in cases)).hexdigest()[:16]
-    root = folder / f"batch-{count}-{key}-g{GENERATOR}"
-    done = root / ".complete"
-    if done.is_file():
-        return root, int(done.read_text())
-    shutil.rmtree(root, ignore_errors=True)
-    templates = [
-        (agent, Template([ln for ln in path.read_bytes().splitlines() if ln.strip()], keep=frozenset()))
-        for agent, path in cases
-    ]
-    total = 0
-    for n in range(count):
-        agent, template = templates[n % len(templates)]
-        rep = n // len(templates) + 1  # never 0: every copy has ids of its own
-        text = b"".join(template.render(rep))
-        target = root / agent / f"{n:04d}" / _session_name(agent, n, text)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(text)
-        total += len(text)
-    done.write_text(str(total))
-    return root, total
-
+from benchlib import AGENTS, DATA, MB
+from benchlib.batch import asr_batch, build_batch
+from benchlib.inputs import Sample, build_input, find_sample
+from benchlib.measure import best_of, convert_file, floor_dumps, floor_loads, git_commit, machine, peak_rss_kb
 
 # -- measurements ---------------------------------------------------------------------------------
 
@@ -616,97 +101,6 @@ class Report:
     export: list[dict[str, Any]] = field(default_factory=list)  # --export (scripts/bench_export.py)
 
 
-def _cpu(fn: Callable[[], Any]) -> tuple[float, float, Any]:
-    """Process CPU seconds, wall seconds and the result of ``fn()``."""
-    wall, cpu = time.perf_counter(), time.process_time()
-    result = fn()
-    return time.process_time() - cpu, time.perf_counter() - wall, result
-
-
-def floor_loads(path: Path, agent: str) -> float:
-    """CPU seconds of reading the input and ``orjson.loads`` of every native line (JSON column for a DB)."""
-    loads = orjson.loads
-    start = time.process_time()
-    if agent == "opencode":
-        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            for table in ("message", "part"):
-                for (data,) in connection.execute(f"SELECT data FROM {table}"):
-                    loads(data)
-        finally:
-            connection.close()
-    elif agent == "cline":  # two JSON documents, each parsed whole (as the adapter must)
-        for name in ("ui_messages.json", "api_conversation_history.json"):
-            loads(path.with_name(name).read_bytes())
-    elif agent == "t3code":
-        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            query = "SELECT payload_json, metadata_json FROM orchestration_events ORDER BY sequence"
-            for payload, metadata in connection.execute(query):
-                loads(payload)
-                loads(metadata)
-        finally:
-            connection.close()
-    else:
-        with open(path, "rb") as handle:
-            for line in handle:
-                with contextlib.suppress(orjson.JSONDecodeError):
-                    loads(line)
-    return time.process_time() - start
-
-
-def floor_dumps(stream: Path, chunk: int = 20_000) -> tuple[float, float]:
-    """CPU seconds of ``orjson.dumps`` of every record in ``stream`` (parsed untimed, a chunk at a time),
-    and of ``orjson.loads`` of every line of it."""
-    # No cyclic GC passes over the chunk of parsed records held here (a converter holds none).
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return _dump_chunks(stream, chunk)
-    finally:
-        if collecting:
-            gc.enable()
-
-
-def _dump_chunks(stream: Path, chunk: int) -> tuple[float, float]:
-    dumps, loads, option = orjson.dumps, orjson.loads, orjson.OPT_APPEND_NEWLINE
-    dumping = parsing = 0.0
-    with open(stream, "rb") as handle:
-        while True:
-            lines = handle.readlines(chunk * 512)
-            if not lines:
-                break
-            start = time.process_time()
-            records = [loads(line) for line in lines]
-            middle = time.process_time()
-            for record in records:
-                dumps(record, option=option)
-            dumping += time.process_time() - middle
-            parsing += middle - start
-    return dumping, parsing
-
-
-def convert_file(path: Path, agent: str, dest: Path | str) -> tuple[int, dict[str, int]]:
-    """What ``asr convert PATH > DEST`` does: the main stream written, the others drained.
-
-    A database holds threads and no main stream: its streams are all written (the built
-    T3 Code database holds one thread, so this is ``asr convert --thread``).
-    """
-    from asr_adapters.convert import Conversion
-    from asr_adapters.stream.writer import StreamWriter
-
-    conversion = Conversion(path, agent, as_dicts=True)
-    records = 0
-    with open(dest, "wb") as out:
-        for stream in conversion.streams():
-            if stream.main or agent in ("t3code", "opencode"):
-                records += StreamWriter(out).write_all(stream.records)
-            else:
-                for _ in stream.records:
-                    pass
-    return records, conversion.accounting.as_dict()
-
-
 def child_rss(path: Path | None, agent: str) -> tuple[float, float]:
     """Peak RSS (MB) and wall seconds of a child converting ``path`` to /dev/null (None: imports only).
 
@@ -725,33 +119,13 @@ def child_rss(path: Path | None, agent: str) -> tuple[float, float]:
     return peak_kb / 1024, time.perf_counter() - start
 
 
-def _peak_rss_kb() -> int:
-    """This process's peak RSS in KB (``VmHWM``; ``ru_maxrss`` where /proc is absent)."""
-    try:
-        with open("/proc/self/status", "rb") as status:
-            for line in status:
-                if line.startswith(b"VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-
-
 def _child_convert(agent: str, path: str) -> None:
     from asr_adapters import registry
 
     registry.get(agent)
     if path != "-":
         convert_file(Path(path), agent, os.devnull)
-    sys.stdout.write(f"{_peak_rss_kb()}\n")
-
-
-def _best(times: int, fn: Callable[[], Any]) -> tuple[float, float, Any]:
-    """``_cpu(fn)`` of the run with the least CPU time among ``times`` runs."""
-    runs = [_cpu(fn) for _ in range(max(1, times))]
-    return min(runs, key=lambda run: run[0])
+    sys.stdout.write(f"{peak_rss_kb()}\n")
 
 
 def measure_agent(
@@ -772,8 +146,8 @@ def measure_agent(
     convert_file(warm.path, agent, out)
     validate(out)
     log(f"{agent}: floor, convert, validate ({built.path.name})")
-    row.floor_loads_s = _best(repeat, lambda: floor_loads(built.path, agent))[2]
-    row.convert_cpu_s, row.convert_wall_s, (records, counts) = _best(
+    row.floor_loads_s = best_of(repeat, lambda: floor_loads(built.path, agent))[2]
+    row.convert_cpu_s, row.convert_wall_s, (records, counts) = best_of(
         repeat, lambda: convert_file(built.path, agent, out)
     )
     row.records = records
@@ -781,7 +155,7 @@ def measure_agent(
     row.unreadable = counts.get("unreadable", 0)
     row.floor_dumps_s, row.parse_out_s = min(floor_dumps(out) for _ in range(max(1, repeat)))
     row.floor_cpu_s = row.floor_loads_s + row.floor_dumps_s
-    row.validate_cpu_s, row.validate_wall_s, findings = _best(repeat, lambda: validate(out))
+    row.validate_cpu_s, row.validate_wall_s, findings = best_of(repeat, lambda: validate(out))
     row.findings = len(findings)
     row.convert_ratio = row.convert_cpu_s / row.floor_cpu_s
     row.validate_ratio = row.validate_cpu_s / row.floor_cpu_s
@@ -812,19 +186,6 @@ def measure_memory(agent: str, sample: Sample, size: int, log: Callable[[str], N
     )
 
 
-def _asr_batch(source: Path, outdir: Path, jobs: int) -> tuple[float, float, int]:
-    """Wall seconds, children's CPU seconds and exit status of ``asr batch SOURCE -o OUTDIR --jobs N --quiet``."""
-    shutil.rmtree(outdir, ignore_errors=True)
-    code = "from asr_adapters.cli import main; main()"
-    args = [sys.executable, "-c", code, "batch", str(source), "-o", str(outdir), "--jobs", str(jobs), "--quiet"]
-    start = time.perf_counter()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, env=env)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - start
-    return wall, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
-
-
 def measure_batch(count: int, scratch: Path, log: Callable[[str], None]) -> dict[str, Any]:
     log(f"batch: building {count} sessions")
     source, total = build_batch(count)
@@ -832,7 +193,7 @@ def measure_batch(count: int, scratch: Path, log: Callable[[str], None]) -> dict
     for jobs in (1, 2):
         log(f"batch: --jobs {jobs}")
         outdir = scratch / f"batch-jobs{jobs}"
-        wall, cpu, status = _asr_batch(source, outdir, jobs)
+        wall, cpu, status = asr_batch(source, outdir, jobs)
         written = sum(1 for _ in outdir.rglob("*.asr.jsonl"))
         result[f"jobs{jobs}"] = {"wall_s": wall, "cpu_s": cpu, "exit": status, "streams": written}
         shutil.rmtree(outdir, ignore_errors=True)
@@ -849,27 +210,6 @@ CLOCKS = {
     "batch": "time.perf_counter() around the asr batch child (wall); cpu: the child's and its workers' CPU",
     "memory runs": "wall time of the child conversion",
 }
-
-
-def _commit() -> str:
-    try:
-        head = subprocess.run(
-            ["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no", "--", "asr_adapters"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return head + (" (asr_adapters/ modified)" if dirty else "")
-
-
-def _machine() -> str:
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    return f"{os.cpu_count()} CPUs, Python {sys.version.split()[0]}, load average {load} at start"
 
 
 def print_table(report: Report) -> None:
@@ -907,10 +247,10 @@ def print_table(report: Report) -> None:
             f"(streams {b['jobs1']['streams']}/{b['jobs2']['streams']}, exit {b['jobs1']['exit']}/{b['jobs2']['exit']})"
         )
     if report.export:  # --export: asr export (ATIF, OTLP/JSON file) next to convert, same inputs
-        import bench_export
+        from benchlib.export import print_rows
 
         print("export: CPU seconds, best of --repeat; target export/convert <= 1.5x")
-        bench_export.print_rows(report.export)
+        print_rows(report.export)
     print("targets: convert/floor <= 3x (codex, claude-code, openclaw, gemini-cli, ", end="")
     print("cline, copilot-cli, opencode); ", end="")
     print("validate/floor <= 2x; ", end="")
@@ -966,7 +306,7 @@ def main() -> None:
     def log(message: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
-    report = Report(_commit(), _machine(), CLOCKS)
+    report = Report(git_commit(), machine(), CLOCKS)
     started = time.perf_counter()
     size = int(args.size_mb * MB)
     scratch = DATA / f"tmp-{os.getpid()}"
@@ -989,9 +329,9 @@ def main() -> None:
                     if sample is not None:
                         report.memory.append(measure_memory(agent, sample, int(mb * MB), log))
         if args.export:
-            import bench_export  # its own script: export/convert per agent, both formats, one run
+            from benchlib.export import export_rows  # export/convert per agent, both formats, one run
 
-            report.export = bench_export.export_rows(agents, size, repeat, log)
+            report.export = export_rows(agents, size, repeat, log)
         if args.batch and not args.no_batch:
             report.batch = measure_batch(args.batch, scratch, log)
     finally:

@@ -2,7 +2,7 @@
 
 ``asr convert`` feeds every record it writes to the validator (``StreamValidator.add``) as it is
 written, and fails instead of exiting 0 when the stream ends with an error finding. This times
-the command's real path (``cli_convert.to_file``) on one built input per agent, with the check
+the command's real path (``convert_output.to_file``) on one built input per agent, with the check
 and without it (``--no-check``), each in a fresh child process (CPU time of the
 conversion, imports left out; peak RSS of the child), least of ``--repeat`` runs, and prints
 checked/unchecked. Inputs are the ones ``scripts/bench.py`` builds (cached under bench-data/).
@@ -14,95 +14,49 @@ Timings are reported here, never asserted in tests.
 
 from __future__ import annotations
 
-import argparse
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
-
 import orjson
+from benchlib import MB
+from benchlib.child import arguments, per_agent, row_of
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
-
-import bench  # noqa: E402 - the input builder of scripts/bench.py
-
+MODES = ("unchecked", "checked")
 CHILD = """
 import resource, sys, time
 from pathlib import Path
-from asr_adapters import cli_convert
+from asr_adapters.cli import convert_output
 from asr_adapters.convert import Conversion
 path, agent = Path(sys.argv[1]), sys.argv[2]
 start = time.process_time()
 conversion = Conversion(path, agent, as_dicts=True, select=sys.argv[5] or None)
-report = cli_convert.Report(check=sys.argv[3] == "checked")  # what --no-check turns off
-cli_convert.to_file(conversion, Path(sys.argv[4]), path, report)
+report = convert_output.Report(check=sys.argv[3] == "checked")  # what --no-check turns off
+convert_output.to_file(conversion, Path(sys.argv[4]), path, report)
 cpu = time.process_time() - start
 print(cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 """
 
 
-def run(path: Path, agent: str, mode: str, dest: Path, thread: str) -> tuple[float, float]:
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(path), agent, mode, str(dest), thread],
-        capture_output=True,
-        check=True,
-        text=True,
-    )
-    cpu, rss = done.stdout.split()
-    return float(cpu), float(rss)
-
-
-def thread_of(path: Path, agent: str) -> str:
-    """A database input holds threads and no main stream: convert its first one."""
-    from asr_adapters.convert import Conversion
-
-    if agent not in ("t3code", "opencode"):
-        return ""
-    keys = Conversion(path, agent, as_dicts=True).keys
-    return keys[0].split(":", 1)[1] if keys else ""
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size-mb", type=float, default=20)
-    parser.add_argument("--agents", default="codex,claude-code,openclaw,gemini-cli,t3code")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    args = arguments(__doc__).parse_args()
     rows = []
-    with tempfile.TemporaryDirectory(prefix="asr-bench-check-") as scratch:
-        dest = Path(scratch) / "out.asr.jsonl"
-        for agent in args.agents.split(","):
-            sample = bench.find_sample(agent)
-            if sample is None:
-                print(f"{agent}: no sample", file=sys.stderr)
-                continue
-            built = bench.build_input(sample, int(args.size_mb * bench.MB))
-            thread = thread_of(built.path, agent)
-            measured = {}
-            for mode in ("unchecked", "checked"):
-                runs = [run(built.path, agent, mode, dest, thread) for _ in range(args.repeat)]
-                measured[mode] = (min(cpu for cpu, _ in runs), max(rss for _, rss in runs))
-            (plain, plain_rss), (checked, checked_rss) = measured["unchecked"], measured["checked"]
-            rows.append(
-                {
-                    "agent": agent,
-                    "mb": round(built.bytes / bench.MB, 1),
-                    "unchecked_s": round(plain, 3),
-                    "checked_s": round(checked, 3),
-                    "ratio": round(checked / plain, 3),
-                    "unchecked_rss_mb": round(plain_rss, 1),
-                    "checked_rss_mb": round(checked_rss, 1),
-                }
+    chosen = args.agents.split(",")
+    for agent, built, measured in per_agent(
+        CHILD, chosen, int(args.size_mb * MB), MODES, args.repeat, prefix="asr-bench-check-"
+    ):
+        (plain, plain_rss), (checked, checked_rss) = measured["unchecked"], measured["checked"]
+        row = row_of(
+            agent,
+            built,
+            unchecked_s=plain,
+            checked_s=checked,
+            ratio=checked / plain,
+            unchecked_rss_mb=plain_rss,
+            checked_rss_mb=checked_rss,
+        )
+        rows.append(row)
+        if not args.json:
+            print(
+                f"{agent:12} {row['mb']:7.1f} MB  convert {plain:7.2f} s  with the check {checked:7.2f} s"
+                f"  ({row['ratio']:.2f}x)  peak RSS {plain_rss:.0f} -> {checked_rss:.0f} MB"
             )
-            row = rows[-1]
-            if not args.json:
-                print(
-                    f"{agent:12} {row['mb']:7.1f} MB  convert {plain:7.2f} s  with the check {checked:7.2f} s"
-                    f"  ({row['ratio']:.2f}x)  peak RSS {plain_rss:.0f} -> {checked_rss:.0f} MB"
-                )
     if args.json:
         print(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode())
 

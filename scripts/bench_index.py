@@ -36,10 +36,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import bench  # noqa: E402  (builds the inputs as scripts/bench.py does)
+from benchlib import DATA, MB  # noqa: E402
+from benchlib.batch import build_batch  # noqa: E402
+from benchlib.inputs import build_input, find_sample  # noqa: E402
 
-ROOT = bench.ROOT
-MB = bench.MB
+MB = MB
 ASR = [sys.executable, "-c", "from asr_adapters.cli import main; main()"]
 BUILD = "import sys; from asr_adapters.index import build_index; build_index(sys.argv[1], sys.argv[2])"
 
@@ -75,8 +76,8 @@ def child(args: list[str]) -> tuple[float, float, int]:
 
 def archive_of(count: int) -> tuple[Path, int, int]:
     """The batch archive of ``count`` small sessions (converted once): folder, streams, records."""
-    src, _total = bench.build_batch(count)
-    archive = bench.DATA / f"index-archive-{src.name}"
+    src, _total = build_batch(count)
+    archive = DATA / f"index-archive-{src.name}"
     if not (archive / ".complete").is_file():
         shutil.rmtree(archive, ignore_errors=True)
         subprocess.run([*ASR, "batch", str(src), "-o", str(archive), "-q", "--jobs", "2"], check=True)
@@ -92,11 +93,11 @@ def lines(path: Path) -> int:
 
 def large_stream(big_mb: int) -> tuple[Path, int]:
     """A folder holding one large stream converted from a grown Codex input, and its records."""
-    sample = bench.find_sample("codex")
+    sample = find_sample("codex")
     if sample is None:
         raise SystemExit("no Codex sample or golden input to build the large session from")
-    built = bench.build_input(sample, big_mb * MB)
-    folder = bench.DATA / f"index-large-{big_mb}"
+    built = build_input(sample, big_mb * MB)
+    folder = DATA / f"index-large-{big_mb}"
     stream = folder / "codex" / "large.asr.jsonl"
     if not stream.is_file():
         stream.parent.mkdir(parents=True, exist_ok=True)
@@ -142,7 +143,7 @@ def main() -> None:
     args = parser.parse_args()
 
     archive, streams, records = archive_of(args.count)
-    work = bench.DATA / "index-work"
+    work = DATA / "index-work"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     index = work / "index.sqlite"

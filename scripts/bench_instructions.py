@@ -8,7 +8,7 @@ instructions a process executes does not. This runs each step in a child process
   bytes as its table), minus a child that only imports the adapter and converts a one-repetition
   warm-up input (imports and start-up are not counted);
 - ``floor``: ``orjson.loads`` + ``orjson.dumps`` of every native line (the issue's floor; for a
-  database, ``bench.floor_loads``'s reads plus a dump of each value), minus a child that only
+  database, ``floor_loads``'s reads plus a dump of each value), minus a child that only
   imports orjson;
 - ``floor_out``: ``orjson.loads`` of every native line plus ``orjson.dumps`` of every record
   written (``scripts/bench.py``'s floor);
@@ -43,7 +43,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import bench  # noqa: E402  (the inputs, the conversion driver and the floors of the timed bench)
+from benchlib import GOLDEN, MB  # noqa: E402
+from benchlib.inputs import build_input, find_sample  # noqa: E402
+from benchlib.measure import convert_file, floor_loads, git_commit  # noqa: E402
 
 _COLLECTED = re.compile(rb"Collected : (\d+)")
 
@@ -91,7 +93,7 @@ def _child(args: list[str]) -> None:
     elif step == "floor-out":
         import orjson
 
-        bench.floor_loads(Path(args[2]), args[1])
+        floor_loads(Path(args[2]), args[1])
         dumps = orjson.dumps
         with open(args[3], "rb") as handle:
             for line in handle:
@@ -99,14 +101,14 @@ def _child(args: list[str]) -> None:
     elif step == "floor-parse-out":  # the untimed half of floor-out: parsing the written stream
         import orjson
 
-        bench.floor_loads(Path(args[2]), args[1])
+        floor_loads(Path(args[2]), args[1])
         with open(args[3], "rb") as handle:
             for line in handle:
                 orjson.loads(line)
     elif step == "convert":  # AGENT WARM [PATH OUT]
-        bench.convert_file(Path(args[2]), args[1], os.devnull)
+        convert_file(Path(args[2]), args[1], os.devnull)
         if len(args) > 3:
-            bench.convert_file(Path(args[3]), args[1], args[4])
+            convert_file(Path(args[3]), args[1], args[4])
     elif step == "validate":  # WARM_STREAM [STREAM]
         from asr_adapters.validate import validate
 
@@ -135,11 +137,11 @@ def _floor(agent: str, path: Path) -> None:
                 values.clear()
             return value
 
-        bench.orjson.loads = keeping  # bench.floor_loads reads the store; each value is also dumped
+        orjson.loads = keeping  # floor_loads reads the store; each value is also dumped
         try:
-            bench.floor_loads(path, agent)
+            floor_loads(path, agent)
         finally:
-            bench.orjson.loads = real
+            orjson.loads = real
         for kept in values:
             dumps(kept)
         return
@@ -155,12 +157,12 @@ def _floor(agent: str, path: Path) -> None:
 
 
 def measure_agent(agent: str, size: int, python: str, log: Any) -> dict[str, Any]:
-    sample = bench.find_sample(agent)
+    sample = find_sample(agent)
     if sample is None:
         return {"agent": agent, "note": "no sample"}
-    built = bench.build_input(sample, size)
-    warm = bench.build_input(sample, 1)
-    row: dict[str, Any] = {"agent": agent, "sample": sample.name, "input_mb": round(built.bytes / bench.MB, 1)}
+    built = build_input(sample, size)
+    warm = build_input(sample, 1)
+    row: dict[str, Any] = {"agent": agent, "sample": sample.name, "input_mb": round(built.bytes / MB, 1)}
     with tempfile.TemporaryDirectory(prefix="bench-instr-") as scratch:
         out = Path(scratch) / "out.asr.jsonl"
         warm_out = Path(scratch) / "warm.asr.jsonl"
@@ -180,7 +182,7 @@ def measure_agent(agent: str, size: int, python: str, log: Any) -> dict[str, Any
         validating = instructions(child(python, "validate", str(warm_out), str(out)))
         row["validate"] = validating - instructions(child(python, "validate", str(warm_out)))
         row["floor_stream"] = instructions(child(python, "floor", "codex", str(out))) - base
-        row["stream_mb"] = round(out.stat().st_size / bench.MB, 1)
+        row["stream_mb"] = round(out.stat().st_size / MB, 1)
     row["convert/floor"] = round(row["convert"] / row["floor"], 2)
     row["convert/floor_out"] = round(row["convert"] / row["floor_out"], 2)
     row["validate/floor_stream"] = round(row["validate"] / row["floor_stream"], 2)
@@ -281,14 +283,14 @@ def main() -> None:
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
-    report: dict[str, Any] = {"commit": bench._commit(), "python": args.python}
+    report: dict[str, Any] = {"commit": git_commit(), "python": args.python}
     compile_modules(args.python)
     if args.startup:
-        session = args.session or bench.GOLDEN / "claude-code" / "fold-tool-calls" / "input.jsonl"
+        session = args.session or GOLDEN / "claude-code" / "fold-tool-calls" / "input.jsonl"
         asr = str(Path(args.python).parent / "asr")
         report["startup"] = measure_startup(args.python, session, asr, log)
     else:
-        size = int(args.size_mb * bench.MB)
+        size = int(args.size_mb * MB)
         report["rows"] = [measure_agent(a.strip(), size, args.python, log) for a in args.agents.split(",") if a.strip()]
     print(json.dumps(report, indent=1))
 

@@ -33,20 +33,21 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import bench  # noqa: E402  (builds the inputs as scripts/bench.py does)
+from benchlib import DATA, MB, ROOT  # noqa: E402
+from benchlib.batch import build_batch  # noqa: E402
+from benchlib.inputs import build_input, find_sample  # noqa: E402
 
-ROOT = bench.ROOT
-MB = bench.MB
+MB = MB
 
 
 def corpus(count: int, big: int, big_mb: int) -> tuple[Path, int, int]:
     """SRC (hard links to the cached inputs), its number of files and bytes."""
-    small, _total = bench.build_batch(count)
-    sample = bench.find_sample("codex")
+    small, _total = build_batch(count)
+    sample = find_sample("codex")
     if sample is None:
         raise SystemExit("no Codex sample or golden input to build the large sessions from")
-    large = [bench.build_input(sample, (big_mb + index) * MB) for index in range(big)]  # distinct sizes
-    src = bench.DATA / f"scale-src-{count}-{big}x{big_mb}"
+    large = [build_input(sample, (big_mb + index) * MB) for index in range(big)]  # distinct sizes
+    src = DATA / f"scale-src-{count}-{big}x{big_mb}"
     if not (src / ".complete").is_file():
         shutil.rmtree(src, ignore_errors=True)
         shutil.copytree(small, src / "small", copy_function=_link, ignore=shutil.ignore_patterns(".complete"))
@@ -133,7 +134,7 @@ def main() -> None:
     parser.add_argument("--big", type=int, default=3, help="large Codex sessions (default 3)")
     parser.add_argument("--big-mb", type=int, default=100, help="MB of each large session (default 100)")
     parser.add_argument("--modes", default="pool,dask,shards", help="which of pool,dask,shards to run")
-    parser.add_argument("--scratch", type=Path, default=bench.DATA / "scale-out", help="OUTDIRs (removed after)")
+    parser.add_argument("--scratch", type=Path, default=DATA / "scale-out", help="OUTDIRs (removed after)")
     args = parser.parse_args()
 
     src, files, size = corpus(args.count, args.big, args.big_mb)

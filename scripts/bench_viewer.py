@@ -29,7 +29,8 @@ from typing import Any
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench
+from benchlib import DATA
+from benchlib.inputs import build_input, find_sample
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -100,10 +101,10 @@ def main() -> None:
     parser.add_argument("--size-mb", type=float, default=50)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    sample = bench.find_sample("claude-code")
+    sample = find_sample("claude-code")
     assert sample is not None, "no claude-code sample or golden input"
-    built = bench.build_input(sample, int(args.size_mb * 1024 * 1024))
-    folder = bench.DATA / "viewer"
+    built = build_input(sample, int(args.size_mb * 1024 * 1024))
+    folder = DATA / "viewer"
     folder.mkdir(parents=True, exist_ok=True)
     stream, page = folder / "session.asr.jsonl", folder / "session.html"
     asr = [str(Path(sys.executable).with_name("asr"))]

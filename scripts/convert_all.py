@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # golden_support: how the golden test b
 from golden_support import GOLDEN, golden_cases, materialize_input  # noqa: E402
 
 from asr_adapters import registry  # noqa: E402
-from asr_adapters.cli import stream_file_name  # noqa: E402
+from asr_adapters.batch.naming import stream_file_name  # noqa: E402
 from asr_adapters.convert import Conversion  # noqa: E402
 from asr_adapters.core.errors import ASRError  # noqa: E402
 from asr_adapters.core.source import Source  # noqa: E402

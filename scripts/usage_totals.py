@@ -22,6 +22,7 @@ import io
 import json
 import sys
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -69,14 +70,19 @@ def session_sums(path: Path, agent: str) -> dict[str, dict[str, int]]:
     return sums
 
 
+def json_lines(path: Path) -> Iterator[Any]:
+    """The parsed lines of a JSONL file; a line that is not JSON is left out."""
+    for raw in path.read_bytes().splitlines():
+        try:
+            yield json.loads(raw)
+        except ValueError:
+            continue
+
+
 def codex_last_total(path: Path) -> dict[str, int] | None:
     """The rollout's last ``token_count`` ``total_token_usage``: Codex's own running sum."""
     last = None
-    for raw in path.read_bytes().splitlines():
-        try:
-            line = json.loads(raw)
-        except ValueError:
-            continue
+    for line in json_lines(path):
         payload = line.get("payload") if isinstance(line, dict) else None
         if isinstance(payload, dict) and payload.get("type") == "token_count":
             info = payload.get("info")
@@ -103,11 +109,7 @@ def harbor_prompt_tokens(files: list[Path]) -> int:
     last_usage: dict[str, dict[str, Any]] = {}
     seen: set[str] = set()
     for path in files:
-        for raw in path.read_bytes().splitlines():
-            try:
-                line = json.loads(raw)
-            except ValueError:
-                continue
+        for line in json_lines(path):
             if not isinstance(line, dict) or line.get("type") != "assistant":
                 continue
             uuid = line.get("uuid")

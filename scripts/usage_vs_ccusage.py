@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -98,15 +99,20 @@ def _ccusage_name(session: dict[str, Any]) -> str:
     return str(session["sessionId"])
 
 
+def json_lines(path: Path) -> Iterator[Any]:
+    """The parsed lines of a JSONL file; a line that is not JSON is left out."""
+    for raw in path.read_bytes().splitlines():
+        try:
+            yield json.loads(raw)
+        except ValueError:
+            continue
+
+
 def first_line_counts(path: Path) -> dict[str, int]:
     """What ccusage counts: each (message.id, requestId) once, from its first line."""
     totals: dict[str, int] = defaultdict(int)
     seen: set[tuple[Any, Any]] = set()
-    for raw in path.read_bytes().splitlines():
-        try:
-            line = json.loads(raw)
-        except ValueError:
-            continue
+    for line in json_lines(path):
         message = line.get("message") if isinstance(line, dict) else None
         usage = message.get("usage") if isinstance(message, dict) else None
         if line.get("type") != "assistant" or not isinstance(usage, dict):
@@ -124,11 +130,7 @@ def first_line_counts(path: Path) -> dict[str, int]:
 def _line_outputs(path: Path) -> dict[str, tuple[int, int]]:
     """Per request id: the first line's output count (what ccusage took) and the largest."""
     found: dict[str, tuple[int, int]] = {}
-    for raw in path.read_bytes().splitlines():
-        try:
-            line = json.loads(raw)
-        except ValueError:
-            continue
+    for line in json_lines(path):
         message = line.get("message") if isinstance(line, dict) else None
         usage = message.get("usage") if isinstance(message, dict) else None
         if line.get("type") == "assistant" and isinstance(usage, dict):

@@ -18,7 +18,7 @@ from typing import Any
 
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from asr_adapters.cli import stream_file_name
+from asr_adapters.batch.naming import stream_file_name
 from asr_adapters.convert import Conversion
 from asr_adapters.stream.writer import StreamWriter
 
@@ -148,6 +148,8 @@ def shared_samples(agent: str) -> list[Path]:
     for path in sorted(folder.rglob("*")):
         name = path.name
         if not path.is_file() or not name.endswith((".jsonl", ".json")):
+            continue
+        if name.endswith(".settings.json"):  # a Droid transcript's sidecar, read with it
             continue
         if "NOT-A-SESSION" in name or "/subagents/" in str(path) or name.startswith(("sessions-index", "aux-")):
             continue

@@ -13,7 +13,8 @@ from click.testing import CliRunner
 from golden_support import GOLDEN, golden_cases, materialize_input
 
 from asr_adapters.batch import BatchOptions, run_batch
-from asr_adapters.cli import main, stream_file_name
+from asr_adapters.batch.naming import stream_file_name
+from asr_adapters.cli import main
 
 CASE = GOLDEN / "codex" / "07-assistant-phase-and-mirrors" / "input.jsonl"
 SUBAGENTS = GOLDEN / "claude-code" / "subagent-folder" / "input.jsonl"

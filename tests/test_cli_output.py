@@ -18,7 +18,8 @@ from golden_support import GOLDEN, golden_cases, materialize_input
 from test_batch import ToyAdapter, toy_file
 
 from asr_adapters import outputs, registry
-from asr_adapters.cli import main, stream_file_name
+from asr_adapters.batch.naming import stream_file_name
+from asr_adapters.cli import main
 from asr_adapters.core.adapter import Context, Stream
 from asr_adapters.core.source import Source
 

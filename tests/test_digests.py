@@ -56,6 +56,7 @@ def test_digests_are_the_same_in_every_process() -> None:
     assert key_digest("\ud83d") != 0  # a lone surrogate in an id is an id too
 
 
+@pytest.mark.heavy  # hundreds of thousands of ids (.ci/run runs -m heavy)
 def test_two_hundred_thousand_ids_cost_a_few_megabytes() -> None:
     """A dict of these strings to ints holds about 150 bytes an id; this holds the table (16
     bytes a slot, at most 3/4 full), a 1 MiB filter and the newest 4096 ids in a dict."""
@@ -72,6 +73,7 @@ def test_two_hundred_thousand_ids_cost_a_few_megabytes() -> None:
     assert size < 6 * 2**20 and peak < 8 * 2**20, (size, peak)  # 5.4 and 7.4 MB when written
 
 
+@pytest.mark.heavy  # hundreds of thousands of ids (.ci/run runs -m heavy)
 def test_moving_to_disk_keeps_memory_bounded_by_the_limit() -> None:
     keys = [f"call_{number:024x}" for number in range(120_000)]
     tracemalloc.start()

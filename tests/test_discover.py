@@ -19,7 +19,7 @@ from asr_adapters.cli import main
 
 AGENTS = ("codex", "claude-code", "openclaw", "gemini-cli", "t3code")
 #: agents whose adapter names its own homes (no fallback in batch.homes)
-OWN_HOMES = ("pi", "qwen-code")
+OWN_HOMES = ("pi", "qwen-code", "droid")
 
 
 @pytest.fixture
@@ -41,6 +41,7 @@ def relocated_env(tmp_path: Path) -> dict[str, str]:
         "COPILOT_HOME": str(places / "copilot"),
         "PI_CODING_AGENT_DIR": str(places / "pi"),
         "QWEN_HOME": str(places / "qwen"),
+        "FACTORY_HOME_OVERRIDE": str(places / "factory"),
     }
 
 
@@ -62,6 +63,7 @@ def test_homes_honour_relocation_variables(agent: str, tmp_path: Path) -> None:
         "t3code": "T3CODE_HOME",
         "pi": "PI_CODING_AGENT_DIR",
         "qwen-code": "QWEN_HOME",
+        "droid": "FACTORY_HOME_OVERRIDE",
     }[agent]
     assert any(_under(home, env[variable]) for home in homes), homes
     default = {"codex": ".codex", "claude-code": ".claude", "gemini-cli": ".gemini", "t3code": ".t3"}.get(agent)
@@ -246,7 +248,7 @@ def test_library_doc_examples_run(
     assert capsys.readouterr().out.strip()
 
 
-def test_discover_lists_every_session_of_a_database(tmp_path: Path) -> None:
+def _t3_database(tmp_path: Path) -> tuple[Path, list[Path]]:
     from golden_support import golden_cases
 
     cases = [c for c in golden_cases("t3code") if len(c.expected_files()) > 1 and c.input.suffix == ".sql"]
@@ -254,5 +256,57 @@ def test_discover_lists_every_session_of_a_database(tmp_path: Path) -> None:
         pytest.skip("no T3 Code database with several threads among the golden cases")
     database = tmp_path / "state.sqlite"
     build_sqlite(cases[0].input, database)
+    return database, sorted(cases[0].expected_files())
+
+
+def _header(expected: Path) -> dict[str, object]:
+    header = orjson.loads(expected.read_bytes().splitlines()[0])
+    assert header["type"] == "session"
+    return header
+
+
+def test_discover_lists_a_database_once_with_its_session_count(tmp_path: Path) -> None:
+    """Issue 32 item 6: a store of many threads is one row (its count, first start, path);
+    ``streams=True`` lists each thread with its own id, start and title."""
+    database, expected = _t3_database(tmp_path)
+    headers = [_header(e) for e in expected]
     found = list(discover([database]))
-    assert len(found) == len(cases[0].expected_files()) and len({d.session_id for d in found}) == len(found)
+    assert len(found) == 1, found
+    store = found[0]
+    assert store.sessions == len(expected) and store.path == database and store.error is None
+    assert store.started == min(str(h["ts"]) for h in headers)
+    threads = list(discover([database], streams=True))
+    assert sorted((d.session_id, d.started, d.title) for d in threads) == sorted(
+        (str(h["session"]).split(":", 1)[1], h["ts"], h.get("title")) for h in headers
+    )
+    assert all(d.sessions == 1 for d in threads)
+
+
+def test_discover_shows_start_time_and_first_prompt(tmp_path: Path) -> None:
+    """A session with no title of its own is named by the first words the person typed."""
+    source = ROOT / "golden" / "codex" / "07-assistant-phase-and-mirrors" / "input.jsonl"
+    if "codex" not in registry.names() or not source.is_file():
+        pytest.skip("no codex golden case 07")
+    [found] = discover([source])
+    assert found.started == "2026-06-05T04:58:20.593Z"
+    assert found.title == "List the crates."
+    assert found.sessions == 1
+    row = found.as_dict()
+    assert row["started"] == found.started and row["title"] == found.title and row["sessions"] == 1
+
+
+def test_discover_command_prints_start_title_and_one_row_per_store(tmp_path: Path) -> None:
+    database, expected = _t3_database(tmp_path)
+    codex = ROOT / "golden" / "codex" / "07-assistant-phase-and-mirrors" / "input.jsonl"
+    (tmp_path / "rollout.jsonl").write_bytes(codex.read_bytes())
+    result = CliRunner().invoke(main, ["discover", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert len(lines) == 2, lines
+    by_agent = {line.split()[0]: line for line in lines}
+    assert f"{len(expected)} sessions" in by_agent["t3code"] and str(database) in by_agent["t3code"]
+    assert "2026-06-05T04:58:20" in by_agent["codex"] and "List the crates." in by_agent["codex"]
+    threads = CliRunner().invoke(main, ["discover", "--streams", str(database)])
+    titles = [str(_header(e).get("title")) for e in expected]
+    assert len(threads.stdout.splitlines()) == len(expected)
+    assert all(title in threads.stdout for title in titles)

@@ -100,6 +100,30 @@ def test_show_and_batch_still_load_their_machinery(tmp_path: Path) -> None:
     assert "asr_adapters.batch.runner" in batch and page.is_file() and any(out.rglob("*.asr.jsonl"))
 
 
+#: what a small conversion that redacts nothing, spills nothing and writes no socket never needs:
+#: each was loaded by every ``asr convert`` (together about a sixth of its start-up instructions)
+UNNEEDED = (
+    "asr_adapters.redact.policy",  # the --redact policy (a frozen dataclass)
+    "getpass",
+    "secrets",
+    "socket",
+    "sqlite3",  # core.spill and core.digests: at the first spill
+    "tempfile",  # core.spool, cli_convert: only when records must wait or a stream is held
+    "_hashlib",  # OpenSSL, loaded by hashlib; core.digests takes blake2b from _blake2
+)
+
+
+def test_a_small_conversion_loads_no_redaction_spill_or_temporary_file_machinery(tmp_path: Path) -> None:
+    modules = _modules(["convert", str(SESSION), "-o", "out.asr.jsonl"], tmp_path)
+    assert "asr_adapters.cli" in modules and (tmp_path / "out.asr.jsonl").is_file()
+    assert sorted(m for m in UNNEEDED if m in modules) == []
+
+
+def test_redacting_still_loads_the_policy(tmp_path: Path) -> None:
+    modules = _modules(["convert", "--redact", str(SESSION), "-o", "out.asr.jsonl"], tmp_path)
+    assert "asr_adapters.redact.policy" in modules and (tmp_path / "out.asr.jsonl").is_file()
+
+
 def test_converting_one_file_imports_one_converter(tmp_path: Path) -> None:
     """Detection asks every agent's ``sniff`` module; only the chosen agent's converter loads."""
     modules = _modules(["convert", str(SESSION), "-o", "out.asr.jsonl"], tmp_path)

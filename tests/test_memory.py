@@ -1,7 +1,7 @@
 """Converting a large input keeps memory bounded: ``tracemalloc``'s peak does not grow with its size.
 
-Each agent's input is built the way ``scripts/bench.py`` builds it (a sample's lines repeated
-with fresh ids and shifted timestamps, so nothing collapses as a duplicate), at two sizes; the
+Each agent's input is built the way the bench scripts build it (``scripts/benchlib/``: a sample's
+lines repeated with fresh ids and shifted timestamps, so nothing collapses as a duplicate), at two sizes; the
 conversion is the library path of ``asr convert`` (``StreamWriter`` over
 ``Conversion(..., as_dicts=True)``) to /dev/null. The peak traced while converting the larger
 input may exceed the smaller one's by a fixed margin only. The sample is the shared one
@@ -11,16 +11,17 @@ any clone. A memory test, not a timing test: nothing here measures speed.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 import tracemalloc
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from asr_adapters.core import digests, spill
+
+# heavy: inputs of 2-16 MB converted under tracemalloc (.ci/run runs -m heavy)
+pytestmark = pytest.mark.heavy
 
 ROOT = Path(__file__).resolve().parent.parent
 MB = 1 << 20
@@ -45,16 +46,9 @@ FILTER_BYTES = spill._FILTER_BITS >> 3
 KNOWN_GROWTH: dict[str, str] = {}
 
 
-def _load_bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("asr_bench", ROOT / "scripts" / "bench.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["asr_bench"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load_bench()
+sys.path.insert(0, str(ROOT / "scripts"))  # the bench scripts' shared harness (scripts/benchlib/)
+from benchlib import inputs  # noqa: E402
+from benchlib.measure import convert_file  # noqa: E402
 
 
 def _peak(path: Path, agent: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
@@ -70,7 +64,7 @@ def _peak(path: Path, agent: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int,
     monkeypatch.setattr(spill.SpillMap, "_spill", counted)
     tracemalloc.start()
     try:
-        bench.convert_file(path, agent, os.devnull)
+        convert_file(path, agent, os.devnull)
         return tracemalloc.get_traced_memory()[1], len(started)
     finally:
         tracemalloc.stop()
@@ -89,18 +83,18 @@ def _params() -> list[object]:
 def test_peak_does_not_grow_with_input_size(agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(spill, "DEFAULT_LIMIT", SPILL_LIMIT)
     monkeypatch.setattr(digests, "DEFAULT_LIMIT", SPILL_LIMIT)
-    sample = bench.find_sample(agent)
+    sample = inputs.find_sample(agent)
     if sample is None:
         pytest.skip(
-            f"{agent}: no sample to build from: neither ../shared/samples/{agent}/{bench.SHARED.get(agent, '-')} "
-            f"nor golden/{agent}/{bench.GOLDEN_CASE[agent]}/input.*"
+            f"{agent}: no sample to build from: neither ../shared/samples/{agent}/{inputs.SHARED.get(agent, '-')} "
+            f"nor golden/{agent}/{inputs.GOLDEN_CASE[agent]}/input.*"
         )
     small_size, large_size = SIZES.get(agent, DEFAULT_SIZES)
-    small = bench.build_input(sample, small_size, tmp_path)
-    large = bench.build_input(sample, large_size, tmp_path)
+    small = inputs.build_input(sample, small_size, tmp_path)
+    large = inputs.build_input(sample, large_size, tmp_path)
     assert large.bytes >= 3 * small.bytes, "the two inputs are too close in size to show growth"
     assert large.largest_line <= small.largest_line + 64, "the larger input must not hold larger lines"
-    bench.convert_file(small.path, agent, os.devnull)  # imports, caches and compiled patterns first
+    convert_file(small.path, agent, os.devnull)  # imports, caches and compiled patterns first
     small_peak, small_spilling = _peak(small.path, agent, monkeypatch)
     large_peak, large_spilling = _peak(large.path, agent, monkeypatch)
     assert large_spilling >= small_spilling

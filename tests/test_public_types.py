@@ -47,6 +47,7 @@ def test_py_typed_is_shipped_as_package_data() -> None:
     assert "py.typed" in config["tool"]["setuptools"]["package-data"]["asr_adapters"]
 
 
+@pytest.mark.heavy  # builds and installs a wheel, runs mypy (.ci/run runs -m heavy)
 def test_a_type_checker_sees_the_public_types_of_the_installed_package(tmp_path: Path) -> None:
     """mypy on a user's script, finding the package as an installed one (on the interpreter's
     path, where only ``py.typed`` makes it read the package's types)."""

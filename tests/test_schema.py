@@ -65,6 +65,7 @@ def test_every_golden_expected_stream_validates(validator: jsonschema.Draft20201
     assert checked > 500
 
 
+@pytest.mark.samples  # every shared sample (.ci/run runs -m samples)
 def test_every_shared_sample_conversion_validates(validator: jsonschema.Draft202012Validator) -> None:
     samples = [path for agent in registry.names() for path in shared_samples(agent)]
     if not samples:

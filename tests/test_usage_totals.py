@@ -18,6 +18,9 @@ from typing import Any
 import pytest
 from golden_support import ROOT, SHARED_SAMPLES
 
+#: every test here reads the shared samples: marked ``samples`` by tests/conftest.py
+SAMPLES_MODULE = True
+
 
 def _script(name: str) -> ModuleType:
     path = ROOT / "scripts" / f"{name}.py"

@@ -1255,6 +1255,7 @@ _RECORD = st.builds(
 )
 
 
+@pytest.mark.heavy  # hypothesis, 300 examples (.ci/run runs -m heavy)
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_RECORD | _JSON, max_size=5))
 def test_any_json_records_give_findings_not_exceptions(records: list[Any]) -> None:

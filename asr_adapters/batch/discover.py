@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,11 @@ class SessionDescriptor:
 
     ``session_id`` is the native id from the session's header (None when the header could not
     be read; ``error`` says why); ``parent`` the parent session's native id for a subagent or
-    fork; ``mtime`` in epoch seconds; ``key`` the adapter's stream key.
+    fork; ``mtime`` in epoch seconds; ``key`` the adapter's stream key. ``started`` is the
+    header's timestamp, ``title`` the session's own title or else the first line the person
+    typed. A store of many sessions (a SQLite database) is one descriptor: ``sessions`` counts
+    them, ``started`` is the earliest, and ``session_id``, ``key`` and ``title`` are None
+    unless it holds one session.
     """
 
     agent: str
@@ -33,6 +37,22 @@ class SessionDescriptor:
     mtime: float
     key: str | None = None
     error: str | None = None
+    started: str | None = None
+    title: str | None = None
+    sessions: int = 1
+
+    def line(self) -> str:
+        """The row ``asr discover`` prints: agent, start, session id (or a store's count), path,
+        parent, title."""
+        if self.error is not None and self.session_id is None and self.sessions == 1:
+            session = f"? ({self.error})"
+        elif self.session_id is None:
+            session = f"{self.sessions} sessions"
+        else:
+            session = self.session_id
+        parent = f"  parent={self.parent}" if self.parent else ""
+        title = f"  {' '.join(self.title.split())}" if self.title else ""
+        return f"{self.agent:12} {self.started or '-':24} {session}  {self.path}{parent}{title}"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -44,6 +64,9 @@ class SessionDescriptor:
             "mtime": self.mtime,
             "key": self.key,
             "error": self.error,
+            "started": self.started,
+            "title": self.title,
+            "sessions": self.sessions,
         }
 
 
@@ -58,9 +81,10 @@ def discover(
 
     Nothing is converted: each input's agent comes from the adapters' content sniff and its
     session id from the first record of its first stream (the header), which lazy adapters
-    produce after reading a few lines: one descriptor per file. A SQLite database holds many
-    sessions (every thread of a T3 Code database): each is listed, which reads the database
-    whole. With ``streams=True`` every stream of every input is listed, subagents kept inside
+    produce after reading a few lines (up to the first prompt, for the title): one descriptor
+    per file. A SQLite database holds many sessions (every thread of a T3 Code database): it is
+    one descriptor with their count (reading the database whole). With ``streams=True`` every
+    stream of every input is listed, each thread of a database and the subagents kept inside
     one input included, which reads each input to its end. ``env`` replaces ``os.environ``.
     """
     wanted = list(agents) if agents else []
@@ -78,34 +102,104 @@ def discover(
         yield from _describe(adapter.name, candidate, streams)
 
 
-def _describe(agent: str, candidate: Candidate, all_streams: bool) -> Iterator[SessionDescriptor]:
-    def make(
-        session_id: str | None, parent: str | None, key: str | None = None, error: str | None = None
-    ) -> SessionDescriptor:
-        mtime = candidate.mtime_ns / 1e9
-        return SessionDescriptor(agent, session_id, candidate.path, parent, candidate.size, mtime, key, error)
+#: records read past the header for a title before a file's descriptor is given without one
+TITLE_RECORDS = 200
 
-    found = 0
+
+def _describe(agent: str, candidate: Candidate, all_streams: bool) -> Iterator[SessionDescriptor]:
+    mtime = candidate.mtime_ns / 1e9
+
+    def make(session_id: str | None, parent: str | None, **facts: Any) -> SessionDescriptor:
+        return SessionDescriptor(agent, session_id, candidate.path, parent, candidate.size, mtime, **facts)
+
+    found: list[SessionDescriptor] = []
     try:
         source = Source(candidate.path)
-        every_session = all_streams or source.is_sqlite  # a database holds many sessions
+        store = source.is_sqlite and not all_streams  # a database holds many sessions: one row
         conversion = Conversion(source, agent, as_dicts=True)
         ids: dict[str, str] = {}
         for stream in conversion.streams():
-            first = next(iter(stream.records), None)
+            records = iter(stream.records)
+            first = next(records, None)
             session_id, parent = header_facts(first, agent, stream.key)
             ids[stream.key] = session_id
             if stream.parent_key is not None:
                 parent = ids.get(stream.parent_key) or native_id(stream.parent_key, agent)
-            if all_streams or parent is None or found == 0:
-                found += 1
-                yield make(session_id, parent, stream.key)
-            if not every_session:
+            listed = all_streams or parent is None or not found
+            if listed:
+                title = _own_title(first) or _first_prompt(records, None if all_streams or store else TITLE_RECORDS)
+                found.append(make(session_id, parent, key=stream.key, started=_started(first), title=title))
+                if not store:
+                    yield found[-1]
+            if not (all_streams or store):
                 return
-            for _ in stream.records:
+            for _ in records:
                 pass
     except ASRError as exc:
-        yield make(None, None, error=str(exc))
+        if store and found:  # what was read is listed, with why the rest was not
+            yield _store(found, error=str(exc))
+        else:
+            yield make(None, None, error=str(exc))
         return
-    if found == 0:
+    if not found:
         yield make(None, None, error="no session in this input")
+    elif store:
+        yield _store(found)
+
+
+def _store(found: list[SessionDescriptor], error: str | None = None) -> SessionDescriptor:
+    """A database's one descriptor: its sessions counted, the earliest start."""
+    if len(found) == 1:
+        return replace(found[0], error=error)
+    starts = [d.started for d in found if d.started is not None]
+    return replace(
+        found[0],
+        session_id=None,
+        key=None,
+        title=None,
+        started=min(starts, default=None),
+        sessions=len(found),
+        error=error,
+    )
+
+
+def _started(header: Any) -> str | None:
+    ts = header.get("ts") if isinstance(header, dict) else None
+    return ts if isinstance(ts, str) else None
+
+
+def _own_title(header: Any) -> str | None:
+    title = header.get("title") if isinstance(header, dict) else None
+    return title if isinstance(title, str) and title.strip() else None
+
+
+def _first_prompt(records: Iterator[Any], limit: int | None) -> str | None:
+    """The first line the person typed (their parts, author ``human``; whitespace runs made one
+    blank, at most 100 characters), from at most ``limit`` records (None: any); the records read
+    are consumed. The viewer's heading reads command markup too; discovery does not load it."""
+    for count, record in enumerate(records, 1):
+        if isinstance(record, dict) and record.get("role") == "user":
+            for member in ("content", "displayContent"):
+                parts = record.get(member)
+                if isinstance(parts, list):
+                    title = _typed_line(parts, record)
+                    if title:
+                        return title
+        if limit is not None and count >= limit:
+            break
+    return None
+
+
+def _typed_line(parts: list[Any], message: dict[str, Any]) -> str | None:
+    texts = [
+        part["text"]
+        for part in parts
+        if isinstance(part, dict)
+        and isinstance(part.get("text"), str)
+        and part.get("author", message.get("author")) == "human"
+    ]
+    for line in "".join(texts).splitlines():
+        line = " ".join(line.split())
+        if line:
+            return line if len(line) <= 100 else line[:99] + "…"
+    return None

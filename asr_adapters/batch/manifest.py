@@ -36,6 +36,7 @@ class Entry:
     warnings: list[dict[str, Any]] = field(default_factory=list)  # {line, reason}, the first MAX_WARNINGS
     companions: list[list[Any]] = field(default_factory=list)  # [path, size, mtime_ns] of files read with it
     etag: str = ""  # a source on an object store: its ETag or generation when converted
+    same_as: str = ""  # an identical copy (batch.copies): the source converted for it (no outputs)
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -52,6 +53,8 @@ class Entry:
             data["companions"] = self.companions
         if self.etag:
             data["etag"] = self.etag
+        if self.same_as:
+            data["same_as"] = self.same_as
         return data
 
     @classmethod
@@ -66,6 +69,7 @@ class Entry:
             warnings=[dict(w) for w in data.get("warnings", [])],
             companions=[list(c) for c in data.get("companions", [])],
             etag=str(data.get("etag") or ""),
+            same_as=str(data.get("same_as") or ""),
         )
 
 

@@ -112,3 +112,10 @@ def unique_under_folding(names: dict[Any, str], suffix: str) -> dict[Any, str]:
         seen.add(candidate.casefold())
         unique[key] = candidate
     return unique
+
+
+def stream_file_name(key: str) -> str:
+    """A file name for a stream key that cannot leave its folder (the golden cases' names)."""
+    safe = "".join(c if c.isalnum() or c in "-_.:" else "_" for c in key).replace(":", "_")
+    safe = safe.lstrip(".") or "session"
+    return f"{safe[:200]}.asr.jsonl"

@@ -1,3 +1,4 @@
+# Whole, over 400 lines: _Batch is plan, execute and commit over one manifest; the three steps share its state.
 """``run_batch``: plan, execute, commit.
 
 *Plan* (this process): walk, filter by path and name, skip what the manifest says is up to
@@ -27,6 +28,7 @@ import orjson
 from ..outputs import make_folder, place, place_new, remove_file
 from ..version import __version__
 from .atomic import atomic_write_bytes, inside, sweep_temps
+from .copies import Copy, find_copies
 from .engine_dask import MISSING as DASK_MISSING
 from .engine_dask import EngineError, dask_executor, dask_installed
 from .homes import agent_homes
@@ -146,6 +148,7 @@ class _Batch:
         self.claims: dict[str, str] = {}
         self.listed_outputs: Counter[str] = Counter()  # output -> how many manifest entries list it
         self.order: dict[str, int] = {}  # source -> its place in the walk
+        self.kept: dict[str, tuple[str, str, int]] = {}  # unchanged sources: (agent, sha256, size)
         self.waiting: dict[int, Result] = {}  # results received before every earlier one
         self.committed = 0
         self._saved = time.monotonic()
@@ -179,7 +182,7 @@ class _Batch:
             key = candidate.real or os.path.realpath(candidate.path)
             entry = self.manifest.sources.get(key)
             known: str | None = None
-            if entry is not None and self._reusable(entry):
+            if entry is not None and not entry.same_as and self._reusable(entry):
                 if not filters.by_agent(entry.agent):
                     summary.filtered += 1
                     continue
@@ -187,6 +190,7 @@ class _Batch:
                 if [list(s) for s in stamps] == entry.companions:
                     same_etag = bool(candidate.etag) and entry.etag == candidate.etag
                     if entry.size == candidate.size and (entry.mtime_ns == candidate.mtime_ns or same_etag):
+                        self.kept[key] = (entry.agent, entry.sha256, entry.size)
                         summary.skipped += 1
                         summary.agent(entry.agent).skipped += 1
                         continue
@@ -243,6 +247,8 @@ class _Batch:
             self.summary.gone += 1
         self.claims = self.manifest.claims(self.exists)
         items = list(self.plan(roots))
+        copies = find_copies(items, self.sizes, self.kept, self.options.filters.agents)
+        items = [item for item in items if item.source not in copies]
         sizes = [self.sizes[item.source] for item in items]
         self.order = {item.source: index for index, item in enumerate(items)}
         progress = self.options.progress
@@ -269,6 +275,8 @@ class _Batch:
             else:
                 tasks = pack(items, sizes, jobs, outdir, agents, self.tag, redact)
                 run_parallel(tasks, jobs, self.receive, self.locks)
+            for copy in copies.values():  # after their originals are committed
+                self.record_copy(copy)
             interrupted = False
         finally:
             if progress is not None:
@@ -366,6 +374,29 @@ class _Batch:
             with contextlib.suppress(OSError):  # a full disk: tried again later, and at the end
                 self.manifest.save()
             self._saved = time.monotonic()
+
+    def record_copy(self, copy: Copy) -> None:
+        """An identical copy (``batch.copies``): its entry names the source converted for it,
+        once that source's entry holds the same bytes; else it fails, and a re-run converts it."""
+        original = self.manifest.sources.get(copy.original)
+        stamps = [list(s) for s in copy.companions]
+        result = Result(copy.source, copy.agent, "copy", copy.size, copy.mtime_ns, copy.sha256, companions=stamps)
+        if original is None or original.sha256 != copy.sha256 or original.same_as:
+            self.summary.failed += 1
+            self.summary.agent(copy.agent).failed += 1
+            reason = f"not converted: the same bytes as {copy.original}, which was not converted (a re-run converts it)"
+            self.errors.append(
+                {"path": copy.source, "line": None, "reason": reason, "agent": copy.agent, "severity": "error"}
+            )
+            return
+        previous = self.manifest.sources.get(copy.source)
+        if previous is not None:
+            self._remove_stale(result, previous, [])
+        entry = Entry(copy.agent, copy.size, copy.mtime_ns, copy.sha256, __version__, [], [], stamps)
+        entry.same_as = copy.original
+        self.manifest.set(copy.source, entry)
+        self.summary.copies += 1
+        self.summary.bytes += copy.size
 
     def _place(self, result: Result) -> None:
         source = result.source

@@ -58,6 +58,8 @@ class Summary:
     agents: dict[str, AgentCounts] = field(default_factory=dict)
     record_types: Counter[str] = field(default_factory=Counter)
     duplicates: int = 0
+    #: sources that are identical copies of another (batch.copies): recorded, not converted again
+    copies: int = 0
     vendor: int = 0
     seconds: float = 0.0
     outdir: str = ""
@@ -124,6 +126,7 @@ class Summary:
             "agents": {name: vars(self.agents[name]) for name in sorted(self.agents)},
             "record_types": dict(sorted(self.record_types.items())),
             "duplicates": self.duplicates,
+            "copies": self.copies,
             "vendor": self.vendor,
             "seconds": round(self.seconds, 3),
             "outdir": self.outdir,
@@ -134,6 +137,8 @@ class Summary:
     def describe(self) -> str:
         parts = [f"converted {self.converted}", f"skipped {self.skipped} unchanged", f"failed {self.failed}"]
         text = ", ".join(parts) + f" ({self.streams} streams, {self.records} records) in {self.seconds:.1f} s"
+        if self.copies:
+            text += f"; {self.copies} identical copies of another source recorded in the manifest, not converted"
         if self.failed:
             text += f"; errors in {self.errors_file}"
         if self.warnings_in_errors_file:

@@ -18,11 +18,17 @@ digest with a probability of about n²/2⁶⁵ (10⁻⁹ at 200,000 ids).
 
 from __future__ import annotations
 
-import sqlite3
 from array import array
-from hashlib import blake2b
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # imported at the first spill
+    import sqlite3
+
+try:  # hashlib's own blake2b, without hashlib loading OpenSSL (_hashlib) for it: issue 28
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import blake2b
 
 #: ids kept in the table before it moves to disk (the table then holds 2**18 slots, 4 MiB)
 DEFAULT_LIMIT = 196_608
@@ -215,6 +221,8 @@ class DigestMap:
         disk = self._disk
         if disk is None:
             # "" = a private temporary database, removed when the connection closes
+            import sqlite3  # at the first spill: most conversions never reach one
+
             disk = self._disk = sqlite3.connect("", isolation_level=None, check_same_thread=False)
             disk.execute("PRAGMA journal_mode=OFF")
             disk.execute("PRAGMA synchronous=OFF")

@@ -29,3 +29,8 @@ class UnknownAgentError(ASRError):
 
 class StreamFormatError(InputError):
     """An ASR stream that is not JSON Lines."""
+
+
+class UsageProblem(ASRError):
+    """The command asked for something the input does not have (an unknown ``--thread``, a
+    folder with no streams to validate): a usage error, exit 2."""

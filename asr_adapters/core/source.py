@@ -1,14 +1,15 @@
+# Whole, over 400 lines: Source is one input's life (open, sniff, decompress, recode, lines) over one shared state.
 """Native inputs: a path, bytes or a binary file object, read as a stream.
 
 Discovery (which files exist) lives elsewhere; this module only opens one input, undoes
-zstd compression, and hands out its first bytes for sniffing and its lines one at a time,
-so memory stays bounded by the longest line, not the file, and a line longer than
-``MAX_LINE_BYTES`` is skipped without being held whole (docs/reliability.md).
+zstd or gzip compression (``compression``) and other text forms (``encoding``), and hands
+out its first bytes for sniffing and its lines one at a time, so memory stays bounded by
+the longest line, not the file, and a line longer than ``MAX_LINE_BYTES`` is skipped
+without being held whole (docs/reliability.md).
 """
 
 from __future__ import annotations
 
-import codecs
 import io
 import os
 import stat
@@ -16,10 +17,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
+# compression's names that callers import from here too (incremental, openclaw.store, tests)
+from .compression import GZIP_MAGIC, ZSTD_MAGIC, ZstdRaw, decompressor
+from .compression import MAX_ZSTD_RATIO as MAX_ZSTD_RATIO
+from .compression import ZstdBomb as ZstdBomb
+from .compression import decompress_zstd as decompress_zstd
+from .compression import zstd_stream as zstd_stream
+from .encoding import CR_ONLY, Recoded, recode, text_form
 from .errors import InputError
 
-ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-GZIP_MAGIC = b"\x1f\x8b"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 #: A UTF-8 byte order mark: ignored at the start of any text input (editors on Windows write it).
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -30,15 +36,8 @@ MAX_LINE_BYTES = 256 << 20
 LINE_BLOCK = 1 << 18
 #: A single-document input (Gemini CLI ``.json``, Codex TS-era ``.json``) longer than this is refused.
 MAX_DOCUMENT_BYTES = 256 << 20
-#: Compressed bytes fed to zstd at a time: bounds what one step can expand to (an RLE block
-#: turns 4 bytes into 128 KiB, so 1 KiB of input gives at most 32 MiB).
-_ZSTD_CHUNK = 1024
-#: A zstd input expanding more than this many times is refused as a decompression bomb, checked
-#: once ``_RATIO_FLOOR`` bytes have come out (session logs compress about 5 to 50 times).
-MAX_ZSTD_RATIO = 1000
-_RATIO_FLOOR = 64 << 20
-#: No zstd input is decompressed past this many bytes, whatever its ratio.
-MAX_DECOMPRESSED_BYTES = 64 << 30
+#: How far a file with no line end in its first ``HEAD_SIZE`` bytes is read to find its first one.
+_LINE_END_PROBE = 1 << 20
 #: Compressed bytes of a once-readable stream kept for sniffing (more than a zstd block).
 _STREAM_HEAD = 256 << 10
 
@@ -54,141 +53,6 @@ class BadLine(bytes):
         line = super().__new__(cls, b"")
         line.reason = reason
         return line
-
-
-class ZstdBomb(InputError):
-    """zstd data that expands past the ratio or size cap: refused, never decompressed further."""
-
-
-class _ZstdRaw(io.RawIOBase):
-    """zstd frames decompressed a small step at a time. Where the data breaks off mid-frame (a
-    file cut while written) or is corrupt, reading ends there and ``problem`` says why, instead of
-    the silent end (cut) or the exception (corrupt) of ``zstandard``'s own stream reader. Data
-    expanding past ``MAX_ZSTD_RATIO`` or ``limit`` raises ``ZstdBomb`` (one error for the input)."""
-
-    _kind = "zstd"
-
-    def __init__(self, raw: IO[bytes], name: str | None = None, limit: int = MAX_DECOMPRESSED_BYTES) -> None:
-        import zstandard
-
-        self._name = name
-        self._limit = limit
-        self._consumed = 0
-        self._produced = 0
-        self._raw = raw
-        self._new: Any = zstandard.ZstdDecompressor().decompressobj
-        self._error: type[Exception] = zstandard.ZstdError
-        self._frame: Any = self._new()
-        self._in_frame = False
-        self._leftover = b""
-        self._pending = memoryview(b"")
-        self.problem: str | None = None
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        while not self._pending:
-            if self.problem is not None:
-                return 0
-            chunk = self._leftover or self._raw.read(_ZSTD_CHUNK)
-            self._leftover = b""
-            if not chunk:
-                if self._in_frame:
-                    self.problem = f"compressed data ends in the middle of a {self._kind} frame (the file was cut)"
-                return 0
-            try:
-                out = self._frame.decompress(chunk)
-            except self._error as exc:
-                self.problem = f"corrupt {self._kind} data: {exc}"
-                return 0
-            self._consumed += len(chunk)
-            self._produced += len(out)
-            self._check_expansion()
-            self._in_frame = True
-            if self._frame.eof:
-                self._leftover = self._frame.unused_data
-                self._frame = self._new()
-                self._in_frame = False
-            self._pending = memoryview(out)
-        n = min(len(buffer), len(self._pending))
-        buffer[:n] = self._pending[:n]
-        self._pending = self._pending[n:]
-        return n
-
-    def _check_expansion(self) -> None:
-        produced, consumed = self._produced, self._consumed
-        if produced > self._limit:
-            reason = f"{self._kind} data expands past the {self._limit}-byte limit"
-        elif produced > _RATIO_FLOOR and produced > MAX_ZSTD_RATIO * consumed:
-            reason = f"{self._kind} data expands more than {MAX_ZSTD_RATIO} times ({consumed} bytes gave {produced})"
-        else:
-            return
-        self.problem = reason
-        raise ZstdBomb(self._name, f"{reason}: a decompression bomb, refused")
-
-    def close(self) -> None:
-        self._raw.close()
-        super().close()
-
-
-class _GzipRaw(_ZstdRaw):
-    """gzip members decompressed a small step at a time under the same caps as zstd (ratio and
-    size, ``ZstdBomb``); where the data breaks off or is corrupt, reading ends and ``problem``
-    says why. Only the decompressor differs, so the loop and the caps are ``_ZstdRaw``'s."""
-
-    def __init__(self, raw: IO[bytes], name: str | None = None, limit: int = MAX_DECOMPRESSED_BYTES) -> None:
-        import zlib
-
-        super().__init__(raw, name, limit)
-        self._kind = "gzip"
-        self._new = lambda: _GzipMember(zlib.decompressobj(wbits=31))
-        self._error = zlib.error
-        self._frame = self._new()
-
-
-class _GzipMember:
-    """A zlib decompressor with the ``eof``/``unused_data`` surface ``_ZstdRaw`` reads. Output per
-    chunk needs no bound of its own: deflate cannot expand more than about 1032:1, so a 16 KiB
-    chunk gives at most ~17 MB before the ratio cap is checked."""
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-
-    @property
-    def eof(self) -> bool:
-        return bool(self._inner.eof)
-
-    @property
-    def unused_data(self) -> bytes:
-        return bytes(self._inner.unused_data)
-
-    def decompress(self, chunk: bytes) -> bytes:
-        return bytes(self._inner.decompress(chunk))
-
-
-def _decompressor(magic: bytes, raw: IO[bytes], name: str | None) -> _ZstdRaw:
-    return _GzipRaw(raw, name) if magic.startswith(GZIP_MAGIC) else _ZstdRaw(raw, name)
-
-
-def zstd_stream(raw: IO[bytes], name: str | None) -> BinaryIO:
-    """A buffered stream decompressing ``raw`` under the ratio and size caps (``ZstdBomb``)."""
-    return io.BufferedReader(_ZstdRaw(raw, name), 1 << 16)
-
-
-def decompress_zstd(data: bytes, limit: int) -> bytes:
-    """One zstd blob (an OpenClaw ``event_zstd``), decompressed under the same caps as a file and
-    ``limit`` bytes: raises ``ValueError`` with the reason when it is corrupt, cut or a bomb."""
-    reader = _ZstdRaw(io.BytesIO(data), limit=limit)
-    pieces = []
-    try:
-        while piece := reader.read(1 << 20):
-            pieces.append(piece)
-    except ZstdBomb as exc:
-        raise ValueError(exc.reason) from exc
-    if reader.problem is not None:
-        raise ValueError(reader.problem)
-    return b"".join(pieces)
 
 
 class _Prefixed(io.RawIOBase):
@@ -275,110 +139,6 @@ def _holds(looks_right: Callable[[dict[str, Any]], bool], value: dict[str, Any])
         return False
 
 
-#: Byte order marks of the UTF-16 and UTF-32 text a Windows tool may write (UTF-32 first: its
-#: little-endian mark starts with UTF-16's).
-_WIDE_MARKS = (
-    (b"\xff\xfe\x00\x00", "utf-32"),
-    (b"\x00\x00\xfe\xff", "utf-32"),
-    (b"\xff\xfe", "utf-16"),
-    (b"\xfe\xff", "utf-16"),
-)
-#: How far a file with no line end in its first ``HEAD_SIZE`` bytes is read to find its first one.
-_LINE_END_PROBE = 1 << 20
-#: Bytes decoded at a time from UTF-16 or UTF-32 text.
-_RECODE_CHUNK = 1 << 16
-#: What ``Source.form`` names: text that is read as UTF-8 with LF line ends after recoding.
-CR_ONLY = "CR line ends"
-
-
-def text_form(head: bytes) -> str | None:
-    """How ``head`` (the first bytes of a text input, decompressed) differs from UTF-8 with LF or
-    CRLF line ends: a codec name (``utf-16``, ``utf-32`` with a byte order mark; ``utf-16-le``,
-    ``utf-16-be`` for JSON written without one), ``CR_ONLY`` for old Mac line ends (CR alone), or
-    None. JSON starts with ``{`` or ``[`` (or white space), so BOM-less UTF-16 shows as that
-    character with a NUL beside it, and every other byte NUL."""
-    for mark, codec in _WIDE_MARKS:
-        if head.startswith(mark):
-            return codec
-    pairs = len(head[:512]) // 2
-    if pairs >= 2:
-        sample = head[: 2 * pairs]
-        even, odd = sample[0::2], sample[1::2]
-        if _wide_json(even, odd):
-            return "utf-16-le"
-        if _wide_json(odd, even):
-            return "utf-16-be"
-    cr = head.find(b"\r")
-    if cr >= 0 and b"\n" not in head[: cr + 2] and cr + 1 < len(head):
-        return CR_ONLY  # the first line ends in a CR not followed by LF
-    return None
-
-
-def _wide_json(low: bytes, high: bytes) -> bool:
-    """Whether the low and high bytes of UTF-16 code units look like JSON: it starts with ``{``,
-    ``[`` or white space, and nearly every character is below U+0100 (a few may not be: text)."""
-    first = low[:1]
-    starts = (first in (b"{", b"[") or first.isspace()) and high[:1] == b"\x00"
-    return starts and high.count(0) * 10 >= len(high) * 9 and low.count(0) == 0
-
-
-class _Recoded(io.RawIOBase):
-    """Text in another form read as UTF-8 with LF line ends: UTF-16 or UTF-32 decoded a piece at a
-    time (a lone surrogate kept, so the line holding it is unreadable, not the file), or CR line
-    ends turned into LF (a raw CR can only be white space inside JSON, so nothing else changes).
-    Where wide text breaks off mid-character (a cut file), the dangling byte comes out as one
-    invalid UTF-8 byte: the last line is then unreadable, as any cut line is."""
-
-    def __init__(self, raw: IO[bytes], form: str) -> None:
-        self._raw = raw
-        self._cr = form == CR_ONLY
-        self._decoder = None if self._cr else codecs.getincrementaldecoder(form)("surrogatepass")
-        self._pending = memoryview(b"")
-        self._carry_cr = False
-        self._done = False
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        while not self._pending and not self._done:
-            self._pending = memoryview(self._next())
-        n = min(len(buffer), len(self._pending))
-        buffer[:n] = self._pending[:n]
-        self._pending = self._pending[n:]
-        return n
-
-    def _next(self) -> bytes:
-        chunk = self._raw.read(_RECODE_CHUNK)
-        final = not chunk
-        if final:
-            self._done = True
-        if self._decoder is not None:
-            try:
-                text = self._decoder.decode(chunk, final)
-            except UnicodeDecodeError:  # only at the end: a character cut in half
-                return b"\xff"
-            return text.encode("utf-8", "surrogatepass")
-        if self._carry_cr:  # a CR that ended the last chunk: CRLF split across two reads
-            chunk = b"\r" + chunk
-            self._carry_cr = False
-        if chunk.endswith(b"\r") and not final:
-            chunk, self._carry_cr = chunk[:-1], True
-        return chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-
-    def close(self) -> None:
-        self._raw.close()
-        super().close()
-
-
-def _recode(data: bytes, form: str) -> bytes:
-    """The start of a text input in ``form`` as UTF-8 with LF line ends (for sniffing)."""
-    if form == CR_ONLY:
-        return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    decoder = codecs.getincrementaldecoder(form)("surrogatepass")
-    return decoder.decode(data, False).encode("utf-8", "surrogatepass")
-
-
 def _regular(path: Path) -> bool:
     """Whether ``path`` is a regular file (read by path, as often as needed); False for a FIFO or
     a device (read once as a stream). A missing path or a folder is an ``InputError``."""
@@ -411,7 +171,7 @@ class Source:
         self._content_head: bytes | None = None
         self._head_lines: HeadLines | None = None
         self._stored_size = self._content_size = 0
-        self._zstd: _ZstdRaw | None = None
+        self._zstd: ZstdRaw | None = None
         #: Line numbers of the ``BadLine`` items handed out, with their reasons.
         self.bad_lines: dict[int, str] = {}
         self._named: str | None = None  # the path of a FIFO or device read as a stream
@@ -484,7 +244,7 @@ class Source:
         form = self.form
         if form is not None:
             wide = 1 if form == CR_ONLY else 4
-            return _recode(self._content(size * wide + 4), form)[:size]
+            return recode(self._content(size * wide + 4), form)[:size]
         head = self._content(size + len(UTF8_BOM))
         return (head[len(UTF8_BOM) :] if head.startswith(UTF8_BOM) else head)[:size]
 
@@ -526,7 +286,7 @@ class Source:
             # A stream can be read once: decompress the first bytes kept for ``open`` to replay
             # (enough for zstd's largest block), leaving the stream itself unread.
             raw = self.raw_head(_STREAM_HEAD)
-            reader = _decompressor(raw, io.BytesIO(raw), self.display)
+            reader = decompressor(raw, io.BytesIO(raw), self.display)
             with io.BufferedReader(reader) as stream:
                 head = stream.read(size)
             self._zstd = reader if len(raw) < _STREAM_HEAD else None  # a problem only if it ended there
@@ -540,7 +300,7 @@ class Source:
         form = self.form
         stream = self._decompressed()
         if form is not None:
-            return io.BufferedReader(_Recoded(stream, form), 1 << 16)
+            return io.BufferedReader(Recoded(stream, form), 1 << 16)
         return stream
 
     def _decompressed(self) -> BinaryIO:
@@ -557,7 +317,7 @@ class Source:
         self._zstd = None
         magic = self._magic()
         if magic.startswith((ZSTD_MAGIC, GZIP_MAGIC)):
-            self._zstd = _decompressor(magic, raw, self.display)
+            self._zstd = decompressor(magic, raw, self.display)
             return io.BufferedReader(self._zstd, 1 << 16)
         return raw
 

@@ -17,11 +17,13 @@ read back from disk is a new object. They are written to disk by this module's o
 from __future__ import annotations
 
 import base64
-import sqlite3
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
+
+if TYPE_CHECKING:  # imported at the first spill
+    import sqlite3
 
 #: entries kept in memory per map before the oldest are moved to disk (about 1-2 MB of dict)
 DEFAULT_LIMIT = 10_000
@@ -130,6 +132,8 @@ class SpillMap:
         if disk is None:
             # "" = a private temporary database on disk, removed when the connection closes;
             # its page cache is SQLite's default (about 2 MB), so memory stays bounded
+            import sqlite3  # at the first spill: most conversions never reach one
+
             disk = self._disk = sqlite3.connect("", isolation_level=None, check_same_thread=False)
             disk.execute("PRAGMA journal_mode=OFF")
             disk.execute("PRAGMA synchronous=OFF")

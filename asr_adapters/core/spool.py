@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import sys
-import tempfile
 from collections.abc import Iterator
 from typing import IO, Any
 
@@ -30,6 +29,8 @@ class RecordSpool:
 
     def append(self, record: dict[str, Any]) -> None:
         if self._file is None:
+            import tempfile  # on the first record that waits: most conversions never need one
+
             self._file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by drain/close
         self._file.write(dumps(record))
         self.count += 1

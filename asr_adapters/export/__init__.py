@@ -175,9 +175,9 @@ def _otel_streams(
     path: str | os.PathLike[str], agent: str | None, redactor: Any = None
 ) -> Iterable[Iterable[dict[str, Any]]]:
     """An input's streams for the OpenTelemetry export: an ASR stream as it is, a native file converted."""
-    from ..view import is_asr_stream, open_records
+    from ..stream.opening import is_asr_file, open_records
 
-    if agent is None and is_asr_stream(path):
+    if agent is None and is_asr_file(path):
         return [open_records(path, redactor=redactor)]
     from ..convert import Conversion
 
@@ -196,11 +196,11 @@ def export_path(
 ) -> LossReport:
     """Export an ASR stream, or a native source converted on the fly (every stream it holds),
     redacted by ``redactor`` (an ``asr_adapters.redact.Redactor``) when given."""
-    from ..view import is_asr_stream, open_records
+    from ..stream.opening import is_asr_file, open_records
 
     if to == "otel":
         return export_otel(_otel_streams(path, agent, redactor), out, include_content=include_content)
-    if agent is None and is_asr_stream(path):
+    if agent is None and is_asr_file(path):
         return export_streams(iter([(str(path), True, open_records(path, redactor=redactor))]), out, to)
     from ..convert import Conversion
 

@@ -1,3 +1,4 @@
+# Whole, over 400 lines: TrajectoryWriter is one streaming state machine (open step, step index) over every type.
 """ASR stream -> ATIF trajectory (Harbor's Agent Trajectory Interchange Format), written as it is read.
 
 One trajectory JSON document per session stream. Steps are written as soon as they are

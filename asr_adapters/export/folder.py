@@ -25,9 +25,9 @@ import orjson
 from ..batch.naming import unique_under_folding
 from ..core.errors import ASRError, InputError
 from ..outputs import OutputError, PipeClosed, text_output
+from ..stream.folders import find_streams
 from ..stream.reader import read_records
 from ..validate.checked import require_valid
-from ..view.site import find_streams
 from . import atif
 from .report import LossReport
 from .sink import Write

@@ -1,3 +1,4 @@
+# Whole, over 400 lines: TraceWriter's one pass (turns, chats, tool spans) and the ids it derives belong together.
 """ASR stream -> OpenTelemetry trace (GenAI semantic conventions v1.44.0), through the official SDK.
 
 One trace per session: a root span for the session, an ``invoke_agent`` span per turn, a

@@ -1,3 +1,4 @@
+# Whole, over 400 lines: Builder is one incremental run (fingerprints, transactions, deletions) on one connection.
 """``asr index``: an archive of ASR streams into the index, reading only what changed.
 
 Each stream file is known by its path relative to the archive and its fingerprint (size, mtime,
@@ -26,11 +27,10 @@ from typing import IO, Any
 import orjson
 
 from ..core.source import BadLine, Source
+from ..stream.folders import STREAM_SUFFIXES
 from . import schema, store
 from .rows import Pending, StreamRows
 
-#: Stream file names an archive holds (as ``asr batch`` and ``asr convert -o DIR/`` write them).
-STREAM_SUFFIXES = (".asr.jsonl", ".asr.jsonl.zst", ".asr.jsonl.gz")
 #: The index's file name inside the archive when no ``-o`` is given.
 DEFAULT_NAME = "_index.sqlite"
 #: A transaction holds at most this many streams, or this many bytes of them (a bigger stream alone).

@@ -1,3 +1,4 @@
+# Whole, over 400 lines: StreamRows maps every record type to its rows over one call/result pairing state.
 """One stream's records as rows of the index's tables, a record at a time.
 
 No per-agent code: every value comes from the ASR record model. A part's author, origin and

@@ -60,8 +60,11 @@ REGISTRY_NAMES = {
     "cline": "bot.cline",
     "opencode": "ai.opencode",
     "copilot-cli": "com.github.copilot-cli",
+    "cursor": "com.cursor",
     "pi": "dev.pi",
     "qwen-code": "ai.qwen.qwen-code",
+    "droid": "ai.factory.droid",
+    "openhands": "dev.all-hands.openhands",
 }
 
 

@@ -1,3 +1,4 @@
+# Whole, over 400 lines: the secret kinds and their patterns read best as one table (docs/redaction.md lists it).
 """What a secret looks like: detect-secrets' plugins where they cover a kind, our own patterns
 where they do not (docs/redaction.md lists which is which).
 

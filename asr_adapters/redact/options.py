@@ -7,13 +7,15 @@ import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import orjson
 
-from ..cli_params import EXIT_OUTPUT, EXIT_USAGE
-from . import Policy, PolicyError, Redactor
+from ..cli.params import EXIT_OUTPUT, EXIT_USAGE
+
+if TYPE_CHECKING:
+    from .policy import Redactor
 
 _NAMES = ("redact", "redact_paths", "redact_emails", "redact_patterns", "drop_opaque", "redact_report")
 
@@ -62,22 +64,23 @@ def redact_options(command: Callable[..., Any], *, always: bool = False) -> Call
         if report is not None:
             asked = True
             usable(Path(report))
-        try:
-            policy = (
-                Policy.make(
+        redactor = None
+        if asked:  # the policy's module only then: a command that does not redact never loads it
+            from .policy import Policy, PolicyError, Redactor
+
+            try:
+                policy = Policy.make(
                     paths=kwargs["redact_paths"],
                     emails=kwargs["redact_emails"],
                     patterns=kwargs["redact_patterns"],
                     drop_opaque=kwargs["drop_opaque"],
                 )
-                if asked
-                else None
-            )
-        except PolicyError as exc:
-            raise click.BadParameter(str(exc)) from None
+            except PolicyError as exc:
+                raise click.BadParameter(str(exc)) from None
+            redactor = Redactor(policy)
         for name in _NAMES:
             kwargs.pop(name, None)
-        kwargs["redactor"] = Redactor(policy) if policy is not None else None
+        kwargs["redactor"] = redactor
         kwargs["redact_report"] = report
         return command(*args, **kwargs)
 

@@ -4,7 +4,8 @@ ccusage's ``blocks`` reckons them.
 Per agent (each bills its own provider), the responses in time order: a window starts at the
 hour its first response falls in and lasts five hours; a response five hours or more after
 the window's start, or after the window's previous response, starts the next one. Tool calls,
-prompts and active time go to the window they fall in (before the first window: the first).
+prompts and active time go to the window they fall in (before the first window: the first;
+an activity interval reaching into the next window is cut at its start).
 The newest window is live while it has not ended and its last response is less than five
 hours old; a live window gets its burn rate (tokens a minute and cost an hour between its
 first and last response) and what the window comes to at that rate by its end.
@@ -14,10 +15,11 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import tzinfo
 from typing import Any
 
+from .activity import Interval
 from .rows import Row
 from .summary import Response, ToolCall
 
@@ -35,7 +37,8 @@ class Event:
     response: Response | None = None
     call: ToolCall | None = None
     prompt: bool = False
-    active: float | None = None  # an activity slot's seconds
+    unattributed: bool = False  # a prompt whose author the source does not record
+    active: Interval | None = None  # an activity interval (cut at window starts when assigned)
 
 
 @dataclass
@@ -70,6 +73,10 @@ def _agent_windows(agent: str, events: list[Event], breakdown: bool, tz: tzinfo,
         return []  # windows are made by responses: an agent that recorded none has none
     starts = [w.start for w in found]
     for event in events:
+        if event.active is not None:
+            for index, piece in _cut(event.active, starts):
+                found[index].events.append(replace(event, time=piece[0], active=piece))
+            continue
         found[max(0, bisect_right(starts, event.time) - 1)].events.append(event)
     rows = []
     from .when import local
@@ -89,12 +96,29 @@ def _agent_windows(agent: str, events: list[Event], breakdown: bool, tz: tzinfo,
             elif event.prompt:
                 assert row.prompts is not None
                 row.prompts += 1
+            elif event.unattributed:
+                assert row.unattributed_prompts is not None
+                row.unattributed_prompts += 1
             elif event.active is not None:
-                assert row.active_seconds is not None
-                row.active_seconds += event.active
+                assert row.activity is not None
+                row.activity.append(event.active)
         row.window = _state(row, window, now)
         rows.append(row)
     return rows
+
+
+def _cut(span: Interval, starts: list[float]) -> list[tuple[int, Interval]]:
+    """An activity interval in pieces, one per window it reaches (a window holds what falls
+    from its start to the next window's start; the first also what came before it)."""
+    start, end = span
+    index = max(0, bisect_right(starts, start) - 1)
+    pieces = []
+    while index + 1 < len(starts) and end > starts[index + 1]:
+        pieces.append((index, (start, starts[index + 1])))
+        start = starts[index + 1]
+        index += 1
+    pieces.append((index, (start, end)))
+    return pieces
 
 
 def _state(row: Row, window: _Window, now: float) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from .sources import Summarized
 from .summary import Response, SessionSummary, Subagent, ToolCall
 
 #: Bump when what a cached entry holds changes shape.
-FORMAT = 3
+FORMAT = 6
 _TABLE = f"entries{FORMAT}"  # a cache written by another format is a table this one never reads
 _SNIFFS = f"sniffs{FORMAT}"
 
@@ -223,8 +223,11 @@ def _load(item: Input, data: dict[str, Any]) -> Summarized:
     return result
 
 
-_HEADER = ("session", "agent", "agent_version", "title", "cwd", "parent", "file", "first_ts", "last_ts", "first_prompt")
-_NUMBERS = ("first_time", "last_time", "active_seconds", "records", "copied_records", "unattributed_prompts", "errors")
+_HEADER = (
+    "session", "agent", "agent_version", "title", "cwd", "parent", "file", "first_ts", "last_ts", "first_prompt",
+    "opened_by",
+)  # fmt: skip
+_NUMBERS = ("first_time", "last_time", "active_seconds", "records", "copied_records", "errors")
 
 
 def _dump_summary(summary: SessionSummary) -> dict[str, Any]:
@@ -240,8 +243,10 @@ def _dump_summary(summary: SessionSummary) -> dict[str, Any]:
         for c in summary.tool_calls
     ]
     data["prompts"] = summary.prompt_times
+    data["unattributed"] = summary.unattributed_times
+    data["reportsFrom"] = summary.reports_from
     data["subagents"] = [[s.session, s.agent_type, s.description, s.call_id] for s in summary.subagents]
-    data["activity"] = [[slot, seconds] for slot, seconds in summary.activity.items()]
+    data["activity"] = [[start, end] for start, end in summary.activity]
     return data
 
 
@@ -253,6 +258,8 @@ def _load_summary(data: dict[str, Any]) -> SessionSummary:
     ]
     summary.tool_calls = [ToolCall(*c) for c in data["calls"]]
     summary.prompt_times = list(data["prompts"])
+    summary.unattributed_times = list(data["unattributed"])
+    summary.reports_from = [str(s) for s in data["reportsFrom"]]
     summary.subagents = [Subagent(*s) for s in data["subagents"]]
-    summary.activity = {int(slot): float(seconds) for slot, seconds in data["activity"]}
+    summary.activity = [(float(start), float(end)) for start, end in data["activity"]]
     return summary

@@ -1,6 +1,6 @@
 """Grouping session summaries into report rows, with the filters applied event by event.
 
-Every response, tool call, prompt and active-time slot of a session is placed by its own
+Every response, tool call, prompt and activity interval of a session is placed by its own
 time: a session that crosses midnight adds to two days, and ``--since`` keeps only what
 happened after it. So the totals of a report are the same whatever it is grouped by. A
 session counts in a row when anything of it falls there; a subagent counts as part of the
@@ -14,15 +14,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 
+from .activity import Interval, clip
 from .blocks import Event, windows
 from .rows import Row
-from .scanner import SLOT_SECONDS
 from .summary import Response, SessionSummary, ToolCall
 from .when import local
 
 GROUPINGS = ("session", "day", "week", "month", "model", "project", "agent", "block")
 TIME_GROUPINGS = frozenset({"day", "week", "month"})
 UNKNOWN = "unknown"
+QUARTER_HOUR = 900
 #: Where an event goes: its row's key, and the bucket's start and end (time rows).
 _Place = tuple[str, float | None, float | None]
 
@@ -100,8 +101,9 @@ class Aggregator:
         responses = [r for r in summary.responses if chosen.when(r.time) and chosen.model(r.model)]
         calls = [c for c in summary.tool_calls if chosen.when(c.time) and (not chosen.models or chosen.model(c.model))]
         prompts = [t for t in summary.prompt_times if chosen.when(t)]
-        slots = [(slot * SLOT_SECONDS, s) for slot, s in summary.activity.items() if chosen.when(slot * SLOT_SECONDS)]
-        if not (responses or calls or prompts or slots):
+        unattributed = [t for t in summary.unattributed_times if chosen.when(t)]
+        spans = clip(summary.activity, chosen.since, chosen.until)
+        if not (responses or calls or prompts or unattributed or spans):
             return False
         session = session_key(summary)
         title = summary.title or summary.first_prompt
@@ -120,7 +122,7 @@ class Aggregator:
             if share is None:
                 share = parts[where] = Row(self.by, where[0])
                 if self.by == "model":
-                    share.prompts = share.active_seconds = None
+                    share.prompts = share.unattributed_prompts = share.activity = None
             return share
 
         whole = Row("total", "total")
@@ -140,14 +142,21 @@ class Aggregator:
                 share.seen(moment)
                 if share.prompts is not None:
                     share.prompts += 1
-        for start, seconds in slots:
-            share = part(place(start, None))
-            if share is not None and share.active_seconds is not None:
-                share.active_seconds += seconds
-        for moment in prompts:
+        for moment in unattributed:
+            share = part(place(moment, None))
+            if share is not None and share.unattributed_prompts is not None:
+                share.seen(moment)
+                share.unattributed_prompts += 1
+        for span in spans:
+            for piece in self._pieces(span):
+                share = part(place(piece[0], None))
+                if share is not None and share.activity is not None:
+                    share.activity.append(piece)
+        for moment in [*prompts, *unattributed]:
             whole.seen(moment)
         whole.prompts = len(prompts)
-        whole.active_seconds = sum(seconds for _, seconds in slots)
+        whole.unattributed_prompts = len(unattributed)
+        whole.activity = spans
         for where, share in parts.items():
             row = self._mark(where, session, agent, project)
             if row is not None:
@@ -155,7 +164,7 @@ class Aggregator:
         self.total.merge(whole)
         self._mark_total(session, agent, project)
         if self.by == "block":
-            self._keep_events(session, agent, project, responses, calls, prompts, slots)
+            self._keep_events(session, agent, project, responses, calls, prompts, unattributed, spans)
         return True
 
     def _mark_total(self, session: str, agent: str, project: str | None) -> None:
@@ -172,7 +181,8 @@ class Aggregator:
         responses: list[Response],
         calls: list[ToolCall],
         prompts: list[float | None],
-        slots: list[tuple[int, float]],
+        unattributed: list[float | None],
+        spans: list[Interval],
     ) -> None:
         keep = self.events.append
         for response in responses:
@@ -184,13 +194,30 @@ class Aggregator:
         for moment in prompts:
             if moment is not None:
                 keep(Event(moment, session, agent, project, prompt=True))
-        for start, seconds in slots:
-            keep(Event(start, session, agent, project, active=seconds))
+        for moment in unattributed:
+            if moment is not None:
+                keep(Event(moment, session, agent, project, unattributed=True))
+        for span in spans:
+            keep(Event(span[0], session, agent, project, active=span))
+
+    def _pieces(self, span: Interval) -> list[Interval]:
+        """An activity interval cut where a day, week or month row ends (whole elsewhere)."""
+        if self.by not in TIME_GROUPINGS:
+            return [span]
+        start, end = span
+        pieces = []
+        while True:
+            bucket_end = self._bucket(start)[2]
+            if bucket_end is None or end <= bucket_end:
+                pieces.append((start, end))
+                return pieces
+            pieces.append((start, bucket_end))
+            start = bucket_end
 
     def _placer(self, summary: SessionSummary) -> Callable[[float | None, str | None], _Place | None]:
         """How this session's events find their row: (key, bucket start, bucket end) from the
         event's time and, for responses and calls, its model (None for a prompt or an
-        activity slot); None for an event that belongs to no row (a prompt in a model row)."""
+        activity interval); None for an event that belongs to no row (a prompt in a model row)."""
         by = self.by
         if by in TIME_GROUPINGS:
             return lambda when, _model: self._bucket(when)
@@ -209,7 +236,7 @@ class Aggregator:
     def _bucket(self, when: float | None) -> _Place:
         if when is None:
             return (UNKNOWN, None, None)
-        quarter = int(when // SLOT_SECONDS)  # every zone's offset is a whole number of quarter hours
+        quarter = int(when // QUARTER_HOUR)  # every zone's offset is a whole number of quarter hours
         cached = self._buckets.get(quarter)
         if cached is None:
             cached = self._buckets[quarter] = _time_bucket(self.by, when, self.tz)
@@ -223,8 +250,8 @@ class Aggregator:
         if row is None:
             row = self.rows[key] = Row(self.by, key, start=start, end=end)
             if self.by == "model":
-                row.prompts = None
-                row.active_seconds = None
+                row.prompts = row.unattributed_prompts = None
+                row.activity = None
         row.sessions.add(session)
         row.agents.add(agent)
         if project is not None:
@@ -239,6 +266,7 @@ class Aggregator:
         if self.by == "session":
             merged: dict[str, Row] = {}
             for row in rows:
+                row.title = row.title or self.titles.get(row.key)
                 target = root(row.key)
                 if target in merged:
                     merged[target].merge(row)
@@ -247,7 +275,7 @@ class Aggregator:
                     merged[target] = row
             rows = list(merged.values())
             for row in rows:
-                row.title = self.titles.get(row.key)
+                row.title = self.titles.get(row.key) or row.title  # a parent not read: its subagent's title
         for row in [*rows, self.total]:
             everyone = row.sessions
             row.sessions = {root(s) for s in everyone}

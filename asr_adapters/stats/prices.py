@@ -104,11 +104,14 @@ class _Linear:
 class Prices:
     """Prices responses with genai-prices; one instance caches model look-ups and coefficients.
 
-    ``price(model, tokens, when)`` (``when`` in epoch seconds, None for now) gives a ``Price``,
-    or None when genai-prices knows no such model or the counts break the usage definition
-    (cache parts larger than the input, reasoning larger than the output). A model named with a
-    path (``openrouter/deepseek/deepseek-v3.2``) is looked up as given, then without its
-    leading segments, one at a time.
+    ``price(model, tokens, when, provider)`` (``when`` in epoch seconds, None for now;
+    ``provider`` genai-prices' id of the provider the record names, ``stats.providers``) gives a
+    ``Price``, or None when genai-prices knows no such model or the counts break the usage
+    definition (cache parts larger than the input, reasoning larger than the output). The model
+    is looked up at the provider named; where that provider is not one genai-prices knows, or
+    it lists no such model, by the model's name alone. A model named with a path
+    (``openrouter/deepseek/deepseek-v3.2``) is looked up as given, then without its leading
+    segments, one at a time.
     """
 
     def __init__(self) -> None:
@@ -120,7 +123,7 @@ class Prices:
         self._snapshots = data_snapshot
         self._tiered = TieredPrices
         self._snapshot: Any = None
-        self._models: dict[str, tuple[Any, Any] | None] = {}
+        self._models: dict[tuple[str | None, str], tuple[Any, Any] | None] = {}
         # (id(ModelInfo), epoch minute) -> (table, tier starts): a table changes by date, or by
         # time of day for off-peak prices, never within a minute
         self._tables: dict[tuple[int, int], tuple[Any, tuple[int, ...]]] = {}
@@ -139,17 +142,17 @@ class Prices:
             )
         return f"genai-prices {self._genai.__version__} (bundled)"
 
-    def price(self, model: str, tokens: Tokens, when: float | None) -> Price | None:
+    def price(self, model: str, tokens: Tokens, when: float | None, provider: str | None = None) -> Price | None:
         if (
             tokens.cache_read + tokens.cache_write > tokens.input
             or tokens.reasoning > tokens.output
             or tokens.cache_write_1h > tokens.cache_write
         ):
             return None  # not the usage definition: no price rather than a wrong one
-        found = self._match(model)
+        found = self._match(model, provider)
         if found is None:
             return None
-        provider, info = found
+        seller, info = found
         seconds = when if when is not None else datetime.now(tz=UTC).timestamp()
         step = self._steps.get(id(info))
         if step is None:
@@ -173,10 +176,10 @@ class Prices:
         key = (id(table), tier)
         linear = self._linear.get(key, _UNSOLVED)
         if linear is _UNSOLVED:
-            linear = self._linear[key] = self._solve(provider, info, seconds, starts, tier)
+            linear = self._linear[key] = self._solve(seller, info, seconds, starts, tier)
         if linear is None:  # a tier too narrow to probe: the library prices this one itself
-            return Price(float(self._exact(provider, info, seconds, tokens)), provider.id, info.id)
-        return Price(linear.cost(tokens), provider.id, info.id)
+            return Price(float(self._exact(seller, info, seconds, tokens)), seller.id, info.id)
+        return Price(linear.cost(tokens), seller.id, info.id)
 
     def _step(self, info: Any) -> int:
         """How long one look-up of ``info``'s table holds: a UTC day (prices change by date),
@@ -188,7 +191,7 @@ class Prices:
         constraints = [getattr(c, "constraint", None) for c in [*prices, *variants]]
         return 60 if any(isinstance(c, TimeOfDateConstraint) for c in constraints) else 86_400
 
-    def _match(self, model: str) -> tuple[Any, Any] | None:
+    def _match(self, model: str, provider: str | None = None) -> tuple[Any, Any] | None:
         snapshot = self._snapshots.get_snapshot()
         if snapshot is not self._snapshot:  # prices were updated: every cached answer is stale
             self._snapshot = snapshot
@@ -198,20 +201,24 @@ class Prices:
             self._kept.clear()
             self._steps.clear()
             self._starts.clear()
-        if model in self._models:
-            return self._models[model]
+        key = (provider, model)
+        if key in self._models:
+            return self._models[key]
         found = None
         parts = model.split("/")
-        for start in range(len(parts)):
-            ref = "/".join(parts[start:]).strip()
-            if not ref:
-                continue
-            try:
-                found = snapshot.find_provider_model(ref, None, None, None)
+        for named in (provider, None) if provider is not None else (None,):
+            for start in range(len(parts)):
+                ref = "/".join(parts[start:]).strip()
+                if not ref:
+                    continue
+                try:
+                    found = snapshot.find_provider_model(ref, None, named, None)
+                    break
+                except LookupError:
+                    continue
+            if found is not None:
                 break
-            except LookupError:
-                continue
-        self._models[model] = found
+        self._models[key] = found
         return found
 
     def _exact(self, provider: Any, info: Any, seconds: float, tokens: Tokens) -> Decimal:

@@ -1,10 +1,11 @@
 """The cost an agent recorded itself for a response, where its adapter keeps it.
 
-Three agents compute and store a response's cost in USD: OpenClaw (pi's ``usage.cost``, an
-object whose ``total`` is the cost), Cline (``cost`` in the ``api_req_started`` row) and
+Four agents compute and store a response's cost in USD: pi and OpenClaw (pi's ``usage.cost``,
+an object whose ``total`` is the cost), Cline (``cost`` in the ``api_req_started`` row) and
 OpenCode (``cost`` of a ``step-finish`` part, or of an early message). Their adapters keep that
 object verbatim as the record's ``nativeUsage`` (docs/agents/<agent>.md), beside the
-normalized ``usage``. This table is the only agent knowledge in ``asr_adapters.stats``.
+normalized ``usage``. This table and ``stats.providers`` (where records name their provider) are
+the only agent knowledge in ``asr_adapters.stats``.
 
 A recorded cost of 0 for a response that used tokens is not taken as a price: pi and OpenCode
 write 0 when their model table has no price for the model (custom or proxied providers, and
@@ -38,6 +39,7 @@ def _pi_cost(native: dict[str, Any]) -> float | None:
 #: agent short name -> how to read its recorded cost from ``nativeUsage``.
 RECORDED_COST: dict[str, Callable[[dict[str, Any]], float | None]] = {
     "openclaw": _pi_cost,
+    "pi": _pi_cost,
     "cline": _member_cost,
     "opencode": _member_cost,
 }

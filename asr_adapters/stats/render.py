@@ -20,6 +20,8 @@ CSV_COLUMNS = (
     "title",
     "start",
     "end",
+    "firstActivity",
+    "lastActivity",
     "sessions",
     "subagents",
     "agents",
@@ -45,8 +47,24 @@ CSV_COLUMNS = (
     "toolCalls",
     "failedToolCalls",
     "prompts",
+    "unattributedPrompts",
     "activeSeconds",
+    "windowLive",
+    "burnTokensPerMinute",
+    "burnCostPerHour",
+    "projectedTokens",
+    "projectedCost",
+    "remainingMinutes",
 )
+#: A billing window's state (the JSON row's ``window``), as CSV columns.
+_WINDOW_COLUMNS = {
+    "windowLive": ("live",),
+    "burnTokensPerMinute": ("burnRate", "tokensPerMinute"),
+    "burnCostPerHour": ("burnRate", "costPerHour"),
+    "projectedTokens": ("projected", "totalTokens"),
+    "projectedCost": ("projected", "cost"),
+    "remainingMinutes": ("projected", "remainingMinutes"),
+}
 
 
 def to_json(result: Report) -> bytes:
@@ -68,8 +86,13 @@ def to_csv(result: Report) -> str:
 
 def _flat(data: dict[str, Any]) -> dict[str, Any]:
     flat: dict[str, Any] = {}
+    window = data.get("window")
     for key in CSV_COLUMNS:
         value = data.get(key)
+        if key in _WINDOW_COLUMNS and isinstance(window, dict):
+            value = window
+            for member in _WINDOW_COLUMNS[key]:
+                value = value.get(member) if isinstance(value, dict) else None
         flat[key] = ";".join(map(str, value)) if isinstance(value, list) else ("" if value is None else value)
     return flat
 
@@ -244,6 +267,17 @@ def notes(result: Report) -> list[str]:
             f"{m} ({tokens(n)})" for m, n in sorted(result.unpriced_models.items(), key=lambda kv: -kv[1])
         )
         lines.append(f"* Not in the cost: {tokens(totals.unpriced_tokens.total)} tokens with no known price: {listed}.")
+    unattributed = result.total.unattributed_prompts
+    if unattributed:
+        lines.append(
+            f"{unattributed} prompts by a chat participant of unknown kind are not counted as the person's"
+            " (unattributedPrompts)."
+        )
+    if totals.without_usage:
+        lines.append(
+            f"{totals.without_usage} responses were recorded without usage: counted in Resp, their tokens"
+            " and cost unknown (not 0; responsesWithoutUsage)."
+        )
     if totals.partial:
         lines.append(f"{totals.partial} responses have only a running count of their tokens (the stream ended first).")
     if result.skipped:

@@ -184,9 +184,15 @@ def _count(
             result.warn(f"{where}: {summary.session} was already counted from {first}: counted once")
             return
     result.sessions += 1
-    for subagent in summary.subagents:
-        if subagent.session is not None and summary.session is not None:
-            parents.setdefault(subagent.session, summary.session)
+    own = summary.session
+    if own is not None:  # docs/stats.md, "Rows and columns": which streams are a session's subagents
+        for subagent in summary.subagents:
+            if subagent.session is not None:
+                parents.setdefault(subagent.session, own)
+        for child in summary.reports_from:
+            parents.setdefault(child, own)
+        if summary.parent is not None and summary.opened_by == "agent":
+            parents.setdefault(own, summary.parent)  # started by its parent agent's task: a subagent
     if aggregator.add(summary):
         for response in summary.responses:
             if response.unpriced and selection.when(response.time) and selection.model(response.model):

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import Any
 
+from .activity import Interval, union
 from .summary import PRICED_BY_AGENT, PRICED_BY_US, Response, ToolCall, Totals
 from .when import show
 
@@ -32,8 +33,10 @@ class ModelPart:
 @dataclass
 class Row:
     """One group. ``sessions`` holds session references (subagents are resolved to the session
-    they belong to when the report is finished); ``prompts`` and ``active_seconds`` are None
-    in model rows, where they belong to no one model."""
+    they belong to when the report is finished); ``prompts`` and ``activity`` are None in model
+    rows, where they belong to no one model. ``activity`` holds the activity intervals of what
+    the row counts (``stats.activity``); ``active_seconds`` is the time their union covers, so
+    streams active at the same time (a session and its subagents) count once."""
 
     by: str
     key: str
@@ -48,12 +51,21 @@ class Row:
     tool_calls: int = 0
     failed_tool_calls: int = 0
     prompts: int | None = 0
-    active_seconds: float | None = 0.0
+    unattributed_prompts: int | None = 0  # prompts of an author the source does not record
+    activity: list[Interval] | None = field(default_factory=list)
     breakdown: dict[str, ModelPart] = field(default_factory=dict)
     title: str | None = None  # session rows: the session's title, else its first prompt
     first: float | None = None
     last: float | None = None
     window: dict[str, Any] | None = None  # block rows: whether live, burn rate, projection
+
+    @property
+    def active_seconds(self) -> float | None:
+        """Seconds covered by the row's activity intervals, overlap counted once."""
+        if self.activity is None:
+            return None
+        self.activity = union(self.activity)  # kept merged: a row's list stays small
+        return sum(end - start for start, end in self.activity)
 
     def seen(self, when: float | None) -> None:
         if when is None:
@@ -92,8 +104,10 @@ class Row:
         self.failed_tool_calls += other.failed_tool_calls
         if self.prompts is not None and other.prompts is not None:
             self.prompts += other.prompts
-        if self.active_seconds is not None and other.active_seconds is not None:
-            self.active_seconds += other.active_seconds
+        if self.unattributed_prompts is not None and other.unattributed_prompts is not None:
+            self.unattributed_prompts += other.unattributed_prompts
+        if self.activity is not None and other.activity is not None:
+            self.activity.extend(other.activity)
         for model, part in other.breakdown.items():
             mine = self.breakdown.setdefault(model, ModelPart())
             mine.totals.merge(part.totals)
@@ -133,7 +147,9 @@ class Row:
         data["toolCalls"] = self.tool_calls
         data["failedToolCalls"] = self.failed_tool_calls
         data["prompts"] = self.prompts
-        data["activeSeconds"] = None if self.active_seconds is None else round(self.active_seconds, 3)
+        data["unattributedPrompts"] = self.unattributed_prompts
+        active = self.active_seconds
+        data["activeSeconds"] = None if active is None else round(active, 3)
         if self.window is not None:
             data["window"] = self.window
         data["breakdown"] = [

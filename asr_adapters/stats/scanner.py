@@ -1,3 +1,4 @@
+# Whole, over 400 lines: one pass building a SessionSummary; its per-record steps share the stream's state.
 """One pass over a session's records, building its ``SessionSummary``.
 
 The scanner keeps per stream only what the summary holds (responses, tool calls by
@@ -10,33 +11,24 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Iterable
-from datetime import datetime
+from collections.abc import Callable, Iterable
 from typing import IO, Any
 
+from .activity import covered, intervals_of
 from .prices import Prices, Tokens
-from .recorded import cache_write_1h, recorded_cost
-from .summary import PRICED_BY_AGENT, PRICED_BY_US, Response, SessionSummary, Subagent, ToolCall
+from .responses import ResponseReader, is_model_record, record_time, tokens_of
+from .summary import Response, SessionSummary, Subagent, ToolCall
 
 #: A gap between two records longer than this counts as this long (docs/stats.md, "Active time").
 IDLE_SECONDS = 600.0
-#: The width of an ``activity`` slot.
-SLOT_SECONDS = 900
 #: Origins of text a person typed or chose (ASR origin values); ``injected`` and the rest are not.
 PROMPT_ORIGINS = frozenset({"prompt", "queued", "steer", "command"})
 #: The text kept of the first prompt (for an index's column).
 FIRST_PROMPT_CHARS = 300
 
-_USAGE_MEMBERS = (
-    ("inputTokens", 0),
-    ("cacheReadTokens", 1),
-    ("cacheWriteTokens", 2),
-    ("outputTokens", 3),
-    ("reasoningTokens", 4),
-)
-
 _DEFAULT_PRICES: Prices | None = None
-_fromisoformat = datetime.fromisoformat
+#: Re-exported: the usage counts of one record (``stats.responses``).
+__all__ = ["IDLE_SECONDS", "SessionScanner", "default_prices", "epoch", "session_summary", "tokens_of"]
 
 
 def default_prices() -> Prices:
@@ -45,28 +37,6 @@ def default_prices() -> Prices:
     if _DEFAULT_PRICES is None:
         _DEFAULT_PRICES = Prices()
     return _DEFAULT_PRICES
-
-
-def epoch(ts: Any) -> float | None:
-    """Epoch seconds of a record's ``ts`` (RFC 3339), None when absent or unreadable."""
-    if not isinstance(ts, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(ts)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        return None  # the profile's ts always has a zone: a bare one is not a moment
-    return moment.timestamp()
-
-
-def tokens_of(usage: dict[str, Any]) -> Tokens:
-    counts = [0, 0, 0, 0, 0]
-    for name, index in _USAGE_MEMBERS:
-        value = usage.get(name)
-        if value.__class__ is int and value > 0:
-            counts[index] = value
-    return Tokens(*counts)
 
 
 def _short(status: Any) -> str | None:
@@ -90,15 +60,33 @@ def outcome_of(call_status: Any, result: Result | None) -> str:
     return "ok" if result is not None else "no result"
 
 
-class SessionScanner:
-    """Feed it a stream's records in order (``observe``), then ``finish()`` for the summary."""
+def epoch(ts: Any) -> float | None:
+    """Epoch seconds of a record's ``ts`` (RFC 3339), None when absent or unreadable."""
+    return record_time(ts)
 
-    def __init__(self, prices: Prices | None = None, *, price: bool = True, idle_seconds: float = IDLE_SECONDS):
+
+class SessionScanner:
+    """Feed it a stream's records in order (``observe``), then ``finish()`` for the summary.
+
+    ``on_response(response)`` is called with each model response as it is counted (a response
+    recorded without usage at ``finish``): the per-response hook for a pipeline that wants
+    each response's tokens and cost as the records stream by. ``reader`` is the
+    ``stats.responses.ResponseReader`` that applies the usage and price rules.
+    """
+
+    def __init__(
+        self,
+        prices: Prices | None = None,
+        *,
+        price: bool = True,
+        idle_seconds: float = IDLE_SECONDS,
+        on_response: Callable[[Response], None] | None = None,
+    ):
         self.prices = (prices or default_prices()) if price else None
         self.idle = idle_seconds
+        self.on_response = on_response
         self.summary = SessionSummary()
-        self._model: str | None = None
-        self._last_time: float | None = None  # the time of the latest record that had one
+        self.reader = ResponseReader(self.prices)
         self._times = array("d")  # every record time: 8 bytes a record
         self._calls: dict[str, ToolCall] = {}
         self._call_status: dict[str, Any] = {}
@@ -121,27 +109,18 @@ class SessionScanner:
         get = record.get
         kind = get("type")
         ts = get("ts")
-        now = None
-        if ts.__class__ is str:
-            try:
-                moment = _fromisoformat(ts)
-                if moment.tzinfo is not None:  # the profile's ts always has a zone: a bare one is no moment
-                    now = moment.timestamp()
-            except ValueError:
-                pass
+        now = record_time(ts)
+        reader = self.reader
+        reader.follow(record, now)
         if now is not None:
             if summary.first_time is None or now < summary.first_time:
                 summary.first_time, summary.first_ts = now, ts
             if summary.last_time is None or now > summary.last_time:
                 summary.last_time, summary.last_ts = now, ts
             self._times.append(now)
-            self._last_time = now
             when: float | None = now
         else:
-            when = self._last_time
-        model = get("model")
-        if model.__class__ is str and model:
-            self._model = model
+            when = reader.last_time
         if kind == "message":
             self._message(record, when)
         elif kind == "tool_call":
@@ -160,21 +139,10 @@ class SessionScanner:
             self._seen_response(record, ts, when)
 
     def _activity(self) -> None:
-        """Active time: the gaps between consecutive record times (sorted: sources write some
-        records out of time order), each capped at the idle threshold."""
+        """Active time: the stream's activity intervals (docs/stats.md, "Active time")."""
         summary = self.summary
-        activity = summary.activity
-        times = sorted(self._times)
-        previous: float | None = None
-        for now in times:
-            slot = int(now // SLOT_SECONDS)
-            if previous is not None and now > previous:
-                gap = min(now - previous, self.idle)
-                summary.active_seconds += gap
-                activity[slot] = activity.get(slot, 0.0) + gap
-            elif slot not in activity:
-                activity[slot] = 0.0
-            previous = now
+        summary.activity = intervals_of(self._times, self.idle)
+        summary.active_seconds = covered(summary.activity)
         self._times = array("d")
 
     def _header(self, record: dict[str, Any]) -> None:
@@ -197,6 +165,12 @@ class SessionScanner:
             summary.errors += 1
         author = record.get("author")
         origin = record.get("origin")
+        if summary.opened_by is None and record.get("role") == "user":
+            summary.opened_by = _opener(record, author)
+        sender = record.get("from")
+        child = sender.get("session") if isinstance(sender, dict) else None
+        if isinstance(child, str) and child not in summary.reports_from and _reports(record, origin):
+            summary.reports_from.append(child)
         typed = unattributed = False
         text: list[str] = []
         for member in ("content", "displayContent"):
@@ -228,7 +202,7 @@ class SessionScanner:
             if summary.first_prompt is None and joined:
                 summary.first_prompt = joined[:FIRST_PROMPT_CHARS]
         elif unattributed:
-            summary.unattributed_prompts += 1
+            summary.unattributed_times.append(when)
 
     def _tool_call(self, record: dict[str, Any], ts: Any, when: float | None) -> None:
         call_id = record.get("callId")
@@ -246,7 +220,7 @@ class SessionScanner:
             self._call_context[call_id] = (
                 _text(record.get("inferenceId")),
                 _text(record.get("turnId")),
-                self._model,
+                self.reader.model,
                 len(self.summary.responses),
             )
         elif name is not None:
@@ -267,31 +241,13 @@ class SessionScanner:
         )
 
     def _usage(self, record: dict[str, Any], ts: Any, when: float | None) -> None:
-        usage = record.get("usage")
-        if not isinstance(usage, dict):
-            usage = None
-        has_usage = usage is not None
-        tokens = tokens_of(usage) if usage is not None else Tokens()
-        if tokens.cache_write:
-            tokens.cache_write_1h = min(cache_write_1h(record.get("nativeUsage")), tokens.cache_write)
-        recorded = recorded_cost(self.summary.agent, record.get("nativeUsage"))
-        if not has_usage and not recorded:
-            self._seen_response(record, ts, when)  # an agent's own object with nothing to count
+        response = self.reader.response(record, when)
+        if response is None or (not response.has_usage and response.cost_by is None and "inferenceId" in record):
+            # no response here, or one with unknown usage that another record of it may count
+            self._seen_response(record, ts, when)
             return
-        model = record.get("model")
-        model = model if isinstance(model, str) and model else self._model
-        response = Response(_text(record.get("id")), _text(ts), when, model, tokens, has_usage)
-        response.partial = usage is not None and usage.get("partial") is True
-        if recorded is not None and (recorded > 0 or not tokens):
-            response.cost, response.cost_by = recorded, PRICED_BY_AGENT
-        elif not tokens:
-            response.cost = 0.0  # nothing to price
-        elif self.prices is not None and model is not None:
-            price = self.prices.price(model, tokens, when)
-            if price is not None:
-                response.cost, response.cost_by = price.usd, PRICED_BY_US
-                response.priced_as = f"{price.provider}/{price.model}"
-        self.summary.responses.append(response)
+        self._count(response)
+        model = response.model
         inference = record.get("inferenceId")
         if isinstance(inference, str):
             self._usage_responses.add(inference)
@@ -301,19 +257,24 @@ class SessionScanner:
         if isinstance(turn, str) and model is not None:
             self._response_models["turn:" + turn] = model
 
+    def _count(self, response: Response) -> None:
+        self.summary.responses.append(response)
+        if self.on_response is not None:
+            self.on_response(response)
+
     def _seen_response(self, record: dict[str, Any], ts: Any, when: float | None) -> None:
         """A record of a model response that carries no usage: counted once by its inferenceId
         at the end, unless another record of the response carries the usage."""
         inference = record.get("inferenceId")
         if not isinstance(inference, str) or inference in self._responses_seen:
             return
-        if record.get("type") == "tool_call" or record.get("author") == "model":
+        if is_model_record(record):
             model = record.get("model")
             self._responses_seen[inference] = (
                 _text(record.get("id")),
                 _text(ts),
                 when,
-                model if isinstance(model, str) and model else self._model,
+                model if isinstance(model, str) and model else self.reader.model,
             )
 
     def finish(self) -> SessionSummary:
@@ -321,7 +282,7 @@ class SessionScanner:
         self._activity()
         for inference, (record_id, ts, when, model) in self._responses_seen.items():
             if inference not in self._usage_responses:
-                summary.responses.append(Response(record_id, ts, when, model, Tokens(), has_usage=False))
+                self._count(Response(record_id, ts, when, model, Tokens(), has_usage=False))
         fallback = summary.first_time
         for response in summary.responses:
             if response.time is None:
@@ -341,6 +302,7 @@ class SessionScanner:
             if call.time is None:
                 call.time = fallback
         summary.prompt_times = [fallback if when is None else when for when in summary.prompt_times]
+        summary.unattributed_times = [fallback if when is None else when for when in summary.unattributed_times]
         summary.subagents = list(self._subagents.values())
         return summary
 
@@ -367,6 +329,26 @@ class SessionScanner:
                 call.name = _text(name)
         else:
             call.status = _text(call_status)
+
+
+def _opener(record: dict[str, Any], author: Any) -> str | None:
+    """``human`` or ``agent``: who wrote the first such part of a user-role message (the
+    harness's preamble before it aside); None when neither did."""
+    parts = record.get("content")
+    for part in parts if isinstance(parts, list) else ():
+        if isinstance(part, dict):
+            who = part.get("author", author)
+            if who in ("human", "agent"):
+                return str(who)
+    return str(author) if author in ("human", "agent") else None
+
+
+def _reports(record: dict[str, Any], origin: Any) -> bool:
+    """Whether a message holds a subagent's report (origin ``subagent_report``, its own or a part's)."""
+    if origin == "subagent_report":
+        return True
+    parts = record.get("content")
+    return any(isinstance(p, dict) and p.get("origin") == "subagent_report" for p in parts or ())
 
 
 def _text(value: Any) -> str | None:

@@ -172,9 +172,9 @@ class Totals:
 class SessionSummary:
     """One session stream, summed up (``session_summary``; docs/stats.md defines each member).
 
-    ``activity`` maps 15-minute slots (epoch seconds // 900, UTC) to the active seconds that
-    ended in them, a slot with records but no active time mapping to 0: what billing windows
-    and day rows are built from.
+    ``activity`` is the stream's activity intervals (``(start, end)`` epoch seconds, sorted and
+    disjoint; ``stats.activity``): what report rows and billing windows take active time from,
+    as the union over every stream they count, so overlapping streams count once.
     """
 
     session: str | None = None
@@ -195,10 +195,16 @@ class SessionSummary:
     tool_calls: list[ToolCall] = field(default_factory=list)
     prompt_times: list[float | None] = field(default_factory=list)
     first_prompt: str | None = None
-    unattributed_prompts: int = 0
+    unattributed_times: list[float | None] = field(default_factory=list)
     errors: int = 0
     subagents: list[Subagent] = field(default_factory=list)
-    activity: dict[int, float] = field(default_factory=dict)
+    #: who wrote the first words of the session's own user-role input, ``human`` or ``agent``
+    #: (a parent agent's task: with ``parent``, the session is that parent's subagent)
+    opened_by: str | None = None
+    #: sessions that sent this one a subagent's report (``from.session`` of a message with
+    #: origin ``subagent_report``): its subagents, whether or not a ``subagent`` record names them
+    reports_from: list[str] = field(default_factory=list)
+    activity: list[tuple[float, float]] = field(default_factory=list)
 
     @property
     def duration_seconds(self) -> float:
@@ -210,6 +216,11 @@ class SessionSummary:
     def prompts(self) -> int:
         """Prompts the person typed (docs/stats.md, "Prompts")."""
         return len(self.prompt_times)
+
+    @property
+    def unattributed_prompts(self) -> int:
+        """User-role prompts whose author the source does not record (docs/stats.md)."""
+        return len(self.unattributed_times)
 
     @property
     def failed_tool_calls(self) -> int:

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .stream import Finding
+    from .finding import Finding
 
 #: Findings kept per stream; the rest are counted and reported by one last finding.
 MAX_FINDINGS = 1000
@@ -44,7 +44,7 @@ class Findings(list["Finding"]):
 
 def summarized(findings: list[Finding], file: str | None) -> list[Finding]:
     """The findings as a plain list, with one last finding counting those not kept."""
-    from .stream import ERROR, WARNING, Finding
+    from .finding import ERROR, WARNING, Finding
 
     omitted = getattr(findings, "omitted", 0)
     if not omitted:

@@ -18,16 +18,8 @@ import orjson
 from ..batch.naming import unique_under_folding
 from ..core.errors import InputError
 from ..outputs import OutputError, PipeClosed, text_output
+from ..stream.folders import find_streams
 from .html import render_html, render_index
-
-
-def find_streams(folder: Path) -> list[Path]:
-    """Every ``*.asr.jsonl`` below ``folder``, in a stable order (symlinks not followed)."""
-    found: list[Path] = []
-    for root, dirs, files in os.walk(folder):
-        dirs.sort()
-        found.extend(Path(root) / name for name in sorted(files) if name.endswith(".asr.jsonl"))
-    return found
 
 
 def _session_of(path: Path) -> str | None:

@@ -19,7 +19,7 @@ from asr_adapters.cli import main
 from asr_adapters.index.search import Search, literal_query, run_search
 from index import truth
 
-ARCHIVES = ["golden", "samples"]
+ARCHIVES = ["golden", pytest.param("samples", marks=pytest.mark.samples)]
 
 
 def _archive(request: pytest.FixtureRequest, name: str) -> tuple[Path, Path]:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from golden_support import ROOT
 
-from asr_adapters.index.command import index_command, search_command
+from asr_adapters.cli.index import index_command
+from asr_adapters.cli.search import search_command
 from asr_adapters.index.schema import markdown
 
 DOC = ROOT / "docs" / "index.md"

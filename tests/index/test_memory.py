@@ -13,6 +13,9 @@ import pytest
 from asr_adapters.index import build, build_index, rows
 from index.conftest import header
 
+# heavy: a large stream indexed under tracemalloc (.ci/run runs -m heavy)
+pytestmark = pytest.mark.heavy
+
 MB = 1 << 20
 MARGIN = 1 * MB
 

@@ -26,6 +26,7 @@ def bomb(expanded: int = 1 << 30) -> bytes:
     return frame * (expanded // (64 << 20))
 
 
+@pytest.mark.heavy  # tens of MB decompressed (.ci/run runs -m heavy)
 def test_a_bomb_file_is_one_error_in_bounded_memory(tmp_path: Path) -> None:
     data = bomb(8 << 30)  # 8 GiB of zeros, no newline, in about 128 KB
     assert len(data) < (1 << 20)
@@ -45,6 +46,7 @@ def test_a_bomb_after_good_lines_is_still_one_error() -> None:
             pass
 
 
+@pytest.mark.heavy  # tens of MB decompressed (.ci/run runs -m heavy)
 def test_ordinary_compression_is_not_a_bomb() -> None:
     """A highly repetitive but real log (the same event 200,000 times) stays under the ratio."""
     line = orjson.dumps({"type": "event_msg", "payload": {"type": "token_count", "info": None}}) + b"\n"

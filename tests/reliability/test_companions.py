@@ -17,6 +17,9 @@ from asr_adapters import validate_records
 from asr_adapters.convert import Conversion
 from asr_adapters.core.errors import InputError
 
+# heavy: every companion file of every golden case damaged many ways (.ci/run runs -m heavy)
+pytestmark = pytest.mark.heavy
+
 NEW_VALUES = (None, 1, "s", [], {})
 
 

@@ -195,6 +195,7 @@ def test_diagnostics_are_capped_and_the_rest_counted() -> None:
     assert merged.diagnostics.total == MAX_DIAGNOSTICS + 5 and merged.as_dict()["diagnostics"] == MAX_DIAGNOSTICS + 5
 
 
+@pytest.mark.heavy  # a million lines (.ci/run runs -m heavy)
 def test_a_million_bad_lines_cost_a_counter_not_memory(tmp_path: Path) -> None:
     """Each bad line is a diagnostic; kept whole, a million of them took about 300 MB. Under a
     256 MiB address-space limit the run completes, listing the first ones and counting the rest."""

@@ -95,8 +95,11 @@ def _property(case: GoldenCase) -> Any:
         source = case.input
         if source.name == "input.sql":
             database = build_sqlite(source, folder / "input.sqlite")
-            table, _order, column, _unique = ROW_TABLES[case.agent][0]
             with sqlite3.connect(database) as connection:
+                tables = {r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                # the first of the agent's row tables the case's database has (a Cursor workspace
+                # database has only ItemTable)
+                table, _order, column, _unique = next(t for t in ROW_TABLES[case.agent] if t[0] in tables)
                 rows = connection.execute(f"SELECT rowid, {column} FROM {table} WHERE {column} IS NOT NULL").fetchall()
                 if rows:
                     rowid, text = data.draw(st.sampled_from(rows), label="row")

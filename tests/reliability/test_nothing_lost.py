@@ -22,6 +22,9 @@ from golden_support import SHARED_SAMPLES, shared_samples
 from asr_adapters.convert import Conversion
 from asr_adapters.core.sanitized import MARKER
 
+#: every test here reads the shared samples: marked ``samples`` by tests/conftest.py
+SAMPLES_MODULE = True
+
 CONTENT_KEYS = {"text", "thinking", "message", "content", "arguments", "input", "output", "args", "result",
                 "description"}  # fmt: skip
 OBJECT_KEYS = {"input", "args", "arguments"}

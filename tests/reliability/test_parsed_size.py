@@ -41,6 +41,7 @@ def _stats(result: object) -> dict[str, int]:
     return orjson.loads(stderr.strip().splitlines()[-1])["native_items"]
 
 
+@pytest.mark.heavy  # lines of many MB (.ci/run runs -m heavy)
 @pytest.mark.parametrize("agent", sorted(HUGE_LINES))
 def test_a_line_of_tiny_values_is_one_unreadable_line_under_a_memory_limit(agent: str, tmp_path: Path) -> None:
     _, clean = LINE_INPUTS[agent]
@@ -69,6 +70,7 @@ def test_a_document_of_tiny_values_is_one_error_under_a_memory_limit(tmp_path: P
     assert REASON in one_error(result)
 
 
+@pytest.mark.heavy  # lines of many MB (.ci/run runs -m heavy)
 @pytest.mark.parametrize("agent", ["t3code", "opencode", "openclaw"])
 def test_a_row_of_tiny_values_is_one_unreadable_row_under_a_memory_limit(agent: str, tmp_path: Path) -> None:
     case, table, column = {
@@ -95,6 +97,7 @@ def test_a_row_of_tiny_values_is_one_unreadable_row_under_a_memory_limit(agent: 
     assert _stats(result)["unreadable"] == before["unreadable"] + 1
 
 
+@pytest.mark.heavy  # lines of many MB (.ci/run runs -m heavy)
 def test_the_estimate_counts_values_outside_strings_only() -> None:
     """A long text full of commas is not a long list of values: the second, exact count (outside
     strings) lets it through; tiny values are refused whether or not they are quoted."""
@@ -111,6 +114,7 @@ def test_the_estimate_counts_values_outside_strings_only() -> None:
     assert parsed_size(b"[1,2]") == 5  # small items are not scanned
 
 
+@pytest.mark.heavy  # lines of many MB (.ci/run runs -m heavy)
 def test_json_inside_a_string_is_bounded_too(tmp_path: Path) -> None:
     """A Codex tool call whose ``arguments`` string is JSON of tiny values: the line itself is
     small parsed (one long string), the arguments are not parsed; kept as the raw string."""
@@ -129,6 +133,7 @@ def test_json_inside_a_string_is_bounded_too(tmp_path: Path) -> None:
     assert "input" not in record and record["arguments"].startswith("[[],[],")
 
 
+@pytest.mark.heavy  # lines of many MB (.ci/run runs -m heavy)
 def test_a_huge_first_line_is_not_parsed_by_the_header_prescan(tmp_path: Path) -> None:
     """Claude Code reads header facts from its first lines before converting: that peek is
     bounded the same way (it parsed the line whole before)."""

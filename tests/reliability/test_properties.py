@@ -29,6 +29,9 @@ from asr_adapters import validate_records
 from asr_adapters.convert import Conversion
 from asr_adapters.core.errors import InputError
 
+# heavy: hypothesis over every golden case (.ci/run runs -m heavy)
+pytestmark = pytest.mark.heavy
+
 SCALE = int(os.environ.get("ASR_HYPOTHESIS_SCALE", "1"))
 #: Unset in CI (derandomized: the same examples every run); set to explore other examples locally.
 SEED = os.environ.get("ASR_HYPOTHESIS_SEED")
@@ -39,6 +42,7 @@ CASES_PER_AGENT = Counter(case.agent for case in CASES)
 EXAMPLES: Counter[str] = Counter()
 #: The SQLite tables whose rows are the native items: (table, order column, JSON column, unique columns).
 ROW_TABLES = {
+    "cursor": [("cursorDiskKV", "rowid", "value", ("key",)), ("ItemTable", "rowid", "value", ("key",))],
     "openclaw": [("transcript_events", "seq", "event_json", ())],
     "opencode": [("message", "time_created", "data", ("id",)), ("part", "time_created", "data", ("id",))],
     "t3code": [

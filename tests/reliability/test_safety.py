@@ -393,14 +393,14 @@ _WRITE_FLAGS = {"O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND", "O_TRUNC"}
 #: Reviewed writes outside ``outputs``: (file, function, call) -> why it is safe.
 _ALLOWED_WRITES = {
     # anonymous scratch files: no name anyone can plant or read
-    ("cli_convert.py", "_write_main", "tempfile.TemporaryFile"): "scratch, unnamed",
-    ("cli_convert.py", "to_stdout", "tempfile.TemporaryFile"): "scratch, unnamed",
+    ("cli/convert_output.py", "_write_main", "tempfile.TemporaryFile"): "scratch, unnamed",
+    ("cli/convert_output.py", "to_stdout", "tempfile.TemporaryFile"): "scratch, unnamed",
     ("export/folder.py", "_spool", "tempfile.TemporaryFile"): "scratch, unnamed",
     ("export/__init__.py", "export_streams", "tempfile.TemporaryFile"): "scratch, unnamed",
     ("adapters/copilot_cli/groups.py", "Groups._move_to_disk", "tempfile.TemporaryFile"): "scratch, unnamed",
     ("core/spool.py", "RecordSpool.append", "tempfile.TemporaryFile"): "scratch, unnamed",
     # a private scratch folder (mkdtemp: 0700, a fresh random name) for the page show --open opens
-    ("view/command.py", "show_at", "tempfile.mkdtemp"): "private scratch folder",
+    ("view/browse.py", "show_at", "tempfile.mkdtemp"): "private scratch folder",
     # databases: SQLite opens them itself, after the checks that refuse links and non-files
     ("index/store.py", "_connect", "sqlite3.connect"): "the index (_check_path: a regular file, not a link)",
     ("index/store.py", "open_for_reading", "sqlite3.connect"): "mode=ro URI",

@@ -53,6 +53,7 @@ def test_a_generated_column_that_exhausts_memory_is_refused(tmp_path: Path) -> N
     assert "orchestration_events.payload_json is a generated column" in one_error(result)
 
 
+@pytest.mark.heavy  # a store built to cost (.ci/run runs -m heavy)
 def test_a_store_built_to_cost_stops_at_its_step_budget(tmp_path: Path) -> None:
     """20,000 threads of one small event each and no index: every per-thread query scans the
     whole table (about 4e10 SQLite steps: hours, for a 3 MB file). The step budget (10 per byte

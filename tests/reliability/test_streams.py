@@ -67,6 +67,7 @@ def run_measured(args: list[str], timeout: float) -> tuple[int, str, int]:
     return process.returncode, err, int(peak) if peak.strip().isdigit() else 1 << 40
 
 
+@pytest.mark.heavy  # a 100 MB line (.ci/run runs -m heavy)
 @pytest.mark.parametrize("name", list(LINE_INPUTS))
 def test_100mb_content_line_converts_whole_in_bounded_memory(name: str, tmp_path: Path) -> None:
     agent, clean = LINE_INPUTS[name]
@@ -90,6 +91,7 @@ def test_100mb_content_line_converts_whole_in_bounded_memory(name: str, tmp_path
     assert end - start - 4 == BIG, "the 100 MB string is not in the output whole"
 
 
+@pytest.mark.heavy  # a 100 MB line (.ci/run runs -m heavy)
 @pytest.mark.parametrize("name", list(LINE_INPUTS))
 def test_100mb_garbage_line_is_one_unreadable_line(name: str, tmp_path: Path) -> None:
     agent, clean = LINE_INPUTS[name]

@@ -33,6 +33,9 @@ from asr_adapters import registry, validate_records
 from asr_adapters.convert import Conversion
 from asr_adapters.core.errors import InputError
 
+# heavy: every dispatch field of every golden case retyped (.ci/run runs -m heavy)
+pytestmark = pytest.mark.heavy
+
 UNHASHABLE: tuple[Any, ...] = (["x"], {"x": 1})
 #: Longer strings are content, not names anything dispatches on.
 SHORT = 64

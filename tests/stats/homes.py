@@ -25,6 +25,8 @@ def home_env(root: Path) -> dict[str, str]:
         "COPILOT_HOME": str(root / "copilot"),
         "PI_CODING_AGENT_DIR": str(root / "pi"),
         "QWEN_HOME": str(root / "qwen"),
+        "FACTORY_HOME_OVERRIDE": str(root / "factory"),
+        "OPENHANDS_PERSISTENCE_DIR": str(root / "openhands"),
         "XDG_DATA_HOME": str(root / "data"),
         "XDG_CONFIG_HOME": str(root / "config"),
         "XDG_CACHE_HOME": str(root / "cache"),  # asr stats keeps its cache here, never in the real home
@@ -41,6 +43,7 @@ EVERY_AGENT = {
     "cline": ("cline/native-tools-task-folder", "Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1760000000000"),
     "opencode": ("opencode/sqlite-turn-tools-usage", "opencode/opencode.db"),
     "copilot-cli": ("copilot-cli/reasoning-three-places", "session-state/demo-session/events.jsonl"),
+    "cursor": ("cursor/global-2025-bubbles-tools", "Cursor/User/globalStorage/state.vscdb"),
     "pi": (
         "pi/tools-bash-skill",
         "sessions/--work-demo--/2026-06-01T11-00-00-000Z_019e0000-0000-7000-8000-000000000002.jsonl",
@@ -48,6 +51,14 @@ EVERY_AGENT = {
     "qwen-code": (
         "qwen-code/tools-commands-usage",
         "projects/-work-demo/chats/7c1e0000-0000-4000-8000-00000000000a.jsonl",
+    ),
+    "droid": (
+        "droid/tools-reminders-settings",
+        ".factory/sessions/-work-acme-app/5b1f0c2e-8a7d-4e3b-9c61-2f4a8d0e7b13.jsonl",
+    ),
+    "openhands": (
+        "openhands/v1-tools-condensation-usage",
+        "conversations/7c1e000000004000800000000000000a/base_state.json",
     ),
 }
 
@@ -60,8 +71,11 @@ _BASES = {
     "cline": "XDG_CONFIG_HOME",
     "opencode": "XDG_DATA_HOME",
     "copilot-cli": "COPILOT_HOME",
+    "cursor": "XDG_CONFIG_HOME",
     "pi": "PI_CODING_AGENT_DIR",
     "qwen-code": "QWEN_HOME",
+    "droid": "FACTORY_HOME_OVERRIDE",
+    "openhands": "OPENHANDS_PERSISTENCE_DIR",
 }
 
 
@@ -81,6 +95,9 @@ def plant_every_agent(env: dict[str, str], agents: list[str] | None = None) -> d
             shutil.copy(folder / "input.json", target / "ui_messages.json")
             shutil.copy(folder / "api_conversation_history.json", target / "api_conversation_history.json")
             target = target / "ui_messages.json"
+        elif agent == "openhands":  # a conversation folder: the state file and its events/
+            shutil.copy(folder / "input.json", target)
+            shutil.copytree(folder / "events", target.parent / "events")
         else:
             shutil.copy(folder / "input.jsonl", target)
             if (folder / "input").is_dir():  # Claude Code's <session>/subagents/ folder
@@ -200,6 +217,16 @@ def plant_shared_samples(env: dict[str, str], samples: Path) -> dict[str, list[P
     tasks = Path(env["XDG_CONFIG_HOME"]) / "Code/User/globalStorage/saoudrizwan.claude-dev/tasks"
     for number, source in enumerate(sorted((samples / "cline").glob("*.json"))):
         planted.setdefault("cline", []).append(copy(source, tasks / f"17600000000{number:02d}" / "ui_messages.json"))
+    openhands = Path(env["OPENHANDS_PERSISTENCE_DIR"])
+    for sample in sorted(p for p in (samples / "openhands").glob("*") if p.is_dir()):
+        if (sample / "events").is_dir():  # a V1 CLI trajectory: the events folder alone
+            folder = copy(sample, openhands / "conversations" / sample.name)
+            planted.setdefault("openhands", []).append(min((folder / "events").glob("event-*.json")))
+            continue
+        for conversation in sorted(p for p in sample.iterdir() if p.is_dir()):
+            v1 = (conversation / "base_state.json").is_file()
+            folder = copy(conversation, openhands / ("conversations" if v1 else "sessions") / conversation.name)
+            planted.setdefault("openhands", []).append(folder / ("base_state.json" if v1 else "metadata.json"))
     missing = [agent for agent in EVERY_AGENT if agent not in planted]
     for agent, path in plant_every_agent(env, missing).items():
         planted[agent] = [path]

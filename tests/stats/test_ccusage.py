@@ -17,6 +17,9 @@ from golden_support import SHARED_SAMPLES
 
 from asr_adapters.stats.prices import Prices, Tokens
 
+#: the tests here compare the shared Claude Code samples: marked ``samples`` by tests/conftest.py
+SAMPLES_MODULE = True
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -17,6 +17,9 @@ from asr_adapters.cli import main
 from stats.homes import home_env, plant_shared_samples
 from stats.test_report import MEMBERS, row_tokens
 
+#: every test here reads the shared samples: marked ``samples`` by tests/conftest.py
+SAMPLES_MODULE = True
+
 
 def test_one_table_of_every_agent_with_the_streams_usage_sums(tmp_path: Path) -> None:
     if not SHARED_SAMPLES.is_dir():

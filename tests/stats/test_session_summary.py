@@ -241,7 +241,9 @@ def test_duration_and_active_time_with_idle_gaps_capped() -> None:
     assert summary.first_ts == "2026-01-05T10:00:00Z" and summary.last_ts == "2026-01-05T12:00:00Z"
     assert summary.duration_seconds == 7200
     assert summary.active_seconds == 120 + 600 + 30 + 600
-    assert sum(summary.activity.values()) == summary.active_seconds
+    at = lambda clock: datetime.fromisoformat(f"2026-01-05T{clock}Z").timestamp()  # noqa: E731
+    assert summary.activity == [(at("10:00:00"), at("10:12:00")), (at("11:00:00"), at("11:10:30")),
+                                (at("12:00:00"), at("12:00:00"))]  # fmt: skip
     assert session_summary(stream.records, idle_seconds=60).active_seconds == 60 + 60 + 30 + 60
 
 
@@ -320,3 +322,13 @@ def test_a_prompt_whose_words_a_sanitizer_took_out_is_still_a_prompt() -> None:
          "author": "human", "origin": "prompt", "content": [{"type": "text", "text": "hi"}]},
     ]  # fmt: skip
     assert session_summary(records).prompts == 2
+
+
+def test_pi_records_its_own_cost_as_openclaw_does() -> None:
+    """pi writes the cost its model table gives into ``usage.cost`` (the adapter keeps it in
+    ``nativeUsage``), as OpenClaw does: that figure is the agent's."""
+    stream = Stream("pi:c", "pi")
+    native = {"input": 12, "output": 80, "cost": {"total": 0.004}}
+    stream.reply("2026-06-01T11:00:08Z", "claude-sonnet-4-5", usage(9_512, 80, 9_000, 500), nativeUsage=native)
+    (response,) = session_summary(stream.records).responses
+    assert (response.cost, response.cost_by) == (0.004, "agent")

@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from asr_adapters.cli import main
 from asr_adapters.core.nesting import MAX_NESTING
 from asr_adapters.core.nesting import dumps as nested_dumps
+from asr_adapters.stream.opening import is_asr_file
 from asr_adapters.validate import validate
-from asr_adapters.view import is_asr_stream
 
 EVERY_KIND = GOLDEN / "_show" / "every-record-kind" / "stream.asr.jsonl"
 #: Streams whose records the property changes: the hand-made one and one of some agents.
@@ -71,7 +71,7 @@ def run(command: list[str], path: Path) -> Any:
 def check(path: Path) -> None:
     """The rule, for every command, on the stream at ``path``."""
     errors = [f for f in validate(path) if f.is_error]
-    stream = is_asr_stream(path)
+    stream = is_asr_file(path)
     for command in COMMANDS:
         result = run(command, path)
         if not stream:  # no ASR header: read as a native file, which it is not either

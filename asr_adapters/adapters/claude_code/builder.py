@@ -1,3 +1,4 @@
+# Whole, over 400 lines: Builder holds one stream's open state (fold, waiting lines) that every line kind updates.
 """One stream's records from Claude Code transcript lines, in file order.
 
 The builder takes parsed lines one at a time (``feed``) and returns the records each line

@@ -1,3 +1,4 @@
+# Whole, over 400 lines: the one open fold of an API response and every content block kind it folds.
 """Assistant lines: one content block per line, folded back into one message per API response.
 
 All lines of one response share ``message.id``. The fold stays open while consecutive

@@ -1,3 +1,4 @@
+# Whole, over 400 lines: tool results and what tools mean beyond them (plans, subagents) share one call index.
 """Tool results, and what some tools mean beyond their call: plans and subagent spawns.
 
 TodoWrite, TaskCreate, TaskUpdate and TaskList results become ``plan`` records (written

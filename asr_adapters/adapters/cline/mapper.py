@@ -1,3 +1,4 @@
+# Whole, over 400 lines: one task's ui rows and api messages aligned in one pass over shared alignment state.
 """One Cline task (ui timeline and/or api history) -> the records of its stream.
 
 The ui timeline gives the order. An api message is written just before the first row

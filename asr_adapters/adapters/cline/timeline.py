@@ -1,3 +1,4 @@
+# Over 400 lines, whole for now: one pass over a ui timeline; split by row kind once no one else edits Cline.
 """ui rows mapped on their own: the whole task when only ``ui_messages.json`` exists, and
 the rows that have no api message to fold into otherwise."""
 

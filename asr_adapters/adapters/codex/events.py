@@ -1,3 +1,4 @@
+# Whole, over 400 lines: every event_msg kind judged against the response items it mirrors, from one table.
 """``event_msg`` lines: mirrors of items are counted duplicates; facts no item has are kept."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Whole, over 400 lines: one Mapper per stream writes every Copilot CLI event kind at its event from shared state.
 """One stream's events -> ASR records, in file order.
 
 The main session and each subagent get their own ``Mapper``. Every event's records are

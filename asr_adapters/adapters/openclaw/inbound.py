@@ -1,3 +1,4 @@
+# Whole, over 400 lines: the three eras of OpenClaw's rendered inbound text, read by one set of patterns.
 """What OpenClaw rendered into a user entry's text, split back into who wrote which part.
 
 OpenClaw has no structured sender field on a user entry: it renders the chat metadata into

@@ -1,3 +1,4 @@
+# Whole, over 400 lines: every query of T3 Code's schema, in one read transaction, beside the checks they rely on.
 """Read-only access to T3 Code's ``state.sqlite``.
 
 T3 Code keeps the database open in WAL mode while it runs. We never write, and read in one

@@ -1,0 +1,68 @@
+"""One rule for responses whose counts are zero or missing, for every agent (docs/stats.md,
+"Responses and tokens"): usage recorded as zeros is a response with zero tokens; a model
+response recorded with no usage the adapter could take is a response with unknown usage,
+counted apart (``responsesWithoutUsage``), never as zero tokens or $0."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from golden_support import GOLDEN, SHARED_SAMPLES
+
+import asr_adapters
+from asr_adapters.stats import report, session_summary
+from stats.streams import Stream, usage
+
+ZEROS = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "cost": {"total": 0}}
+
+
+def test_zero_usage_is_a_response_with_zero_tokens() -> None:
+    stream = Stream("qwen-code:z", "qwen-code")
+    stream.reply("2026-01-05T10:00:00Z", "qwen3-coder-plus", usage(0, 0))
+    (response,) = session_summary(stream.records).responses
+    assert response.has_usage and not response.tokens and response.cost == 0.0
+
+
+@pytest.mark.parametrize("agent", ["openclaw", "pi", "gemini-cli", "copilot-cli"])
+def test_a_model_reply_without_a_usable_count_is_a_response_of_unknown_usage(agent: str) -> None:
+    stream = Stream(f"{agent}:u", agent)
+    stream.reply("2026-01-05T10:00:00Z", "deepseek-chat", usage(1_000, 10))
+    stream.reply("2026-01-05T10:00:05Z", "deepseek-chat", None, nativeUsage=ZEROS)  # the adapter took no count
+    stream.add("message", "2026-01-05T10:00:06Z", messageId="h", role="assistant", author="harness",
+               origin="injected", content=[], model="delivery-mirror", nativeUsage=ZEROS)  # fmt: skip
+    summary = session_summary(stream.records)
+    totals = summary.totals
+    assert totals.responses == 2 and totals.without_usage == 1  # the harness's synthetic reply is none
+    unknown = summary.responses[1]
+    assert not unknown.has_usage and unknown.cost is None and not unknown.unpriced
+    assert totals.tokens.total == 1_010 and totals.unpriced == 0
+
+
+def test_a_response_with_unknown_usage_counts_once_by_its_id() -> None:
+    stream = Stream("copilot-cli:i", "copilot-cli")
+    stream.call("2026-01-05T10:00:00Z", "c1", inferenceId="api-1", nativeUsage={"model": "x"})  # no count here
+    stream.reply("2026-01-05T10:00:01Z", "gpt-5", usage(0, 40), inferenceId="api-1")  # the count, later
+    stream.call("2026-01-05T10:00:02Z", "c2", inferenceId="api-2", nativeUsage={"model": "x"})  # never counted
+    summary = session_summary(stream.records)
+    assert [(r.has_usage, r.tokens.output) for r in summary.responses] == [(True, 40), (False, 0)]
+
+
+def test_the_golden_zero_replies_are_counted() -> None:
+    """OpenClaw's all-zero deepseek reply (pi's object when the provider reported nothing) and
+    Gemini CLI's reply with output and zero tokens: each a response of unknown usage."""
+    for case, expected in (("openclaw/usage-normalized", 1), ("gemini-cli/json-messages", 1)):
+        (path,) = (GOLDEN / case).glob("expected*.asr.jsonl")
+        summary = session_summary(list(asr_adapters.read_records(path)), price=False)
+        assert summary.totals.without_usage == expected, case
+
+
+def test_the_gemini_sample_zero_token_reply_is_a_response(tmp_path: Path) -> None:
+    sample = SHARED_SAMPLES / "gemini-cli" / "yoavf-ai-sessions_gemini-cli-pomodoro-timer.json"
+    if not sample.is_file():
+        pytest.skip(f"no shared sample {sample} (set ASR_SAMPLES)")
+    result = report([sample], by="session", price=False)
+    assert result.total.totals.responses == 14 and result.total.totals.without_usage == 1
+    from asr_adapters.stats.render import notes
+
+    assert any("1 responses were recorded without usage" in line for line in notes(result))

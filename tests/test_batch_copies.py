@@ -1,0 +1,91 @@
+"""Identical copies of one session in a batch (issue 32 item 6): the same bytes at two paths
+(a home backed up inside itself) are converted once, and the manifest names the copy."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+import pytest
+from test_batch import batch, full_streams, outputs, register_toy, toy_file
+
+from asr_adapters import registry
+
+
+@pytest.fixture
+def toy() -> Iterator[None]:
+    register_toy()
+    yield
+    registry._ADAPTERS.pop("toy", None)
+
+
+def manifest(out: Path) -> dict[str, dict[str, object]]:
+    return orjson.loads((out / "_manifest.json").read_bytes())["sources"]
+
+
+def home_with_backup(root: Path) -> tuple[Path, Path]:
+    original = toy_file(root / "a" / "one.jsonl", "s1", {"say": "hi"}, {"child": "kid", "says": ["x"]})
+    toy_file(root / "a" / "two.jsonl", "s2", {"say": "other"})
+    copy = root / "backup" / "a" / "one.jsonl"
+    copy.parent.mkdir(parents=True)
+    copy.write_bytes(original.read_bytes())
+    return original, copy
+
+
+def test_a_copy_is_converted_once_and_named_in_the_manifest(toy: None, tmp_path: Path) -> None:
+    original, copy = home_with_backup(tmp_path / "src")
+    out = tmp_path / "out"
+    summary = batch([tmp_path / "src"], out, jobs=1)
+    assert (summary.converted, summary.copies, summary.failed) == (2, 1, 0)
+    assert sorted(outputs(out)) == ["toy/s1.asr.jsonl", "toy/s1/kid.asr.jsonl", "toy/s2.asr.jsonl"]
+    assert outputs(out)["toy/s1.asr.jsonl"] == full_streams(original)["toy:s1"]
+    sources = manifest(out)
+    entry = sources[os.path.realpath(copy)]
+    assert entry["same_as"] == os.path.realpath(original) and entry["outputs"] == []
+    assert entry["sha256"] == sources[os.path.realpath(original)]["sha256"]
+    assert "same_as" not in sources[os.path.realpath(original)]
+    assert summary.as_dict()["copies"] == 1 and "1 identical copies" in summary.describe()
+    # a re-run changes nothing and still knows the copy
+    again = batch([tmp_path / "src"], out, jobs=2)
+    assert (again.converted, again.copies, again.skipped) == (0, 1, 2)
+    assert manifest(out) == sources
+
+
+def test_a_copy_that_stops_being_identical_is_converted_on_its_own(toy: None, tmp_path: Path) -> None:
+    original, copy = home_with_backup(tmp_path / "src")
+    out = tmp_path / "out"
+    batch([tmp_path / "src"], out, jobs=1)
+    toy_file(original, "s1", {"say": "hi, grown"}, {"child": "kid", "says": ["x"]})  # the copy is now older
+    summary = batch([tmp_path / "src"], out, jobs=1)
+    assert (summary.converted, summary.copies) == (2, 0)
+    entry = manifest(out)[os.path.realpath(copy)]
+    assert "same_as" not in entry and len(entry["outputs"]) == 2
+    written = outputs(out)
+    assert written["toy/s1.asr.jsonl"] == full_streams(original)["toy:s1"]
+    assert full_streams(copy)["toy:s1"] in written.values()
+
+
+def test_a_copy_whose_companions_differ_is_no_copy(toy: None, tmp_path: Path) -> None:
+    """The toy adapter reads ``<name>.notes`` with a session: the same bytes beside other notes
+    make other records, so both are converted."""
+    original, copy = home_with_backup(tmp_path / "src")
+    original.with_suffix(".notes").write_text("mine")
+    copy.with_suffix(".notes").write_text("the backup's")
+    summary = batch([tmp_path / "src"], tmp_path / "out", jobs=1)
+    assert (summary.converted, summary.copies) == (3, 0)
+    copy.with_suffix(".notes").write_text("mine")  # now the same file with the same companion
+    again = batch([tmp_path / "src"], tmp_path / "out", jobs=1)
+    assert (again.converted, again.copies) == (0, 1)
+    assert len(outputs(tmp_path / "out")) == 3  # the copy's earlier outputs are removed
+
+
+def test_copies_of_a_file_that_fails_fail_with_it(toy: None, tmp_path: Path) -> None:
+    bad = toy_file(tmp_path / "src" / "a" / "bad.jsonl", "s9", {"say": "x"}, {"fail": "broken here"})
+    (tmp_path / "src" / "b").mkdir()
+    (tmp_path / "src" / "b" / "bad.jsonl").write_bytes(bad.read_bytes())
+    summary = batch([tmp_path / "src"], tmp_path / "out", jobs=1)
+    assert (summary.converted, summary.copies, summary.failed) == (0, 0, 2)
+    rows = [orjson.loads(line) for line in (tmp_path / "out" / "_errors.jsonl").read_bytes().splitlines()]
+    assert any("same bytes as" in row["reason"] and row["path"].endswith("b/bad.jsonl") for row in rows), rows
