@@ -10,18 +10,21 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import hashlib
 import hmac
 import re
 from collections import Counter
-from collections.abc import Callable
 
 import orjson
 
 from .detectors import Detector, Hit
 from .placeholder import HASH_CHARS as _HASH_CHARS
+from .placeholder import PLACEHOLDER
 
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")  # greedy: each match is a whole run
+#: what may stand between two lines of one wrapped base64 run
+_LINE_BREAK = re.compile(r"\r?\n[ \t]*")
 _TOKEN_CHAR = re.compile(r"[A-Za-z0-9+/=_.-]")
 #: a run of token characters broken by a line break, 16 or more in all: where a wrapped
 #: token may be (ordinary lines end in a word, a comma or a bracket)
@@ -29,6 +32,12 @@ _WRAPPED = re.compile(r"\n(?=[ \t]*(?P<right>[A-Za-z0-9+/=_.-]{1,400}))")
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.")
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9+/=_.-]+")
 _JSON_START = ("{", "[")
+#: a string token of JSON text (its content, and the colon that makes it a key); outside its
+#: strings valid JSON holds no quote, so the tokens are found in order from the start
+_JSON_TOKEN = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"(\s*:)?', re.DOTALL)
+#: one escape of a JSON string (a low surrogate after a high one makes one character with it)
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
+_LOW_SURROGATE = re.compile(r"\\u[dD][c-fC-F][0-9a-fA-F]{2}")
 #: a decoded base64 run is scanned only when it reads as text
 _PRINTABLE = re.compile(rb"[\t\n\r\x20-\x7e]*")
 
@@ -57,13 +66,18 @@ class Scanner:
         """``text`` with every secret found replaced (the same object when there is none)."""
         if len(text) < 8:
             return text
+        is_json = False
         if text[:1] in _JSON_START or text[:2].lstrip()[:1] in _JSON_START:
-            text = self._json_string(text)
+            text, is_json = self._json_string(text)
         hits = self.detector.find(text)
         hits = _widened(hits, self._split_hits(text, hits))
         hits += self._base64_hits(text, hits)
+        if hits and "[REDACTED:" in text:
+            hits = _outside_placeholders(text, hits)
         if not hits:
             return text
+        if is_json:  # what the raw text's own scan found keeps to whole characters of one string
+            hits = _in_json_strings(text, hits)
         return self._replace(text, hits)
 
     def _replace(self, text: str, hits: list[Hit]) -> str:
@@ -126,47 +140,68 @@ class Scanner:
 
     def _base64_hits(self, text: str, found: list[Hit]) -> list[Hit]:
         """A base64 run whose decoded text holds a secret: the whole run is replaced (keyed on
-        the secret, so it reads as the same placeholder as the secret written plainly)."""
+        the secret, so it reads as the same placeholder as the secret written plainly). Runs
+        on consecutive lines, each but the last a multiple of 4 long (``base64`` wraps at 76),
+        are one run: decoded alone, a line would give only part of a secret it cuts."""
         hits = []
-        for match in _BASE64_RUN.finditer(text):
-            run = match.group()
-            if run.islower() or run.isupper():  # a path, a word, a hex digest: not base64 of text
-                continue
-            decoded = _decoded(run)
-            if decoded is None:
-                continue
-            inner = self.detector.find(decoded)
-            if inner and not _overlaps(found, match.start(), match.end()):
-                hits.append(Hit(match.start(), match.end(), inner[0].kind, inner[0].secret))
-                self.counts.update(h.kind for h in inner[1:])
+        for group in _base64_groups(text):
+            if len(group) > 1:
+                hit = self._base64_hit("".join(m.group() for m in group), group[0].start(), group[-1].end(), found)
+                if hit is not None:
+                    hits.append(hit)
+                    continue
+            for match in group:
+                hit = self._base64_hit(match.group(), match.start(), match.end(), found)
+                if hit is not None:
+                    hits.append(hit)
         return hits
 
-    def _json_string(self, text: str) -> str:
-        """JSON held in a string (raw tool arguments): secrets found in its decoded strings
-        are replaced where they stand in the raw text, in their escaped spelling."""
+    def _base64_hit(self, run: str, start: int, end: int, found: list[Hit]) -> Hit | None:
+        if run.islower() or run.isupper():  # a path, a word, a hex digest: not base64 of text
+            return None
+        decoded = _decoded(run)
+        if decoded is None:
+            return None
+        inner = self.detector.find(decoded)
+        if not inner or _overlaps(found, start, end):
+            return None
+        self.counts.update(h.kind for h in inner[1:])
+        return Hit(start, end, inner[0].kind, inner[0].secret)
+
+    def _json_string(self, text: str) -> tuple[str, bool]:
+        """JSON held in a string (raw tool arguments): each string value is decoded and
+        scanned, and a secret found in it is replaced where it stands in the raw text, in
+        whatever spelling the raw text gives it (``\\u0067hp_…``, ``\\/``, ``\\u000a`` for a
+        wrapped token's line break): the rest of the raw text is kept byte for byte, so the
+        string stays the same JSON. Also says whether ``text`` is JSON."""
         try:
             value = orjson.loads(text)
         except orjson.JSONDecodeError:
-            return text
+            return text, False
         if not isinstance(value, (dict, list)):
-            return text
-        found: list[tuple[str, str, str]] = []  # kind, the secret, its spelling in the decoded string
-
-        def visit(decoded: str) -> None:
-            found.extend((h.kind, h.secret, decoded[h.start : h.end]) for h in self._inner_hits(decoded))
-
-        _strings(value, visit)
-        for kind, secret, spelled in found:
-            placeholder = self.placeholder(kind, secret)
-            for spelling in {orjson.dumps(spelled).decode()[1:-1], _ascii_json(spelled)}:
-                if spelling and spelling in text:
-                    self.counts[kind] += text.count(spelling)
-                    text = text.replace(spelling, placeholder)
-        return text
+            return text, False
+        hits: list[Hit] = []
+        for token in _JSON_TOKEN.finditer(text):
+            if token.group(2):  # a key: structure, as a tool input's keys are
+                continue
+            raw = token.group(1)
+            offset = token.start(1)
+            if "\\" not in raw:
+                hits.extend(Hit(offset + h.start, offset + h.end, h.kind, h.secret) for h in self._inner_hits(raw))
+                continue
+            found = self._inner_hits(_unescaped(text[token.start() : token.end(1) + 1]))
+            if found:
+                marks = _escape_marks(raw)
+                hits.extend(
+                    Hit(offset + _raw_offset(marks, h.start), offset + _raw_offset(marks, h.end), h.kind, h.secret)
+                    for h in found
+                )
+        return (self._replace(text, hits) if hits else text), True
 
     def _inner_hits(self, value: str) -> list[Hit]:
         hits = _widened(self.detector.find(value), self._split_hits(value, []))
-        return hits + self._base64_hits(value, hits)
+        hits += self._base64_hits(value, hits)
+        return _outside_placeholders(value, hits) if hits and "[REDACTED:" in value else hits
 
 
 def _widened(direct: list[Hit], split: list[Hit]) -> list[Hit]:
@@ -206,6 +241,22 @@ def _overlaps(hits: list[Hit], start: int, end: int) -> bool:
     return any(h.start < end and start < h.end for h in hits)
 
 
+def _base64_groups(text: str) -> list[list[re.Match[str]]]:
+    """The base64 runs of ``text``, those that continue one another over a line break (the
+    line before a multiple of 4 long, with no padding; the next one right after the break,
+    indentation allowed) in one group, 1,000 lines at most."""
+    groups: list[list[re.Match[str]]] = []
+    for match in _BASE64_RUN.finditer(text):
+        if groups and len(groups[-1]) < 1000:
+            last = groups[-1][-1]
+            run = last.group()
+            if len(run) % 4 == 0 and run[-1] != "=" and _LINE_BREAK.fullmatch(text, last.end(), match.start()):
+                groups[-1].append(match)
+                continue
+        groups.append([match])
+    return groups
+
+
 def _decoded(run: str) -> str | None:
     stripped = run.rstrip("=")
     if len(stripped) % 4 == 1:
@@ -220,18 +271,84 @@ def _decoded(run: str) -> str | None:
     return raw.decode("ascii")
 
 
-def _ascii_json(value: str) -> str:
-    import json
+def _outside_placeholders(text: str, hits: list[Hit]) -> list[Hit]:
+    """The hits that touch no placeholder already in ``text`` (a user's pattern can match
+    the hex digits of its hash): a placeholder stays whole."""
+    taken = [m.span() for m in PLACEHOLDER.finditer(text)]
+    return [h for h in hits if not any(start < h.end and h.start < end for start, end in taken)]
 
-    return json.dumps(value)[1:-1]
+
+def _in_json_strings(text: str, hits: list[Hit]) -> list[Hit]:
+    """Hits the scan of JSON text found, each kept within the string it starts in and to
+    whole characters of it: an escape it cuts (a value's pattern that ends on the backslash
+    of ``\\"``) is left out of it, so the placeholder never breaks the JSON. A hit outside every
+    string (a user's pattern over a number) is kept as it is."""
+    contents = [(token.start(1), token.end(1)) for token in _JSON_TOKEN.finditer(text)]
+    starts = [start for start, _end in contents]
+    kept = []
+    for hit in hits:
+        at = bisect.bisect_right(starts, hit.start) - 1
+        if at < 0 or hit.start >= contents[at][1]:
+            kept.append(hit)
+            continue
+        first, last = contents[at]
+        start = _whole(text, first, hit.start, forward=True)
+        end = _whole(text, first, min(hit.end, last), forward=False)
+        if start < end:
+            kept.append(Hit(start, end, hit.kind, hit.secret))
+    return kept
 
 
-def _strings(value: object, visit: Callable[[str], None]) -> None:
-    if isinstance(value, str):
-        visit(value)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _strings(item, visit)
-    elif isinstance(value, list):
-        for item in value:
-            _strings(item, visit)
+def _whole(text: str, first: int, position: int, *, forward: bool) -> int:
+    """``position`` in a JSON string's raw content that starts at ``first``, moved off an
+    escape it falls inside: to the escape's end (``forward``) or its start."""
+    at = first
+    while True:
+        at = text.find("\\", at, position)
+        if at < 0:
+            return position
+        end = at + (6 if text[at + 1 : at + 2] == "u" else 2)
+        if end > position:
+            return end if forward else at
+        at = end
+
+
+def _unescaped(token: str) -> str:
+    """A JSON string token (quotes included) decoded; a lone surrogate escape, which orjson
+    refuses, as Python's ``json`` reads it."""
+    try:
+        decoded = orjson.loads(token)
+    except orjson.JSONDecodeError:
+        import json
+
+        decoded = json.loads(token)
+    return str(decoded)
+
+
+def _escape_marks(raw: str) -> tuple[list[int], list[int]]:
+    """Where each escape of a JSON string's raw content ends, as (decoded offsets, raw
+    offsets): between two marks the text is literal, one character for one."""
+    decoded_at, raw_at = [0], [0]
+    d = r = 0
+    skip_to = -1
+    for match in _ESCAPE.finditer(raw):
+        if match.start() < skip_to:  # the low half of a surrogate pair already taken
+            continue
+        end = match.end()
+        code = match.group(1)
+        if code is not None and 0xD800 <= int(code, 16) <= 0xDBFF:
+            low = _LOW_SURROGATE.match(raw, end)
+            if low is not None:
+                end = skip_to = low.end()
+        d += match.start() - r + 1
+        r = end
+        decoded_at.append(d)
+        raw_at.append(r)
+    return decoded_at, raw_at
+
+
+def _raw_offset(marks: tuple[list[int], list[int]], position: int) -> int:
+    """An offset in a JSON string's decoded text as an offset in its raw content."""
+    decoded_at, raw_at = marks
+    at = bisect.bisect_right(decoded_at, position) - 1
+    return raw_at[at] + position - decoded_at[at]

@@ -4,7 +4,8 @@ Each textual string of a native input (prose, commands, outputs, titles, paths, 
 vendor-only items, companion files, SQL string literals) gets a secret put before it, one
 kind after another, in one of five disguises: written plainly, split across a line break, in
 base64, in a URL, and inside JSON held in a string (raw tool arguments are planted inside
-their JSON and written back as a string). Every planted secret is made up here (random, from
+their JSON and written back as a string, one character of each secret spelled as a ``\\u``
+escape). Every planted secret is made up here (random, from
 a seed per case), so any of its bytes in an output is a leak.
 """
 
@@ -133,8 +134,9 @@ def _walk(value: Any, planter: Planter, key: str | None = None) -> Any:
             except ValueError:
                 inner = None
             if isinstance(inner, (dict, list)):  # JSON in a string: planted inside, written back
-                planted = _walk_json_string(inner, planter)
-                return json.dumps(planted)
+                first = len(planter.plants)
+                written = json.dumps(_walk_json_string(inner, planter))
+                return _escaped_inside(written, planter.plants[first:])
         return planter.plant(value) if _plantable(key, value) else value
     if isinstance(value, dict):
         return {k: _walk(v, planter, k) for k, v in value.items()}
@@ -154,6 +156,21 @@ def _walk_json_string(value: Any, planter: Planter, key: str | None = None) -> A
     if isinstance(value, list):
         return [_walk_json_string(v, planter, key) for v in value]
     return value
+
+
+def _escaped_inside(written: str, plants: list[Plant]) -> str:
+    """JSON text with one character in the middle of each secret planted in it spelled as a
+    ``\\u`` escape (as a source that escapes more than it must writes it): only the decoded
+    string holds the secret whole, so only a scan of it finds it, and its replacement must
+    take the escaped spelling. The halves around the escape become needles too."""
+    for plant in plants:
+        core = plant.needles[0]
+        if len(plant.needles) > 1 or written.count(core) != 1:
+            continue  # a private key's lines; a core written otherwise
+        middle = len(core) // 2
+        written = written.replace(core, f"{core[:middle]}\\u{ord(core[middle]):04x}{core[middle + 1 :]}")
+        plant.needles += [core[:middle], core[middle + 1 :]]
+    return written
 
 
 _SQL_LITERAL = re.compile(r"'((?:[^']|'')*)'")

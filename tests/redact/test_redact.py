@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -309,3 +310,20 @@ def test_show_export_and_index_redact(tmp_path: Path) -> None:
         if path.is_file():
             _no_secret(path.read_bytes())
     assert json.loads(report.read_text())["redactions"] == 2
+
+
+def test_a_placeholder_is_never_redacted_inside() -> None:
+    """A user's pattern can match a placeholder's hash (hex digits): in JSON held in a
+    string, whose raw text is scanned after its decoded strings had their secrets replaced,
+    and in a stream redacted again. A placeholder stays whole."""
+    policy = Policy.make(key=KEY, patterns=[r"\d{6}"])
+    redactor = Redactor(policy)
+    raw = json.dumps({"s": "ticket 654321 and 777777", "n": 1})
+    out = redactor.record({"type": "tool_call", "seq": 3, "id": "r3", "callId": "c", "arguments": raw})
+    value = json.loads(out["arguments"])
+    assert re.fullmatch(
+        r"ticket \[REDACTED:pattern-1:[0-9a-f]{10}\] and \[REDACTED:pattern-1:[0-9a-f]{10}\]", value["s"]
+    )
+    assert out["capture"]["arguments"]["count"] == 2
+    once = "see [REDACTED:pattern-1:1234567890] and [REDACTED:aws-access-key:0987654321]"
+    assert _redacted_text(once, policy) == once
