@@ -151,6 +151,8 @@ class DroidMapper:
         # FactoryDroidMessageSchema keeps visibility inside ``message``; some readers read it on the
         # line: both are accepted, the inner one first
         visibility = inner.get("visibility", item.get("visibility"))
+        if not isinstance(visibility, str):
+            visibility = None  # a value of another type says nothing Droid writes (kept verbatim below)
         default = self._writer(inner, blocks, visibility, role)
         parts: list[dict[str, Any]] = []
         results: list[dict[str, Any]] = []
