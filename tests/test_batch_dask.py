@@ -60,6 +60,10 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Path], Path]:
     killer = src / "killer" / "input.jsonl"
     killer.parent.mkdir()
     shutil.copyfile(next(p for p in inputs if p.suffix == ".jsonl" and "/codex/" in p.as_posix()), killer)
+    # one more byte, so the killer is not an identical copy of its codex source (a batch converts
+    # identical copies once, and a copy of a failed source fails with it: tests/test_batch_copies.py)
+    with killer.open("ab") as out:
+        out.write(b"\n")
     return inputs, killer
 
 
