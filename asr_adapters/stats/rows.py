@@ -170,6 +170,7 @@ class Row:
 
 def _totals(totals: Totals) -> dict[str, Any]:
     tokens = totals.tokens
+    cost = totals.known_cost  # None, not 0, where nothing could be priced
     return {
         "responses": totals.responses,
         "inputTokens": tokens.input,
@@ -178,9 +179,9 @@ def _totals(totals: Totals) -> dict[str, Any]:
         "outputTokens": tokens.output,
         "reasoningTokens": tokens.reasoning,
         "totalTokens": tokens.total,
-        "cost": totals.cost,
-        "agentCost": totals.agent_cost,
-        "ourCost": totals.cost - totals.agent_cost,
+        "cost": cost,
+        "agentCost": None if cost is None else totals.agent_cost,
+        "ourCost": None if cost is None else totals.cost - totals.agent_cost,
         "pricedByAgent": totals.priced_by_agent,
         "pricedByUs": totals.priced_by_us,
         "unpricedResponses": totals.unpriced,

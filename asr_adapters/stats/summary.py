@@ -142,6 +142,16 @@ class Totals:
         """Whether the cost and the input-side tokens are a lower bound (some input unknown)."""
         return self.without_input > 0
 
+    @property
+    def known_cost(self) -> float | None:
+        """The cost, or None when nothing was priced and there was something to price (every
+        response unpriced or of unknown usage): an unknown cost is never written as $0."""
+        if self.priced_by_agent or self.priced_by_us:
+            return self.cost
+        if self.unpriced or (self.without_usage and self.without_usage == self.responses):
+            return None
+        return self.cost
+
     def add(self, response: Response) -> None:
         self.responses += 1
         self.tokens.add(response.tokens)
@@ -179,8 +189,8 @@ class Totals:
         return {
             "responses": self.responses,
             **self.tokens.as_dict(),
-            "cost": self.cost,
-            "agentCost": self.agent_cost,
+            "cost": self.known_cost,
+            "agentCost": None if self.known_cost is None else self.agent_cost,
             "pricedByAgent": self.priced_by_agent,
             "pricedByUs": self.priced_by_us,
             "unpricedResponses": self.unpriced,

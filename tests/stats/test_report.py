@@ -85,7 +85,8 @@ def test_priced_and_unpriced_models(tmp_path: Path) -> None:
     assert rows["gpt-5"]["cost"] == pytest.approx(gpt5(40_000, 30_000, 900, T0 + timedelta(seconds=5)), rel=1e-9)
     assert rows["gpt-5"]["pricedBy"] == "genai-prices"
     unpriced = rows["acme-internal-7"]
-    assert unpriced["cost"] == 0 and unpriced["pricedBy"] == "unpriced" and unpriced["unpricedTokens"] == 5_100
+    assert unpriced["cost"] is None and unpriced["ourCost"] is None, "an unknown cost is null, never $0"
+    assert unpriced["pricedBy"] == "unpriced" and unpriced["unpricedTokens"] == 5_100
     assert data["unpricedModels"] == {"acme-internal-7": 5_100}
     assert data["totals"]["cost"] == rows["gpt-5"]["cost"]  # never $0 added for the unknown model
     table = CliRunner(env=env).invoke(main, ["stats", "--by", "model"]).stdout

@@ -85,6 +85,9 @@ def test_a_row_whose_every_response_has_unknown_usage_has_an_unknown_cost(tmp_pa
     result = report(paths, by="session", timezone="UTC", cache=False, price=False)
     by_key = {row.key: row for row in result.rows}
     assert by_key["cursor:u"].priced_by == "unknown" and by_key["qwen-code:z"].priced_by == "-"
+    unknown_row, zero_row = (by_key[key].as_dict(result.tz) for key in ("cursor:u", "qwen-code:z"))
+    assert unknown_row["cost"] is None and unknown_row["agentCost"] is None, "an unknown cost is null, never 0"
+    assert zero_row["cost"] == 0.0, "nothing to price costs $0"
     out = io.StringIO()
     table(result, out, color=False, width=200)
     line = next(text for text in out.getvalue().splitlines() if text.startswith("cursor:u"))
