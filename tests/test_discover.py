@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -198,6 +199,15 @@ def plant_real_homes(env: dict[str, str]) -> dict[str, Path]:
             ".jsonl",
             Path(env["PI_CODING_AGENT_DIR"]) / "sessions/--work-demo--/2026-06-01T10-00-00-000Z_demo.jsonl",
         ),
+        "qwen-code": (
+            ".jsonl",
+            Path(env["QWEN_HOME"]) / "projects/-work-demo/chats/3f1c2a4e-0000-4000-8000-0000000000d3.jsonl",
+        ),
+        "droid": (
+            ".jsonl",
+            Path(env["FACTORY_HOME_OVERRIDE"])
+            / ".factory/sessions/-work-demo/5b1f0c2e-0000-4000-8000-0000000000d3.jsonl",
+        ),
     }
     for agent, (suffix, target) in layouts.items():
         if agent not in registry.names():
@@ -211,6 +221,17 @@ def plant_real_homes(env: dict[str, str]) -> dict[str, Path]:
         else:
             target.write_bytes(source.read_bytes())
         planted[agent] = target
+    golden = ROOT / "golden"
+    if "openhands" in registry.names():  # a V1 conversation folder: base_state.json and events/
+        conversation = Path(env["HOME"]) / ".openhands/conversations/7c1e00000000400080000000000000d3"
+        shutil.copytree(golden / "openhands/v1-tools-condensation-usage/events", conversation / "events")
+        shutil.copy(golden / "openhands/v1-tools-condensation-usage/input.json", conversation / "base_state.json")
+        planted["openhands"] = conversation / "base_state.json"
+    if "cursor" in registry.names():  # the editor's global state database (Linux app data)
+        database = Path(env["HOME"]) / ".config/Cursor/User/globalStorage/state.vscdb"
+        database.parent.mkdir(parents=True)
+        build_sqlite(golden / "cursor/global-2025-bubbles-tools/input.sql", database)
+        planted["cursor"] = database
     return planted
 
 
@@ -219,6 +240,8 @@ def test_real_adapters_discovered_in_relocated_homes(tmp_path: Path) -> None:
     planted = plant_real_homes(env)
     if not planted:
         pytest.skip("no adapter with golden cases yet")
+    new_agents = {"pi", "qwen-code", "droid", "openhands", "cursor"} & set(registry.names())
+    assert new_agents <= set(planted), sorted(new_agents - set(planted))
     found = {d.agent: d for d in discover(env=env)}
     for agent, path in planted.items():
         assert agent in found, f"{agent}: {path} not discovered; found {sorted(found)}"
