@@ -89,7 +89,7 @@ def _add(result: Plan, seen: set[str], item: Input) -> None:
     real = item.real or os.path.realpath(item.path)
     if real not in seen:
         seen.add(real)
-        result.inputs.append(item.but(real=real))
+        result.inputs.append(item if item.real else item.but(real=real))
 
 
 def _archive(folder: Path, result: Plan, seen: set[str]) -> None:
