@@ -4,7 +4,8 @@ sessions that changed.
 One SQLite file (``$XDG_CACHE_HOME/asr-adapters/stats.sqlite``, else ``~/.cache/…``): per input
 path, its fingerprint and its summaries as JSON (data, never code to load). The
 fingerprint holds what the summaries depend on: the input's size and mtime, those of the files
-read with it (a Claude Code session's subagent transcripts: the adapter's ``companion_files``),
+read with it (a Claude Code session's subagent transcripts: the adapter's ``companion_files``,
+or for Claude Code the files listed in the session's folders, ``stamps``),
 the code (every module of this package, by size and mtime, so a new version or an edited
 adapter reads everything again), the price data, the active-time cap and whether costs were
 wanted. Only the main process reads and writes it. A cache that cannot be opened or read is
@@ -66,8 +67,9 @@ def stamp_of(item: Input, settings: str) -> str | None:
     parts: list[Any] = [settings, stat.st_size, stat.st_mtime_ns]
     if item.kind == "native" and item.agent is not None:
         from ..batch.worker import companions
+        from .stamps import listed_companions
 
-        parts.append(companions(item.agent, str(item.path)))
+        parts.append(companions(item.agent, str(item.path), listed_companions(item.agent, item.path)))
     return hashlib.sha256(orjson.dumps(parts)).hexdigest()
 
 
