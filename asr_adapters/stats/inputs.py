@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..batch.homes import agent_homes
+from ..batch.homes import Home, agent_homes
 from ..batch.manifest import MANIFEST, read_entries
 from ..batch.scan import prefilter, walk
 from ..core.errors import ASRError
@@ -33,7 +33,9 @@ class Input:
     """One file to read. ``kind``: ``asr`` (a stream), ``native`` (``agent``'s session) or
     ``file`` (not known yet: sniffed where it is read, unless ``sniffed`` says what it was when
     it had this size and mtime). ``named``: given by the user (never asked whether it is a
-    session of its own). ``cached_stamp``: the fingerprint its cached summaries were taken at."""
+    session of its own). ``cached_stamp``: the fingerprint its cached summaries were taken at.
+    ``home``: the agent whose home it was found in (``sniff_as``), when no other home is
+    inside that one or holds it."""
 
     path: Path
     kind: str
@@ -44,6 +46,7 @@ class Input:
     real: str = ""
     sniffed: Sniffed | None = None
     cached_stamp: str | None = None
+    home: str | None = None
 
     def but(self, **changes: object) -> Input:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -67,9 +70,9 @@ def plan(
     result = Plan()
     seen: set[str] = set()
     if paths is None:
-        homes = [home.path for home in agent_homes(env, wanted or None) if home.exists]
-        result.homes = homes
-        _folders(homes, result, seen, explicit=False)
+        found = [home for home in agent_homes(env, wanted or None) if home.exists]
+        result.homes = homes = [home.path for home in found]
+        _folders(homes, result, seen, explicit=False, agents=_sole_agents(found))
         return result
     for raw in paths:
         path = Path(raw)
@@ -114,9 +117,26 @@ def _stream(path: Path, agent: str | None) -> Input:
     return Input(path, "asr", agent, stat.st_size, stat.st_mtime_ns)
 
 
-def _folders(roots: list[Path], result: Plan, seen: set[str], *, explicit: bool) -> None:
+def _sole_agents(homes: list[Home]) -> dict[Path, str]:
+    """Each home's agent, for the homes no other home is inside or holds (whose files can only
+    be that agent's, or nobody's)."""
+    return {
+        home.path: home.agent
+        for home in homes
+        if not any(
+            other is not home and (other.path.is_relative_to(home.path) or home.path.is_relative_to(other.path))
+            for other in homes
+        )
+    }
+
+
+def _folders(
+    roots: list[Path], result: Plan, seen: set[str], *, explicit: bool, agents: Mapping[Path, str] | None = None
+) -> None:
     def tell(path: Path, reason: str, _folder: bool) -> None:
         result.problems.append(f"{path}: {reason}")
+
+    homes = {Path(os.path.abspath(root)): agent for root, agent in (agents or {}).items()}
 
     for candidate in walk(roots, report=tell):
         path = candidate.path
@@ -125,7 +145,8 @@ def _folders(roots: list[Path], result: Plan, seen: set[str], *, explicit: bool)
         if path.name.endswith(STREAM_SUFFIXES):
             _add(result, seen, Input(path, "asr", None, size, mtime, named, candidate.real))
         elif prefilter(path, size, explicit=named) is None:
-            _add(result, seen, Input(path, "file", None, size, mtime, named, candidate.real))
+            home = homes.get(candidate.root)
+            _add(result, seen, Input(path, "file", None, size, mtime, named, candidate.real, home=home))
         elif named:
             result.problems.append(f"{path}: empty file")
 
@@ -152,6 +173,32 @@ def sniff(path: Path) -> Sniffed:
         return "none", UNREADABLE
     except Exception:
         return "none", SNIFF_FAILED
+
+
+def sniff_as(path: Path, agent: str) -> Sniffed | None:
+    """What a file found in ``agent``'s home is, asking that agent alone (``sniff`` asks every
+    adapter, reading the head for each): not a session when the agent says its name or place
+    is not one of its sessions (a subagent transcript, a sidecar), its log when its sniff is
+    sure. None when that is not enough to tell (then ``sniff`` decides)."""
+    import importlib
+
+    from .. import registry
+    from ..batch.scan import NOT_SESSION
+
+    package = registry._packages().get(agent)
+    if package is None:
+        return None
+    try:
+        if not registry.get(agent).is_session_file(path):
+            return "none", NOT_SESSION
+        source = Source(path)
+        head = source.head()
+        if source.is_sqlite or not head.strip() or is_asr_stream(head):
+            return None
+        sure = importlib.import_module(f"{registry.__package__}.adapters.{package}.sniff").detect(source)
+    except Exception:
+        return None
+    return ("agent", agent) if sure >= registry.SURE else None
 
 
 def claimed(path: Path, agent: str, named: bool) -> Sniffed:

@@ -13,7 +13,7 @@ import orjson
 
 from ..core.errors import ASRError
 from ..core.source import BadLine, Source
-from .inputs import Input, Sniffed, claimed, sniff
+from .inputs import Input, Sniffed, claimed, sniff, sniff_as
 from .prices import Prices
 from .scanner import IDLE_SECONDS, SessionScanner
 from .summary import SessionSummary
@@ -68,6 +68,10 @@ def process(
     outcome = Outcome(item)
     if item.kind == "file":
         known = item.sniffed
+        if known is None and item.home is not None:
+            known = sniff_as(item.path, item.home)  # its home's agent alone; kept when it is content
+            if known is not None and known[0] == "agent":
+                outcome.sniffed = known
         if known is None:
             known = outcome.sniffed = sniff(item.path)
         kind, detail = known
