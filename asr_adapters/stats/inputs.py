@@ -142,13 +142,26 @@ def _folders(
         path = candidate.path
         named = explicit or candidate.explicit
         size, mtime = candidate.size, candidate.mtime_ns
+        home = homes.get(candidate.root)
         if path.name.endswith(STREAM_SUFFIXES):
             _add(result, seen, Input(path, "asr", None, size, mtime, named, candidate.real))
+        elif home is not None and not named and _not_a_session(home, path):
+            seen.add(candidate.real)  # a subagent transcript, a sidecar: read with its session, if at all
         elif prefilter(path, size, explicit=named) is None:
-            home = homes.get(candidate.root)
             _add(result, seen, Input(path, "file", None, size, mtime, named, candidate.real, home=home))
         elif named:
             result.problems.append(f"{path}: empty file")
+
+
+def _not_a_session(agent: str, path: Path) -> bool:
+    """Whether the agent of the home ``path`` was found in says it is no session of its own
+    (``sniff_as`` would say so in a worker: left out here, it costs no worker a round trip)."""
+    from .. import registry
+
+    try:
+        return not registry.get(agent).is_session_file(path)
+    except Exception:
+        return False  # the worker's sniff decides
 
 
 def sniff(path: Path) -> Sniffed:
