@@ -181,13 +181,14 @@ class SummaryCache:
         self.hits += 1
         return result
 
-    def put(self, item: Input, stamp: str | None, result: Summarized) -> None:
+    def put(self, item: Input, stamp: str | None, result: Summarized, packed: bytes | None = None) -> None:
+        """Keep ``result`` (``packed``: already as ``pack`` gives it)."""
         if self._db is None or stamp is None or result.error is not None:
             return
         try:
             self._db.execute(
                 f"INSERT OR REPLACE INTO {_TABLE} (path, settings, stamp, data) VALUES (?, ?, ?, ?)",
-                (item.real, self.settings, stamp, orjson.dumps(_dump(result))),
+                (item.real, self.settings, stamp, packed if packed is not None else pack(result)),
             )
             self._pending += 1
             if self._pending >= 500:
@@ -205,6 +206,16 @@ class SummaryCache:
                 return
             self._db.close()
             self._db = None
+
+
+def pack(result: Summarized) -> bytes:
+    """A ``Summarized`` as the cache keeps it (JSON)."""
+    return orjson.dumps(_dump(result))
+
+
+def unpack(item: Input, packed: bytes) -> Summarized:
+    """``pack``'s bytes back into the ``Summarized`` of ``item``."""
+    return _load(item, orjson.loads(packed))
 
 
 def _dump(result: Summarized) -> dict[str, Any]:

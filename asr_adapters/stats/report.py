@@ -237,11 +237,11 @@ def _read(
                 result.skipped.append(outcome.skipped)
             yield None
             continue
-        summarized = store.load(item) if store is not None and outcome.hit else outcome.summarized
+        summarized = store.load(item) if store is not None and outcome.hit else outcome.unpacked()
         if summarized is None:  # a cache entry that went missing or broke: read it here
             summarized = summarize(item, price=price, idle_seconds=idle, prices=prices)
         elif store is not None and not outcome.hit:
-            store.put(item, outcome.stamp, summarized)
+            store.put(item, outcome.stamp, summarized, outcome.packed)
         yield summarized
 
 
@@ -262,7 +262,7 @@ def _process_all(
     from ..batch.pool import init_worker
 
     context = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
-    work = partial(process, price=price, idle_seconds=idle, settings=settings)
+    work = partial(process, price=price, idle_seconds=idle, settings=settings, pack=True)
     chunk = max(1, min(32, len(inputs) // (workers * 8)))
     with ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker, initargs=(os.getpid(), ())) as pool:
         yield from pool.map(work, inputs, chunksize=chunk)
