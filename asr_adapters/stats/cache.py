@@ -19,7 +19,7 @@ import hashlib
 import os
 import sqlite3
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -122,11 +122,13 @@ class SummaryCache:
             self._db.close()
         self._db = None
 
-    def annotate(self, items: list[Input]) -> list[Input]:
+    def annotate(self, items: Iterable[Input]) -> Iterator[Input]:
         """The inputs with what the cache knows of each: the sniff of an unchanged file, and
-        the fingerprint its summaries were taken at (two queries, not two per file)."""
+        the fingerprint its summaries were taken at (two queries, not two per file), one by
+        one as ``items`` gives them."""
         if self._db is None:
-            return items
+            yield from items
+            return
         try:
             sniffs = {
                 row[0]: (row[1], row[2], str(row[3]), None if row[4] is None else str(row[4]))
@@ -140,13 +142,12 @@ class SummaryCache:
             }
         except sqlite3.Error as exc:
             self._fail(exc)
-            return items
-        out = []
+            yield from items
+            return
         for item in items:
             known = sniffs.get(item.real)
             sniffed = known[2:] if known is not None and known[:2] == (item.size, item.mtime_ns) else None
-            out.append(item.but(sniffed=sniffed, cached_stamp=stamps.get(item.real)))
-        return out
+            yield item.but(sniffed=sniffed, cached_stamp=stamps.get(item.real))
 
     def keep(self, item: Input, kind: str, detail: str | None) -> None:
         """Remember what the content of ``item`` (at its size and mtime) was found to be."""

@@ -9,7 +9,7 @@ in the worker processes), so the sniffing of ten thousand files is shared out to
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -66,36 +66,50 @@ def plan(
     agents: Iterable[str] | None = None,
 ) -> Plan:
     """The files under ``paths`` (files or folders), or under every agent's home when None."""
-    wanted = list(agents or [])
     result = Plan()
+    result.inputs = list(planned(paths, result, env=env, agents=agents))
+    return result
+
+
+def planned(
+    paths: Iterable[str | os.PathLike[str]] | None,
+    into: Plan,
+    *,
+    env: Mapping[str, str] | None = None,
+    agents: Iterable[str] | None = None,
+) -> Iterator[Input]:
+    """``plan``'s inputs one by one as the walk finds them (so workers may read the first
+    while the rest are looked for); its problems and homes go to ``into`` (whole once the
+    iterator is spent), not its inputs."""
+    wanted = list(agents or [])
     seen: set[str] = set()
     if paths is None:
         found = [home for home in agent_homes(env, wanted or None) if home.exists]
-        result.homes = homes = [home.path for home in found]
-        _folders(homes, result, seen, explicit=False, agents=_sole_agents(found))
-        return result
+        into.homes = homes = [home.path for home in found]
+        yield from _folders(homes, into, seen, explicit=False, agents=_sole_agents(found))
+        return
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
             if (path / MANIFEST).is_file():
-                _archive(path, result, seen)
+                yield from _archive(path, seen)
             else:
-                _folders([path], result, seen, explicit=False)
+                yield from _folders([path], into, seen, explicit=False)
         elif path.exists():
-            _folders([path], result, seen, explicit=True)
+            yield from _folders([path], into, seen, explicit=True)
         else:
-            result.problems.append(f"{raw}: no such file or folder")
-    return result
+            into.problems.append(f"{raw}: no such file or folder")
 
 
-def _add(result: Plan, seen: set[str], item: Input) -> None:
+def _new(seen: set[str], item: Input) -> Iterator[Input]:
+    """``item``, with its real path, unless that file was found already."""
     real = item.real or os.path.realpath(item.path)
     if real not in seen:
         seen.add(real)
-        result.inputs.append(item if item.real else item.but(real=real))
+        yield item if item.real else item.but(real=real)
 
 
-def _archive(folder: Path, result: Plan, seen: set[str]) -> None:
+def _archive(folder: Path, seen: set[str]) -> Iterator[Input]:
     """A batch archive: the streams its manifest lists (every output of every source), then
     any other stream file under it (written by ``asr convert -o``, or a manifest lost)."""
     entries = read_entries(folder / MANIFEST)
@@ -104,12 +118,12 @@ def _archive(folder: Path, result: Plan, seen: set[str]) -> None:
         for output in entry.outputs:
             path = folder / output
             if path.is_file():
-                _add(result, seen, _stream(path, entry.agent))
+                yield from _new(seen, _stream(path, entry.agent))
     for root, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
             if name.endswith(STREAM_SUFFIXES) and name[0] != ".":
-                _add(result, seen, _stream(Path(root) / name, None))
+                yield from _new(seen, _stream(Path(root) / name, None))
 
 
 def _stream(path: Path, agent: str | None) -> Input:
@@ -132,7 +146,7 @@ def _sole_agents(homes: list[Home]) -> dict[Path, str]:
 
 def _folders(
     roots: list[Path], result: Plan, seen: set[str], *, explicit: bool, agents: Mapping[Path, str] | None = None
-) -> None:
+) -> Iterator[Input]:
     def tell(path: Path, reason: str, _folder: bool) -> None:
         result.problems.append(f"{path}: {reason}")
 
@@ -144,11 +158,11 @@ def _folders(
         size, mtime = candidate.size, candidate.mtime_ns
         home = homes.get(candidate.root)
         if path.name.endswith(STREAM_SUFFIXES):
-            _add(result, seen, Input(path, "asr", None, size, mtime, named, candidate.real))
+            yield from _new(seen, Input(path, "asr", None, size, mtime, named, candidate.real))
         elif home is not None and not named and _not_a_session(home, path):
             seen.add(candidate.real)  # a subagent transcript, a sidecar: read with its session, if at all
         elif prefilter(path, size, explicit=named) is None:
-            _add(result, seen, Input(path, "file", None, size, mtime, named, candidate.real, home=home))
+            yield from _new(seen, Input(path, "file", None, size, mtime, named, candidate.real, home=home))
         elif named:
             result.problems.append(f"{path}: empty file")
 
