@@ -119,7 +119,39 @@ def walk(
                 if name.startswith(TEMP_PREFIX):  # another batch's, in flight or left by a kill
                     tell(here / name, TEMP_NAME, False)
                     continue
-                yield from _one(here / name, root, seen, skipped, tell, follow_symlinks=follow_symlinks)
+                path = here / name
+                quick = _plain(path, real, root, seen, skipped)
+                if quick is not None:
+                    if quick is not _SEEN:
+                        yield quick
+                    continue
+                yield from _one(path, root, seen, skipped, tell, follow_symlinks=follow_symlinks)
+
+
+#: What ``_plain`` returns for a file already found (or in a folder left out).
+_SEEN = Candidate(Path(), Path(), "", 0, 0)
+
+
+def _plain(path: Path, folder_real: str, root: Path, seen: set[str], skipped: list[str]) -> Candidate | None:
+    """The candidate of a regular file that is not a link, from one ``lstat`` (its real path is
+    its folder's, already resolved, and its name): what ``_one`` finds with a ``realpath`` (a
+    ``lstat`` per part of the path) and a ``stat``, at a tenth of the cost over a home of ten
+    thousand sessions. None for anything else (a link, a FIFO, a file gone): ``_one`` decides."""
+    try:
+        stat = os.lstat(path)
+    except OSError:
+        return None
+    if not S_ISREG(stat.st_mode):
+        return None
+    real = os.path.join(folder_real, path.name)
+    if real in seen or _under(real, skipped):
+        return _SEEN
+    seen.add(real)
+    top = str(root)
+    relative = str(path)[len(top) + (0 if top.endswith(os.sep) else 1) :]
+    if os.sep != "/":
+        relative = relative.replace(os.sep, "/")  # as ``PurePath.as_posix`` gives it
+    return Candidate(path, root, relative, stat.st_size, stat.st_mtime_ns, False, real)
 
 
 def _under(real: str, folders: list[str]) -> bool:

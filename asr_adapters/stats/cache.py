@@ -4,7 +4,8 @@ sessions that changed.
 One SQLite file (``$XDG_CACHE_HOME/asr-adapters/stats.sqlite``, else ``~/.cache/…``): per input
 path, its fingerprint and its summaries as JSON (data, never code to load). The
 fingerprint holds what the summaries depend on: the input's size and mtime, those of the files
-read with it (a Claude Code session's subagent transcripts: the adapter's ``companion_files``),
+read with it (a Claude Code session's subagent transcripts: the adapter's ``companion_files``,
+or for Claude Code the files listed in the session's folders, ``stamps``),
 the code (every module of this package, by size and mtime, so a new version or an edited
 adapter reads everything again), the price data, the active-time cap and whether costs were
 wanted. Only the main process reads and writes it. A cache that cannot be opened or read is
@@ -18,7 +19,7 @@ import hashlib
 import os
 import sqlite3
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -66,8 +67,9 @@ def stamp_of(item: Input, settings: str) -> str | None:
     parts: list[Any] = [settings, stat.st_size, stat.st_mtime_ns]
     if item.kind == "native" and item.agent is not None:
         from ..batch.worker import companions
+        from .stamps import listed_companions
 
-        parts.append(companions(item.agent, str(item.path)))
+        parts.append(companions(item.agent, str(item.path), listed_companions(item.agent, item.path)))
     return hashlib.sha256(orjson.dumps(parts)).hexdigest()
 
 
@@ -120,11 +122,13 @@ class SummaryCache:
             self._db.close()
         self._db = None
 
-    def annotate(self, items: list[Input]) -> list[Input]:
+    def annotate(self, items: Iterable[Input]) -> Iterator[Input]:
         """The inputs with what the cache knows of each: the sniff of an unchanged file, and
-        the fingerprint its summaries were taken at (two queries, not two per file)."""
+        the fingerprint its summaries were taken at (two queries, not two per file), one by
+        one as ``items`` gives them."""
         if self._db is None:
-            return items
+            yield from items
+            return
         try:
             sniffs = {
                 row[0]: (row[1], row[2], str(row[3]), None if row[4] is None else str(row[4]))
@@ -138,13 +142,12 @@ class SummaryCache:
             }
         except sqlite3.Error as exc:
             self._fail(exc)
-            return items
-        out = []
+            yield from items
+            return
         for item in items:
             known = sniffs.get(item.real)
             sniffed = known[2:] if known is not None and known[:2] == (item.size, item.mtime_ns) else None
-            out.append(item.but(sniffed=sniffed, cached_stamp=stamps.get(item.real)))
-        return out
+            yield item.but(sniffed=sniffed, cached_stamp=stamps.get(item.real))
 
     def keep(self, item: Input, kind: str, detail: str | None) -> None:
         """Remember what the content of ``item`` (at its size and mtime) was found to be."""
@@ -179,13 +182,14 @@ class SummaryCache:
         self.hits += 1
         return result
 
-    def put(self, item: Input, stamp: str | None, result: Summarized) -> None:
+    def put(self, item: Input, stamp: str | None, result: Summarized, packed: bytes | None = None) -> None:
+        """Keep ``result`` (``packed``: already as ``pack`` gives it)."""
         if self._db is None or stamp is None or result.error is not None:
             return
         try:
             self._db.execute(
                 f"INSERT OR REPLACE INTO {_TABLE} (path, settings, stamp, data) VALUES (?, ?, ?, ?)",
-                (item.real, self.settings, stamp, orjson.dumps(_dump(result))),
+                (item.real, self.settings, stamp, packed if packed is not None else pack(result)),
             )
             self._pending += 1
             if self._pending >= 500:
@@ -203,6 +207,16 @@ class SummaryCache:
                 return
             self._db.close()
             self._db = None
+
+
+def pack(result: Summarized) -> bytes:
+    """A ``Summarized`` as the cache keeps it (JSON)."""
+    return orjson.dumps(_dump(result))
+
+
+def unpack(item: Input, packed: bytes) -> Summarized:
+    """``pack``'s bytes back into the ``Summarized`` of ``item``."""
+    return _load(item, orjson.loads(packed))
 
 
 def _dump(result: Summarized) -> dict[str, Any]:

@@ -9,11 +9,11 @@ in the worker processes), so the sniffing of ten thousand files is shared out to
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..batch.homes import agent_homes
+from ..batch.homes import Home, agent_homes
 from ..batch.manifest import MANIFEST, read_entries
 from ..batch.scan import prefilter, walk
 from ..core.errors import ASRError
@@ -33,7 +33,9 @@ class Input:
     """One file to read. ``kind``: ``asr`` (a stream), ``native`` (``agent``'s session) or
     ``file`` (not known yet: sniffed where it is read, unless ``sniffed`` says what it was when
     it had this size and mtime). ``named``: given by the user (never asked whether it is a
-    session of its own). ``cached_stamp``: the fingerprint its cached summaries were taken at."""
+    session of its own). ``cached_stamp``: the fingerprint its cached summaries were taken at.
+    ``home``: the agent whose home it was found in (``sniff_as``), when no other home is
+    inside that one or holds it."""
 
     path: Path
     kind: str
@@ -44,6 +46,7 @@ class Input:
     real: str = ""
     sniffed: Sniffed | None = None
     cached_stamp: str | None = None
+    home: str | None = None
 
     def but(self, **changes: object) -> Input:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -63,36 +66,50 @@ def plan(
     agents: Iterable[str] | None = None,
 ) -> Plan:
     """The files under ``paths`` (files or folders), or under every agent's home when None."""
-    wanted = list(agents or [])
     result = Plan()
+    result.inputs = list(planned(paths, result, env=env, agents=agents))
+    return result
+
+
+def planned(
+    paths: Iterable[str | os.PathLike[str]] | None,
+    into: Plan,
+    *,
+    env: Mapping[str, str] | None = None,
+    agents: Iterable[str] | None = None,
+) -> Iterator[Input]:
+    """``plan``'s inputs one by one as the walk finds them (so workers may read the first
+    while the rest are looked for); its problems and homes go to ``into`` (whole once the
+    iterator is spent), not its inputs."""
+    wanted = list(agents or [])
     seen: set[str] = set()
     if paths is None:
-        homes = [home.path for home in agent_homes(env, wanted or None) if home.exists]
-        result.homes = homes
-        _folders(homes, result, seen, explicit=False)
-        return result
+        found = [home for home in agent_homes(env, wanted or None) if home.exists]
+        into.homes = homes = [home.path for home in found]
+        yield from _folders(homes, into, seen, explicit=False, agents=_sole_agents(found))
+        return
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
             if (path / MANIFEST).is_file():
-                _archive(path, result, seen)
+                yield from _archive(path, seen)
             else:
-                _folders([path], result, seen, explicit=False)
+                yield from _folders([path], into, seen, explicit=False)
         elif path.exists():
-            _folders([path], result, seen, explicit=True)
+            yield from _folders([path], into, seen, explicit=True)
         else:
-            result.problems.append(f"{raw}: no such file or folder")
-    return result
+            into.problems.append(f"{raw}: no such file or folder")
 
 
-def _add(result: Plan, seen: set[str], item: Input) -> None:
+def _new(seen: set[str], item: Input) -> Iterator[Input]:
+    """``item``, with its real path, unless that file was found already."""
     real = item.real or os.path.realpath(item.path)
     if real not in seen:
         seen.add(real)
-        result.inputs.append(item.but(real=real))
+        yield item if item.real else item.but(real=real)
 
 
-def _archive(folder: Path, result: Plan, seen: set[str]) -> None:
+def _archive(folder: Path, seen: set[str]) -> Iterator[Input]:
     """A batch archive: the streams its manifest lists (every output of every source), then
     any other stream file under it (written by ``asr convert -o``, or a manifest lost)."""
     entries = read_entries(folder / MANIFEST)
@@ -101,12 +118,12 @@ def _archive(folder: Path, result: Plan, seen: set[str]) -> None:
         for output in entry.outputs:
             path = folder / output
             if path.is_file():
-                _add(result, seen, _stream(path, entry.agent))
+                yield from _new(seen, _stream(path, entry.agent))
     for root, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
             if name.endswith(STREAM_SUFFIXES) and name[0] != ".":
-                _add(result, seen, _stream(Path(root) / name, None))
+                yield from _new(seen, _stream(Path(root) / name, None))
 
 
 def _stream(path: Path, agent: str | None) -> Input:
@@ -114,20 +131,51 @@ def _stream(path: Path, agent: str | None) -> Input:
     return Input(path, "asr", agent, stat.st_size, stat.st_mtime_ns)
 
 
-def _folders(roots: list[Path], result: Plan, seen: set[str], *, explicit: bool) -> None:
+def _sole_agents(homes: list[Home]) -> dict[Path, str]:
+    """Each home's agent, for the homes no other home is inside or holds (whose files can only
+    be that agent's, or nobody's)."""
+    return {
+        home.path: home.agent
+        for home in homes
+        if not any(
+            other is not home and (other.path.is_relative_to(home.path) or home.path.is_relative_to(other.path))
+            for other in homes
+        )
+    }
+
+
+def _folders(
+    roots: list[Path], result: Plan, seen: set[str], *, explicit: bool, agents: Mapping[Path, str] | None = None
+) -> Iterator[Input]:
     def tell(path: Path, reason: str, _folder: bool) -> None:
         result.problems.append(f"{path}: {reason}")
+
+    homes = {Path(os.path.abspath(root)): agent for root, agent in (agents or {}).items()}
 
     for candidate in walk(roots, report=tell):
         path = candidate.path
         named = explicit or candidate.explicit
         size, mtime = candidate.size, candidate.mtime_ns
+        home = homes.get(candidate.root)
         if path.name.endswith(STREAM_SUFFIXES):
-            _add(result, seen, Input(path, "asr", None, size, mtime, named, candidate.real))
+            yield from _new(seen, Input(path, "asr", None, size, mtime, named, candidate.real))
+        elif home is not None and not named and _not_a_session(home, path):
+            seen.add(candidate.real)  # a subagent transcript, a sidecar: read with its session, if at all
         elif prefilter(path, size, explicit=named) is None:
-            _add(result, seen, Input(path, "file", None, size, mtime, named, candidate.real))
+            yield from _new(seen, Input(path, "file", None, size, mtime, named, candidate.real, home=home))
         elif named:
             result.problems.append(f"{path}: empty file")
+
+
+def _not_a_session(agent: str, path: Path) -> bool:
+    """Whether the agent of the home ``path`` was found in says it is no session of its own
+    (``sniff_as`` would say so in a worker: left out here, it costs no worker a round trip)."""
+    from .. import registry
+
+    try:
+        return not registry.get(agent).is_session_file(path)
+    except Exception:
+        return False  # the worker's sniff decides
 
 
 def sniff(path: Path) -> Sniffed:
@@ -152,6 +200,32 @@ def sniff(path: Path) -> Sniffed:
         return "none", UNREADABLE
     except Exception:
         return "none", SNIFF_FAILED
+
+
+def sniff_as(path: Path, agent: str) -> Sniffed | None:
+    """What a file found in ``agent``'s home is, asking that agent alone (``sniff`` asks every
+    adapter, reading the head for each): not a session when the agent says its name or place
+    is not one of its sessions (a subagent transcript, a sidecar), its log when its sniff is
+    sure. None when that is not enough to tell (then ``sniff`` decides)."""
+    import importlib
+
+    from .. import registry
+    from ..batch.scan import NOT_SESSION
+
+    package = registry._packages().get(agent)
+    if package is None:
+        return None
+    try:
+        if not registry.get(agent).is_session_file(path):
+            return "none", NOT_SESSION
+        source = Source(path)
+        head = source.head()
+        if source.is_sqlite or not head.strip() or is_asr_stream(head):
+            return None
+        sure = importlib.import_module(f"{registry.__package__}.adapters.{package}.sniff").detect(source)
+    except Exception:
+        return None
+    return ("agent", agent) if sure >= registry.SURE else None
 
 
 def claimed(path: Path, agent: str, named: bool) -> Sniffed:

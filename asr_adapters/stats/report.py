@@ -7,6 +7,7 @@ same files give the same report.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .group import GROUPINGS, Aggregator, Selection
-from .inputs import Input, plan
+from .inputs import Input, Plan, planned
 from .prices import Prices
 from .rows import Row
 from .scanner import IDLE_SECONDS, default_prices
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 MAX_WARNINGS = 100
 #: Fewer inputs than this are read in this process (a worker pool costs more than it saves).
 PARALLEL_FROM = 16
+#: The most inputs a worker is handed at once (fewer when there are few: each worker gets eight).
+MAX_CHUNK = 32
 
 TimeLike = str | datetime | float | int | None
 
@@ -132,18 +135,20 @@ def report(
         paths = [paths]
     prices = default_prices() if price else None  # made before any worker starts: they inherit it
     store = _open_cache(cache, prices, price, idle_seconds)
-    found = plan(None if paths is None else list(paths), env=env, agents=wanted)
+    found = Plan()
+    inputs: Iterable[Input] = planned(None if paths is None else list(paths), found, env=env, agents=wanted)
+    if progress is not None:
+        inputs = list(inputs)  # a progress bar needs the count first; else workers start as the walk goes
     aggregator = Aggregator(by, tz, selection, breakdown=breakdown)
-    result = Report(by, [], aggregator.total, tz, skipped=list(found.problems))
-    result.homes = [str(home) for home in found.homes]
+    result = Report(by, [], aggregator.total, tz)
     if store is not None and store.problem:
         result.warn(store.problem)
     parents: dict[str, str] = {}
     read_from: dict[str, str] = {}  # session -> the input it was counted from
     try:
-        for done, summarized in enumerate(_read(found.inputs, jobs, price, idle_seconds, prices, store, result), 1):
+        for done, summarized in enumerate(_read(inputs, jobs, price, idle_seconds, prices, store, result), 1):
             if progress is not None:
-                progress(done, len(found.inputs))
+                progress(done, len(inputs))  # type: ignore[arg-type]
             if summarized is None:  # not a session, or not readable: said in the report
                 continue
             result.inputs += 1
@@ -160,6 +165,8 @@ def report(
         if store is not None:
             store.close()  # what was read so far is kept, even when the run is interrupted
             result.cached = store.hits
+    result.skipped[:0] = found.problems  # what the walk could not read first, as it came first
+    result.homes = [str(home) for home in found.homes]
     result.rows = aggregator.finish(parents, now=now)
     if prices is not None:
         result.price_data = prices.data_version
@@ -215,7 +222,7 @@ def _open_cache(
 
 
 def _read(
-    inputs: list[Input],
+    inputs: Iterable[Input],
     jobs: int | None,
     price: bool,
     idle: float,
@@ -237,22 +244,26 @@ def _read(
                 result.skipped.append(outcome.skipped)
             yield None
             continue
-        summarized = store.load(item) if store is not None and outcome.hit else outcome.summarized
+        summarized = store.load(item) if store is not None and outcome.hit else outcome.unpacked()
         if summarized is None:  # a cache entry that went missing or broke: read it here
             summarized = summarize(item, price=price, idle_seconds=idle, prices=prices)
         elif store is not None and not outcome.hit:
-            store.put(item, outcome.stamp, summarized)
+            store.put(item, outcome.stamp, summarized, outcome.packed)
         yield summarized
 
 
 def _process_all(
-    inputs: list[Input], jobs: int | None, price: bool, idle: float, prices: Prices | None, settings: str | None
+    inputs: Iterable[Input], jobs: int | None, price: bool, idle: float, prices: Prices | None, settings: str | None
 ) -> Iterator[Outcome]:
     from ..batch.pool import cpu_count
 
-    workers = min(jobs or cpu_count(), len(inputs))
-    if workers <= 1 or len(inputs) < PARALLEL_FROM:
-        for item in inputs:
+    wanted = jobs or cpu_count()
+    items = iter(inputs)
+    # enough inputs to choose the pool as the whole list would: the chunk is then its largest
+    head = list(itertools.islice(items, max(PARALLEL_FROM, 8 * MAX_CHUNK * wanted)))
+    workers = min(wanted, len(head))
+    if workers <= 1 or len(head) < PARALLEL_FROM:
+        for item in itertools.chain(head, items):
             yield process(item, price=price, idle_seconds=idle, prices=prices, settings=settings)
         return
     import multiprocessing
@@ -262,10 +273,11 @@ def _process_all(
     from ..batch.pool import init_worker
 
     context = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
-    work = partial(process, price=price, idle_seconds=idle, settings=settings)
-    chunk = max(1, min(32, len(inputs) // (workers * 8)))
+    work = partial(process, price=price, idle_seconds=idle, settings=settings, pack=True)
+    chunk = max(1, min(MAX_CHUNK, len(head) // (workers * 8)))
     with ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker, initargs=(os.getpid(), ())) as pool:
-        yield from pool.map(work, inputs, chunksize=chunk)
+        # map() submits each chunk as the walk gives it: the workers read while the walk goes on
+        yield from pool.map(work, itertools.chain(head, items), chunksize=chunk)
 
 
 def stats(
