@@ -113,10 +113,20 @@ def money(row: Row) -> str:
     if totals.priced_by_agent == 0 and totals.priced_by_us == 0:
         shown = unpriced_or_unknown(totals)
         return "?" if shown == "unknown" else shown
-    text = f"${totals.cost:,.2f}" if totals.cost >= 0.01 or totals.cost == 0 else f"${totals.cost:.4f}"
+    text = dollars(totals.cost)
     if totals.lower_bound:
-        text = "≥" + text  # some responses recorded no input: the output's cost alone
+        text = "≥" + text  # some responses' input, usage or final count unknown: what is known alone
     return text + "*" if totals.unpriced else text
+
+
+def dollars(cost: float) -> str:
+    """$1,234.56, or four decimals under a cent ($0.0071), so a small cost never reads as $0.01."""
+    return f"${cost:,.2f}" if cost >= 0.01 or cost == 0 else f"${cost:.4f}"
+
+
+def counted(number: int, thing: str) -> str:
+    """``1 response``, ``2 responses``."""
+    return f"{number} {thing}" if number == 1 else f"{number} {thing}s"
 
 
 def duration(seconds: float | None) -> str:
@@ -174,18 +184,21 @@ _DROP_ORDER = (7, 2, 10, 5, 11, 9, 12, 1, 4)
 
 
 def _cells(row: Row, label: str) -> list[str]:
-    t = row.totals.tokens
-    counted = row.totals.responses - row.totals.without_usage
-    unknown = 0 < counted == row.totals.without_input  # no response of the row recorded its input
+    known = row.totals.token_members()  # None where unknown: "?", never 0
+
+    def cell(member: str) -> str:
+        value = known[member]
+        return "?" if value is None else tokens(value)
+
     return [
         label,
         str(len(row.sessions)),
         str(row.totals.responses),
-        "?" if unknown else tokens(t.input),
-        tokens(t.cache_read),
-        tokens(t.cache_write),
-        tokens(t.output),
-        tokens(t.reasoning),
+        cell("inputTokens"),
+        cell("cacheReadTokens"),
+        cell("cacheWriteTokens"),
+        cell("outputTokens"),
+        cell("reasoningTokens"),
         money(row),
         str(row.tool_calls),
         str(row.failed_tool_calls),
@@ -255,10 +268,13 @@ def notes(result: Report) -> list[str]:
     if totals.priced_by_agent or totals.priced_by_us:
         parts = []
         if totals.priced_by_agent:
-            parts.append(f"${totals.agent_cost:,.2f} as the agents recorded it ({totals.priced_by_agent} responses)")
+            by_agent = counted(totals.priced_by_agent, "response")
+            parts.append(f"{dollars(totals.agent_cost)} as the agents recorded it ({by_agent})")
         if totals.priced_by_us:
             ours = totals.cost - totals.agent_cost
-            parts.append(f"${ours:,.2f} priced with {result.price_data} ({totals.priced_by_us} responses)")
+            parts.append(
+                f"{dollars(ours)} priced with {result.price_data} ({counted(totals.priced_by_us, 'response')})"
+            )
         lines.append("Cost: " + "; ".join(parts) + ".")
     for row in result.rows:
         if row.window is not None and row.window.get("burnRate"):
@@ -277,22 +293,26 @@ def notes(result: Report) -> list[str]:
     unattributed = result.total.unattributed_prompts
     if unattributed:
         lines.append(
-            f"{unattributed} prompts by a chat participant of unknown kind are not counted as the person's"
-            " (unattributedPrompts)."
+            f"{counted(unattributed, 'prompt')} by a chat participant of unknown kind are not counted as the"
+            " person's (unattributedPrompts)."
         )
     if totals.without_usage:
         lines.append(
-            f"{totals.without_usage} responses were recorded without usage: counted in Resp, their tokens"
-            " and cost unknown (not 0; responsesWithoutUsage)."
+            f"≥ {counted(totals.without_usage, 'response')} recorded without usage: counted in Resp, their tokens"
+            " and cost unknown (not 0; responsesWithoutUsage), so a row's known tokens and cost are a lower"
+            " bound (costLowerBound)."
         )
     if totals.without_input:
         lines.append(
-            f"≥ A lower bound: {totals.without_input} responses recorded no input count (Copilot CLI keeps"
-            " only each response's output; OpenHands leaves out an ambiguous one): their input is unknown,"
+            f"≥ A lower bound: {counted(totals.without_input, 'response')} recorded no input count (Copilot CLI"
+            " keeps only each response's output; OpenHands leaves out an ambiguous one): their input is unknown,"
             " not 0, and the cost shown is a lower bound (responsesWithoutInput, costLowerBound)."
         )
     if totals.partial:
-        lines.append(f"{totals.partial} responses have only a running count of their tokens (the stream ended first).")
+        lines.append(
+            f"≥ {counted(totals.partial, 'response')} recorded only a running count of their tokens, no final"
+            " one (partialResponses): their output and cost are a lower bound (costLowerBound)."
+        )
     if result.skipped:
         lines.append(f"{len(result.skipped)} inputs skipped (see the warnings above).")
     return lines

@@ -25,6 +25,7 @@ class ModelPart:
         return {
             "model": model,
             **_totals(self.totals),
+            "pricedBy": priced_by(self.totals),
             "toolCalls": self.tool_calls,
             "failedToolCalls": self.failed_tool_calls,
         }
@@ -132,12 +133,7 @@ class Row:
         """Who priced this row's cost: ``agent``, ``genai-prices``, both, ``unpriced`` (tokens
         and no price at all), ``unknown`` (responses, none with a recorded usage: Cursor's,
         an OpenHands conversation without its usage), or ``-`` (nothing to price)."""
-        totals = self.totals
-        counts = ((PRICED_BY_AGENT, totals.priced_by_agent), (PRICED_BY_US, totals.priced_by_us))
-        by = [name for name, count in counts if count]
-        if by:
-            return "+".join(by)
-        return unpriced_or_unknown(totals)
+        return priced_by(self.totals)
 
     def as_dict(self, tz: tzinfo) -> dict[str, Any]:
         data: dict[str, Any] = {"by": self.by, "key": self.key}
@@ -169,16 +165,10 @@ class Row:
 
 
 def _totals(totals: Totals) -> dict[str, Any]:
-    tokens = totals.tokens
     cost = totals.known_cost  # None, not 0, where nothing could be priced
     return {
         "responses": totals.responses,
-        "inputTokens": tokens.input,
-        "cacheReadTokens": tokens.cache_read,
-        "cacheWriteTokens": tokens.cache_write,
-        "outputTokens": tokens.output,
-        "reasoningTokens": tokens.reasoning,
-        "totalTokens": tokens.total,
+        **totals.token_members(),  # None, not 0, where unknown
         "cost": cost,
         "agentCost": None if cost is None else totals.agent_cost,
         "ourCost": None if cost is None else totals.cost - totals.agent_cost,
@@ -191,6 +181,15 @@ def _totals(totals: Totals) -> dict[str, Any]:
         "responsesWithoutInput": totals.without_input,
         "costLowerBound": totals.lower_bound,
     }
+
+
+def priced_by(totals: Totals) -> str:
+    """``agent``, ``genai-prices``, both joined by ``+``, else ``unpriced``, ``unknown`` or ``-``."""
+    counts = ((PRICED_BY_AGENT, totals.priced_by_agent), (PRICED_BY_US, totals.priced_by_us))
+    by = [name for name, count in counts if count]
+    if by:
+        return "+".join(by)
+    return unpriced_or_unknown(totals)
 
 
 def unpriced_or_unknown(totals: Totals) -> str:

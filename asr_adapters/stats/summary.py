@@ -139,8 +139,20 @@ class Totals:
 
     @property
     def lower_bound(self) -> bool:
-        """Whether the cost and the input-side tokens are a lower bound (some input unknown)."""
-        return self.without_input > 0
+        """Whether the cost and the token sums are a lower bound: some response recorded no
+        input count, no usage at all (its tokens and cost unknown), or only a running count."""
+        return self.without_input > 0 or self.without_usage > 0 or self.partial > 0
+
+    def token_members(self) -> dict[str, int | None]:
+        """The token sums as JSON members, None where unknown, never 0: every member when no
+        response recorded usage, input and total when none that did recorded its input."""
+        members: dict[str, int | None] = dict(self.tokens.as_dict())
+        counted = self.responses - self.without_usage
+        if self.responses and counted == 0:
+            return dict.fromkeys(members)
+        if counted and counted == self.without_input:
+            members["inputTokens"] = members["totalTokens"] = None
+        return members
 
     @property
     def known_cost(self) -> float | None:
@@ -188,7 +200,7 @@ class Totals:
     def as_dict(self) -> dict[str, Any]:
         return {
             "responses": self.responses,
-            **self.tokens.as_dict(),
+            **self.token_members(),
             "cost": self.known_cost,
             "agentCost": None if self.known_cost is None else self.agent_cost,
             "pricedByAgent": self.priced_by_agent,

@@ -51,7 +51,19 @@ def stats_json(env: dict[str, str], *args: str) -> dict[str, Any]:
 
 
 def row_tokens(row: dict[str, Any]) -> dict[str, int]:
-    return {member: row[member] for member in MEMBERS}
+    """A row's token members, an unknown one (null) as the 0 that summing what was recorded gives."""
+    return {member: row[member] or 0 for member in MEMBERS}
+
+
+def recorded_members(path: Path) -> set[str]:
+    """The usage members any record of an input's streams holds (``totalTokens`` with ``inputTokens``)."""
+    seen: set[str] = set()
+    for stream in asr_adapters.Conversion(path, as_dicts=True).streams():
+        for record in stream.records:
+            usage = record.get("usage")
+            if isinstance(usage, dict):
+                seen.update(member for member in MEMBERS if isinstance(usage.get(member), int))
+    return seen | ({"totalTokens"} if "inputTokens" in seen else set())
 
 
 def test_every_agents_home_in_one_report(tmp_path: Path) -> None:
@@ -63,6 +75,8 @@ def test_every_agents_home_in_one_report(tmp_path: Path) -> None:
     assert set(rows) == set(planted)
     for agent, path in planted.items():
         assert row_tokens(rows[agent]) == usage_sums(path), agent
+        unknown = {member for member in MEMBERS if rows[agent][member] is None}
+        assert not unknown & recorded_members(path), (agent, unknown)  # null only where nothing recorded it
     assert data["totals"]["sessions"] == sum(row["sessions"] for row in rows.values())
     assert data["skipped"] == [] and data["priceData"].startswith("genai-prices")
     table = CliRunner(env=env).invoke(main, ["stats", "--by", "agent"])

@@ -65,7 +65,7 @@ def test_the_gemini_sample_zero_token_reply_is_a_response(tmp_path: Path) -> Non
     assert result.total.totals.responses == 14 and result.total.totals.without_usage == 1
     from asr_adapters.stats.render import notes
 
-    assert any("1 responses were recorded without usage" in line for line in notes(result))
+    assert any("1 response recorded without usage" in line for line in notes(result))
 
 
 def test_a_row_whose_every_response_has_unknown_usage_has_an_unknown_cost(tmp_path: Path) -> None:
