@@ -313,6 +313,26 @@ def notes(result: Report) -> list[str]:
             f"≥ {counted(totals.partial, 'response')} recorded only a running count of their tokens, no final"
             " one (partialResponses): their output and cost are a lower bound (costLowerBound)."
         )
+    outside = _outside_windows(result)
+    if outside:
+        lines.append(
+            f"Not in any window: {outside} (no time recorded, or a session with no response to open a window),"
+            " so the rows add up to less than the Total."
+        )
     if result.skipped:
-        lines.append(f"{len(result.skipped)} inputs skipped (see the warnings above).")
+        lines.append(f"{counted(len(result.skipped), 'input')} skipped (see the warnings above).")
     return lines
+
+
+def _outside_windows(result: Report) -> str:
+    """What the Total counts that no billing window holds (``--by block``), in words, or ''."""
+    if result.by != "block":
+        return ""
+    rows, total = result.rows, result.total
+    responses = total.totals.responses - sum(row.totals.responses for row in rows)
+    calls = total.tool_calls - sum(row.tool_calls for row in rows)
+    prompts = (total.prompts or 0) - sum(row.prompts or 0 for row in rows)
+    parts = [
+        counted(n, thing) for n, thing in ((responses, "response"), (calls, "tool call"), (prompts, "prompt")) if n > 0
+    ]
+    return ", ".join(parts)

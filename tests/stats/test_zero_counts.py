@@ -92,3 +92,27 @@ def test_a_row_whose_every_response_has_unknown_usage_has_an_unknown_cost(tmp_pa
     table(result, out, color=False, width=200)
     line = next(text for text in out.getvalue().splitlines() if text.startswith("cursor:u"))
     assert " ? " in line and " - " not in line
+
+
+def test_block_rows_say_what_falls_in_no_window(tmp_path: Path) -> None:
+    """A billing window opens on a timed response; an untimed session (OpenHands' zoneless
+    events) falls in none, so the notes say what the Total holds beyond the rows (review finding 6)."""
+    from asr_adapters.stats.render import notes
+
+    timed = Stream("codex:t", "codex", ts="2026-05-22T07:46:40Z")
+    timed.prompt("2026-05-22T07:46:41Z", "go")
+    timed.reply("2026-05-22T07:46:50Z", "gpt-5", usage(100, 10))
+    untimed = Stream("openhands:u", "openhands")
+    untimed.prompt(None, "hi")
+    untimed.reply(None, "gpt-5", usage(50, 5))
+    untimed.call(None, "c1")
+    paths = [timed.write(tmp_path / "t.asr.jsonl"), untimed.write(tmp_path / "u.asr.jsonl")]
+    result = report(paths, by="block", timezone="UTC", cache=False, price=False)
+    assert sum(row.totals.responses for row in result.rows) == 1 and result.total.totals.responses == 2
+    said = [line for line in notes(result) if line.startswith("Not in any window")]
+    assert said == [
+        "Not in any window: 1 response, 1 tool call, 1 prompt (no time recorded, or a session with no response"
+        " to open a window), so the rows add up to less than the Total."
+    ]
+    by_day = report(paths, by="day", timezone="UTC", cache=False, price=False)
+    assert not [line for line in notes(by_day) if line.startswith("Not in any window")]
