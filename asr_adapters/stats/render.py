@@ -203,7 +203,7 @@ def _cells(row: Row, label: str) -> list[str]:
         str(row.tool_calls),
         str(row.failed_tool_calls),
         "" if row.prompts is None else str(row.prompts),
-        duration(row.active_seconds),
+        "?" if row.activity is not None and row.active_seconds is None else duration(row.active_seconds),
     ]
 
 

@@ -62,8 +62,9 @@ class Row:
 
     @property
     def active_seconds(self) -> float | None:
-        """Seconds covered by the row's activity intervals, overlap counted once."""
-        if self.activity is None:
+        """Seconds covered by the row's activity intervals, overlap counted once; None where
+        nothing of the row has a time (OpenHands' zoneless events): unknown, not 0."""
+        if self.activity is None or (not self.activity and self.first is None):
             return None
         self.activity = union(self.activity)  # kept merged: a row's list stays small
         return sum(end - start for start, end in self.activity)

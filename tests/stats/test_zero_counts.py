@@ -116,3 +116,26 @@ def test_block_rows_say_what_falls_in_no_window(tmp_path: Path) -> None:
     ]
     by_day = report(paths, by="day", timezone="UTC", cache=False, price=False)
     assert not [line for line in notes(by_day) if line.startswith("Not in any window")]
+
+
+def test_a_session_with_no_time_has_an_unknown_active_time(tmp_path: Path) -> None:
+    """OpenHands events carry zoneless local times, so no record has a ``ts``: the session's
+    active time is unknown (null, ``?``), not 0 (review finding 8)."""
+    import io
+
+    from asr_adapters.stats.render import table
+
+    untimed = Stream("openhands:u", "openhands")
+    untimed.prompt(None, "hi")
+    untimed.reply(None, "gpt-5", usage(50, 5))
+    timed = Stream("codex:t", "codex", ts="2026-05-22T07:46:40Z")
+    timed.prompt("2026-05-22T07:46:41Z", "go")
+    paths = [untimed.write(tmp_path / "u.asr.jsonl"), timed.write(tmp_path / "t.asr.jsonl")]
+    result = report(paths, by="session", timezone="UTC", cache=False, price=False)
+    rows = {row.key: row.as_dict(result.tz) for row in result.rows}
+    assert rows["openhands:u"]["activeSeconds"] is None and rows["openhands:u"]["firstActivity"] is None
+    assert rows["codex:t"]["activeSeconds"] is not None
+    out = io.StringIO()
+    table(result, out, color=False, width=200)
+    line = next(text for text in out.getvalue().splitlines() if text.startswith("openhands:u"))
+    assert line.rstrip().endswith("?") and "0m" not in line
