@@ -110,6 +110,8 @@ def tokens(value: int) -> str:
 
 def money(row: Row) -> str:
     totals = row.totals
+    if row.unmetered:
+        return "?"
     if totals.priced_by_agent == 0 and totals.priced_by_us == 0:
         shown = unpriced_or_unknown(totals)
         return "?" if shown == "unknown" else shown

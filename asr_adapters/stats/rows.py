@@ -133,8 +133,17 @@ class Row:
     def priced_by(self) -> str:
         """Who priced this row's cost: ``agent``, ``genai-prices``, both, ``unpriced`` (tokens
         and no price at all), ``unknown`` (responses, none with a recorded usage: Cursor's,
-        an OpenHands conversation without its usage), or ``-`` (nothing to price)."""
+        an OpenHands conversation without its usage; or no response at all but tool calls the
+        model made: T3 Code and Factory Droid record no response usage), or ``-`` (nothing to
+        price)."""
+        if self.unmetered:
+            return "unknown"
         return priced_by(self.totals)
+
+    @property
+    def unmetered(self) -> bool:
+        """A model worked (tool calls) but the source recorded no response to count or price."""
+        return self.totals.responses == 0 and self.tool_calls > 0
 
     def as_dict(self, tz: tzinfo) -> dict[str, Any]:
         data: dict[str, Any] = {"by": self.by, "key": self.key}
@@ -150,6 +159,8 @@ class Row:
         data["projects"] = sorted(self.projects)
         data["models"] = sorted(self.models)
         data.update(_totals(self.totals))
+        if self.unmetered:  # its cost is unknown, not $0
+            data["cost"] = data["agentCost"] = data["ourCost"] = None
         data["pricedBy"] = self.priced_by
         data["toolCalls"] = self.tool_calls
         data["failedToolCalls"] = self.failed_tool_calls

@@ -139,3 +139,19 @@ def test_a_session_with_no_time_has_an_unknown_active_time(tmp_path: Path) -> No
     table(result, out, color=False, width=200)
     line = next(text for text in out.getvalue().splitlines() if text.startswith("openhands:u"))
     assert line.rstrip().endswith("?") and "0m" not in line
+
+
+def test_tool_calls_with_no_response_recorded_have_an_unknown_cost(tmp_path: Path) -> None:
+    """T3 Code and Factory Droid record the model's tool calls but no response usage: the row's
+    cost is unknown (null, ``?``), not "nothing to price" ($0), which a row with neither is
+    (review finding 8)."""
+    worked = Stream("droid:w", "droid", ts="2026-05-22T07:46:40Z")
+    worked.prompt("2026-05-22T07:46:41Z", "go")
+    worked.call("2026-05-22T07:46:45Z", "c1")
+    idle = Stream("droid:i", "droid", ts="2026-05-22T07:46:40Z")
+    idle.prompt("2026-05-22T07:46:41Z", "hello?")
+    paths = [worked.write(tmp_path / "w.asr.jsonl"), idle.write(tmp_path / "i.asr.jsonl")]
+    result = report(paths, by="session", timezone="UTC", cache=False, price=False)
+    rows = {row.key: row.as_dict(result.tz) for row in result.rows}
+    assert rows["droid:w"]["cost"] is None and rows["droid:w"]["pricedBy"] == "unknown"
+    assert rows["droid:i"]["cost"] == 0.0 and rows["droid:i"]["pricedBy"] == "-"
