@@ -15,6 +15,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..batch.scan import NOT_SESSION
 from .group import GROUPINGS, Aggregator, Selection
 from .inputs import Input, Plan, planned
 from .prices import Prices
@@ -54,6 +55,7 @@ class Report:
     price_data: str | None = None
     homes: list[str] = field(default_factory=list)
     cached: int = 0  # inputs whose summaries came from the cache
+    parts_left_out: int = 0  # files of a named folder an agent reads with another input
 
     def warn(self, message: str) -> None:
         """Count a warning; the first ``MAX_WARNINGS`` are kept to be shown."""
@@ -165,6 +167,12 @@ def report(
         if store is not None:
             store.close()  # what was read so far is kept, even when the run is interrupted
             result.cached = store.hits
+    if paths is not None and result.inputs == 0 and result.parts_left_out:
+        result.warn(
+            f"no session of its own in {', '.join(map(str, paths))}: {result.parts_left_out} agent file(s) there"
+            " are parts of other sessions (subagent transcripts, sidecars), read with their parent session's"
+            " file; name that file, or the folder holding it"
+        )
     result.skipped[:0] = found.problems  # what the walk could not read first, as it came first
     result.homes = [str(home) for home in found.homes]
     result.rows = aggregator.finish(parents, now=now)
@@ -242,6 +250,8 @@ def _read(
         if outcome.skipped is not None:
             if item.named or "unreadable" in outcome.skipped:
                 result.skipped.append(outcome.skipped)
+            elif NOT_SESSION in outcome.skipped:
+                result.parts_left_out += 1  # an agent's file read with another (a subagent transcript)
             yield None
             continue
         summarized = store.load(item) if store is not None and outcome.hit else outcome.unpacked()

@@ -64,7 +64,7 @@ class Row:
     def active_seconds(self) -> float | None:
         """Seconds covered by the row's activity intervals, overlap counted once; None where
         nothing of the row has a time (OpenHands' zoneless events): unknown, not 0."""
-        if self.activity is None or (not self.activity and self.first is None):
+        if self.activity is None or (not self.activity and self.first is None and self.sessions):
             return None
         self.activity = union(self.activity)  # kept merged: a row's list stays small
         return sum(end - start for start, end in self.activity)

@@ -356,3 +356,21 @@ def test_a_session_read_twice_counts_once(tmp_path: Path) -> None:
     data = orjson.loads(result.stdout)
     assert data["totals"]["inputTokens"] == 1_000 and data["sessionStreams"] == 1
     assert "was already counted from" in result.stderr and rollout.name in result.stderr
+
+
+def test_a_named_folder_of_only_subagent_transcripts_says_why_nothing_was_read(tmp_path: Path) -> None:
+    """A Claude Code session's own folder (``<id>/subagents/agent-*.jsonl``) holds no session of
+    its own: the report is empty, and says so with the reason instead of nothing (review finding 5)."""
+    from golden_support import GOLDEN
+
+    folder = tmp_path / "project" / "0e26ec2f-0000-4000-8000-000000000001" / "subagents"
+    folder.mkdir(parents=True)
+    source = next(p for p in sorted((GOLDEN / "claude-code").glob("*/input.jsonl")))
+    (folder / "agent-a1b2c3d.jsonl").write_bytes(source.read_bytes())
+    result = report([folder.parent], by="session", timezone="UTC", cache=False, price=False)
+    assert result.rows == [] and result.inputs == 0
+    assert any("no session of its own" in w and "parent session" in w for w in result.warnings), result.warnings
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    quiet = report([empty], by="session", timezone="UTC", cache=False, price=False)
+    assert not quiet.warnings and quiet.total.active_seconds == 0
