@@ -106,8 +106,8 @@ class Aggregator:
         if not (responses or calls or prompts or unattributed or spans):
             return False
         session = session_key(summary)
-        title = summary.title or summary.first_prompt
-        if title is not None:
+        title = summary.title or _prompt_title(summary.first_prompt)
+        if title:
             self.titles.setdefault(session, title)
         agent = summary.agent or UNKNOWN
         project = summary.cwd
@@ -335,3 +335,13 @@ def _time_bucket(by: str, when: float, tz: tzinfo) -> tuple[str, float, float]:
         datetime(start.year, start.month, start.day, tzinfo=tz).timestamp(),
         datetime(end.year, end.month, end.day, tzinfo=tz).timestamp(),
     )
+
+
+def _prompt_title(prompt: str | None) -> str | None:
+    """A session with no title is called by its first prompt; a slash command as the person
+    typed it (``/clear``), not Claude Code's ``<command-name>`` markup around it."""
+    if prompt is None:
+        return None
+    from ..view.titles import command_text  # re and the ANSI table only: no page machinery
+
+    return command_text([{"type": "text", "text": prompt, "origin": "command"}], {}) or prompt

@@ -155,3 +155,22 @@ def test_tool_calls_with_no_response_recorded_have_an_unknown_cost(tmp_path: Pat
     rows = {row.key: row.as_dict(result.tz) for row in result.rows}
     assert rows["droid:w"]["cost"] is None and rows["droid:w"]["pricedBy"] == "unknown"
     assert rows["droid:i"]["cost"] == 0.0 and rows["droid:i"]["pricedBy"] == "-"
+
+
+def test_a_slash_command_title_reads_as_the_person_typed_it(tmp_path: Path) -> None:
+    """Claude Code wraps a typed slash command in ``<command-name>``/``<command-args>`` markup;
+    the session's title is the command as typed (review finding 9), any other prompt unchanged."""
+    command = Stream("claude-code:c", "claude-code", ts="2026-05-22T07:46:40Z")
+    command.prompt(
+        "2026-05-22T07:46:41Z",
+        "<command-name>/handgemacht:create-beads</command-name>\n<command-args>websearch first</command-args>",
+    )
+    plain = Stream("claude-code:p", "claude-code", ts="2026-05-22T07:46:40Z")
+    plain.prompt("2026-05-22T07:46:41Z", "fix the tests\nthen push")
+    paths = [command.write(tmp_path / "c.asr.jsonl"), plain.write(tmp_path / "p.asr.jsonl")]
+    result = report(paths, by="session", timezone="UTC", cache=False, price=False)
+    titles = {row.key: row.title for row in result.rows}
+    assert titles == {
+        "claude-code:c": "/handgemacht:create-beads websearch first",
+        "claude-code:p": "fix the tests\nthen push",
+    }
