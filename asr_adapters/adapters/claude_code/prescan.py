@@ -65,12 +65,21 @@ def _envelope(facts: Facts, obj: dict[str, Any]) -> None:
 
 
 def _raw_lines(source: Source) -> Iterator[bytes]:
-    """The first lines: from the head when it holds whole lines, else read on."""
-    if source.path is not None or getattr(source, "_bytes", None) is not None:
-        for _number, raw in source.lines():
-            yield raw
-        return
+    """The first lines: the whole lines of the head (read once for detection already), then,
+    when the facts are not in them, the lines after them as ``Source.lines`` gives them. The
+    head's lines are the same bytes: a 256 KB block split for a few lines cost more than
+    parsing them."""
     head = source.head()
-    for raw in head.split(b"\n")[:-1]:
-        if raw.strip():
+    cut = head.rfind(b"\n")
+    whole = head[:cut].split(b"\n") if cut >= 0 else []
+    for raw in whole:
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        if raw and not raw.isspace():
+            yield raw
+    if source.path is None and getattr(source, "_bytes", None) is None:
+        return  # a stream is read once, by the conversion
+    seen = len(whole)
+    for number, raw in source.lines():
+        if number > seen:
             yield raw
