@@ -158,6 +158,8 @@ class Aggregator:
         whole.unattributed_prompts = len(unattributed)
         for span in spans:
             whole.add_activity(span)
+        for share in [*parts.values(), whole]:
+            share.unmetered_shares = int(share.unmetered)  # tool calls, no response: cost unknown
         for where, share in parts.items():
             row = self._mark(where, session, agent, project)
             if row is not None:

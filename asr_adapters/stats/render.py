@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from typing import IO, Any
 
 import orjson
@@ -116,14 +117,18 @@ def money(row: Row) -> str:
         shown = unpriced_or_unknown(totals)
         return "?" if shown == "unknown" else shown
     text = dollars(totals.cost)
-    if totals.lower_bound:
+    if row.lower_bound:
         text = "≥" + text  # some responses' input, usage or final count unknown: what is known alone
     return text + "*" if totals.unpriced else text
 
 
 def dollars(cost: float) -> str:
-    """$1,234.56, or four decimals under a cent ($0.0071), so a small cost never reads as $0.01."""
-    return f"${cost:,.2f}" if cost >= 0.01 or cost == 0 else f"${cost:.4f}"
+    """$1,234.56, or two significant digits under a cent ($0.0071, $0.0000045), so a small
+    cost never reads as $0.01 or $0.0000."""
+    if cost >= 0.01 or cost <= 0:
+        return f"${cost:,.2f}"
+    digits = max(4, 1 - math.floor(math.log10(cost)))
+    return f"${cost:.{digits}f}"
 
 
 def counted(number: int, thing: str) -> str:
@@ -295,14 +300,20 @@ def notes(result: Report) -> list[str]:
     unattributed = result.total.unattributed_prompts
     if unattributed:
         lines.append(
-            f"{counted(unattributed, 'prompt')} by a chat participant of unknown kind are not counted as the"
-            " person's (unattributedPrompts)."
+            f"Not counted as the person's: {counted(unattributed, 'prompt')} by a chat participant of unknown"
+            " kind (unattributedPrompts)."
         )
     if totals.without_usage:
         lines.append(
-            f"≥ {counted(totals.without_usage, 'response')} recorded without usage: counted in Resp, their tokens"
-            " and cost unknown (not 0; responsesWithoutUsage), so a row's known tokens and cost are a lower"
-            " bound (costLowerBound)."
+            f"Recorded without usage: {counted(totals.without_usage, 'response')}, counted in Resp, their tokens"
+            " and cost unknown (not 0; responsesWithoutUsage): the tokens and cost of a row holding one are a"
+            " lower bound (≥, costLowerBound)."
+        )
+    unmetered = result.total.unmetered_shares
+    if unmetered:
+        lines.append(
+            f"Tool calls but no response recorded: {counted(unmetered, 'session')} (T3 Code and Factory Droid keep"
+            " no response usage): their cost is unknown (?), so a total holding them is a lower bound (≥)."
         )
     if totals.without_input:
         lines.append(
@@ -312,8 +323,8 @@ def notes(result: Report) -> list[str]:
         )
     if totals.partial:
         lines.append(
-            f"≥ {counted(totals.partial, 'response')} recorded only a running count of their tokens, no final"
-            " one (partialResponses): their output and cost are a lower bound (costLowerBound)."
+            f"Recorded with only a running count of their tokens, no final one: {counted(totals.partial, 'response')}"
+            " (partialResponses): the output and cost of a row holding one are a lower bound (≥, costLowerBound)."
         )
     outside = _outside_windows(result)
     if outside:

@@ -169,9 +169,10 @@ def report(
             result.cached = store.hits
     if paths is not None and result.inputs == 0 and result.parts_left_out:
         result.warn(
-            f"no session of its own in {', '.join(map(str, paths))}: {result.parts_left_out} agent file(s) there"
-            " are parts of other sessions (subagent transcripts, sidecars), read with their parent session's"
-            " file; name that file, or the folder holding it"
+            f"no session read in {', '.join(map(str, paths))}: {result.parts_left_out} agent file(s) there are, by"
+            " their place, parts of other sessions (subagent transcripts under subagents/, sidecars), read with"
+            " their parent session's file: name that file or the folder holding it, or name the file itself"
+            " to read it as a session"
         )
     result.skipped[:0] = found.problems  # what the walk could not read first, as it came first
     result.homes = [str(home) for home in found.homes]

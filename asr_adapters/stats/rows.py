@@ -22,13 +22,15 @@ class ModelPart:
     failed_tool_calls: int = 0
 
     def as_dict(self, model: str) -> dict[str, Any]:
-        return {
+        unmetered = self.totals.responses == 0 and self.tool_calls > 0  # the model's calls, no response
+        data = {
             "model": model,
-            **_totals(self.totals),
-            "pricedBy": priced_by(self.totals),
+            **_totals(self.totals, unknown_cost=unmetered),
+            "pricedBy": "unknown" if unmetered else priced_by(self.totals),
             "toolCalls": self.tool_calls,
             "failedToolCalls": self.failed_tool_calls,
         }
+        return data
 
 
 @dataclass
@@ -59,6 +61,9 @@ class Row:
     first: float | None = None
     last: float | None = None
     window: dict[str, Any] | None = None  # block rows: whether live, burn rate, projection
+    #: sessions' shares of the row with tool calls but no response recorded (T3 Code, Droid):
+    #: what they cost is unknown, so the row's cost is a lower bound (or unknown, if all are)
+    unmetered_shares: int = 0
 
     @property
     def active_seconds(self) -> float | None:
@@ -113,6 +118,7 @@ class Row:
         self.totals.merge(other.totals)
         self.tool_calls += other.tool_calls
         self.failed_tool_calls += other.failed_tool_calls
+        self.unmetered_shares += other.unmetered_shares
         if self.prompts is not None and other.prompts is not None:
             self.prompts += other.prompts
         if self.unattributed_prompts is not None and other.unattributed_prompts is not None:
@@ -145,6 +151,12 @@ class Row:
         """A model worked (tool calls) but the source recorded no response to count or price."""
         return self.totals.responses == 0 and self.tool_calls > 0
 
+    @property
+    def lower_bound(self) -> bool:
+        """The row's cost and token sums are lower bounds: some response's usage, input or final
+        count is unknown, or some session of it made tool calls with no response recorded."""
+        return self.totals.lower_bound or self.unmetered_shares > 0 or self.unmetered
+
     def as_dict(self, tz: tzinfo) -> dict[str, Any]:
         data: dict[str, Any] = {"by": self.by, "key": self.key}
         if self.title is not None:
@@ -158,9 +170,8 @@ class Row:
         data["agents"] = sorted(self.agents)
         data["projects"] = sorted(self.projects)
         data["models"] = sorted(self.models)
-        data.update(_totals(self.totals))
-        if self.unmetered:  # its cost is unknown, not $0
-            data["cost"] = data["agentCost"] = data["ourCost"] = None
+        data.update(_totals(self.totals, unknown_cost=self.unmetered))  # unmetered: unknown, not $0
+        data["costLowerBound"] = self.lower_bound
         data["pricedBy"] = self.priced_by
         data["toolCalls"] = self.tool_calls
         data["failedToolCalls"] = self.failed_tool_calls
@@ -176,8 +187,8 @@ class Row:
         return data
 
 
-def _totals(totals: Totals) -> dict[str, Any]:
-    cost = totals.known_cost  # None, not 0, where nothing could be priced
+def _totals(totals: Totals, *, unknown_cost: bool = False) -> dict[str, Any]:
+    cost = None if unknown_cost else totals.known_cost  # None, not 0, where nothing could be priced
     return {
         "responses": totals.responses,
         **totals.token_members(),  # None, not 0, where unknown
@@ -191,7 +202,7 @@ def _totals(totals: Totals) -> dict[str, Any]:
         "partialResponses": totals.partial,
         "responsesWithoutUsage": totals.without_usage,
         "responsesWithoutInput": totals.without_input,
-        "costLowerBound": totals.lower_bound,
+        "costLowerBound": totals.lower_bound or unknown_cost,
     }
 
 

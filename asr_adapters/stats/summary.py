@@ -145,13 +145,15 @@ class Totals:
 
     def token_members(self) -> dict[str, int | None]:
         """The token sums as JSON members, None where unknown, never 0: every member when no
-        response recorded usage, input and total when none that did recorded its input."""
+        response recorded usage, the input when none that did recorded its input (the total is
+        then what is known, a lower bound like the rest: ``lower_bound``), so a total of rows
+        is still the sum of its rows."""
         members: dict[str, int | None] = dict(self.tokens.as_dict())
         counted = self.responses - self.without_usage
         if self.responses and counted == 0:
             return dict.fromkeys(members)
         if counted and counted == self.without_input:
-            members["inputTokens"] = members["totalTokens"] = None
+            members["inputTokens"] = None
         return members
 
     @property

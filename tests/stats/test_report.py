@@ -369,7 +369,7 @@ def test_a_named_folder_of_only_subagent_transcripts_says_why_nothing_was_read(t
     (folder / "agent-a1b2c3d.jsonl").write_bytes(source.read_bytes())
     result = report([folder.parent], by="session", timezone="UTC", cache=False, price=False)
     assert result.rows == [] and result.inputs == 0
-    assert any("no session of its own" in w and "parent session" in w for w in result.warnings), result.warnings
+    assert any("no session read" in w and "parent session" in w for w in result.warnings), result.warnings
     empty = tmp_path / "empty"
     empty.mkdir()
     quiet = report([empty], by="session", timezone="UTC", cache=False, price=False)

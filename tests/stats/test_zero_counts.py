@@ -65,7 +65,7 @@ def test_the_gemini_sample_zero_token_reply_is_a_response(tmp_path: Path) -> Non
     assert result.total.totals.responses == 14 and result.total.totals.without_usage == 1
     from asr_adapters.stats.render import notes
 
-    assert any("1 response recorded without usage" in line for line in notes(result))
+    assert any("Recorded without usage: 1 response" in line for line in notes(result))
 
 
 def test_a_row_whose_every_response_has_unknown_usage_has_an_unknown_cost(tmp_path: Path) -> None:
@@ -155,6 +155,19 @@ def test_tool_calls_with_no_response_recorded_have_an_unknown_cost(tmp_path: Pat
     rows = {row.key: row.as_dict(result.tz) for row in result.rows}
     assert rows["droid:w"]["cost"] is None and rows["droid:w"]["pricedBy"] == "unknown"
     assert rows["droid:i"]["cost"] == 0.0 and rows["droid:i"]["pricedBy"] == "-"
+    priced = Stream("codex:p", "codex", ts="2026-05-22T07:46:40Z")
+    priced.reply("2026-05-22T07:46:50Z", "gpt-5", usage(100, 10))
+    paths.append(priced.write(tmp_path / "p.asr.jsonl"))
+    result = report(paths, by="agent", timezone="UTC", cache=False, price=True, breakdown=True)
+    by_agent = {row.key: row.as_dict(result.tz) for row in result.rows}
+    (line,) = by_agent["droid"]["breakdown"]
+    assert line["cost"] is None and line["pricedBy"] == "unknown", "a model line says what its row says"
+    total = result.total.as_dict(result.tz)
+    assert total["cost"] == by_agent["codex"]["cost"] > 0 and total["costLowerBound"] is True
+    assert by_agent["codex"]["costLowerBound"] is False
+    from asr_adapters.stats.render import notes
+
+    assert any(text.startswith("Tool calls but no response recorded: 1 session") for text in notes(result))
 
 
 def test_a_slash_command_title_reads_as_the_person_typed_it(tmp_path: Path) -> None:
