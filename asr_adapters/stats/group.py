@@ -344,6 +344,6 @@ def _prompt_title(prompt: str | None) -> str | None:
     typed it (``/clear``), not Claude Code's ``<command-name>`` markup around it."""
     if prompt is None:
         return None
-    from ..view.titles import command_text  # re and the ANSI table only: no page machinery
+    from ..stream.commands import command_text
 
     return command_text([{"type": "text", "text": prompt, "origin": "command"}], {}) or prompt
