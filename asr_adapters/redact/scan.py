@@ -40,6 +40,8 @@ _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
 _LOW_SURROGATE = re.compile(r"\\u[dD][c-fC-F][0-9a-fA-F]{2}")
 #: a decoded base64 run is scanned only when it reads as text
 _PRINTABLE = re.compile(rb"[\t\n\r\x20-\x7e]*")
+#: how much text the per-string cache keeps, in characters (what it holds, twice at most)
+_SEEN_CHARS = 8_000_000
 
 
 class Scanner:
@@ -52,6 +54,11 @@ class Scanner:
         self.key = key
         self.counts: Counter[str] = Counter()
         self._placeholders: dict[tuple[str, str], str] = {}
+        #: each string's result and what it counted: a session repeats its strings (a working
+        #: folder, a tool's input in its call and in the vendor record), and the scan of one
+        #: is the same every time (the placeholders are keyed on the secret)
+        self._seen: dict[str, tuple[str | None, Counter[str] | None]] = {}
+        self._seen_chars = 0
 
     def placeholder(self, kind: str, secret: str) -> str:
         known = self._placeholders.get((kind, secret))
@@ -66,6 +73,26 @@ class Scanner:
         """``text`` with every secret found replaced (the same object when there is none)."""
         if len(text) < 8:
             return text
+        known = self._seen.get(text)
+        if known is not None:
+            if known[1]:
+                self.counts.update(known[1])
+            return text if known[0] is None else known[0]
+        outer = self.counts
+        counted: Counter[str] = Counter()
+        self.counts = counted
+        try:
+            result = self._scanned(text)
+        finally:
+            self.counts = outer
+        if counted:
+            outer.update(counted)
+        if self._seen_chars < _SEEN_CHARS:
+            self._seen_chars += len(text)
+            self._seen[text] = (None if result is text else result, counted or None)
+        return result
+
+    def _scanned(self, text: str) -> str:
         is_json = False
         if text[:1] in _JSON_START or text[:2].lstrip()[:1] in _JSON_START:
             text, is_json = self._json_string(text)
