@@ -266,21 +266,15 @@ class DigestMap:
 
 class RecordIds:
     """id -> the id of the record it became (``"r<seq>"`` of this stream), or ``""`` for an id
-    seen that became no record of its own: a ``DigestMap`` holding the seq (0 for ``""``).
-
-    Every line of a Claude Code transcript asks it two to four times, so the look-ups read the
-    map's dict themselves first (one call where there were three)."""
+    seen that became no record of its own: a ``DigestMap`` holding the seq (0 for ``""``)."""
 
     def __init__(self, limit: int | None = None) -> None:
         self._map = DigestMap(limit)
-        self._recent = self._map._recent  # the same dict object for the map's whole life
 
     def get(self, key: Key, default: Any = None) -> Any:
-        seq = self._recent.get(key, _MISSING)
-        if seq is _MISSING:
-            seq = self._map._older(key, None) if self._map._filter else None
-            if seq is None:
-                return default
+        seq = self._map.get(key)
+        if seq is None:
+            return default
         return f"r{seq}" if seq else ""
 
     def __getitem__(self, key: Key) -> str:
@@ -290,21 +284,13 @@ class RecordIds:
         return str(found)
 
     def __contains__(self, key: object) -> bool:
-        if type(key) is str and key in self._recent:  # the common case; the map checks the rest
-            return True
         return key in self._map
 
     def __setitem__(self, key: Key, record_id: str) -> None:
         if record_id == "":
             self._map[key] = 0
         elif record_id[:1] == "r" and record_id[1:].isdigit() and record_id[1] != "0":
-            seq = int(record_id[1:])
-            if seq > _MAX:
-                self._map[key] = seq  # refused there
-            recent = self._recent  # DigestMap.__setitem__, inlined
-            recent[key] = seq
-            if len(recent) > self._map._recent_limit:
-                self._map._move_oldest()
+            self._map[key] = int(record_id[1:])
         else:
             raise ValueError(f"not a record id of this stream: {record_id!r}")
 
