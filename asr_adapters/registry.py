@@ -70,12 +70,18 @@ def scores(source: Source) -> list[tuple[int, str]]:
     module, so no converter is imported to decide (``get`` imports the chosen one); an adapter
     registered from elsewhere is asked itself."""
     packages = _packages()
-    found = []
-    for agent, package in packages.items():
-        sniff = importlib.import_module(f"{__package__}.adapters.{package}.sniff")
-        found.append((sniff.detect(source), agent))
+    found = [(score(source, agent), agent) for agent in packages]
     found.extend((adapter.detect(source), name) for name, adapter in _ADAPTERS.items() if name not in packages)
     return sorted(found, reverse=True)
+
+
+def score(source: Source, agent: str) -> int:
+    """One agent's detection score for ``source`` (``scores`` asks them all): a packaged agent
+    through its ``sniff`` module, so no converter is imported; another registered one itself."""
+    package = _packages().get(agent)
+    if package is None:
+        return get(agent).detect(source)
+    return int(importlib.import_module(f"{__package__}.adapters.{package}.sniff").detect(source))
 
 
 def detect(source: Source) -> Adapter:

@@ -204,25 +204,16 @@ def sniff(path: Path) -> Sniffed:
 
 def sniff_as(path: Path, agent: str) -> Sniffed | None:
     """What a file found in ``agent``'s home is, asking that agent alone (``sniff`` asks every
-    adapter, reading the head for each): not a session when the agent says its name or place
-    is not one of its sessions (a subagent transcript, a sidecar), its log when its sniff is
-    sure. None when that is not enough to tell (then ``sniff`` decides)."""
-    import importlib
-
+    adapter): its log when its sniff is sure, else None (then ``sniff`` decides). Whether the
+    file is a session of its own is the plan's (``_not_a_session``) and ``claimed``'s question."""
     from .. import registry
-    from ..batch.scan import NOT_SESSION
 
-    package = registry._packages().get(agent)
-    if package is None:
-        return None
     try:
-        if not registry.get(agent).is_session_file(path):
-            return "none", NOT_SESSION
         source = Source(path)
         head = source.head()
         if source.is_sqlite or not head.strip() or is_asr_stream(head):
             return None
-        sure = importlib.import_module(f"{registry.__package__}.adapters.{package}.sniff").detect(source)
+        sure = registry.score(source, agent)
     except Exception:
         return None
     return ("agent", agent) if sure >= registry.SURE else None
