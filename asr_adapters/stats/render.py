@@ -10,7 +10,7 @@ from typing import IO, Any
 import orjson
 
 from .report import Report
-from .rows import Row, unpriced_or_unknown
+from .rows import Row
 from .when import local
 
 #: CSV columns, in order (the JSON row's members, lists joined with ``;``).
@@ -111,10 +111,8 @@ def tokens(value: int) -> str:
 
 def money(row: Row) -> str:
     totals = row.totals
-    if row.unmetered:
-        return "?"
-    if totals.priced_by_agent == 0 and totals.priced_by_us == 0:
-        shown = unpriced_or_unknown(totals)
+    shown = row.priced_by
+    if shown in ("unknown", "unpriced", "-"):  # nothing priced
         return "?" if shown == "unknown" else shown
     text = dollars(totals.cost)
     if row.lower_bound:

@@ -22,15 +22,13 @@ class ModelPart:
     failed_tool_calls: int = 0
 
     def as_dict(self, model: str) -> dict[str, Any]:
-        unmetered = self.totals.responses == 0 and self.tool_calls > 0  # the model's calls, no response
-        data = {
+        return {
             "model": model,
-            **_totals(self.totals, unknown_cost=unmetered),
-            "pricedBy": "unknown" if unmetered else priced_by(self.totals),
+            **_totals(self.totals, self.tool_calls),
+            "pricedBy": priced_by(self.totals, self.tool_calls),
             "toolCalls": self.tool_calls,
             "failedToolCalls": self.failed_tool_calls,
         }
-        return data
 
 
 @dataclass
@@ -142,14 +140,12 @@ class Row:
         an OpenHands conversation without its usage; or no response at all but tool calls the
         model made: T3 Code and Factory Droid record no response usage), or ``-`` (nothing to
         price)."""
-        if self.unmetered:
-            return "unknown"
-        return priced_by(self.totals)
+        return priced_by(self.totals, self.tool_calls)
 
     @property
     def unmetered(self) -> bool:
         """A model worked (tool calls) but the source recorded no response to count or price."""
-        return self.totals.responses == 0 and self.tool_calls > 0
+        return unmetered(self.totals, self.tool_calls)
 
     @property
     def lower_bound(self) -> bool:
@@ -170,8 +166,8 @@ class Row:
         data["agents"] = sorted(self.agents)
         data["projects"] = sorted(self.projects)
         data["models"] = sorted(self.models)
-        data.update(_totals(self.totals, unknown_cost=self.unmetered))  # unmetered: unknown, not $0
-        data["costLowerBound"] = self.lower_bound
+        data.update(_totals(self.totals, self.tool_calls))
+        data["costLowerBound"] = self.lower_bound  # also its sessions' unmetered shares
         data["pricedBy"] = self.priced_by
         data["toolCalls"] = self.tool_calls
         data["failedToolCalls"] = self.failed_tool_calls
@@ -187,7 +183,14 @@ class Row:
         return data
 
 
-def _totals(totals: Totals, *, unknown_cost: bool = False) -> dict[str, Any]:
+def unmetered(totals: Totals, tool_calls: int) -> bool:
+    """Tool calls the model made but no response recorded (T3 Code, Factory Droid keep no
+    response usage): what it cost is unknown, not $0."""
+    return totals.responses == 0 and tool_calls > 0
+
+
+def _totals(totals: Totals, tool_calls: int) -> dict[str, Any]:
+    unknown_cost = unmetered(totals, tool_calls)
     cost = None if unknown_cost else totals.known_cost  # None, not 0, where nothing could be priced
     return {
         "responses": totals.responses,
@@ -206,8 +209,11 @@ def _totals(totals: Totals, *, unknown_cost: bool = False) -> dict[str, Any]:
     }
 
 
-def priced_by(totals: Totals) -> str:
-    """``agent``, ``genai-prices``, both joined by ``+``, else ``unpriced``, ``unknown`` or ``-``."""
+def priced_by(totals: Totals, tool_calls: int = 0) -> str:
+    """``agent``, ``genai-prices``, both joined by ``+``, else ``unpriced``, ``unknown`` (also
+    where ``unmetered``) or ``-``."""
+    if unmetered(totals, tool_calls):
+        return "unknown"
     counts = ((PRICED_BY_AGENT, totals.priced_by_agent), (PRICED_BY_US, totals.priced_by_us))
     by = [name for name, count in counts if count]
     if by:
