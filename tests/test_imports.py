@@ -110,6 +110,8 @@ UNNEEDED = (
     "sqlite3",  # core.spill and core.digests: at the first spill
     "tempfile",  # core.spool, cli_convert: only when records must wait or a stream is held
     "_hashlib",  # OpenSSL, loaded by hashlib; core.digests takes blake2b from _blake2
+    "base64",  # core.spill: only a spilled bytes value
+    "click.shell_completion",  # cli.params: only when a shell asks for completions
 )
 
 
@@ -133,3 +135,36 @@ def test_converting_one_file_imports_one_converter(tmp_path: Path) -> None:
     from asr_adapters.adapters import PACKAGES
 
     assert len(sniffs) == len(PACKAGES)
+
+
+_DATACLASSES = """
+import atexit, dataclasses, sys
+listing = sys.argv[1]
+def record():
+    made = sorted(
+        f"{name}.{value.__name__}"
+        for name, module in list(sys.modules.items())
+        if name.startswith("asr_adapters") and module is not None
+        for value in list(vars(module).values())
+        if isinstance(value, type) and value.__module__ == name and dataclasses.is_dataclass(value)
+    )
+    with open(listing, "w") as out:
+        out.write("\\n".join(made))
+atexit.register(record)
+sys.argv = ["asr", *sys.argv[2:]]
+from asr_adapters.cli import main
+main()
+"""
+
+CLAUDE_SESSION = GOLDEN / "claude-code" / "fold-tool-calls" / "input.jsonl"
+
+
+@pytest.mark.parametrize("session", [SESSION, CLAUDE_SESSION], ids=["codex", "claude-code"])
+def test_a_small_conversion_compiles_no_dataclass(session: Path, tmp_path: Path) -> None:
+    """A dataclass compiles its methods with exec at import, about 2.5 M instructions a class:
+    the classes ``asr convert`` loads are ``core.valueclass`` classes (issue 28, target 3)."""
+    listing = tmp_path / "dataclasses.txt"
+    command = [sys.executable, "-c", _DATACLASSES, str(listing), "convert", str(session), "-o", "out.asr.jsonl"]
+    subprocess.run(command, cwd=tmp_path, capture_output=True, check=False)
+    assert (tmp_path / "out.asr.jsonl").is_file()
+    assert listing.read_text().split() == []

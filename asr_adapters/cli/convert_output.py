@@ -11,13 +11,13 @@ import itertools
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, cast
 
 from ..convert import Conversion
 from ..core.adapter import Stream
 from ..core.errors import ASRError, UsageProblem
+from ..core.valueclass import field, valueclass
 from ..outputs import (
     DirectFile,
     PendingFile,
@@ -30,14 +30,14 @@ from ..outputs import (
 from ..stream.writer import StreamWriter
 
 
-@dataclass
+@valueclass
 class StreamReport:
     key: str
     records: int = 0
     written_to: str | None = None
 
 
-@dataclass
+@valueclass
 class Report:
     """What was written, for ``--stats`` and the note about streams left out."""
 

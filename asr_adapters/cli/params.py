@@ -8,10 +8,12 @@ import re
 import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
-from click.shell_completion import CompletionItem
+
+if TYPE_CHECKING:  # imported when a shell asks for completions, not by every command
+    from click.shell_completion import CompletionItem
 
 from .. import registry
 
@@ -103,6 +105,8 @@ class InputPath(click.ParamType):
         return text
 
     def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+        from click.shell_completion import CompletionItem
+
         return [CompletionItem(incomplete, type="dir" if self.dir_okay else "file")]
 
 

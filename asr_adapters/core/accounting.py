@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
+
+from .valueclass import field, valueclass
 
 OUTCOMES = ("records", "vendor", "folded", "duplicates", "unreadable")
 
 
-@dataclass
+@valueclass
 class Diagnostic:
     """One problem in the input: file, line (when known) and reason."""
 
@@ -63,7 +64,7 @@ class Diagnostics(list[Diagnostic]):
         return len(self) + self.omitted
 
 
-@dataclass
+@valueclass
 class Accounting:
     """Counts of native items by outcome; the outcomes always sum to ``native_items``.
 

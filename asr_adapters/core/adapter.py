@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -19,6 +18,7 @@ from .lenient import REPLACED
 from .nesting import MAX_NATIVE_NESTING, deeper_than, too_deep_reason
 from .refs import schema_name, session_ref
 from .source import Source
+from .valueclass import field, valueclass
 
 
 def start(kind: str) -> dict[str, Any]:
@@ -55,7 +55,7 @@ class Emitter:
         return f"r{self.seq + 1}"
 
 
-@dataclass
+@valueclass
 class Context:
     """Per-input state shared by an adapter's streams: accounting and diagnostics."""
 
@@ -134,7 +134,7 @@ def _short(exc: Exception) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
-@dataclass
+@valueclass
 class Stream:
     """One ASR stream produced from an input: a session, or a subagent or thread of it."""
 

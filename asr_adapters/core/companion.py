@@ -19,11 +19,11 @@ import os
 import stat
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from .accounting import Accounting, Diagnostic
+from .valueclass import valueclass
 
 #: Default cap for a companion file read whole (an index, a plan, a sidecar).
 MAX_COMPANION_BYTES = 64 << 20
@@ -81,7 +81,7 @@ def links_followed(enabled: bool) -> Iterator[None]:
         _LINKS_FOLLOWED.reset(token)
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class Root:
     """A folder companions may be read from. ``base`` is the session's own folder as the user
     named it: its real path is taken (a link the user gave, or one above the session, is the

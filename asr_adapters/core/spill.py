@@ -16,7 +16,6 @@ read back from disk is a new object. They are written to disk by this module's o
 
 from __future__ import annotations
 
-import base64
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -200,6 +199,8 @@ def _pack(value: Any) -> Any:
     if kind is dict:
         return {"d": [[_pack(k), _pack(v)] for k, v in value.items()]}
     if kind is bytes:
+        import base64  # here, not at the top: only a spill of bytes needs it (issue 28, start-up)
+
         return {"b": base64.b64encode(value).decode("ascii")}
     raise TypeError(f"a SpillMap value must be plain data, not {kind.__name__}")
 
@@ -216,6 +217,8 @@ def _unpack(value: Any) -> Any:
         return {_unpack(k): _unpack(v) for k, v in inner}
     if tag == "i":
         return int(inner)
+    import base64
+
     return base64.b64decode(inner)
 
 

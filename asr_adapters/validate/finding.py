@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from ..core.valueclass import valueclass
 
 ERROR = "error"
 WARNING = "warning"
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class Finding:
     """One broken rule: which rule, which record (seq) and line, and what is wrong.
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +18,13 @@ import orjson
 
 from ...core import items
 from ...core.companion import CompanionSkipped, check_companion, open_companion, read_companion
+from ...core.valueclass import valueclass
 
 #: A subagent's ``.meta.json`` sidecar larger than this is not read.
 MAX_META_BYTES = 1 << 20
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class Child:
     """One subagent transcript file of a session."""
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 from typing import Any, Protocol
@@ -13,6 +12,7 @@ from ...core.adapter import Emitter
 from ...core.refs import schema_name, session_ref
 from ...core.spool import RecordSpool
 from ...core.timestamps import from_iso, stamp
+from ...core.valueclass import field, valueclass
 
 AGENT = "claude-code"
 REGISTRY = "com.anthropic.claude-code"
@@ -26,7 +26,7 @@ class Refs(Protocol):
     def __getitem__(self, uuid: str) -> str: ...
 
 
-@dataclass
+@valueclass
 class StreamInfo:
     """The facts a stream's header and derived ids are built from."""
 

@@ -10,16 +10,16 @@ be read twice (a pipe) is sniffed from its first bytes only.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from ...core import items
 from ...core.source import Source
+from ...core.valueclass import valueclass
 
 
-@dataclass
+@valueclass
 class Facts:
     session_id: str | None = None
     agent_id: str | None = None

@@ -19,11 +19,11 @@ the same input may still come and is then the record).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
+from ...core.valueclass import field, valueclass
 from .host import BuilderHost
 from .info import opened
 from .parts import move_writer, user_parts
@@ -42,7 +42,7 @@ PENDING_BYTES = 1 << 20
 IDLE_WAIT = 16
 
 
-@dataclass
+@valueclass
 class Item:
     """One enqueued input and the queue lines that moved it."""
 

@@ -9,7 +9,7 @@ own words get ``author: human`` only where the source says a person wrote them (
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ...core.valueclass import valueclass
 
 #: Where the IDE extensions put the person's request after their own context block.
 IDE_REQUEST_MARKER = "## My request for Codex:"
@@ -17,7 +17,7 @@ IDE_PREFIXES = ("# Context from my IDE setup:", "# Files mentioned by the user:"
 SUMMARY_PREFIX = "Another language model started to solve this problem"
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class Fragment:
     """A recognised harness fragment: its markers and what it is."""
 

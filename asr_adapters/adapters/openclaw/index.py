@@ -9,7 +9,6 @@ be megabytes; it is read once per input, never per line.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -19,12 +18,13 @@ import orjson
 from ...core import items
 from ...core.companion import CompanionSkipped, open_companion, read_companion
 from ...core.source import MAX_DOCUMENT_BYTES
+from ...core.valueclass import field, valueclass
 
 #: The first line of a trajectory sidecar (its header) is read only up to this size.
 MAX_TRAJECTORY_HEADER = 1 << 20
 
 
-@dataclass
+@valueclass
 class SessionInfo:
     """What the index says about a session: its key, agent, channel and peer."""
 

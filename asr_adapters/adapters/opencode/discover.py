@@ -21,9 +21,10 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+from ...core.valueclass import valueclass
 
 DB_NAME = "opencode.db"
 G1, G0 = "global-tree", "project-tree"
@@ -68,7 +69,7 @@ def is_database_name(name: str) -> bool:
     return name == DB_NAME or (name.startswith("opencode-") and name.endswith(".db"))
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class Tree:
     """Where a JSON session's files are: its generation and the folders of its messages and
     parts (``parts(message id)`` is the folder of one message's parts)."""

@@ -10,7 +10,6 @@ indexes is reported (the SDK's own reader stops there, we read on: nothing on di
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +19,11 @@ from ...core.accounting import Accounting, Diagnostic
 from ...core.companion import CompanionSkipped, read_companion
 from ...core.items import loads
 from ...core.nesting import MAX_NATIVE_NESTING, deeper_than, too_deep_reason
+from ...core.valueclass import valueclass
 from . import discover
 
 
-@dataclass
+@valueclass
 class Event:
     """One event file: its index, file name and parsed JSON object."""
 
@@ -32,7 +32,7 @@ class Event:
     data: dict[str, Any]
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class Conversation:
     """Where a conversation's files are."""
 
