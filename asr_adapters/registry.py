@@ -41,8 +41,10 @@ def _load(name: str | None = None) -> None:
 
 
 def names() -> list[str]:
-    _load()
-    return sorted(_ADAPTERS)
+    """Every agent's short name, without importing a converter (``--agent``'s choices, ``asr
+    convert --help``): a packaged agent's name is its key in ``PACKAGES``, which its adapter
+    registers under (tests/test_registry.py holds them equal)."""
+    return sorted({*_packages(), *_ADAPTERS})
 
 
 def get(name: str) -> Adapter:

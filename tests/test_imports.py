@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from golden_support import GOLDEN
 
+from asr_adapters.adapters import PACKAGES
+
 SESSION = GOLDEN / "codex" / "03-user-message-parts" / "input.jsonl"
 STREAM = GOLDEN / "codex" / "03-user-message-parts" / "expected.asr.jsonl"
 
@@ -39,6 +41,8 @@ RENDERERS = ("asr_adapters.view.html", "jinja2", "markdown_it")
 EXPORTERS = ("asr_adapters.export",)
 VALIDATOR = ("asr_adapters.validate",)
 ADAPTERS = ("asr_adapters.adapters",)
+#: every agent's package (``--agent``'s choices are listed from ``PACKAGES`` alone)
+AGENT_PACKAGES = tuple(f"asr_adapters.adapters.{package}" for package in PACKAGES.values())
 
 
 def _modules(args: list[str], tmp_path: Path) -> set[str]:
@@ -65,7 +69,7 @@ def test_import_asr_adapters_loads_nothing_it_was_not_asked_for(tmp_path: Path) 
             ["convert", "--no-check", str(SESSION), "-o", "out.asr.jsonl"],
             BATCH_MACHINERY + VIEWER + EXPORTERS + VALIDATOR,
         ),
-        (["convert", "--help"], BATCH_MACHINERY + VIEWER + EXPORTERS + VALIDATOR),
+        (["convert", "--help"], BATCH_MACHINERY + VIEWER + EXPORTERS + VALIDATOR + AGENT_PACKAGES),
         (["validate", str(STREAM)], BATCH_MACHINERY + VIEWER + EXPORTERS + ADAPTERS),
         (["agents"], BATCH_MACHINERY + VIEWER + EXPORTERS + VALIDATOR),
         (["schema"], BATCH_MACHINERY + VIEWER + EXPORTERS + VALIDATOR + ADAPTERS),
@@ -132,8 +136,6 @@ def test_converting_one_file_imports_one_converter(tmp_path: Path) -> None:
     converters = sorted(m for m in modules if m.startswith("asr_adapters.adapters.") and m.endswith(".adapter"))
     assert converters == ["asr_adapters.adapters.codex.adapter"]
     sniffs = {m for m in modules if m.startswith("asr_adapters.adapters.") and m.endswith(".sniff")}
-    from asr_adapters.adapters import PACKAGES
-
     assert len(sniffs) == len(PACKAGES)
 
 
