@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 
 from .core.adapter import Adapter
 from .core.errors import InputError, UnknownAgentError
@@ -15,6 +16,9 @@ ASR_STREAM = (
 )
 
 _ADAPTERS: dict[str, Adapter] = {}
+#: a packaged agent's ``sniff.detect``, once imported: ``import_module`` of a loaded module costs
+#: more than the sniff of a small file's head, and a batch asks every agent of every file
+_SNIFFS: dict[str, Callable[[Source], int]] = {}
 
 
 def register(cls: type[Adapter]) -> type[Adapter]:
@@ -80,10 +84,13 @@ def scores(source: Source) -> list[tuple[int, str]]:
 def score(source: Source, agent: str) -> int:
     """One agent's detection score for ``source`` (``scores`` asks them all): a packaged agent
     through its ``sniff`` module, so no converter is imported; another registered one itself."""
-    package = _packages().get(agent)
-    if package is None:
-        return get(agent).detect(source)
-    return int(importlib.import_module(f"{__package__}.adapters.{package}.sniff").detect(source))
+    sniff = _SNIFFS.get(agent)
+    if sniff is None:
+        package = _packages().get(agent)
+        if package is None:
+            return get(agent).detect(source)
+        sniff = _SNIFFS[agent] = importlib.import_module(f"{__package__}.adapters.{package}.sniff").detect
+    return int(sniff(source))
 
 
 def detect(source: Source) -> Adapter:

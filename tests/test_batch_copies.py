@@ -89,3 +89,31 @@ def test_copies_of_a_file_that_fails_fail_with_it(toy: None, tmp_path: Path) -> 
     assert (summary.converted, summary.copies, summary.failed) == (0, 0, 2)
     rows = [orjson.loads(line) for line in (tmp_path / "out" / "_errors.jsonl").read_bytes().splitlines()]
     assert any("same bytes as" in row["reason"] and row["path"].endswith("b/bad.jsonl") for row in rows), rows
+
+
+def test_a_source_the_copy_check_sniffed_is_not_sniffed_again_by_its_worker(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Sources of equal size are sniffed by the driver (to hash them); the agent it found goes
+    with the source to the worker, so its head is read and every agent asked once, not twice."""
+    golden = Path(__file__).parent.parent / "golden" / "claude-code" / "fold-tool-calls" / "input.jsonl"
+    text = golden.read_text(encoding="utf-8")
+    src = tmp_path / "src" / "project"
+    src.mkdir(parents=True)
+    first = src / "11111111-1111-4111-8111-111111111111.jsonl"
+    second = src / "22222222-2222-4222-8222-222222222222.jsonl"
+    first.write_text(text, encoding="utf-8")
+    session = "5f0c2a7e-91b4-4d6a-8c2e-5a7b3d1e9f04"
+    second.write_text(text.replace(session, session[:-1] + "5"), encoding="utf-8")  # same size, not a copy
+    assert first.stat().st_size == second.stat().st_size and first.read_bytes() != second.read_bytes()
+    detected: list[str] = []
+    real_detect = registry.detect
+
+    def counting(source: object) -> object:
+        detected.append(str(getattr(source, "path", source)))
+        return real_detect(source)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(registry, "detect", counting)
+    summary = batch([tmp_path / "src"], tmp_path / "out", jobs=1)
+    assert (summary.converted, summary.copies, summary.failed) == (2, 0, 0)
+    assert sorted(detected) == sorted([str(first), str(second)])

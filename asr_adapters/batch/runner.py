@@ -19,7 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +118,12 @@ def run_batch(options: BatchOptions) -> Summary:
         _Batch(options, outdir, summary, locks).run(roots, remote_roots)
     summary.seconds = time.monotonic() - started
     return summary
+
+
+def _sniffed(item: Item, sniffed: Mapping[str, str]) -> Item:
+    """The item, marked with the agent the driver's sniff claimed it for (if it sniffed it)."""
+    agent = sniffed.get(item.source)
+    return item if agent is None else replace(item, sniffed=agent)
 
 
 class _Batch:
@@ -247,8 +253,9 @@ class _Batch:
             self.summary.gone += 1
         self.claims = self.manifest.claims(self.exists)
         items = list(self.plan(roots))
-        copies = find_copies(items, self.sizes, self.kept, self.options.filters.agents)
-        items = [item for item in items if item.source not in copies]
+        sniffed: dict[str, str] = {}
+        copies = find_copies(items, self.sizes, self.kept, self.options.filters.agents, sniffed)
+        items = [_sniffed(item, sniffed) for item in items if item.source not in copies]
         sizes = [self.sizes[item.source] for item in items]
         self.order = {item.source: index for index, item in enumerate(items)}
         progress = self.options.progress

@@ -54,6 +54,9 @@ class Item:
     known_sha256: str | None = None
     root: str = ""  # the real path of the folder walked: companions read through links must stay in it
     follow_symlinks: bool = False
+    #: the agent the driver's sniff already claimed it for (``copies.find_copies`` sniffs sources
+    #: of equal size), so the worker does not read its head and ask every agent again
+    sniffed: str | None = None
 
 
 @dataclass(frozen=True)
@@ -189,7 +192,10 @@ def run_item(item: Item, outdir: str, agents: tuple[str, ...] = (), tag: str = "
     if is_url(item.source):
         return _run_remote(item, outdir, agents, tag, redact)
     try:
-        adapter, reason = sniff_content(Path(item.path), explicit=item.explicit)
+        if item.sniffed is not None:
+            adapter, reason = registry.get(item.sniffed), None
+        else:
+            adapter, reason = sniff_content(Path(item.path), explicit=item.explicit)
     except Exception:  # the sniff catches what adapters raise; this is a last resort
         adapter, reason = None, SNIFF_FAILED
     if adapter is None:
