@@ -170,3 +170,30 @@ def test_a_small_conversion_compiles_no_dataclass(session: Path, tmp_path: Path)
     subprocess.run(command, cwd=tmp_path, capture_output=True, check=False)
     assert (tmp_path / "out.asr.jsonl").is_file()
     assert listing.read_text().split() == []
+
+
+_LAZY = """
+import sys
+from asr_adapters import registry
+from asr_adapters.adapters import PACKAGES
+from asr_adapters.core.lazyre import LazyPattern
+from asr_adapters.core.source import Source
+modules = [registry.importlib.import_module(f"asr_adapters.adapters.{p}.sniff") for p in PACKAGES.values()]
+lazy = [v for m in modules for v in vars(m).values() if isinstance(v, LazyPattern)]
+before = sum(p._compiled is not None for p in lazy)
+agent = registry.detect(Source(sys.argv[1])).name
+after = sum(p._compiled is not None for p in lazy)
+print(len(lazy), before, after, agent)
+"""
+
+
+def test_detection_compiles_only_the_sniff_patterns_it_reaches(tmp_path: Path) -> None:
+    """The sniff modules' patterns are ``LazyPattern``s: importing them compiles none, and
+    detecting a Claude Code session compiles only those the other agents' tests reach."""
+    done = subprocess.run(
+        [sys.executable, "-c", _LAZY, str(CLAUDE_SESSION)], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    total, before, after, agent = done.stdout.split()
+    assert agent == "claude-code"
+    assert int(total) >= 25 and int(before) == 0
+    assert 0 < int(after) < int(total)

@@ -18,7 +18,7 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import registry
 from ..convert import Conversion
@@ -31,6 +31,9 @@ from .atomic import open_temp
 from .naming import header_facts, native_id, output_path
 from .remote import COMPANIONS_NOT_FETCHED, discard, fetched, is_url, spool_file, upload
 from .scan import NO_ADAPTER, SNIFF_FAILED, sniff_content
+
+if TYPE_CHECKING:
+    from ..core.adapter import Adapter
 
 
 @dataclass(frozen=True)
@@ -192,6 +195,7 @@ def run_item(item: Item, outdir: str, agents: tuple[str, ...] = (), tag: str = "
     if is_url(item.source):
         return _run_remote(item, outdir, agents, tag, redact)
     try:
+        adapter: Adapter | None
         if item.sniffed is not None:
             adapter, reason = registry.get(item.sniffed), None
         else:

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import re
-
+from ...core.lazyre import LazyPattern
 from ...core.source import Source
 from .discover import API_FILE
 
-_ARRAY = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*\[\s*\{")
-_UI_TYPE = re.compile(rb'"type"\s*:\s*"(?:say|ask)"')
-_UI_SUBTYPE = re.compile(rb'"(?:say|ask)"\s*:\s*"')
-_UI_TS = re.compile(rb'"ts"\s*:\s*\d')
+_ARRAY = LazyPattern(rb"\A(?:\xef\xbb\xbf)?\s*\[\s*\{")
+_UI_TYPE = LazyPattern(rb'"type"\s*:\s*"(?:say|ask)"')
+_UI_SUBTYPE = LazyPattern(rb'"(?:say|ask)"\s*:\s*"')
+_UI_TS = LazyPattern(rb'"ts"\s*:\s*\d')
 #: a Cline CLI 3.x messages file, session manifest or compaction state (cline/sdk.py)
-_HEAD = re.compile(rb'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"updated_at"\s*:')
-_MANIFEST_HEAD = re.compile(rb'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"session_id"\s*:')
-_API_MESSAGE = re.compile(rb'\{\s*"role"\s*:\s*"(?:user|assistant)"\s*,\s*"content"\s*:')
+_HEAD = LazyPattern(rb'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"updated_at"\s*:')
+_MANIFEST_HEAD = LazyPattern(rb'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"session_id"\s*:')
+_API_MESSAGE = LazyPattern(rb'\{\s*"role"\s*:\s*"(?:user|assistant)"\s*,\s*"content"\s*:')
 
 
 def detect(source: Source) -> int:

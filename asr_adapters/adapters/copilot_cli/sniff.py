@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from ...core.lazyre import LazyPattern
 from ...core.source import Source
 
-_START = re.compile(rb'"type"\s*:\s*"session\.start"')
-_COPILOT = re.compile(rb'"producer"\s*:\s*"copilot-agent"|"copilotVersion"\s*:')
-_EVENT = re.compile(rb'"type"\s*:\s*"(?:user\.message|assistant\.(?:message|turn_start)|tool\.execution_start)"')
-_ENVELOPE = re.compile(rb'"parentId"\s*:')
-_EVENT_TYPE = re.compile(r"(?:session|user|assistant|tool|hook|subagent|system|skill|abort)\.[a-z_.]+\Z")
+_START = LazyPattern(rb'"type"\s*:\s*"session\.start"')
+_COPILOT = LazyPattern(rb'"producer"\s*:\s*"copilot-agent"|"copilotVersion"\s*:')
+_EVENT = LazyPattern(rb'"type"\s*:\s*"(?:user\.message|assistant\.(?:message|turn_start)|tool\.execution_start)"')
+_ENVELOPE = LazyPattern(rb'"parentId"\s*:')
+_EVENT_TYPE = LazyPattern(r"(?:session|user|assistant|tool|hook|subagent|system|skill|abort)\.[a-z_.]+\Z")
 
 
 def is_start(event: Any) -> bool:

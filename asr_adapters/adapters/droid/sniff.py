@@ -3,9 +3,9 @@ imported)."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from ...core.lazyre import LazyPattern
 from ...core.source import Source
 
 #: the record types of ``<sessionId>.jsonl`` (docs/agents/droid.md)
@@ -34,7 +34,7 @@ def _droid_line(line: dict[str, Any]) -> bool:
 
 
 #: members of a session's ``.settings.json`` (droid-sdk-typescript ``session-settings-schema.ts``)
-_SETTINGS = re.compile(
+_SETTINGS = LazyPattern(
     rb'"(?:autonomyLevel|autonomyMode|interactionMode|reasoningEffort|tokenUsage|assistantActiveTimeMs)"\s*:'
 )
 SETTINGS_SUFFIX = ".settings.json"

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import re
-
+from ...core.lazyre import LazyPattern
 from ...core.source import Source
 
-_SESSION_ID = re.compile(rb'"id"\s*:\s*"ses_')
-_SESSION_FACT = re.compile(rb'"(?:projectID|slug|directory|version)"\s*:')
-_MESSAGE = re.compile(rb'"id"\s*:\s*"msg_')
-_PART = re.compile(rb'"id"\s*:\s*"prt_')
-_ROLE = re.compile(rb'"role"\s*:\s*"(?:user|assistant)"')
-_EXPORT = re.compile(rb'^\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"ses_')
-_EXPORT_SHAPE = re.compile(rb'^\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"')
-_EXPORT_MESSAGES = re.compile(rb'"messages"\s*:\s*\[\s*\{\s*"info"\s*:\s*\{')
+_SESSION_ID = LazyPattern(rb'"id"\s*:\s*"ses_')
+_SESSION_FACT = LazyPattern(rb'"(?:projectID|slug|directory|version)"\s*:')
+_MESSAGE = LazyPattern(rb'"id"\s*:\s*"msg_')
+_PART = LazyPattern(rb'"id"\s*:\s*"prt_')
+_ROLE = LazyPattern(rb'"role"\s*:\s*"(?:user|assistant)"')
+_EXPORT = LazyPattern(rb'^\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"ses_')
+_EXPORT_SHAPE = LazyPattern(rb'^\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"')
+_EXPORT_MESSAGES = LazyPattern(rb'"messages"\s*:\s*\[\s*\{\s*"info"\s*:\s*\{')
 _OTHER_DATABASES = ("orchestration_events", "transcript_events")
 
 

@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
-import re
-
+from ...core.lazyre import LazyPattern
 from ...core.source import Source
 from . import discover
 
 #: a V1 event: ``{"id": "<uuid>", "timestamp": "…", "source": "agent|user|environment|hook"``
 #: (the SDK's ``model_dump_json``: envelope members first, ``kind`` last)
-_V1_EVENT = re.compile(
+_V1_EVENT = LazyPattern(
     rb'^\{"id":"[0-9a-f-]{32,36}","timestamp":"\d{4}-\d\d-\d\dT[^"]*","source":"(?:agent|user|environment|hook)"'
 )
 #: a V0 event: ``{"id": <int>, "timestamp": "…", "source": "…", "message": …`` (``json.dumps`` separators)
-_V0_EVENT = re.compile(rb'^\{"id": \d+, "timestamp": "\d{4}-\d\d-\d\dT[^"]*", "source": "(?:agent|user|environment)"')
-_V0_TYPE = re.compile(rb'"(?:action|observation)": "[a-z_]+"')
-_V1_STATE = re.compile(rb'"(?:execution_status|agent_status)"\s*:\s*"')
-_V1_AGENT = re.compile(rb'"agent"\s*:\s*\{')
-_V1_STATE_FACT = re.compile(rb'"(?:persistence_dir|max_iterations|confirmation_policy|stuck_detection)"\s*:')
-_V0_META = re.compile(rb'^\{\s*"conversation_id"\s*:\s*"[0-9a-f]{32}"')
-_V0_META_FACT = re.compile(rb'"(?:selected_repository|trigger|llm_model|last_updated_at)"\s*:')
+_V0_EVENT = LazyPattern(rb'^\{"id": \d+, "timestamp": "\d{4}-\d\d-\d\dT[^"]*", "source": "(?:agent|user|environment)"')
+_V0_TYPE = LazyPattern(rb'"(?:action|observation)": "[a-z_]+"')
+_V1_STATE = LazyPattern(rb'"(?:execution_status|agent_status)"\s*:\s*"')
+_V1_AGENT = LazyPattern(rb'"agent"\s*:\s*\{')
+_V1_STATE_FACT = LazyPattern(rb'"(?:persistence_dir|max_iterations|confirmation_policy|stuck_detection)"\s*:')
+_V0_META = LazyPattern(rb'^\{\s*"conversation_id"\s*:\s*"[0-9a-f]{32}"')
+_V0_META_FACT = LazyPattern(rb'"(?:selected_repository|trigger|llm_model|last_updated_at)"\s*:')
 
 
 def detect(source: Source) -> int:

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import orjson
 
+from ...core.lazyre import LazyPattern
 from ...core.source import Source
 from . import discover
 
 #: words only OpenClaw's files hold: a header without them and without pi's name is OpenClaw's
 OPENCLAW_MARKS = (b"openclaw", b"clawd", b"moltbot", b"model-snapshot")
-_MODEL_CHANGE = re.compile(rb'"type"\s*:\s*"model_change"')
+_MODEL_CHANGE = LazyPattern(rb'"type"\s*:\s*"model_change"')
 
 
 def detect(source: Source) -> int:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import re
-
 import orjson
 
+from ...core.lazyre import LazyPattern
 from ...core.source import Source
 
 _TYPES = frozenset({"user", "assistant", "tool_result", "system"})
 #: what only a Qwen Code record holds: Gemini API parts inside a uuid-chained record, its
 #: ``systemPayload``, its telemetry event names (Claude Code's lines share uuid/parentUuid)
-_QWEN = re.compile(rb'"parts"\s*:\s*\[|"systemPayload"\s*:|"qwen-code\.')
+_QWEN = LazyPattern(rb'"parts"\s*:\s*\[|"systemPayload"\s*:|"qwen-code\.')
 
 
 def detect(source: Source) -> int:

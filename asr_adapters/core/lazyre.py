@@ -1,0 +1,47 @@
+"""A regular expression compiled when it is first used, not when its module is imported.
+
+Detection imports every agent's ``sniff`` module for every input, and a given head fails most
+agents at their first test, so most of their patterns are never searched: compiling each at
+import (Python's ``re`` compiles in Python, about 0.2-0.5 M instructions a pattern) was part of
+every ``asr convert``'s start-up (issue 28, target 3).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from typing import AnyStr, Generic
+
+
+class LazyPattern(Generic[AnyStr]):
+    """``re.compile(source, flags)`` on the first ``search``/``match``/``fullmatch``/``finditer``."""
+
+    __slots__ = ("_compiled", "_flags", "_source")
+
+    def __init__(self, source: AnyStr, flags: int = 0) -> None:
+        self._source: AnyStr = source
+        self._flags = flags
+        self._compiled: re.Pattern[AnyStr] | None = None
+
+    @property
+    def pattern(self) -> re.Pattern[AnyStr]:
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = re.compile(self._source, self._flags)
+        return compiled
+
+    def search(self, string: AnyStr, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[AnyStr] | None:
+        return self.pattern.search(string, pos, endpos)
+
+    def match(self, string: AnyStr, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[AnyStr] | None:
+        return self.pattern.match(string, pos, endpos)
+
+    def fullmatch(self, string: AnyStr, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[AnyStr] | None:
+        return self.pattern.fullmatch(string, pos, endpos)
+
+    def finditer(self, string: AnyStr, pos: int = 0, endpos: int = sys.maxsize) -> Iterator[re.Match[AnyStr]]:
+        return self.pattern.finditer(string, pos, endpos)
+
+    def __repr__(self) -> str:
+        return f"LazyPattern({self._source!r}, {self._flags})"
