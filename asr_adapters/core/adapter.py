@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any, ClassVar
 
 import orjson
@@ -170,6 +173,14 @@ def header(
     }
 
 
+def _beside(package: str, module: str) -> ModuleType | None:
+    """The module ``module`` of ``package`` (an adapter's ``sniff`` or ``discover``), or None
+    when the package has none (an adapter defined outside ``asr_adapters/adapters/<agent>/``)."""
+    if not package or importlib.util.find_spec(f"{package}.{module}") is None:
+        return None
+    return importlib.import_module(f"{package}.{module}")
+
+
 class Adapter(ABC):
     """One agent's reader. Subclasses live in ``asr_adapters/adapters/<agent>/``."""
 
@@ -180,23 +191,36 @@ class Adapter(ABC):
     #: One line for ``asr agents``.
     description: ClassVar[str] = ""
 
-    @abstractmethod
+    #: The package's ``sniff`` module (detection), and its ``discover`` module (where the agent
+    #: keeps its files), which the discovery hooks below ask; a hook the module does not define
+    #: keeps the default. A packaged agent's are found beside its adapter module
+    #: (``__init_subclass__``), the layout ``registry`` imports by, so the class names neither.
+    detection: Any = None
+    discovery: Any = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        package = cls.__module__.rpartition(".")[0]
+        if cls.detection is None:
+            cls.detection = _beside(package, "sniff")
+        if cls.discovery is None:
+            cls.discovery = _beside(package, "discover")
+
     def detect(self, source: Source) -> int:
         """How sure this adapter is that it reads ``source`` (0 = not mine, 100 = certain).
 
-        Must be cheap: look at ``source.head()`` (a few KB) and the name only.
+        Must be cheap: look at ``source.head()`` (a few KB) and the name only. Asks the
+        ``sniff`` module's ``detect``; an adapter without one beside it defines this.
         """
+        if self.detection is None:
+            raise NotImplementedError(f"{type(self).__name__}: no sniff module beside it, and no detect of its own")
+        return int(self.detection.detect(source))
 
     @abstractmethod
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         """The ASR streams of this input, records yielded lazily."""
 
     # -- discovery hooks (used by batch conversion, never by parsing) --------------------
-
-    #: The package's ``discover`` module (where the agent keeps its files). The hooks below
-    #: ask it, so an adapter names it once instead of writing a delegating method per hook;
-    #: a hook the module does not define keeps the default.
-    discovery: Any = None
 
     def default_homes(self, env: Mapping[str, str]) -> list[Path]:
         """Folders where this agent keeps sessions by default, honouring its relocation

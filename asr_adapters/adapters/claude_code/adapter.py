@@ -25,7 +25,7 @@ from ...core.lenient import REPLACED
 from ...core.refs import session_ref
 from ...core.source import BadLine, Source
 from ...registry import register
-from . import discover, sniff
+from . import discover
 from .builder import Builder
 from .hanging import agent_request, compaction_agent, hanging_lines
 from .info import AGENT, REGISTRY, StreamInfo, agent_key
@@ -59,10 +59,6 @@ class ClaudeCodeAdapter(Adapter):
     name = AGENT
     registry_name = REGISTRY
     description = "Claude Code transcripts (~/.claude/projects/*/*.jsonl), with subagents and plans"
-    discovery = discover
-
-    def detect(self, source: Source) -> int:
-        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def companion_files(self, path: Path) -> list[Path]:
         """Subagent transcripts and their ``.meta.json`` sidecars, and the plan files of the

@@ -23,7 +23,7 @@ from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
-from . import discover, sniff
+from . import discover
 from .groups import Groups
 from .mapper import AGENT, Mapper, child_key
 from .sniff import is_start as _is_start
@@ -39,10 +39,6 @@ class CopilotCliAdapter(Adapter):
     name: ClassVar[str] = "copilot-cli"
     registry_name: ClassVar[str] = "com.github.copilot-cli"
     description: ClassVar[str] = "GitHub Copilot CLI session event logs (~/.copilot/session-state/<id>/events.jsonl)"
-    discovery = discover
-
-    def detect(self, source: Source) -> int:
-        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         first = _first_event(source)

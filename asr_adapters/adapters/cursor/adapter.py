@@ -30,7 +30,6 @@ from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.sqlite_limits import StoreRefused
 from ...registry import register
-from . import discover, sniff
 from .bubbles import AGENT, REGISTRY, BubbleMapper
 from .capabilities import take_tool_data
 from .db import CHAT, COMPOSERS, DISK, GENERATIONS, PROMPTS, WORKSPACE_USER, CursorDb
@@ -46,16 +45,12 @@ class CursorAdapter(Adapter):
     name = AGENT
     registry_name = REGISTRY
     description = "Cursor state.vscdb (workspace chat tabs and composers, global composerData/bubbleId rows)"
-    discovery = discover
 
     def vendor(self, kind: str, data: Any) -> dict[str, Any]:
         """A vendor record, without key material (``keys.py``)."""
         record = super().vendor(kind, data)
         scrub_member(record, "data")
         return record
-
-    def detect(self, source: Source) -> int:
-        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         if source.path is None:

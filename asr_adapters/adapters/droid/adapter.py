@@ -41,10 +41,6 @@ class DroidAdapter(Adapter):
     description: ClassVar[str] = (
         "Factory Droid sessions: ~/.factory/sessions/<project>/<sessionId>.jsonl (+ .settings.json)"
     )
-    discovery = discover
-
-    def detect(self, source: Source) -> int:
-        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         if sniff.is_settings(source):

@@ -23,7 +23,7 @@ from ...core.source import Source
 from ...core.sqlite_limits import check_schema
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
-from . import discover, sidefiles, sniff, store
+from . import sidefiles, store
 from .index import SessionInfo, from_key, load_index, lookup, trajectory_key
 from .mapper import Mapper
 from .routing import Routing
@@ -43,14 +43,6 @@ class OpenClawAdapter(Adapter):
     description: ClassVar[str] = (
         "OpenClaw (Clawdbot, Moltbot) chat-agent transcripts: JSONL files and openclaw-agent.sqlite"
     )
-    discovery = discover
-
-    # -- detection ---------------------------------------------------------------------
-
-    def detect(self, source: Source) -> int:
-        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
-
-    # -- discovery hooks ---------------------------------------------------------------
 
     # -- conversion --------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ from ...core.source import Source
 from ...core.sqlite_limits import StoreRefused
 from ...core.timestamps import from_epoch_millis, stamp
 from ...registry import register
-from . import discover, sniff
+from . import discover
 from .db import REQUIRED, Database, DbSession, session_info
 from .export import ExportSession, is_export
 from .jsontree import JsonSession
@@ -38,10 +38,6 @@ class OpenCodeAdapter(Adapter):
     description: ClassVar[str] = (
         "OpenCode opencode.db (one stream per session) and JSON-tree session files (storage/session/…/ses_*.json)"
     )
-    discovery = discover
-
-    def detect(self, source: Source) -> int:
-        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         if source.is_sqlite:

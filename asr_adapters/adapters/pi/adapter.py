@@ -18,7 +18,7 @@ from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
-from . import discover, sniff
+from . import discover
 from .mapper import REGISTRY, PiMapper
 
 FORMAT = "pi-session"
@@ -35,10 +35,6 @@ class PiAdapter(Adapter):
     name: ClassVar[str] = "pi"
     registry_name: ClassVar[str] = REGISTRY
     description: ClassVar[str] = "pi coding agent sessions: ~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl (v1-v3)"
-    discovery = discover
-
-    def detect(self, source: Source) -> int:
-        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         lines = context.json_lines(DISPATCH)

@@ -17,7 +17,7 @@ from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
-from . import discover, sniff
+from . import discover
 from .mapper import ENVELOPE, REGISTRY, QwenMapper
 
 FORMAT = "qwen-code-chat"
@@ -31,10 +31,6 @@ class QwenCodeAdapter(Adapter):
     name: ClassVar[str] = "qwen-code"
     registry_name: ClassVar[str] = REGISTRY
     description: ClassVar[str] = "Qwen Code chat recordings: ~/.qwen/projects/<project>/chats/<sessionId>.jsonl (v0.4+)"
-    discovery = discover
-
-    def detect(self, source: Source) -> int:
-        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         lines = context.json_lines(DISPATCH)

@@ -23,7 +23,7 @@ from ...core.lenient import REPLACED
 from ...core.source import Source
 from ...core.sqlite_limits import StoreRefused
 from ...registry import register
-from . import discover, header, sniff, tools, v1, v2
+from . import header, tools, v1, v2
 from .db import REPAIRED, Database, loads
 from .state import ThreadState, obj
 
@@ -40,10 +40,6 @@ class T3CodeAdapter(Adapter):
     name = "t3code"
     registry_name = "chat.t3.code"
     description = "T3 Code state.sqlite (orchestration V1 and V2): one stream per thread"
-    discovery = discover
-
-    def detect(self, source: Source) -> int:
-        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         path, scratch = _database_path(source)
