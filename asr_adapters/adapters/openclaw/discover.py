@@ -57,11 +57,7 @@ def default_homes(env: Mapping[str, str]) -> list[Path]:
     home = env.get("HOME") or env.get("USERPROFILE")
     if home:
         homes.extend(Path(home) / name for name in STATE_DIR_NAMES)
-    unique: list[Path] = []
-    for path in homes:
-        if path not in unique:
-            unique.append(path)
-    return unique
+    return list(dict.fromkeys(homes))  # each once, in order
 
 
 def is_session_file(path: Path) -> bool:
