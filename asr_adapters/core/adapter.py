@@ -16,6 +16,7 @@ import orjson
 from ..model.order import canonical_order
 from ..version import PRODUCER_NAME, __version__
 from .accounting import Accounting, Diagnostic
+from .companion import CompanionSkipped, read_companion
 from .errors import InputError
 from .items import CHECKED_FROM, check_size, lenient_loads, loads, misplaced
 from .lenient import REPLACED
@@ -88,6 +89,32 @@ class Context:
         if repaired:
             self.warn(None, REPLACED)
         return value
+
+    def companion_json(self, path: Path, limit: int) -> Any:
+        """A sidecar beside the input (its own folder the root, ``core.companion``), parsed as
+        ``document`` parses; None, with a warning naming it and why, when it is refused,
+        unreadable, gone or not JSON: a sidecar that cannot be read loses what it adds, not
+        the conversion."""
+        try:
+            data = read_companion(path, [path.parent], limit)
+        except CompanionSkipped as exc:
+            reason = exc.reason
+        except OSError as exc:
+            reason = f"unreadable ({exc.strerror})"
+        else:
+            if data is None:
+                reason = "gone before it was read"
+            else:
+                try:
+                    value, repaired = loads(data)
+                except orjson.JSONDecodeError as exc:
+                    reason = f"not JSON ({exc})"
+                else:
+                    if repaired:
+                        self.warn(None, f"{path.name}: {REPLACED}")
+                    return value
+        self.warn(None, f"{path.name}: {reason}; not read")
+        return None
 
     def json_lines(self, dispatch: Sequence[tuple[str, ...]] = ()) -> Iterator[tuple[int, Any]]:
         """Parsed JSON lines as ``(line number, value)`` (see ``parsed_lines``)."""

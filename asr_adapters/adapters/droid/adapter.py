@@ -9,17 +9,11 @@ docs/agents/droid.md.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, ClassVar
 
-import orjson
-
-from ...core import items
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
-from ...core.companion import CompanionSkipped, read_companion
 from ...core.errors import InputError
 from ...core.items import names
-from ...core.lenient import REPLACED
 from ...core.refs import session_ref
 from ...core.source import Source
 from ...registry import register
@@ -125,31 +119,10 @@ def _settings(source: Source, context: Context, session_id: str) -> tuple[Any, s
             break
     else:
         return None, None
-    value = _load(path, source.path.parent, context)
+    value = context.companion_json(path, MAX_SETTINGS_BYTES)  # beside the transcript
     if value is None:
         return None, None
     if not isinstance(value, dict):
         context.warn(None, f"{path.name}: not a Droid settings object; not read")
         return None, None
     return value, path.name
-
-
-def _load(path: Path, folder: Path, context: Context) -> Any:
-    try:  # through core.companion: inside the session's folder by real path, a regular file, capped
-        data = read_companion(path, [folder], MAX_SETTINGS_BYTES)
-    except CompanionSkipped as exc:
-        context.warn(None, f"{path.name}: {exc.reason}; not read")
-        return None
-    except OSError as exc:
-        context.warn(None, f"{path.name}: unreadable ({exc.strerror}); not read")
-        return None
-    if data is None:
-        return None
-    try:
-        value, repaired = items.loads(data)
-    except orjson.JSONDecodeError as exc:
-        context.warn(None, f"{path.name}: not JSON ({exc}); not read")
-        return None
-    if repaired:
-        context.warn(None, f"{path.name}: {REPLACED}")
-    return value
