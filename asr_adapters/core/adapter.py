@@ -116,6 +116,15 @@ class Context:
         self.warn(None, f"{path.name}: {reason}; not read")
         return None
 
+    def first_line(self, dispatch: Sequence[tuple[str, ...]], empty: str) -> Lines:
+        """``json_lines`` with the first line held apart; ``InputError`` ``empty`` when the
+        input has no line that parses."""
+        lines = self.json_lines(dispatch)
+        first = next(lines, None)
+        if first is None:
+            raise InputError(self.source.display, empty)
+        return Lines(first, lines)
+
     def json_lines(self, dispatch: Sequence[tuple[str, ...]] = ()) -> Iterator[tuple[int, Any]]:
         """Parsed JSON lines as ``(line number, value)`` (see ``parsed_lines``)."""
         for number, value, _raw in self.parsed_lines(dispatch):
@@ -154,6 +163,24 @@ class Context:
                     self.unreadable(number, f"unreadable line skipped: {problem}")
                     continue
             yield number, value, raw
+
+
+@dataclass
+class Lines:
+    """A line format's parsed lines, the first held apart: it decides the session (a header
+    line, or the first record of a file written without one)."""
+
+    first: tuple[int, Any]
+    rest: Iterator[tuple[int, Any]]
+
+    def entries(self, header: bool, accounting: Accounting) -> Iterator[tuple[int, Any]]:
+        """The lines the mapper reads: every one, or all but the first when it was the header
+        (counted as the ``session`` record it became)."""
+        if header:
+            accounting.records += 1
+        else:
+            yield self.first
+        yield from self.rest
 
 
 _JSON_KINDS = {list: "array", str: "string", int: "number", float: "number", bool: "true/false", type(None): "null"}

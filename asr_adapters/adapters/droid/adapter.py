@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from ...core.adapter import Adapter, Context, Emitter, Stream, header
+from ...core.adapter import Adapter, Context, Emitter, Lines, Stream, header
 from ...core.errors import InputError
 from ...core.items import names
 from ...core.refs import session_ref
@@ -41,37 +41,23 @@ class DroidAdapter(Adapter):
             raise InputError(
                 source.display, "a Droid session's settings sidecar: it is read with its transcript <sessionId>.jsonl"
             )
-        lines = context.json_lines(DISPATCH)
-        first = next(lines, None)
-        if first is None:
-            raise InputError(source.display, "empty file: no Droid session_start line")
-        line = first[1]
-        native_id = sniff.start_id(line)
+        lines = context.first_line(DISPATCH, "empty file: no Droid session_start line")
+        native_id = sniff.start_id(lines.first[1])
         is_start = native_id is not None
         session_id = native_id if native_id else discover.stem(source.name)
         yield Stream(
             session_ref(self.name, session_id),
-            self._records(source, context, first, lines, session_id, is_start),
+            self._records(source, context, lines, session_id, is_start),
         )
 
     def _records(
-        self,
-        source: Source,
-        context: Context,
-        first: tuple[int, Any],
-        lines: Iterator[tuple[int, Any]],
-        session_id: str,
-        is_start: bool,
+        self, source: Source, context: Context, lines: Lines, session_id: str, is_start: bool
     ) -> Iterator[dict[str, Any]]:
-        start: dict[str, Any] = first[1] if is_start else {}
+        start: dict[str, Any] = lines.first[1] if is_start else {}
         emit = Emitter(context.accounting)
         yield emit(self._header(source, context, session_id, start))
         mapper = DroidMapper(self, context, emit, child=isinstance(start.get("callingSessionId"), str))
-        if is_start:
-            context.accounting.records += 1
-        else:
-            yield from mapper.record(first[0], first[1])
-        for number, item in lines:
+        for number, item in lines.entries(is_start, context.accounting):
             yield from mapper.record(number, item)
 
     def _header(self, source: Source, context: Context, session_id: str, start: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from pathlib import Path, PurePath
 from typing import Any, ClassVar
 
 from ...core.accounting import Diagnostic
-from ...core.adapter import Adapter, Context, Emitter, Stream, header
+from ...core.adapter import Adapter, Context, Emitter, Lines, Stream, header
 from ...core.companion import report_skip
 from ...core.errors import InputError
 from ...core.items import misplaced, names
@@ -50,16 +50,11 @@ class OpenClawAdapter(Adapter):
         if source.is_sqlite:
             yield from self._database(source, context)
             return
-        lines = context.json_lines(DISPATCH)
-        first = next(lines, None)
-        if first is None:
-            raise InputError(source.display, "empty file: no OpenClaw session header")
-        yield Stream(f"openclaw:{_session_id(source, first[1])}", self._file(source, context, first, lines))
+        lines = context.first_line(DISPATCH, "empty file: no OpenClaw session header")
+        yield Stream(f"openclaw:{_session_id(source, lines.first[1])}", self._file(source, context, lines))
 
-    def _file(
-        self, source: Source, context: Context, first: tuple[int, Any], lines: Iterator[tuple[int, Any]]
-    ) -> Iterator[dict[str, Any]]:
-        session_id = _session_id(source, first[1])
+    def _file(self, source: Source, context: Context, lines: Lines) -> Iterator[dict[str, Any]]:
+        session_id = _session_id(source, lines.first[1])
         index = load_index(
             source.path,
             lambda exc: report_skip(context.accounting, exc, "session index"),
@@ -72,7 +67,7 @@ class OpenClawAdapter(Adapter):
             info.agent_id = _agent_from_path(source.path)
         routing = Routing(info)
         emit = Emitter(context.accounting)
-        line = first[1]
+        line = lines.first[1]
         is_header = isinstance(line, dict) and line.get("type") == "session"
         variant = _variant(line) if is_header else None
         header_line = line if is_header else {}
@@ -88,11 +83,7 @@ class OpenClawAdapter(Adapter):
             info.chat_type if info else None,
             lambda key: _index_session(index, key),
         )
-        if is_header:
-            context.accounting.records += 1
-        else:
-            yield from mapper.entry(first[0], line)
-        for number, item in lines:
+        for number, item in lines.entries(is_header, context.accounting):
             yield from mapper.entry(number, item)
         yield from sidefiles.failed_deliveries(source.path, info, routing, emit, context)
         yield from sidefiles.cron_deliveries(source.path, session_id, info, mapper.cron_job, emit, context)

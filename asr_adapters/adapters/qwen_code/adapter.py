@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from ...core.adapter import Adapter, Context, Emitter, Stream, header
-from ...core.errors import InputError
+from ...core.adapter import Adapter, Context, Emitter, Lines, Stream, header
 from ...core.items import names
 from ...core.refs import session_ref
 from ...core.source import Source
@@ -33,24 +32,14 @@ class QwenCodeAdapter(Adapter):
     description: ClassVar[str] = "Qwen Code chat recordings: ~/.qwen/projects/<project>/chats/<sessionId>.jsonl (v0.4+)"
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
-        lines = context.json_lines(DISPATCH)
-        first = next(lines, None)
-        if first is None:
-            raise InputError(source.display, "empty file: no Qwen Code record")
-        line = first[1] if isinstance(first[1], dict) else {}
+        lines = context.first_line(DISPATCH, "empty file: no Qwen Code record")
+        line = lines.first[1] if isinstance(lines.first[1], dict) else {}
         native = line.get("sessionId")
         session_id = native if isinstance(native, str) and native else discover.stem(source.name)
-        yield Stream(session_ref(self.name, session_id), self._records(source, context, first, lines, session_id))
+        yield Stream(session_ref(self.name, session_id), self._records(source, context, lines, session_id))
 
-    def _records(
-        self,
-        source: Source,
-        context: Context,
-        first: tuple[int, Any],
-        lines: Iterator[tuple[int, Any]],
-        session_id: str,
-    ) -> Iterator[dict[str, Any]]:
-        line = first[1] if isinstance(first[1], dict) else {}
+    def _records(self, source: Source, context: Context, lines: Lines, session_id: str) -> Iterator[dict[str, Any]]:
+        line = lines.first[1] if isinstance(lines.first[1], dict) else {}
         version = line.get("version")
         record = header(
             self.name,
@@ -71,6 +60,5 @@ class QwenCodeAdapter(Adapter):
         emit = Emitter(context.accounting)
         yield emit(record)
         mapper = QwenMapper(self, context, emit, envelope)
-        yield from mapper.record(first[0], first[1])
-        for number, item in lines:
+        for number, item in lines.entries(False, context.accounting):  # no header line: every line is a record
             yield from mapper.record(number, item)
