@@ -16,10 +16,11 @@ def detect(source: Source) -> int:
         if b"transcript_events" in head:
             return 95
         if source.path is not None:
-            from . import store  # the database's own reader: only for SQLite files
+            from ...core.sqlite_snapshot import table_names  # only for SQLite files
+            from .store import TABLE
 
-            tables = store.table_names(source.path)
-            if store.TABLE in tables and "orchestration_events" not in tables:
+            tables = table_names(source.path, timeout=2.0)
+            if TABLE in tables and "orchestration_events" not in tables:
                 return 95
         return 0
     head = source.head()

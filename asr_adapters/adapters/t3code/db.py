@@ -455,17 +455,3 @@ def _v2_row(row: tuple[Any, ...]) -> dict[str, Any]:
         "payload": None,
     }
     return _with_payload(event, row[10])
-
-
-def table_names(path: Path) -> set[str]:
-    """Table names of a SQLite file, read-only (for detection when the head is not enough)."""
-    try:
-        connection = open_snapshot(path, timeout=5.0)
-    except sqlite3.Error:
-        return set()
-    try:
-        return {r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()}
-    except sqlite3.Error:
-        return set()
-    finally:
-        connection.close()
