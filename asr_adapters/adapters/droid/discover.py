@@ -17,7 +17,7 @@ from pathlib import Path
 
 import orjson
 
-from ...core.companion import CompanionSkipped, open_companion
+from ...core.companion import read_head
 from .sniff import start_id
 
 HOME_OVERRIDE_VARIABLE = "FACTORY_HOME_OVERRIDE"
@@ -72,14 +72,10 @@ HEAD_BYTES = 1 << 16
 def session_id(path: Path) -> str | None:
     """The ``session_start.id`` of a transcript's first line, read through ``core.companion``
     (a FIFO or device is refused, never read); None when the head holds none."""
-    try:
-        handle = open_companion(path, None, limit=None)
-    except (CompanionSkipped, OSError):
+    head = read_head(path, HEAD_BYTES)
+    if head is None:
         return None
-    if handle is None:
-        return None
-    with handle:
-        line = handle.read(HEAD_BYTES).split(b"\n", 1)[0]
+    line = head.split(b"\n", 1)[0]
     try:
         first = orjson.loads(line)
     except orjson.JSONDecodeError:
