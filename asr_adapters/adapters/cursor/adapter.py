@@ -28,7 +28,7 @@ from ...core.companion import CompanionSkipped, read_companion, report_skip
 from ...core.errors import InputError
 from ...core.refs import session_ref
 from ...core.source import Source
-from ...core.sqlite_limits import StoreRefused
+from ...core.sqlite_limits import open_store
 from ...registry import register
 from .bubbles import AGENT, REGISTRY, BubbleMapper
 from .capabilities import take_tool_data
@@ -53,14 +53,7 @@ class CursorAdapter(Adapter):
         return record
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
-        if source.path is None:
-            raise InputError(source.display, "a Cursor database must be read from a file")
-        try:
-            db = CursorDb(source.path)
-        except StoreRefused:
-            raise
-        except Exception as exc:  # any open failure means nothing converts
-            raise InputError(source.display, f"cannot open as a Cursor state.vscdb: {exc}") from exc
+        db = open_store(CursorDb, source.path, source.display, "a Cursor state.vscdb")
         try:
             if not db.tables:
                 raise InputError(source.display, "not a Cursor state.vscdb: no ItemTable or cursorDiskKV table")

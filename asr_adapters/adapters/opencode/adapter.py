@@ -18,7 +18,7 @@ from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.errors import InputError
 from ...core.refs import session_ref
 from ...core.source import Source
-from ...core.sqlite_limits import StoreRefused
+from ...core.sqlite_limits import open_store
 from ...core.timestamps import from_epoch_millis, stamp
 from ...registry import register
 from . import discover
@@ -75,14 +75,7 @@ class OpenCodeAdapter(Adapter):
         return session_id
 
     def _database(self, source: Source, context: Context) -> Iterator[Stream]:
-        if source.path is None:
-            raise InputError(source.display, "an OpenCode database must be read from a file")
-        try:
-            db = Database(source.path)
-        except StoreRefused:
-            raise
-        except Exception as exc:  # any open failure means nothing converts
-            raise InputError(source.display, f"cannot open as an OpenCode database: {exc}") from exc
+        db = open_store(Database, source.path, source.display, "an OpenCode database")
         try:
             missing = [t for t in REQUIRED if t not in db.tables]
             if missing:

@@ -21,7 +21,7 @@ from ...core.adapter import Adapter, Context, Stream
 from ...core.errors import InputError
 from ...core.lenient import REPLACED
 from ...core.source import Source
-from ...core.sqlite_limits import StoreRefused
+from ...core.sqlite_limits import open_store
 from ...registry import register
 from . import header, tools, v1, v2
 from .db import REPAIRED, Database, loads
@@ -44,12 +44,7 @@ class T3CodeAdapter(Adapter):
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         path, scratch = _database_path(source)
         try:
-            try:
-                db = Database(path)
-            except StoreRefused:
-                raise
-            except Exception as exc:  # any open failure means nothing converts
-                raise InputError(source.display, f"cannot open as a T3 Code database: {exc}") from exc
+            db = open_store(Database, path, source.display, "a T3 Code database")
             if "orchestration_events" not in db.tables:
                 db.close()
                 raise InputError(source.display, "no orchestration_events table: not a T3 Code state.sqlite")
