@@ -74,15 +74,7 @@ class OpenClawAdapter(Adapter):
         yield emit(
             self._header(source.name, FORMAT, variant, session_id, header_line, info, routing, source, not is_header)
         )
-        mapper = Mapper(
-            self,
-            context,
-            emit,
-            routing,
-            info.channel if info else None,
-            info.chat_type if info else None,
-            lambda key: _index_session(index, key),
-        )
+        mapper = Mapper(self, context, emit, routing, lambda key: _index_session(index, key))
         for number, item in lines.entries(is_header, context.accounting):
             yield from mapper.entry(number, item)
         yield from sidefiles.failed_deliveries(source.path, info, routing, emit, context)
@@ -176,15 +168,7 @@ class OpenClawAdapter(Adapter):
             info.parent_session_id = store.session_for_key(connection, info.spawned_by, tables)
         routing = Routing(info)
         emit = Emitter(context.accounting)
-        mapper = Mapper(
-            self,
-            context,
-            emit,
-            routing,
-            info.channel if info else None,
-            info.chat_type if info else None,
-            lambda key: store.session_for_key(connection, key, tables),
-        )
+        mapper = Mapper(self, context, emit, routing, lambda key: store.session_for_key(connection, key, tables))
         started = False
         accounting = context.accounting
         for seq, raw in store.events(connection, session_id):

@@ -41,13 +41,13 @@ class Mapper(EntryTree):
         context: Context,
         emit: Emitter,
         routing: Routing,
-        channel: str | None,
-        chat_type: str | None = None,
         resolve: Callable[[str], str | None] | None = None,
     ) -> None:
         super().__init__(adapter, context, emit)
         self.routing = routing
-        self.channel = channel
+        info = routing.info  # the session's channel and chat type, from the index or the store
+        self.channel = info.channel if info else None
+        chat_type = info.chat_type if info else None
         self.group = None if chat_type is None else chat_type != "direct"
         # ``message`` sends and ``sessions_spawn`` calls waiting for their result (call id ->
         # what the result needs); a call whose result never comes must not stay in memory
