@@ -13,12 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-import orjson
-
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.digests import DigestMap, value_digest
 from ...core.errors import InputError
-from ...core.items import names
+from ...core.items import first_value, names
 from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
@@ -175,11 +173,7 @@ def _first_event(source: Source) -> Any:
     values = source.head_lines().values
     if values:
         return values[0]
-    line = source.head().split(b"\n", 1)[0]  # one line longer than the head
-    try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return None
+    return first_value(source.head())  # one line longer than the head
 
 
 def _session_id(first: Any, source: Source) -> str:

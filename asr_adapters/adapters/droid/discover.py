@@ -15,9 +15,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-import orjson
-
 from ...core.companion import read_head
+from ...core.items import first_value
 from .sniff import start_id
 
 HOME_OVERRIDE_VARIABLE = "FACTORY_HOME_OVERRIDE"
@@ -75,12 +74,7 @@ def session_id(path: Path) -> str | None:
     head = read_head(path, HEAD_BYTES)
     if head is None:
         return None
-    line = head.split(b"\n", 1)[0]
-    try:
-        first = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return None
-    return start_id(first) or None
+    return start_id(first_value(head)) or None
 
 
 def settings_candidates(path: Path, native_id: str | None) -> list[Path]:

@@ -34,8 +34,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-import orjson
-
+from ...core.items import first_value
 from ...core.source import Source
 from . import sidefiles
 from .index import from_key, load_index, lookup, trajectory_key
@@ -115,10 +114,7 @@ def _head_facts(path: Path) -> tuple[str, set[str]]:
     except (OSError, ValueError):
         head = b""
     jobs = {match.decode() for match in _CRON_PROMPT.findall(head)}
-    try:
-        first = orjson.loads(head.split(b"\n", 1)[0])
-    except orjson.JSONDecodeError:
-        first = None
+    first = first_value(head)
     if isinstance(first, dict) and first.get("type") == "session" and isinstance(first.get("id"), str):
         return str(first["id"]), jobs
     return path.name.split(".", 1)[0], jobs

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import orjson
-
+from ...core.items import first_value
 from ...core.source import Source
 
 
@@ -24,11 +23,7 @@ def detect(source: Source) -> int:
                 return 95
         return 0
     head = source.head()
-    line = head.split(b"\n", 1)[0]
-    try:
-        first = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        first = None
+    first = first_value(head)
     if isinstance(first, dict) and first.get("type") == "session":
         if isinstance(first.get("id"), str) and "cwd" in first and "timestamp" in first:
             sure = b'"parentId"' in head or b'"message":{"role"' in head or b'"message": {"role"' in head

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import re
 
-import orjson
-
+from ...core.items import first_value
 from ...core.source import Source
 
 _TYPES = frozenset({"user", "assistant", "tool_result", "system"})
@@ -19,10 +18,7 @@ def detect(source: Source) -> int:
     if source.is_sqlite:
         return 0
     head = source.head()
-    try:
-        first = orjson.loads(head.split(b"\n", 1)[0])
-    except orjson.JSONDecodeError:
-        return 0
+    first = first_value(head)
     kind = first.get("type") if isinstance(first, dict) else None
     if not (isinstance(kind, str) and kind in _TYPES and "parentUuid" in first):
         return 0
