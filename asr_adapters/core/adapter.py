@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import orjson
 
 from ..model.order import canonical_order
+from ..model.vocab import REGISTRY_NAMES
 from ..version import PRODUCER_NAME, __version__
 from .accounting import Accounting, Diagnostic
 from .companion import CompanionSkipped, read_companion
@@ -240,7 +241,8 @@ class Adapter(ABC):
 
     #: Short name used in session references and ``--agent`` (profile §7).
     name: ClassVar[str]
-    #: Reverse-DNS registry name used in ``schema`` values and vendor values.
+    #: Reverse-DNS registry name used in ``schema`` values and vendor values; by default the one
+    #: ``model/vocab.py`` lists for ``name`` (profile §7), so it is written once.
     registry_name: ClassVar[str]
     #: One line for ``asr agents``.
     description: ClassVar[str] = ""
@@ -254,6 +256,10 @@ class Adapter(ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if not hasattr(cls, "registry_name") and hasattr(cls, "name"):
+            if cls.name not in REGISTRY_NAMES:
+                raise TypeError(f"{cls.__name__}: {cls.name!r} has no registry name in model/vocab.py REGISTRY_NAMES")
+            cls.registry_name = REGISTRY_NAMES[cls.name]
         package = cls.__module__.rpartition(".")[0]
         if cls.detection is None:
             cls.detection = _beside(package, "sniff")

@@ -28,7 +28,7 @@ from ...registry import register
 from . import discover
 from .builder import Builder
 from .hanging import agent_request, compaction_agent, hanging_lines
-from .info import AGENT, REGISTRY, StreamInfo, agent_key
+from .info import AGENT, StreamInfo, agent_key
 from .prescan import Facts, prescan
 
 
@@ -57,7 +57,6 @@ HEAD_PROBE = 4096
 @register
 class ClaudeCodeAdapter(Adapter):
     name = AGENT
-    registry_name = REGISTRY
     description = "Claude Code transcripts (~/.claude/projects/*/*.jsonl), with subagents and plans"
 
     def companion_files(self, path: Path) -> list[Path]:

@@ -65,7 +65,6 @@ def known(value: Any) -> str | None:
 @register
 class ClineAdapter(Adapter):
     name: ClassVar[str] = "cline"
-    registry_name: ClassVar[str] = "bot.cline"
     description: ClassVar[str] = (
         "Cline / Roo Code / Kilo Code task folders: ui_messages.json, api_conversation_history.json,"
         " task_metadata.json;"

@@ -16,7 +16,6 @@ from .session import RolloutConverter
 @register
 class CodexAdapter(Adapter):
     name = "codex"
-    registry_name = "com.openai.codex"
     description = "OpenAI Codex CLI rollouts (.jsonl, .jsonl.zst, TS-era .json)"
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:

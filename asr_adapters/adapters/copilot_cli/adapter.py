@@ -35,7 +35,6 @@ DISPATCH = names("type", "id", "agentId", "data.parentToolCallId")
 @register
 class CopilotCliAdapter(Adapter):
     name: ClassVar[str] = "copilot-cli"
-    registry_name: ClassVar[str] = "com.github.copilot-cli"
     description: ClassVar[str] = "GitHub Copilot CLI session event logs (~/.copilot/session-state/<id>/events.jsonl)"
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:

@@ -30,7 +30,7 @@ from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.sqlite_limits import open_store
 from ...registry import register
-from .bubbles import AGENT, REGISTRY, BubbleMapper
+from .bubbles import AGENT, BubbleMapper
 from .capabilities import take_tool_data
 from .db import CHAT, COMPOSERS, DISK, GENERATIONS, PROMPTS, WORKSPACE_USER, CursorDb
 from .keys import scrub_member
@@ -43,7 +43,6 @@ COMPOSER_FAMILIES = ("checkpointId", "codeBlockDiff", "messageRequestContext")
 @register
 class CursorAdapter(Adapter):
     name = AGENT
-    registry_name = REGISTRY
     description = "Cursor state.vscdb (workspace chat tabs and composers, global composerData/bubbleId rows)"
 
     def vendor(self, kind: str, data: Any) -> dict[str, Any]:

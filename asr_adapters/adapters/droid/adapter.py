@@ -18,7 +18,7 @@ from ...core.refs import session_ref
 from ...core.source import Source
 from ...registry import register
 from . import discover, sniff
-from .mapper import REGISTRY, DroidMapper
+from .mapper import DroidMapper
 
 FORMAT = "droid-session"
 #: Members a record is dispatched on by name (``core.items``): an array or object there is one
@@ -31,7 +31,6 @@ MAX_SETTINGS_BYTES = 1 << 20
 @register
 class DroidAdapter(Adapter):
     name: ClassVar[str] = "droid"
-    registry_name: ClassVar[str] = REGISTRY
     description: ClassVar[str] = (
         "Factory Droid sessions: ~/.factory/sessions/<project>/<sessionId>.jsonl (+ .settings.json)"
     )

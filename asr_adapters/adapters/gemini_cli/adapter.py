@@ -89,7 +89,6 @@ def session_header(
 @register
 class GeminiCliAdapter(Adapter):
     name: ClassVar[str] = "gemini-cli"
-    registry_name: ClassVar[str] = "com.google.gemini-cli"
     description: ClassVar[str] = "Gemini CLI chat recordings: session-*.json (<= v0.38) and session-*.jsonl (v0.39+)"
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:

@@ -39,7 +39,6 @@ _HEADER_KNOWN = frozenset({"type", "id", "version", "timestamp", "cwd", "parentS
 @register
 class OpenClawAdapter(Adapter):
     name: ClassVar[str] = "openclaw"
-    registry_name: ClassVar[str] = "ai.openclaw"
     description: ClassVar[str] = (
         "OpenClaw (Clawdbot, Moltbot) chat-agent transcripts: JSONL files and openclaw-agent.sqlite"
     )

@@ -34,7 +34,6 @@ _HEADER_MOVED = ("id", "title", "directory", "parentID", "version")
 @register
 class OpenCodeAdapter(Adapter):
     name: ClassVar[str] = "opencode"
-    registry_name: ClassVar[str] = "ai.opencode"
     description: ClassVar[str] = (
         "OpenCode opencode.db (one stream per session) and JSON-tree session files (storage/session/…/ses_*.json)"
     )

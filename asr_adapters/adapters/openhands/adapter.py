@@ -20,7 +20,7 @@ from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
 from . import discover
-from .common import AGENT, REGISTRY
+from .common import AGENT
 from .folder import Conversation, events, read_json
 from .v0 import V0Mapper
 from .v1 import V1Mapper, token_usages
@@ -33,7 +33,6 @@ _VERSION_LOOKAHEAD = 4
 @register
 class OpenHandsAdapter(Adapter):
     name: ClassVar[str] = AGENT
-    registry_name: ClassVar[str] = REGISTRY
     description: ClassVar[str] = (
         "OpenHands conversations: V1 <id>/base_state.json + events/event-NNNNN-<uuid>.json "
         "(~/.openhands/conversations), V0 sessions/<sid>/events/<n>.json"

@@ -18,7 +18,7 @@ from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
 from . import discover
-from .mapper import REGISTRY, PiMapper
+from .mapper import PiMapper
 
 FORMAT = "pi-session"
 #: Members an entry is dispatched on by name (``core.items``): an array or object there is one
@@ -32,7 +32,6 @@ _HEADER_KNOWN = frozenset({"type", "id", "version", "timestamp", "cwd", "parentS
 @register
 class PiAdapter(Adapter):
     name: ClassVar[str] = "pi"
-    registry_name: ClassVar[str] = REGISTRY
     description: ClassVar[str] = "pi coding agent sessions: ~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl (v1-v3)"
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:

@@ -17,7 +17,7 @@ from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
 from . import discover
-from .mapper import ENVELOPE, REGISTRY, QwenMapper
+from .mapper import ENVELOPE, QwenMapper
 
 FORMAT = "qwen-code-chat"
 #: Members a record is dispatched on by name (``core.items``): an array or object there is one
@@ -28,7 +28,6 @@ DISPATCH = names("type", "subtype", "message.role")
 @register
 class QwenCodeAdapter(Adapter):
     name: ClassVar[str] = "qwen-code"
-    registry_name: ClassVar[str] = REGISTRY
     description: ClassVar[str] = "Qwen Code chat recordings: ~/.qwen/projects/<project>/chats/<sessionId>.jsonl (v0.4+)"
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:

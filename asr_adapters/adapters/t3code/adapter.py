@@ -38,7 +38,6 @@ def thread_accounting(context: Context) -> dict[str, Accounting]:
 @register
 class T3CodeAdapter(Adapter):
     name = "t3code"
-    registry_name = "chat.t3.code"
     description = "T3 Code state.sqlite (orchestration V1 and V2): one stream per thread"
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
