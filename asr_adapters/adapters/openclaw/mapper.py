@@ -64,19 +64,6 @@ class Mapper(EntryTree):
 
     # -- messages ----------------------------------------------------------------------
 
-    def _message(self, eid: str, derived: bool, base: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
-        message = item["message"]
-        role = message.get("role")
-        if role == "user":
-            return [self._user(eid, derived, base, message)]
-        if role == "assistant":
-            return self._assistant(eid, derived, base, message)
-        if role == "toolResult":
-            return self._tool_result(base, message)
-        if role in ("hookMessage", "custom"):
-            return [self._custom_message(eid, derived, base, item, message)]
-        return []
-
     def _user(self, eid: str, derived: bool, base: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
         record: dict[str, Any] = {"type": "message", **base}
         self._ids(record, eid, derived)
