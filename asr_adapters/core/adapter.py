@@ -265,6 +265,8 @@ class Adapter(ABC):
             cls.detection = _beside(package, "sniff")
         if cls.discovery is None:
             cls.discovery = _beside(package, "discover")
+        if cls.detection is None and cls.detect is Adapter.detect:  # as an abstract method did
+            raise TypeError(f"{cls.__name__}: no sniff module beside it and no detect of its own")
 
     def detect(self, source: Source) -> int:
         """How sure this adapter is that it reads ``source`` (0 = not mine, 100 = certain).
@@ -272,8 +274,6 @@ class Adapter(ABC):
         Must be cheap: look at ``source.head()`` (a few KB) and the name only. Asks the
         ``sniff`` module's ``detect``; an adapter without one beside it defines this.
         """
-        if self.detection is None:
-            raise NotImplementedError(f"{type(self).__name__}: no sniff module beside it, and no detect of its own")
         return int(self.detection.detect(source))
 
     @abstractmethod
