@@ -115,35 +115,34 @@ def make_folder(folder: Path, inside: Path | None = None) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         return
     inside.mkdir(parents=True, exist_ok=True)
-    current = inside
-    for part in folder.relative_to(inside).parts:
-        current = current / part
-        try:
-            mode = os.lstat(current).st_mode
-        except FileNotFoundError:
-            with contextlib.suppress(FileExistsError):  # made by another process meanwhile
-                os.mkdir(current)
-            mode = os.lstat(current).st_mode
-        if stat.S_ISLNK(mode):
-            raise OSError(
-                errno.ELOOP, "a symbolic link inside the output folder; refusing to write through it", str(current)
-            )
-        if not stat.S_ISDIR(mode):
-            raise OSError(errno.ENOTDIR, f"{kind_of(mode)} where a folder of the output must be", str(current))
+    _walk(inside, folder, create=True)
 
 
 def checked_folder(inside: Path, folder: Path) -> None:
     """``OSError`` when a part of ``folder`` below ``inside`` is a symbolic link or not a folder
     (parts that do not exist are fine: nothing is created)."""
+    _walk(inside, folder, create=False)
+
+
+def _walk(inside: Path, folder: Path, create: bool) -> None:
+    """Every part of ``folder`` below ``inside``, checked a real folder; a missing one is made
+    (``create``) or ends the walk."""
     current = inside
     for part in folder.relative_to(inside).parts:
         current = current / part
         try:
             mode = os.lstat(current).st_mode
         except FileNotFoundError:
-            return
+            if not create:
+                return
+            with contextlib.suppress(FileExistsError):  # made by another process meanwhile
+                os.mkdir(current)
+            mode = os.lstat(current).st_mode
         if stat.S_ISLNK(mode):
-            raise OSError(errno.ELOOP, "a symbolic link inside the output folder; refusing to use it", str(current))
+            action = "write through" if create else "use"
+            raise OSError(
+                errno.ELOOP, f"a symbolic link inside the output folder; refusing to {action} it", str(current)
+            )
         if not stat.S_ISDIR(mode):
             raise OSError(errno.ENOTDIR, f"{kind_of(mode)} where a folder of the output must be", str(current))
 

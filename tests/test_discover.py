@@ -50,22 +50,26 @@ def _under(path: Path, folder: str) -> bool:
     return Path(folder) == path or Path(folder) in path.parents
 
 
+#: the variable of ``relocated_env`` that each agent's homes must follow
+RELOCATION_VARIABLES = {
+    "codex": "CODEX_HOME",
+    "claude-code": "CLAUDE_CONFIG_DIR",
+    "openclaw": "OPENCLAW_STATE_DIR",
+    "gemini-cli": "GEMINI_CLI_HOME",
+    "t3code": "T3CODE_HOME",
+    "pi": "PI_CODING_AGENT_DIR",
+    "qwen-code": "QWEN_HOME",
+    "droid": "FACTORY_HOME_OVERRIDE",
+}
+
+
 @pytest.mark.parametrize("agent", AGENTS + OWN_HOMES)
 def test_homes_honour_relocation_variables(agent: str, tmp_path: Path) -> None:
     if agent not in registry.names():
         pytest.skip(f"no {agent} adapter registered yet")
     env = relocated_env(tmp_path)
     homes = [h.path for h in agent_homes(env, [agent])]
-    variable = {
-        "codex": "CODEX_HOME",
-        "claude-code": "CLAUDE_CONFIG_DIR",
-        "openclaw": "OPENCLAW_STATE_DIR",
-        "gemini-cli": "GEMINI_CLI_HOME",
-        "t3code": "T3CODE_HOME",
-        "pi": "PI_CODING_AGENT_DIR",
-        "qwen-code": "QWEN_HOME",
-        "droid": "FACTORY_HOME_OVERRIDE",
-    }[agent]
+    variable = RELOCATION_VARIABLES[agent]
     assert any(_under(home, env[variable]) for home in homes), homes
     default = {"codex": ".codex", "claude-code": ".claude", "gemini-cli": ".gemini", "t3code": ".t3"}.get(agent)
     if default:
@@ -84,14 +88,7 @@ def test_homes_default_under_home_without_variables(tmp_path: Path) -> None:
 @pytest.mark.parametrize("agent", AGENTS)
 def test_fallback_homes_honour_relocation_variables(agent: str, tmp_path: Path) -> None:
     env = relocated_env(tmp_path)
-    variable = {
-        "codex": "CODEX_HOME",
-        "claude-code": "CLAUDE_CONFIG_DIR",
-        "openclaw": "OPENCLAW_STATE_DIR",
-        "gemini-cli": "GEMINI_CLI_HOME",
-        "t3code": "T3CODE_HOME",
-    }[agent]
-    assert any(_under(p, env[variable]) for p in FALLBACK_HOMES[agent](env))
+    assert any(_under(p, env[RELOCATION_VARIABLES[agent]]) for p in FALLBACK_HOMES[agent](env))
 
 
 def test_fallback_used_and_marked_when_an_adapter_names_no_home(

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any, ClassVar
 
 import orjson
 
 from ..model.order import canonical_order
+from ..model.vocab import REGISTRY_NAMES
 from ..version import PRODUCER_NAME, __version__
 from .accounting import Accounting, Diagnostic
+from .companion import CompanionSkipped, read_companion
 from .errors import InputError
 from .items import CHECKED_FROM, check_size, lenient_loads, loads, misplaced
 from .lenient import REPLACED
@@ -86,6 +91,41 @@ class Context:
             self.warn(None, REPLACED)
         return value
 
+    def companion_json(self, path: Path, limit: int) -> Any:
+        """A sidecar beside the input (its own folder the root, ``core.companion``), parsed as
+        ``document`` parses; None, with a warning naming it and why, when it is refused,
+        unreadable, gone or not JSON: a sidecar that cannot be read loses what it adds, not
+        the conversion."""
+        try:
+            data = read_companion(path, [path.parent], limit)
+        except CompanionSkipped as exc:
+            reason = exc.reason
+        except OSError as exc:
+            reason = f"unreadable ({exc.strerror})"
+        else:
+            if data is None:
+                reason = "gone before it was read"
+            else:
+                try:
+                    value, repaired = loads(data)
+                except orjson.JSONDecodeError as exc:
+                    reason = f"not JSON ({exc})"
+                else:
+                    if repaired:
+                        self.warn(None, f"{path.name}: {REPLACED}")
+                    return value
+        self.warn(None, f"{path.name}: {reason}; not read")
+        return None
+
+    def first_line(self, dispatch: Sequence[tuple[str, ...]], empty: str) -> Lines:
+        """``json_lines`` with the first line held apart; ``InputError`` ``empty`` when the
+        input has no line that parses."""
+        lines = self.json_lines(dispatch)
+        first = next(lines, None)
+        if first is None:
+            raise InputError(self.source.display, empty)
+        return Lines(first, lines)
+
     def json_lines(self, dispatch: Sequence[tuple[str, ...]] = ()) -> Iterator[tuple[int, Any]]:
         """Parsed JSON lines as ``(line number, value)`` (see ``parsed_lines``)."""
         for number, value, _raw in self.parsed_lines(dispatch):
@@ -124,6 +164,24 @@ class Context:
                     self.unreadable(number, f"unreadable line skipped: {problem}")
                     continue
             yield number, value, raw
+
+
+@valueclass
+class Lines:
+    """A line format's parsed lines, the first held apart: it decides the session (a header
+    line, or the first record of a file written without one)."""
+
+    first: tuple[int, Any]
+    rest: Iterator[tuple[int, Any]]
+
+    def entries(self, header: bool, accounting: Accounting) -> Iterator[tuple[int, Any]]:
+        """The lines the mapper reads: every one, or all but the first when it was the header
+        (counted as the ``session`` record it became)."""
+        if header:
+            accounting.records += 1
+        else:
+            yield self.first
+        yield from self.rest
 
 
 _JSON_KINDS = {list: "array", str: "string", int: "number", float: "number", bool: "true/false", type(None): "null"}
@@ -170,33 +228,59 @@ def header(
     }
 
 
+def _beside(package: str, module: str) -> ModuleType | None:
+    """The module ``module`` of ``package`` (an adapter's ``sniff`` or ``discover``), or None
+    when the package has none (an adapter defined outside ``asr_adapters/adapters/<agent>/``)."""
+    if not package or importlib.util.find_spec(f"{package}.{module}") is None:
+        return None
+    return importlib.import_module(f"{package}.{module}")
+
+
 class Adapter(ABC):
     """One agent's reader. Subclasses live in ``asr_adapters/adapters/<agent>/``."""
 
     #: Short name used in session references and ``--agent`` (profile §7).
     name: ClassVar[str]
-    #: Reverse-DNS registry name used in ``schema`` values and vendor values.
+    #: Reverse-DNS registry name used in ``schema`` values and vendor values; by default the one
+    #: ``model/vocab.py`` lists for ``name`` (profile §7), so it is written once.
     registry_name: ClassVar[str]
     #: One line for ``asr agents``.
     description: ClassVar[str] = ""
 
-    @abstractmethod
+    #: The package's ``sniff`` module (detection), and its ``discover`` module (where the agent
+    #: keeps its files), which the discovery hooks below ask; a hook the module does not define
+    #: keeps the default. A packaged agent's are found beside its adapter module
+    #: (``__init_subclass__``), the layout ``registry`` imports by, so the class names neither.
+    detection: Any = None
+    discovery: Any = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not hasattr(cls, "registry_name") and hasattr(cls, "name"):
+            if cls.name not in REGISTRY_NAMES:
+                raise TypeError(f"{cls.__name__}: {cls.name!r} has no registry name in model/vocab.py REGISTRY_NAMES")
+            cls.registry_name = REGISTRY_NAMES[cls.name]
+        package = cls.__module__.rpartition(".")[0]
+        if cls.detection is None:
+            cls.detection = _beside(package, "sniff")
+        if cls.discovery is None:
+            cls.discovery = _beside(package, "discover")
+        if cls.detection is None and cls.detect is Adapter.detect:  # as an abstract method did
+            raise TypeError(f"{cls.__name__}: no sniff module beside it and no detect of its own")
+
     def detect(self, source: Source) -> int:
         """How sure this adapter is that it reads ``source`` (0 = not mine, 100 = certain).
 
-        Must be cheap: look at ``source.head()`` (a few KB) and the name only.
+        Must be cheap: look at ``source.head()`` (a few KB) and the name only. Asks the
+        ``sniff`` module's ``detect``; an adapter without one beside it defines this.
         """
+        return int(self.detection.detect(source))
 
     @abstractmethod
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         """The ASR streams of this input, records yielded lazily."""
 
     # -- discovery hooks (used by batch conversion, never by parsing) --------------------
-
-    #: The package's ``discover`` module (where the agent keeps its files). The hooks below
-    #: ask it, so an adapter names it once instead of writing a delegating method per hook;
-    #: a hook the module does not define keeps the default.
-    discovery: Any = None
 
     def default_homes(self, env: Mapping[str, str]) -> list[Path]:
         """Folders where this agent keeps sessions by default, honouring its relocation

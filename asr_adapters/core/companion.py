@@ -208,6 +208,19 @@ def open_companion(
         raise
 
 
+def read_head(path: Path, size: int) -> bytes | None:
+    """Up to ``size`` bytes from the start of a file discovery listed (no root to stay in; a
+    FIFO or device is refused, never read); None when it is gone or may not be read."""
+    try:
+        handle = open_companion(path, None, limit=None)
+    except (CompanionSkipped, OSError):
+        return None
+    if handle is None:
+        return None
+    with handle:
+        return handle.read(size)
+
+
 def read_companion(path: Path, roots: Iterable[Root | Path] | None, limit: int = MAX_COMPANION_BYTES) -> bytes | None:
     """The whole of ``path`` (see ``open_companion``); a file that grew past ``limit`` while
     read is refused too."""

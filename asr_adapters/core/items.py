@@ -95,6 +95,15 @@ def parse(raw: bytes | str) -> Any:
     return loads(raw)[0]
 
 
+def first_value(head: bytes) -> Any:
+    """The JSON value of the first line of ``head`` (a file's first bytes), None when it does
+    not parse: the header a sniff or discovery reads, before any line is counted."""
+    try:
+        return orjson.loads(head.split(b"\n", 1)[0])
+    except orjson.JSONDecodeError:
+        return None
+
+
 def loads(raw: bytes | str) -> tuple[Any, bool]:
     """``raw`` parsed, and whether lone surrogate escapes in it were replaced by U+FFFD.
 

@@ -8,6 +8,7 @@ so is ``%`` itself, so the encoding can be undone and two ids never meet in one 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 _UNSAFE = re.compile(r"[%#\s\x00-\x1f\x7f]")
 
@@ -33,3 +34,13 @@ def schema_name(registry_name: str, kind: object) -> str:
     if not text or text.endswith("/"):
         text += "unknown"
     return f"{registry_name}/{text}"
+
+
+def put_id(record: dict[str, Any], key: str, native: Any, derived: str) -> None:
+    """``record[key]``: the id the source wrote (a non-empty string), else ``derived`` (built
+    from stable source facts, marked ``idSource: derived``)."""
+    if isinstance(native, str) and native:
+        record[key] = native
+    else:
+        record[key] = derived
+        record["idSource"] = "derived"

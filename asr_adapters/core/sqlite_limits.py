@@ -22,8 +22,9 @@ from __future__ import annotations
 import re
 import shutil
 import sqlite3
-from collections.abc import Collection, Mapping
-from typing import Any
+from collections.abc import Callable, Collection, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
 
 from .errors import InputError
 from .source import MAX_LINE_BYTES
@@ -46,6 +47,23 @@ _CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\s*\(")
 
 class StoreRefused(InputError):
     """A SQLite store the converter will not read (or read on): its reason names what and why."""
+
+
+_Store = TypeVar("_Store")
+
+
+def open_store(opener: Callable[[Path], _Store], path: Path | None, display: str, what: str) -> _Store:
+    """``opener(path)`` (an adapter's database class): a refusal says its own reason; any other
+    failure to open is ``InputError`` "cannot open as ``what``: reason", since nothing converts;
+    no ``path`` (the input is a stream) is "``what`` must be read from a file"."""
+    if path is None:
+        raise InputError(display, f"{what} must be read from a file")
+    try:
+        return opener(path)
+    except StoreRefused:
+        raise
+    except Exception as exc:
+        raise InputError(display, f"cannot open as {what}: {exc}") from exc
 
 
 class GuardedConnection(sqlite3.Connection):

@@ -114,3 +114,20 @@ def open_snapshot(path: Path, timeout: float, *, immutable: bool | None = None) 
         connection.close()
         raise
     return connection
+
+
+def table_names(path: Path, timeout: float, *, views: bool = False) -> set[str]:
+    """The tables (with ``views``, the views too) of the database at ``path``, read in a
+    snapshot: what a sniff asks when the head does not name its tables; an empty set when the
+    file cannot be read as a database."""
+    try:
+        connection = open_snapshot(path, timeout)
+    except (sqlite3.Error, OSError):
+        return set()
+    kinds = "('table', 'view')" if views else "('table')"
+    try:
+        return {row[0] for row in connection.execute(f"SELECT name FROM sqlite_master WHERE type IN {kinds}")}
+    except sqlite3.Error:
+        return set()
+    finally:
+        connection.close()

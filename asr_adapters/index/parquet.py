@@ -64,7 +64,7 @@ def _write_table(conn: Any, table: schema.Table, path: Path) -> int:
     except OSError as exc:
         raise OutputError(f"{exc.filename or path}: cannot write: {exc.strerror or exc}") from exc
     total = 0
-    try:
+    with store.written_whole(pending, path, "cannot write"):
         with pq.ParquetWriter(pending.handle, arrow_schema, compression="zstd") as writer:
             group: list[tuple[Any, ...]] = []
             size = 0
@@ -79,12 +79,6 @@ def _write_table(conn: Any, table: schema.Table, path: Path) -> int:
                 writer.write_table(_arrow_table(group, arrow_schema, bools))
                 total += len(group)
         pending.commit()
-    except OSError as exc:
-        pending.discard()
-        raise OutputError(f"{exc.filename or path}: cannot write: {exc.strerror or exc}") from exc
-    except BaseException:
-        pending.discard()
-        raise
     return total
 
 

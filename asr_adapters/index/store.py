@@ -65,6 +65,20 @@ def _is_ours(meta: dict[str, str] | None) -> bool:
     return meta is not None and meta.get("format") == schema.FORMAT
 
 
+@contextlib.contextmanager
+def written_whole(pending: PendingFile, path: Path, failure: str) -> Iterator[None]:
+    """The block that writes ``pending``: on any failure its temporary file is removed, so no
+    half-written ``path`` is left; an ``OSError`` is ``OutputError`` "FILE: ``failure``:
+    reason"."""
+    try:
+        yield
+    except BaseException as exc:
+        pending.discard()
+        if isinstance(exc, OSError):
+            raise OutputError(f"{exc.filename or path}: {failure}: {exc.strerror or exc}") from exc
+        raise
+
+
 def _create(path: Path, archive: Path) -> None:
     """A new empty index at ``path``: made in an exclusive temporary file, renamed into place."""
     try:
@@ -73,7 +87,7 @@ def _create(path: Path, archive: Path) -> None:
     except OSError as exc:
         raise OutputError(f"{exc.filename or path}: cannot write the index: {exc.strerror or exc}") from exc
     pending.handle.close()
-    try:
+    with written_whole(pending, path, "cannot write the index"):
         conn = _connect(pending.temp)
         try:
             conn.execute("BEGIN")
@@ -92,12 +106,6 @@ def _create(path: Path, archive: Path) -> None:
         finally:
             conn.close()
         pending.place()
-    except OSError as exc:
-        pending.discard()
-        raise OutputError(f"{exc.filename or path}: cannot write the index: {exc.strerror or exc}") from exc
-    except BaseException:
-        pending.discard()
-        raise
 
 
 def open_for_writing(path: Path, archive: Path) -> sqlite3.Connection:

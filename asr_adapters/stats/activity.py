@@ -22,23 +22,19 @@ Interval = tuple[float, float]
 def intervals_of(times: Iterable[float], idle: float) -> list[Interval]:
     """A stream's activity intervals from its record times (any order): sorted, disjoint."""
     ordered = sorted(times)
-    out: list[Interval] = []
-    count = len(ordered)
-    for index, start in enumerate(ordered):
-        following = ordered[index + 1] if index + 1 < count else start
-        end = start + min(following - start, idle)
-        if out and start <= out[-1][1]:
-            if end > out[-1][1]:
-                out[-1] = (out[-1][0], end)
-        else:
-            out.append((start, end))
-    return out
+    following = ordered[1:] + ordered[-1:]  # each time's next one; the last's, itself
+    return _merged((start, start + min(after - start, idle)) for start, after in zip(ordered, following, strict=True))
 
 
 def union(intervals: Iterable[Interval]) -> list[Interval]:
     """The intervals merged: sorted, disjoint; touching or overlapping ones become one."""
+    return _merged(sorted(intervals))
+
+
+def _merged(ordered: Iterable[Interval]) -> list[Interval]:
+    """Intervals in order of their start, merged where they touch or overlap."""
     out: list[Interval] = []
-    for start, end in sorted(intervals):
+    for start, end in ordered:
         if out and start <= out[-1][1]:
             if end > out[-1][1]:
                 out[-1] = (out[-1][0], end)

@@ -188,14 +188,20 @@ def test_compaction_summary_split_points(text: str, authors: list[str]) -> None:
 # -- item 4: hook context only the compaction agent's file records -------------------------
 
 
-def test_hook_context_only_the_compaction_agent_recorded_is_in_the_main_stream(tmp_path: Path) -> None:
+def _compaction_hook_case(tmp_path: Path) -> tuple[dict[str, list[dict[str, Any]]], Any]:
+    """The ``compaction-hook-context`` case laid out as Claude Code keeps it (the compaction
+    agent's file under ``<session>/subagents/``), converted."""
     case = GOLDEN / "compaction-hook-context"
     session = tmp_path / f"{SID}.jsonl"
     session.write_bytes((case / "input.jsonl").read_bytes())
     agent = tmp_path / SID / "subagents" / "agent-acompact-7c1d2e.jsonl"
     agent.parent.mkdir(parents=True)
     agent.write_bytes((case / "input" / "subagents" / agent.name).read_bytes())
-    streams, accounting = convert(session)
+    return convert(session)
+
+
+def test_hook_context_only_the_compaction_agent_recorded_is_in_the_main_stream(tmp_path: Path) -> None:
+    streams, accounting = _compaction_hook_case(tmp_path)
     main_records = streams[f"claude-code:{SID}"]
     (hook,) = [r for r in main_records if r.get("author") == "hook"]
     assert hook["content"][0]["text"].startswith("<system-reminder>\nPostToolUse:Edit hook additional context")
@@ -210,13 +216,7 @@ def test_hook_context_only_the_compaction_agent_recorded_is_in_the_main_stream(t
 
 
 def test_the_compaction_agents_subagent_record_sits_before_its_boundary_with_its_time(tmp_path: Path) -> None:
-    case = GOLDEN / "compaction-hook-context"
-    session = tmp_path / f"{SID}.jsonl"
-    session.write_bytes((case / "input.jsonl").read_bytes())
-    agent = tmp_path / SID / "subagents" / "agent-acompact-7c1d2e.jsonl"
-    agent.parent.mkdir(parents=True)
-    agent.write_bytes((case / "input" / "subagents" / agent.name).read_bytes())
-    streams, _ = convert(session)
+    streams, _ = _compaction_hook_case(tmp_path)
     records = streams[f"claude-code:{SID}"]
     (spawn,) = [r for r in records if r["type"] == "subagent"]
     boundary = records[records.index(spawn) + 1]

@@ -4,6 +4,7 @@ instead of losing the line; a UTF-8 byte order mark at the start of any input is
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -37,21 +38,21 @@ def _with_lone_surrogate(line: bytes, text: str) -> bytes:
     return line.replace(quoted, quoted[:-1] + b'\\ud83d"', 1)
 
 
+def _keyed_strings(value: object, key: str | None = None) -> Iterator[tuple[str | None, str]]:
+    """Every string of a JSON value, with the member it is under (a list's items: the list's)."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _keyed_strings(v, k)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _keyed_strings(v, key)
+    elif isinstance(value, str):
+        yield key, value
+
+
 def _a_text(line: bytes) -> str | None:
-    found: list[str] = []
-
-    def walk(value: object, key: str | None) -> None:
-        if isinstance(value, dict):
-            for k, v in value.items():
-                walk(v, k)
-        elif isinstance(value, list):
-            for v in value:
-                walk(v, key)
-        elif isinstance(value, str) and key == "text" and len(value) > 3 and orjson.dumps(value) in line:
-            found.append(value)
-
-    walk(orjson.loads(line), None)
-    return found[0] if found else None
+    texts = _keyed_strings(orjson.loads(line))
+    return next((v for k, v in texts if k == "text" and len(v) > 3 and orjson.dumps(v) in line), None)
 
 
 @pytest.mark.parametrize("name", list(LINE_INPUTS))
@@ -93,26 +94,18 @@ ELSEWHERE = [
 def _any_text(raw: bytes | str) -> str | None:
     """A string of the JSON ``raw`` that is content (``text``), spelt in ``raw`` as orjson spells it."""
     data = raw.encode() if isinstance(raw, str) else raw
-    found: list[str] = []
-
-    def walk(value: object, key: str | None) -> None:
-        if isinstance(value, dict):
-            for k, v in value.items():
-                walk(v, k)
-        elif isinstance(value, list):
-            for v in value:
-                walk(v, key)
-        elif (
-            isinstance(value, str)
-            and key in ("text", "content")
-            and len(value) > 3
-            and "<" not in value  # markup an adapter splits into parts
-            and orjson.dumps(value) in data
-        ):
-            found.append(value)
-
-    walk(orjson.loads(data), None)
-    return found[0] if found else None
+    texts = _keyed_strings(orjson.loads(data))
+    return next(
+        (
+            v
+            for k, v in texts
+            if k in ("text", "content")
+            and len(v) > 3
+            and "<" not in v  # markup an adapter splits into parts
+            and orjson.dumps(v) in data
+        ),
+        None,
+    )
 
 
 def _plant(file: Path, wanted: bytes | None) -> str:

@@ -21,9 +21,9 @@ import orjson
 import pytest
 from corpus import build_sqlite
 from golden_support import GoldenCase
-from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from test_properties import CASES, ROW_TABLES, SEED, _get, _slots, scratch_copy
+from test_properties import CASES, ROW_TABLES, _get, _slots, property_settings, scratch_copy
 
 from asr_adapters import validate_records
 from asr_adapters.convert import Conversion
@@ -80,14 +80,7 @@ def check(case: GoldenCase, path: Path) -> None:
 
 
 def _property(case: GoldenCase) -> Any:
-    @settings(
-        max_examples=PER_CASE,
-        deadline=None,
-        derandomize=SEED is None,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
-    @seed(int(SEED or 0))
+    @property_settings(PER_CASE)
     @given(data=st.data())
     def run(data: st.DataObject) -> None:
         folder = scratch_copy(case)

@@ -15,6 +15,7 @@ import shutil
 import sqlite3
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -269,15 +270,25 @@ def scratch_copy(case: GoldenCase) -> Path:
     return _SCRATCH[case.id]
 
 
+def property_settings(max_examples: int) -> Callable[[Any], Any]:
+    """The settings and seed every property test here runs under: reproducible (``SEED``, else
+    derandomized), no example database, no deadline or health checks for slow, large
+    examples (each is a whole conversion)."""
+
+    def apply(test: Any) -> Any:
+        return settings(
+            max_examples=max_examples,
+            deadline=None,
+            derandomize=SEED is None,
+            database=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+        )(seed(int(SEED or 0))(test))
+
+    return apply
+
+
 def _property(case: GoldenCase) -> Any:
-    @settings(
-        max_examples=examples_per_case(case.agent),
-        deadline=None,
-        derandomize=SEED is None,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
-    @seed(int(SEED or 0))
+    @property_settings(examples_per_case(case.agent))
     @given(data=st.data())
     def run(data: st.DataObject) -> None:
         folder = scratch_copy(case)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -85,3 +86,16 @@ def page(browser: Any) -> Iterator[PageWatch]:
         yield PageWatch(context.new_page())
     finally:
         context.close()
+
+
+def write_chunked(html: Path, records: Iterable[Any], inline_chars: int = 3000, chunk_chars: int = 2000) -> int:
+    """``records`` as a page at ``html`` whose later records wait in chunks for the script to
+    insert; how many chunks it has."""
+    from asr_adapters.view.html import PageWriter
+
+    with open(html, "w", encoding="utf-8") as handle:
+        writer = PageWriter(handle, inline_chars=inline_chars, chunk_chars=chunk_chars)
+        for record in records:
+            writer.record(record)
+        writer.finish()
+    return writer.chunks

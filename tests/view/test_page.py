@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from golden_support import GOLDEN
 
 from asr_adapters.cli import main
-from view.conftest import PageWatch
+from view.conftest import PageWatch, write_chunked
 
 SHOW = GOLDEN / "_show"
 
@@ -190,16 +190,10 @@ def test_hostile_content_runs_and_fetches_nothing(page: PageWatch, tmp_path: Pat
 
 def test_a_long_session_loads_later_records_as_the_reader_scrolls(page: PageWatch, tmp_path: Path) -> None:
     from asr_adapters.stream.reader import read_records
-    from asr_adapters.view.html import PageWriter
 
     stream = SHOW / "every-record-kind" / "stream.asr.jsonl"
     html = tmp_path / "page.html"
-    with open(html, "w", encoding="utf-8") as handle:
-        writer = PageWriter(handle, inline_chars=3000, chunk_chars=2000)
-        for record in read_records(stream):
-            writer.record(record)
-        writer.finish()
-    assert writer.chunks >= 3
+    assert write_chunked(html, read_records(stream)) >= 3
     p = page.page
     p.set_viewport_size({"width": 1200, "height": 400})
     p.goto(html.as_uri())
@@ -221,18 +215,12 @@ CLOBBERING_IDS = ["more", "load-all", "models", "show-vendor", "filter", "shown"
 def test_record_ids_cannot_clobber_the_page_script(page: PageWatch, tmp_path: Path) -> None:
     """A forged stream whose records are named like the page's own elements still loads its
     whole tail: the ids a record gives are namespaced apart from the page's."""
-    from asr_adapters.view.html import PageWriter
 
     stream = records(SHOW / "every-record-kind" / "stream.asr.jsonl")
     for record, forged in zip(stream[1:], CLOBBERING_IDS, strict=False):
         record["id"] = forged
     html = tmp_path / "page.html"
-    with open(html, "w", encoding="utf-8") as handle:
-        writer = PageWriter(handle, inline_chars=3000, chunk_chars=2000)
-        for record in stream:
-            writer.record(record)
-        writer.finish()
-    assert writer.chunks >= 3, "later records wait in chunks the script must insert"
+    assert write_chunked(html, stream) >= 3, "later records wait in chunks the script must insert"
     p = page.page
     p.goto(html.as_uri())
     assert p.locator("article").count() < len(stream) - 1

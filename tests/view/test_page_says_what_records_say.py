@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from golden_support import GOLDEN
 
 from asr_adapters.cli import main
-from view.conftest import PageWatch
+from view.conftest import PageWatch, write_chunked
 
 SHOW = GOLDEN / "_show"
 
@@ -157,15 +157,9 @@ def test_a_rewind_shows_what_it_removed_and_the_records_show_what_removed_them(p
 
 def test_removals_in_a_later_chunk_mark_records_already_on_the_page(page: PageWatch, tmp_path: Path) -> None:
     from asr_adapters.stream.reader import read_records
-    from asr_adapters.view.html import PageWriter
 
     html = tmp_path / "page.html"
-    with open(html, "w", encoding="utf-8") as handle:
-        writer = PageWriter(handle, inline_chars=1500, chunk_chars=800)
-        for record in read_records(REWIND):
-            writer.record(record)
-        writer.finish()
-    assert writer.chunks >= 2
+    assert write_chunked(html, read_records(REWIND), inline_chars=1500, chunk_chars=800) >= 2
     p = page.page
     p.goto(html.as_uri())
     p.click("#asr-load-all")
@@ -451,15 +445,9 @@ def test_labels_a_newcomer_cannot_read_are_explained(page: PageWatch, tmp_path: 
 
 def chunked_page(tmp_path: Path, stream: Path) -> Path:
     from asr_adapters.stream.reader import read_records
-    from asr_adapters.view.html import PageWriter
 
     html = tmp_path / "chunked.html"
-    with open(html, "w", encoding="utf-8") as handle:
-        writer = PageWriter(handle, inline_chars=3000, chunk_chars=2000)
-        for record in read_records(stream):
-            writer.record(record)
-        writer.finish()
-    assert writer.chunks >= 3
+    assert write_chunked(html, read_records(stream)) >= 3
     return html
 
 

@@ -25,10 +25,10 @@ from ...core.lenient import REPLACED
 from ...core.refs import session_ref
 from ...core.source import BadLine, Source
 from ...registry import register
-from . import discover, sniff
+from . import discover
 from .builder import Builder
 from .hanging import agent_request, compaction_agent, hanging_lines
-from .info import AGENT, REGISTRY, StreamInfo, agent_key
+from .info import AGENT, StreamInfo, agent_key
 from .prescan import Facts, prescan
 
 
@@ -57,12 +57,7 @@ HEAD_PROBE = 4096
 @register
 class ClaudeCodeAdapter(Adapter):
     name = AGENT
-    registry_name = REGISTRY
     description = "Claude Code transcripts (~/.claude/projects/*/*.jsonl), with subagents and plans"
-    discovery = discover
-
-    def detect(self, source: Source) -> int:
-        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def companion_files(self, path: Path) -> list[Path]:
         """Subagent transcripts and their ``.meta.json`` sidecars, and the plan files of the

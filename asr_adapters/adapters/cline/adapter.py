@@ -18,7 +18,7 @@ from ...core.errors import InputError
 from ...core.source import Source
 from ...core.timestamps import from_epoch_millis, stamp
 from ...registry import register
-from . import discover, sdk, sniff
+from . import discover, sdk
 from .files import API, UI, companions, kind_of
 from .mapper import TaskMapper
 from .parts import parse_json
@@ -65,16 +65,11 @@ def known(value: Any) -> str | None:
 @register
 class ClineAdapter(Adapter):
     name: ClassVar[str] = "cline"
-    registry_name: ClassVar[str] = "bot.cline"
     description: ClassVar[str] = (
         "Cline / Roo Code / Kilo Code task folders: ui_messages.json, api_conversation_history.json,"
         " task_metadata.json;"
         " Cline CLI 3.x sessions: <sessionId>.messages.json"
     )
-    discovery = discover
-
-    def detect(self, source: Source) -> int:
-        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         document = context.document("not a Cline task file")

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from ...core.companion import CompanionSkipped, open_companion
+from ...core.companion import read_head
 
 #: extension id -> product name
 EXTENSIONS = {
@@ -126,22 +126,11 @@ def _cli_session_id(path: Path) -> str | None:
     """The ``sessionId`` a Cline CLI 3.x messages file names in its head, else None."""
     from .sniff import sdk_detect
 
-    head = _head(path)
+    head = read_head(path, 4096)
     if head is None or sdk_detect(head) != 90:
         return None
     match = _SESSION_ID.search(head)
     return match.group(1).decode() if match else None
-
-
-def _head(path: Path) -> bytes | None:
-    try:  # a path discovery listed (no root); a FIFO or device is refused, never read
-        handle = open_companion(path, None, limit=None)
-    except (CompanionSkipped, OSError):
-        return None
-    if handle is None:
-        return None
-    with handle:
-        return handle.read(4096)
 
 
 def _is_cli_side_file(path: Path) -> bool:
@@ -149,7 +138,7 @@ def _is_cli_side_file(path: Path) -> bool:
     ``asr convert`` refuses with a pointer to the transcript; batch leaves it unclaimed)."""
     from .sniff import SIDE_FILE_SCORE, sdk_detect
 
-    head = _head(path)
+    head = read_head(path, 4096)
     return head is not None and sdk_detect(head) == SIDE_FILE_SCORE
 
 

@@ -11,12 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from ...core import items
 from ...core.adapter import Context
-from ...core.companion import CompanionSkipped, read_companion
-from ...core.lenient import REPLACED
 from ...core.source import MAX_DOCUMENT_BYTES
 from .discover import API_FILE, METADATA_FILE, OLD_UI_FILE, UI_FILE
 
@@ -57,25 +52,7 @@ def companion(entry: Path | None, name: str, context: Context) -> Path | None:
 
 def load(path: Path, context: Context) -> Any:
     """A companion's parsed JSON, or None (with a warning naming the file and the reason)."""
-    try:  # through core.companion: inside the task folder by real path, a regular file, capped
-        data = read_companion(path, [path.parent], MAX_DOCUMENT_BYTES)
-    except CompanionSkipped as exc:
-        context.warn(None, f"{path.name}: {exc.reason}; not read")
-        return None
-    except OSError as exc:
-        context.warn(None, f"{path.name}: unreadable ({exc.strerror}); not read")
-        return None
-    if data is None:
-        context.warn(None, f"{path.name}: gone before it was read; not read")
-        return None
-    try:
-        value, repaired = items.loads(data)
-    except orjson.JSONDecodeError as exc:
-        context.warn(None, f"{path.name}: not JSON ({exc}); not read")
-        return None
-    if repaired:
-        context.warn(None, f"{path.name}: {REPLACED}")
-    return value
+    return context.companion_json(path, MAX_DOCUMENT_BYTES)  # inside the task folder by real path
 
 
 def companions(entry: Path | None, entry_kind: str, context: Context) -> tuple[Any, Any, Any]:

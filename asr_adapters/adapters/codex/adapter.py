@@ -9,7 +9,6 @@ from ...core.adapter import Adapter, Context, Stream
 from ...core.errors import InputError
 from ...core.source import Source
 from ...registry import register
-from . import discover, sniff
 from .containers import bare_lines, envelope_lines, era_of, json_document
 from .session import RolloutConverter
 
@@ -17,12 +16,7 @@ from .session import RolloutConverter
 @register
 class CodexAdapter(Adapter):
     name = "codex"
-    registry_name = "com.openai.codex"
     description = "OpenAI Codex CLI rollouts (.jsonl, .jsonl.zst, TS-era .json)"
-    discovery = discover
-
-    def detect(self, source: Source) -> int:
-        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         era = era_of(source)[0]

@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 
 from ...core import items
-from ...core.refs import session_ref
+from ...core.refs import put_id, session_ref
 from .content import ENCRYPTED, convert_parts
 from .fragments import classify, is_media_label, split_ide_request
 from .state import ConverterState, HeldUserMessage
@@ -22,12 +22,7 @@ class MessageMapper(ConverterState):
 
     def message_record(self, item: dict[str, Any], role: Any) -> dict[str, Any]:
         record = self.envelope("message")
-        native_id = item.get("id")
-        if isinstance(native_id, str) and native_id:
-            record["messageId"] = native_id
-        else:
-            record["messageId"] = self.derived("message")
-            record["idSource"] = "derived"
+        put_id(record, "messageId", item.get("id"), self.derived("message"))
         if isinstance(role, str):
             record["role"] = role
         else:

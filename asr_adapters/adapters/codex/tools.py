@@ -9,7 +9,7 @@ import orjson
 
 from ...core import items
 from ...core.outcome import denied, set_exit_code
-from ...core.refs import session_ref
+from ...core.refs import put_id, session_ref
 from ...core.sanitized import MARKER
 from .content import data_url_image, output_parts
 from .state import ConverterState
@@ -63,12 +63,7 @@ def parse_arguments(raw: Any) -> tuple[bool, Any]:
 class ToolMapper(ConverterState):
     def call_record(self, item: dict[str, Any], kind: str, name: Any) -> dict[str, Any]:
         record = self.envelope("tool_call")
-        call_id = item.get("call_id") or item.get("id")
-        if isinstance(call_id, str) and call_id:
-            record["callId"] = call_id
-        else:
-            record["callId"] = self.derived(kind)
-            record["idSource"] = "derived"
+        put_id(record, "callId", item.get("call_id") or item.get("id"), self.derived(kind))
         if isinstance(name, str):
             record["name"] = name
             self.call_names[record["callId"]] = name  # the output names no tool: its call does
@@ -169,12 +164,7 @@ class ToolMapper(ConverterState):
 
     def on_output(self, item: dict[str, Any], kind: str) -> None:
         record = self.envelope("tool_result")
-        call_id = item.get("call_id")
-        if isinstance(call_id, str) and call_id:
-            record["callId"] = call_id
-        else:
-            record["callId"] = self.derived(kind)
-            record["idSource"] = "derived"
+        put_id(record, "callId", item.get("call_id"), self.derived(kind))
         if isinstance(item.get("name"), str):
             record["name"] = item["name"]
         else:

@@ -13,17 +13,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-import orjson
-
 from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.digests import DigestMap, value_digest
 from ...core.errors import InputError
-from ...core.items import names
+from ...core.items import first_value, names
 from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
-from . import discover, sniff
+from . import discover
 from .groups import Groups
 from .mapper import AGENT, Mapper, child_key
 from .sniff import is_start as _is_start
@@ -37,12 +35,7 @@ DISPATCH = names("type", "id", "agentId", "data.parentToolCallId")
 @register
 class CopilotCliAdapter(Adapter):
     name: ClassVar[str] = "copilot-cli"
-    registry_name: ClassVar[str] = "com.github.copilot-cli"
     description: ClassVar[str] = "GitHub Copilot CLI session event logs (~/.copilot/session-state/<id>/events.jsonl)"
-    discovery = discover
-
-    def detect(self, source: Source) -> int:
-        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         first = _first_event(source)
@@ -179,11 +172,7 @@ def _first_event(source: Source) -> Any:
     values = source.head_lines().values
     if values:
         return values[0]
-    line = source.head().split(b"\n", 1)[0]  # one line longer than the head
-    try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return None
+    return first_value(source.head())  # one line longer than the head
 
 
 def _session_id(first: Any, source: Source) -> str:

@@ -28,10 +28,9 @@ from ...core.companion import CompanionSkipped, read_companion, report_skip
 from ...core.errors import InputError
 from ...core.refs import session_ref
 from ...core.source import Source
-from ...core.sqlite_limits import StoreRefused
+from ...core.sqlite_limits import open_store
 from ...registry import register
-from . import discover, sniff
-from .bubbles import AGENT, REGISTRY, BubbleMapper
+from .bubbles import AGENT, BubbleMapper
 from .capabilities import take_tool_data
 from .db import CHAT, COMPOSERS, DISK, GENERATIONS, PROMPTS, WORKSPACE_USER, CursorDb
 from .keys import scrub_member
@@ -44,9 +43,7 @@ COMPOSER_FAMILIES = ("checkpointId", "codeBlockDiff", "messageRequestContext")
 @register
 class CursorAdapter(Adapter):
     name = AGENT
-    registry_name = REGISTRY
     description = "Cursor state.vscdb (workspace chat tabs and composers, global composerData/bubbleId rows)"
-    discovery = discover
 
     def vendor(self, kind: str, data: Any) -> dict[str, Any]:
         """A vendor record, without key material (``keys.py``)."""
@@ -54,18 +51,8 @@ class CursorAdapter(Adapter):
         scrub_member(record, "data")
         return record
 
-    def detect(self, source: Source) -> int:
-        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
-
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
-        if source.path is None:
-            raise InputError(source.display, "a Cursor database must be read from a file")
-        try:
-            db = CursorDb(source.path)
-        except StoreRefused:
-            raise
-        except Exception as exc:  # any open failure means nothing converts
-            raise InputError(source.display, f"cannot open as a Cursor state.vscdb: {exc}") from exc
+        db = open_store(CursorDb, source.path, source.display, "a Cursor state.vscdb")
         try:
             if not db.tables:
                 raise InputError(source.display, "not a Cursor state.vscdb: no ItemTable or cursorDiskKV table")

@@ -9,22 +9,16 @@ docs/agents/droid.md.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, ClassVar
 
-import orjson
-
-from ...core import items
-from ...core.adapter import Adapter, Context, Emitter, Stream, header
-from ...core.companion import CompanionSkipped, read_companion
+from ...core.adapter import Adapter, Context, Emitter, Lines, Stream, header
 from ...core.errors import InputError
 from ...core.items import names
-from ...core.lenient import REPLACED
 from ...core.refs import session_ref
 from ...core.source import Source
 from ...registry import register
 from . import discover, sniff
-from .mapper import REGISTRY, DroidMapper
+from .mapper import DroidMapper
 
 FORMAT = "droid-session"
 #: Members a record is dispatched on by name (``core.items``): an array or object there is one
@@ -37,51 +31,32 @@ MAX_SETTINGS_BYTES = 1 << 20
 @register
 class DroidAdapter(Adapter):
     name: ClassVar[str] = "droid"
-    registry_name: ClassVar[str] = REGISTRY
     description: ClassVar[str] = (
         "Factory Droid sessions: ~/.factory/sessions/<project>/<sessionId>.jsonl (+ .settings.json)"
     )
-    discovery = discover
-
-    def detect(self, source: Source) -> int:
-        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         if sniff.is_settings(source):
             raise InputError(
                 source.display, "a Droid session's settings sidecar: it is read with its transcript <sessionId>.jsonl"
             )
-        lines = context.json_lines(DISPATCH)
-        first = next(lines, None)
-        if first is None:
-            raise InputError(source.display, "empty file: no Droid session_start line")
-        line = first[1]
-        native_id = sniff.start_id(line)
+        lines = context.first_line(DISPATCH, "empty file: no Droid session_start line")
+        native_id = sniff.start_id(lines.first[1])
         is_start = native_id is not None
         session_id = native_id if native_id else discover.stem(source.name)
         yield Stream(
             session_ref(self.name, session_id),
-            self._records(source, context, first, lines, session_id, is_start),
+            self._records(source, context, lines, session_id, is_start),
         )
 
     def _records(
-        self,
-        source: Source,
-        context: Context,
-        first: tuple[int, Any],
-        lines: Iterator[tuple[int, Any]],
-        session_id: str,
-        is_start: bool,
+        self, source: Source, context: Context, lines: Lines, session_id: str, is_start: bool
     ) -> Iterator[dict[str, Any]]:
-        start: dict[str, Any] = first[1] if is_start else {}
+        start: dict[str, Any] = lines.first[1] if is_start else {}
         emit = Emitter(context.accounting)
         yield emit(self._header(source, context, session_id, start))
         mapper = DroidMapper(self, context, emit, child=isinstance(start.get("callingSessionId"), str))
-        if is_start:
-            context.accounting.records += 1
-        else:
-            yield from mapper.record(first[0], first[1])
-        for number, item in lines:
+        for number, item in lines.entries(is_start, context.accounting):
             yield from mapper.record(number, item)
 
     def _header(self, source: Source, context: Context, session_id: str, start: dict[str, Any]) -> dict[str, Any]:
@@ -129,31 +104,10 @@ def _settings(source: Source, context: Context, session_id: str) -> tuple[Any, s
             break
     else:
         return None, None
-    value = _load(path, source.path.parent, context)
+    value = context.companion_json(path, MAX_SETTINGS_BYTES)  # beside the transcript
     if value is None:
         return None, None
     if not isinstance(value, dict):
         context.warn(None, f"{path.name}: not a Droid settings object; not read")
         return None, None
     return value, path.name
-
-
-def _load(path: Path, folder: Path, context: Context) -> Any:
-    try:  # through core.companion: inside the session's folder by real path, a regular file, capped
-        data = read_companion(path, [folder], MAX_SETTINGS_BYTES)
-    except CompanionSkipped as exc:
-        context.warn(None, f"{path.name}: {exc.reason}; not read")
-        return None
-    except OSError as exc:
-        context.warn(None, f"{path.name}: unreadable ({exc.strerror}); not read")
-        return None
-    if data is None:
-        return None
-    try:
-        value, repaired = items.loads(data)
-    except orjson.JSONDecodeError as exc:
-        context.warn(None, f"{path.name}: not JSON ({exc}); not read")
-        return None
-    if repaired:
-        context.warn(None, f"{path.name}: {REPLACED}")
-    return value

@@ -15,9 +15,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-import orjson
-
-from ...core.companion import CompanionSkipped, open_companion
+from ...core.companion import read_head
+from ...core.items import first_value
 from .sniff import start_id
 
 HOME_OVERRIDE_VARIABLE = "FACTORY_HOME_OVERRIDE"
@@ -42,11 +41,7 @@ def default_homes(env: Mapping[str, str]) -> list[Path]:
     home = env.get("HOME") or env.get("USERPROFILE")
     if home:
         homes.append(Path(home) / ".factory" / "sessions")
-    unique: list[Path] = []
-    for path in homes:
-        if path not in unique:
-            unique.append(path)
-    return unique
+    return list(dict.fromkeys(homes))  # each once, in order
 
 
 def is_session_file(path: Path) -> bool:
@@ -76,19 +71,10 @@ HEAD_BYTES = 1 << 16
 def session_id(path: Path) -> str | None:
     """The ``session_start.id`` of a transcript's first line, read through ``core.companion``
     (a FIFO or device is refused, never read); None when the head holds none."""
-    try:
-        handle = open_companion(path, None, limit=None)
-    except (CompanionSkipped, OSError):
+    head = read_head(path, HEAD_BYTES)
+    if head is None:
         return None
-    if handle is None:
-        return None
-    with handle:
-        line = handle.read(HEAD_BYTES).split(b"\n", 1)[0]
-    try:
-        first = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return None
-    return start_id(first) or None
+    return start_id(first_value(head)) or None
 
 
 def settings_candidates(path: Path, native_id: str | None) -> list[Path]:

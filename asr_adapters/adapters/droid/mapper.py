@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...core.adapter import Adapter, Context, Emitter, start
-from ...core.refs import schema_name
+from ...core.refs import put_id, schema_name
 from ...core.spill import SpillMap
 from ...core.timestamps import from_epoch_millis, from_iso, stamp
 from .blocks import HARNESS, REGISTRY, data_part, media_part, reasoning_part, result_parts, split_reminders
@@ -303,12 +303,7 @@ class DroidMapper:
 
     def _call(self, item: dict[str, Any], block: dict[str, Any], index: int) -> dict[str, Any]:
         record = self._base("tool_call", item)
-        native = block.get("id")
-        if isinstance(native, str) and native:
-            record["callId"] = native
-        else:
-            record["callId"] = f"L{self._number}:content[{index}]"
-            record["idSource"] = "derived"
+        put_id(record, "callId", block.get("id"), f"L{self._number}:content[{index}]")
         if isinstance(block.get("name"), str):
             record["name"] = block["name"]
         if "input" in block:

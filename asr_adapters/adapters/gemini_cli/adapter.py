@@ -19,7 +19,7 @@ from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
-from . import discover, sniff
+from . import discover
 from .jsonl import DISPATCH, convert_jsonl
 from .mapping import Mapper
 
@@ -89,12 +89,7 @@ def session_header(
 @register
 class GeminiCliAdapter(Adapter):
     name: ClassVar[str] = "gemini-cli"
-    registry_name: ClassVar[str] = "com.google.gemini-cli"
     description: ClassVar[str] = "Gemini CLI chat recordings: session-*.json (<= v0.38) and session-*.jsonl (v0.39+)"
-    discovery = discover
-
-    def detect(self, source: Source) -> int:
-        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         head = source.head()

@@ -8,9 +8,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import orjson
-
 from ...core.companion import CompanionSkipped, open_companion
+from ...core.items import first_value
 
 _PEEK = 65536
 _SESSION_ID = re.compile(rb'"sessionId"\s*:\s*"([^"\\]+)"')
@@ -47,11 +46,7 @@ def facts(path: Path) -> tuple[str | None, str | None, str, bool]:
         return None, None, "", False
     replied = bool(_REPLY.search(head) or _REPLY.search(tail))
     if path.suffix == ".jsonl":
-        line = head.split(b"\n", 1)[0]
-        try:
-            first = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            return None, None, "", replied
+        first = first_value(head)
         if not isinstance(first, dict) or not isinstance(first.get("sessionId"), str):
             return None, None, "", replied
         updates = _UPDATED.findall(tail)

@@ -13,7 +13,7 @@ from pathlib import Path, PurePath
 from typing import Any, ClassVar
 
 from ...core.accounting import Diagnostic
-from ...core.adapter import Adapter, Context, Emitter, Stream, header
+from ...core.adapter import Adapter, Context, Emitter, Lines, Stream, header
 from ...core.companion import report_skip
 from ...core.errors import InputError
 from ...core.items import misplaced, names
@@ -23,7 +23,7 @@ from ...core.source import Source
 from ...core.sqlite_limits import check_schema
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
-from . import discover, sidefiles, sniff, store
+from . import sidefiles, store
 from .index import SessionInfo, from_key, load_index, lookup, trajectory_key
 from .mapper import Mapper
 from .routing import Routing
@@ -39,18 +39,9 @@ _HEADER_KNOWN = frozenset({"type", "id", "version", "timestamp", "cwd", "parentS
 @register
 class OpenClawAdapter(Adapter):
     name: ClassVar[str] = "openclaw"
-    registry_name: ClassVar[str] = "ai.openclaw"
     description: ClassVar[str] = (
         "OpenClaw (Clawdbot, Moltbot) chat-agent transcripts: JSONL files and openclaw-agent.sqlite"
     )
-    discovery = discover
-
-    # -- detection ---------------------------------------------------------------------
-
-    def detect(self, source: Source) -> int:
-        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
-
-    # -- discovery hooks ---------------------------------------------------------------
 
     # -- conversion --------------------------------------------------------------------
 
@@ -58,16 +49,11 @@ class OpenClawAdapter(Adapter):
         if source.is_sqlite:
             yield from self._database(source, context)
             return
-        lines = context.json_lines(DISPATCH)
-        first = next(lines, None)
-        if first is None:
-            raise InputError(source.display, "empty file: no OpenClaw session header")
-        yield Stream(f"openclaw:{_session_id(source, first[1])}", self._file(source, context, first, lines))
+        lines = context.first_line(DISPATCH, "empty file: no OpenClaw session header")
+        yield Stream(f"openclaw:{_session_id(source, lines.first[1])}", self._file(source, context, lines))
 
-    def _file(
-        self, source: Source, context: Context, first: tuple[int, Any], lines: Iterator[tuple[int, Any]]
-    ) -> Iterator[dict[str, Any]]:
-        session_id = _session_id(source, first[1])
+    def _file(self, source: Source, context: Context, lines: Lines) -> Iterator[dict[str, Any]]:
+        session_id = _session_id(source, lines.first[1])
         index = load_index(
             source.path,
             lambda exc: report_skip(context.accounting, exc, "session index"),
@@ -80,27 +66,15 @@ class OpenClawAdapter(Adapter):
             info.agent_id = _agent_from_path(source.path)
         routing = Routing(info)
         emit = Emitter(context.accounting)
-        line = first[1]
+        line = lines.first[1]
         is_header = isinstance(line, dict) and line.get("type") == "session"
         variant = _variant(line) if is_header else None
         header_line = line if is_header else {}
         yield emit(
             self._header(source.name, FORMAT, variant, session_id, header_line, info, routing, source, not is_header)
         )
-        mapper = Mapper(
-            self,
-            context,
-            emit,
-            routing,
-            info.channel if info else None,
-            info.chat_type if info else None,
-            lambda key: _index_session(index, key),
-        )
-        if is_header:
-            context.accounting.records += 1
-        else:
-            yield from mapper.entry(first[0], line)
-        for number, item in lines:
+        mapper = Mapper(self, context, emit, routing, lambda key: _index_session(index, key))
+        for number, item in lines.entries(is_header, context.accounting):
             yield from mapper.entry(number, item)
         yield from sidefiles.failed_deliveries(source.path, info, routing, emit, context)
         yield from sidefiles.cron_deliveries(source.path, session_id, info, mapper.cron_job, emit, context)
@@ -193,15 +167,7 @@ class OpenClawAdapter(Adapter):
             info.parent_session_id = store.session_for_key(connection, info.spawned_by, tables)
         routing = Routing(info)
         emit = Emitter(context.accounting)
-        mapper = Mapper(
-            self,
-            context,
-            emit,
-            routing,
-            info.channel if info else None,
-            info.chat_type if info else None,
-            lambda key: store.session_for_key(connection, key, tables),
-        )
+        mapper = Mapper(self, context, emit, routing, lambda key: store.session_for_key(connection, key, tables))
         started = False
         accounting = context.accounting
         for seq, raw in store.events(connection, session_id):

@@ -34,8 +34,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-import orjson
-
+from ...core.items import first_value
 from ...core.source import Source
 from . import sidefiles
 from .index import from_key, load_index, lookup, trajectory_key
@@ -57,11 +56,7 @@ def default_homes(env: Mapping[str, str]) -> list[Path]:
     home = env.get("HOME") or env.get("USERPROFILE")
     if home:
         homes.extend(Path(home) / name for name in STATE_DIR_NAMES)
-    unique: list[Path] = []
-    for path in homes:
-        if path not in unique:
-            unique.append(path)
-    return unique
+    return list(dict.fromkeys(homes))  # each once, in order
 
 
 def is_session_file(path: Path) -> bool:
@@ -119,10 +114,7 @@ def _head_facts(path: Path) -> tuple[str, set[str]]:
     except (OSError, ValueError):
         head = b""
     jobs = {match.decode() for match in _CRON_PROMPT.findall(head)}
-    try:
-        first = orjson.loads(head.split(b"\n", 1)[0])
-    except orjson.JSONDecodeError:
-        first = None
+    first = first_value(head)
     if isinstance(first, dict) and first.get("type") == "session" and isinstance(first.get("id"), str):
         return str(first["id"]), jobs
     return path.name.split(".", 1)[0], jobs

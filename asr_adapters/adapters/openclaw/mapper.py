@@ -41,13 +41,13 @@ class Mapper(EntryTree):
         context: Context,
         emit: Emitter,
         routing: Routing,
-        channel: str | None,
-        chat_type: str | None = None,
         resolve: Callable[[str], str | None] | None = None,
     ) -> None:
         super().__init__(adapter, context, emit)
         self.routing = routing
-        self.channel = channel
+        info = routing.info  # the session's channel and chat type, from the index or the store
+        self.channel = info.channel if info else None
+        chat_type = info.chat_type if info else None
         self.group = None if chat_type is None else chat_type != "direct"
         # ``message`` sends and ``sessions_spawn`` calls waiting for their result (call id ->
         # what the result needs); a call whose result never comes must not stay in memory
@@ -63,19 +63,6 @@ class Mapper(EntryTree):
         return list(routing.take_pending()) if routing.pending else []
 
     # -- messages ----------------------------------------------------------------------
-
-    def _message(self, eid: str, derived: bool, base: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
-        message = item["message"]
-        role = message.get("role")
-        if role == "user":
-            return [self._user(eid, derived, base, message)]
-        if role == "assistant":
-            return self._assistant(eid, derived, base, message)
-        if role == "toolResult":
-            return self._tool_result(base, message)
-        if role in ("hookMessage", "custom"):
-            return [self._custom_message(eid, derived, base, item, message)]
-        return []
 
     def _user(self, eid: str, derived: bool, base: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
         record: dict[str, Any] = {"type": "message", **base}

@@ -44,6 +44,16 @@ def _bare(platform_id: str) -> str:
     return platform_id.split(":", 1)[1] if ":" in platform_id else platform_id
 
 
+def _numbered(ids: dict[str, str], key: str, prefix: str) -> tuple[str, bool]:
+    """``key``'s id in ``ids``, else the next one (``p1``, ``p2``, …; several keys may name one
+    id) given to it now; and whether it is new, so that the caller declares it once."""
+    found = ids.get(key)
+    if found is not None:
+        return found, False
+    ids[key] = number = f"{prefix}{len(set(ids.values())) + 1}"
+    return number, True
+
+
 class Routing:
     """The registry of participants and conversations, and what is still to be declared."""
 
@@ -100,11 +110,9 @@ class Routing:
             key = f"label:{label}" if isinstance(label, str) and label else None
         if key is None:
             return None
-        found = self.participants.get(key)
-        if found is not None:
-            return found
-        pid = f"p{len(set(self.participants.values())) + 1}"
-        self.participants[key] = pid
+        pid, new = _numbered(self.participants, key, "p")
+        if not new:
+            return pid
         decl: dict[str, Any] = {"type": "participant", "participantId": pid}
         name = sender.get("name")
         if isinstance(name, str) and name:
@@ -224,11 +232,9 @@ class Routing:
         platform_id: str | None,
         account: str | None = None,
     ) -> str:
-        found = self.conversations.get(key)
-        if found is not None:
-            return found
-        cid = f"c{len(set(self.conversations.values())) + 1}"
-        self.conversations[key] = cid
+        cid, new = _numbered(self.conversations, key, "c")
+        if not new:
+            return cid
         decl: dict[str, Any] = {"type": "conversation", "conversationId": cid}
         if channel:
             decl["platform"] = channel

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import orjson
-
+from ...core.items import first_value
 from ...core.source import Source
 
 
@@ -16,18 +15,15 @@ def detect(source: Source) -> int:
         if b"transcript_events" in head:
             return 95
         if source.path is not None:
-            from . import store  # the database's own reader: only for SQLite files
+            from ...core.sqlite_snapshot import table_names  # only for SQLite files
+            from .store import TABLE
 
-            tables = store.table_names(source.path)
-            if store.TABLE in tables and "orchestration_events" not in tables:
+            tables = table_names(source.path, timeout=2.0)
+            if TABLE in tables and "orchestration_events" not in tables:
                 return 95
         return 0
     head = source.head()
-    line = head.split(b"\n", 1)[0]
-    try:
-        first = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        first = None
+    first = first_value(head)
     if isinstance(first, dict) and first.get("type") == "session":
         if isinstance(first.get("id"), str) and "cwd" in first and "timestamp" in first:
             sure = b'"parentId"' in head or b'"message":{"role"' in head or b'"message": {"role"' in head

@@ -41,20 +41,6 @@ def connect(path: Path) -> sqlite3.Connection:
     return open_snapshot(path, timeout=2.0)
 
 
-def table_names(path: Path) -> set[str]:
-    """The database's table names, or an empty set when it cannot be opened."""
-    try:
-        connection = connect(path)
-    except sqlite3.Error:
-        return set()
-    try:
-        return {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    except sqlite3.Error:
-        return set()
-    finally:
-        connection.close()
-
-
 def session_ids(connection: sqlite3.Connection) -> list[str]:
     """Every session in the database, in the order it first wrote (then by id)."""
     rows = connection.execute(

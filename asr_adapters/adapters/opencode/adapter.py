@@ -18,10 +18,10 @@ from ...core.adapter import Adapter, Context, Emitter, Stream, header
 from ...core.errors import InputError
 from ...core.refs import session_ref
 from ...core.source import Source
-from ...core.sqlite_limits import StoreRefused
+from ...core.sqlite_limits import open_store
 from ...core.timestamps import from_epoch_millis, stamp
 from ...registry import register
-from . import discover, sniff
+from . import discover
 from .db import REQUIRED, Database, DbSession, session_info
 from .export import ExportSession, is_export
 from .jsontree import JsonSession
@@ -34,14 +34,9 @@ _HEADER_MOVED = ("id", "title", "directory", "parentID", "version")
 @register
 class OpenCodeAdapter(Adapter):
     name: ClassVar[str] = "opencode"
-    registry_name: ClassVar[str] = "ai.opencode"
     description: ClassVar[str] = (
         "OpenCode opencode.db (one stream per session) and JSON-tree session files (storage/session/…/ses_*.json)"
     )
-    discovery = discover
-
-    def detect(self, source: Source) -> int:
-        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         if source.is_sqlite:
@@ -79,14 +74,7 @@ class OpenCodeAdapter(Adapter):
         return session_id
 
     def _database(self, source: Source, context: Context) -> Iterator[Stream]:
-        if source.path is None:
-            raise InputError(source.display, "an OpenCode database must be read from a file")
-        try:
-            db = Database(source.path)
-        except StoreRefused:
-            raise
-        except Exception as exc:  # any open failure means nothing converts
-            raise InputError(source.display, f"cannot open as an OpenCode database: {exc}") from exc
+        db = open_store(Database, source.path, source.display, "an OpenCode database")
         try:
             missing = [t for t in REQUIRED if t not in db.tables]
             if missing:

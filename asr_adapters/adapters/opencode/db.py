@@ -10,7 +10,6 @@ unreadable row, never a failed query.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -212,18 +211,3 @@ class DbSession:
         times = [t for *_, t in rows if isinstance(t, int)]
         todos = [{"content": _text(c), "status": _text(s), "priority": _text(p)} for c, s, p, _, _ in rows]
         return todos, max(times) if times else None
-
-
-def table_names(path: Path) -> set[str]:
-    """The tables (and views: a view where OpenCode keeps a table is claimed, then refused with
-    its reason) of a database, for detection; an empty set when it cannot be read."""
-    try:
-        connection = open_snapshot(path, timeout=1.0)
-    except (sqlite3.Error, OSError):
-        return set()
-    try:
-        return {r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
-    except sqlite3.Error:
-        return set()
-    finally:
-        connection.close()

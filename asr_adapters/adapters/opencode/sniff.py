@@ -22,9 +22,11 @@ def detect(source: Source) -> int:
         head = source.head()
         if any(name.encode() in head for name in _OTHER_DATABASES):
             return 0
-        from .db import REQUIRED, table_names  # the database's own reader: only for SQLite files
+        from ...core.sqlite_snapshot import table_names  # only for SQLite files
+        from .db import REQUIRED
 
-        tables = table_names(source.path) if source.path is not None else set()
+        # views too: a view where OpenCode keeps a table is claimed, then refused with its reason
+        tables = table_names(source.path, timeout=1.0, views=True) if source.path is not None else set()
         if set(REQUIRED) <= tables and not tables & set(_OTHER_DATABASES):
             return 90
         return 0

@@ -19,8 +19,8 @@ from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
-from . import discover, sniff
-from .common import AGENT, REGISTRY
+from . import discover
+from .common import AGENT
 from .folder import Conversation, events, read_json
 from .v0 import V0Mapper
 from .v1 import V1Mapper, token_usages
@@ -33,15 +33,10 @@ _VERSION_LOOKAHEAD = 4
 @register
 class OpenHandsAdapter(Adapter):
     name: ClassVar[str] = AGENT
-    registry_name: ClassVar[str] = REGISTRY
     description: ClassVar[str] = (
         "OpenHands conversations: V1 <id>/base_state.json + events/event-NNNNN-<uuid>.json "
         "(~/.openhands/conversations), V0 sessions/<sid>/events/<n>.json"
     )
-    discovery = discover
-
-    def detect(self, source: Source) -> int:
-        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         entry = context.document("not an OpenHands conversation file")

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from typing import Any
 
+from ...core.accounting import Accounting
+from ...core.adapter import Emitter
 from ...core.timestamps import from_iso, stamp
 from ...core.usage import count, normalized_usage
 
@@ -30,6 +33,35 @@ def stamp_event(record: dict[str, Any], timestamp: Any) -> bool:
         stamp(record, from_iso(timestamp))
         return True
     return False
+
+
+class EventMapper:
+    """What both generations' mappers do with an event's records: count the event once (kept
+    as a vendor record when it maps to none) and remember the first record each event id
+    became, which later events link back to."""
+
+    emit: Emitter
+    accounting: Accounting
+    vendor: Callable[[str, Any], dict[str, Any]]
+    record_of: dict[Any, str]
+
+    def _emitted(
+        self, kind: str, event: dict[str, Any], records: list[dict[str, Any]] | None, event_id: int | str | None
+    ) -> Iterator[dict[str, Any]]:
+        if not records:
+            records = [self._base(self.vendor(kind, event), event)]
+            self.accounting.vendor += 1
+        else:
+            self.accounting.records += 1
+        if event_id is not None:
+            self.record_of.setdefault(event_id, self.emit.next_id)
+        for record in records:
+            yield self.emit(record)
+
+    def _base(self, record: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
+        """``ts`` in its place (the record's keys are put in order by the emitter)."""
+        stamp_event(record, event.get("timestamp"))
+        return record
 
 
 def meta(item: dict[str, Any], known: tuple[str, ...]) -> dict[str, Any] | None:

@@ -18,7 +18,7 @@ import orjson
 from ...core.accounting import Accounting
 from ...core.adapter import Emitter, start
 from ...core.outcome import not_a_failure
-from .common import REGISTRY, image_parts, litellm_usage, obj, stamp_event
+from .common import REGISTRY, EventMapper, image_parts, litellm_usage, obj
 
 _ENVELOPE = ("id", "timestamp", "source", "action", "observation")
 AUTHORS = {"user": "human", "agent": "model", "environment": "harness"}
@@ -47,7 +47,7 @@ def _call_arguments(metadata: dict[str, Any]) -> Any:
     return None
 
 
-class V0Mapper:
+class V0Mapper(EventMapper):
     """The events of one V0 conversation, in id order."""
 
     def __init__(self, emit: Emitter, accounting: Accounting, vendor: Callable[[str, Any], dict[str, Any]]) -> None:
@@ -79,19 +79,7 @@ class V0Mapper:
             records = self._observation(event)
         else:
             kind, records = "unknown", None
-        if not records:
-            records = [self._base(self.vendor(kind, event), event)]
-            self.accounting.vendor += 1
-        else:
-            self.accounting.records += 1
-        if isinstance(event.get("id"), int):
-            self.record_of.setdefault(event["id"], self.emit.next_id)
-        for record in records:
-            yield self.emit(record)
-
-    def _base(self, record: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
-        stamp_event(record, event.get("timestamp"))
-        return record
+        yield from self._emitted(kind, event, records, event["id"] if isinstance(event.get("id"), int) else None)
 
     def _native(self, record: dict[str, Any], event: dict[str, Any], known: tuple[str, ...] = ()) -> None:
         """The event's members no ASR member carries, under ``openhands``: its ``id`` and its

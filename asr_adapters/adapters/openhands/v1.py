@@ -19,7 +19,7 @@ from ...core.accounting import Accounting
 from ...core.adapter import Emitter, start
 from ...core.outcome import not_a_failure
 from ...model.vocab import ROLES
-from .common import REGISTRY, content_parts, litellm_usage, obj, stamp_event
+from .common import REGISTRY, EventMapper, content_parts, litellm_usage, obj, stamp_event
 
 _ENVELOPE = ("kind", "id", "timestamp", "source")
 #: text the SDK and the CLI write as ``source: user`` messages: the critic's iterative-refinement
@@ -113,7 +113,7 @@ def reasoning_item_message(item: dict[str, Any], event: dict[str, Any]) -> dict[
     return record
 
 
-class V1Mapper:
+class V1Mapper(EventMapper):
     """The events of one V1 conversation, in index order."""
 
     def __init__(
@@ -140,22 +140,10 @@ class V1Mapper:
         fresh = _nonempty(event_id) and event_id not in self.record_of  # a repeated id: vendor
         handler = _HANDLERS.get(kind) if isinstance(kind, str) and fresh else None
         records = handler(self, event) if handler is not None else None
-        if not records:
-            records = [self._base(self.vendor(kind if isinstance(kind, str) else "unknown", event), event)]
-            self.accounting.vendor += 1
-        else:
-            self.accounting.records += 1
-        if isinstance(event.get("id"), str):
-            self.record_of.setdefault(event["id"], self.emit.next_id)
-        for record in records:
-            yield self.emit(record)
+        name = kind if isinstance(kind, str) else "unknown"
+        yield from self._emitted(name, event, records, event_id if isinstance(event_id, str) else None)
 
     # -- helpers -------------------------------------------------------------------------
-
-    def _base(self, record: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
-        """``ts`` in its place (the record's keys are put in order by the emitter)."""
-        stamp_event(record, event.get("timestamp"))
-        return record
 
     def _native(self, record: dict[str, Any], event: dict[str, Any], known: tuple[str, ...]) -> None:
         """The event's members no ASR member carries, verbatim, under ``openhands``: its ``id``

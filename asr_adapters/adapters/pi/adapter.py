@@ -11,15 +11,14 @@ from collections.abc import Iterator
 from pathlib import PurePath
 from typing import Any, ClassVar
 
-from ...core.adapter import Adapter, Context, Emitter, Stream, header
-from ...core.errors import InputError
+from ...core.adapter import Adapter, Context, Emitter, Lines, Stream, header
 from ...core.items import names
 from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
-from . import discover, sniff
-from .mapper import REGISTRY, PiMapper
+from . import discover
+from .mapper import PiMapper
 
 FORMAT = "pi-session"
 #: Members an entry is dispatched on by name (``core.items``): an array or object there is one
@@ -33,43 +32,23 @@ _HEADER_KNOWN = frozenset({"type", "id", "version", "timestamp", "cwd", "parentS
 @register
 class PiAdapter(Adapter):
     name: ClassVar[str] = "pi"
-    registry_name: ClassVar[str] = REGISTRY
     description: ClassVar[str] = "pi coding agent sessions: ~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl (v1-v3)"
-    discovery = discover
-
-    def detect(self, source: Source) -> int:
-        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
-        lines = context.json_lines(DISPATCH)
-        first = next(lines, None)
-        if first is None:
-            raise InputError(source.display, "empty file: no pi session header")
-        line = first[1]
+        lines = context.first_line(DISPATCH, "empty file: no pi session header")
+        line = lines.first[1]
         is_header = isinstance(line, dict) and line.get("type") == "session" and isinstance(line.get("id"), str)
         session_id = line["id"] if is_header else _stem_id(source.name)
-        yield Stream(
-            session_ref(self.name, session_id), self._records(source, context, first, lines, session_id, is_header)
-        )
+        yield Stream(session_ref(self.name, session_id), self._records(source, context, lines, session_id, is_header))
 
     def _records(
-        self,
-        source: Source,
-        context: Context,
-        first: tuple[int, Any],
-        lines: Iterator[tuple[int, Any]],
-        session_id: str,
-        is_header: bool,
+        self, source: Source, context: Context, lines: Lines, session_id: str, is_header: bool
     ) -> Iterator[dict[str, Any]]:
         emit = Emitter(context.accounting)
-        line = first[1] if is_header else {}
+        line = lines.first[1] if is_header else {}
         yield emit(self._header(source.name, session_id, line, derived=not is_header))
         mapper = PiMapper(self, context, emit)
-        if is_header:
-            context.accounting.records += 1
-        else:
-            yield from mapper.entry(first[0], first[1])
-        for number, item in lines:
+        for number, item in lines.entries(is_header, context.accounting):
             yield from mapper.entry(number, item)
 
     def _header(self, file: str, session_id: str, line: dict[str, Any], derived: bool) -> dict[str, Any]:

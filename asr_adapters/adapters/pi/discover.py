@@ -52,11 +52,7 @@ def default_homes(env: Mapping[str, str]) -> list[Path]:
         if setting is not None and not moved:
             homes.append(_expand(setting, home))
         homes.append(base / "sessions")
-    unique: list[Path] = []
-    for path in homes:
-        if path not in unique:
-            unique.append(path)
-    return unique
+    return list(dict.fromkeys(homes))  # each once, in order
 
 
 def _session_dir_setting(path: Path) -> str | None:

@@ -29,20 +29,11 @@ _BASH_KNOWN = ("role", "timestamp")
 class PiMapper(EntryTree):
     """The entries of one pi session, in file order (every branch of the tree)."""
 
-    def _message(self, eid: str, derived: bool, base: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
-        message = item["message"]
-        role = message.get("role")
-        if role == "user":
-            return [self._user(eid, derived, base, message)]
-        if role == "assistant":
-            parts, calls = self._assistant_parts(message)
-            return self._assistant_records(eid, derived, base, message, parts, calls)[0]
-        if role == "toolResult":
-            return [self._tool_result(base, message)]
-        if role == "bashExecution":
+    def _other_role(
+        self, eid: str, derived: bool, base: dict[str, Any], message: dict[str, Any]
+    ) -> list[dict[str, Any]]:
+        if message.get("role") == "bashExecution":
             return [self._bash(eid, derived, base, message)]
-        if role in ("hookMessage", "custom"):
-            return [self._custom_message(eid, derived, base, item, message)]
         return []  # system messages (0.86+), roles of later versions: vendor records
 
     def _other(self, eid: str, base: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
@@ -87,14 +78,14 @@ class PiMapper(EntryTree):
                 record[key] = value
         return record
 
-    def _tool_result(self, base: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
+    def _tool_result(self, base: dict[str, Any], message: dict[str, Any]) -> list[dict[str, Any]]:
         record = self._result_record(base, message, (SKIPPED,), SHELL_TOOLS)
         if record.get("name") in SHELL_TOOLS and record.get("isError") is True and "exitCode" not in record:
             text = "".join(p["text"] for p in record["content"] if isinstance(p.get("text"), str))
             if text.endswith(ABORTED):  # the person's interrupt killed the command
                 record["status"] = "interrupted"
                 not_a_failure(record)
-        return record
+        return [record]
 
     def _bash(self, eid: str, derived: bool, base: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
         """A ``!command`` the person ran in the editor: pi keeps the command and its output

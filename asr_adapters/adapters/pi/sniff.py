@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import orjson
-
+from ...core.items import first_value
 from ...core.lazyre import LazyPattern
 from ...core.source import Source
 from . import discover
@@ -22,7 +19,7 @@ def detect(source: Source) -> int:
     if source.is_sqlite:
         return 0
     head = source.head()
-    first = _first(head)
+    first = first_value(head)
     if not (isinstance(first, dict) and first.get("type") == "session" and isinstance(first.get("id"), str)):
         return 0
     if "cwd" not in first or "timestamp" not in first:
@@ -34,10 +31,3 @@ def detect(source: Source) -> int:
     if first.get("version") in (2, 3) and _MODEL_CHANGE.search(head):
         return 92
     return 0
-
-
-def _first(head: bytes) -> Any:
-    try:
-        return orjson.loads(head.split(b"\n", 1)[0])
-    except orjson.JSONDecodeError:
-        return None

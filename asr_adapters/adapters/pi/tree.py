@@ -48,8 +48,37 @@ class EntryTree:
     # -- what the agent's mapper provides -----------------------------------------------
 
     def _message(self, eid: str, derived: bool, base: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
-        """The records of a ``message`` entry (empty: kept as a vendor record)."""
+        """The records of a ``message`` entry, by its message's role (empty: kept as a vendor
+        record); the roles are the format's, what each becomes the agent's."""
+        message = item["message"]
+        role = message.get("role")
+        if role == "user":
+            return [self._user(eid, derived, base, message)]
+        if role == "assistant":
+            return self._assistant(eid, derived, base, message)
+        if role == "toolResult":
+            return self._tool_result(base, message)
+        if role in ("hookMessage", "custom"):
+            return [self._custom_message(eid, derived, base, item, message)]
+        return self._other_role(eid, derived, base, message)
+
+    def _user(self, eid: str, derived: bool, base: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
+
+    def _assistant(
+        self, eid: str, derived: bool, base: dict[str, Any], message: dict[str, Any]
+    ) -> list[dict[str, Any]]:
+        parts, calls = self._assistant_parts(message)
+        return self._assistant_records(eid, derived, base, message, parts, calls)[0]
+
+    def _tool_result(self, base: dict[str, Any], message: dict[str, Any]) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def _other_role(
+        self, eid: str, derived: bool, base: dict[str, Any], message: dict[str, Any]
+    ) -> list[dict[str, Any]]:
+        """The records of a message of a role the format does not share (empty: vendor)."""
+        return []
 
     def _other(self, eid: str, base: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
         """Records of an entry type the tree does not map itself (empty: a vendor record)."""

@@ -10,15 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from ...core.adapter import Adapter, Context, Emitter, Stream, header
-from ...core.errors import InputError
+from ...core.adapter import Adapter, Context, Emitter, Lines, Stream, header
 from ...core.items import names
 from ...core.refs import session_ref
 from ...core.source import Source
 from ...core.timestamps import from_iso, stamp
 from ...registry import register
-from . import discover, sniff
-from .mapper import ENVELOPE, REGISTRY, QwenMapper
+from . import discover
+from .mapper import ENVELOPE, QwenMapper
 
 FORMAT = "qwen-code-chat"
 #: Members a record is dispatched on by name (``core.items``): an array or object there is one
@@ -29,32 +28,17 @@ DISPATCH = names("type", "subtype", "message.role")
 @register
 class QwenCodeAdapter(Adapter):
     name: ClassVar[str] = "qwen-code"
-    registry_name: ClassVar[str] = REGISTRY
     description: ClassVar[str] = "Qwen Code chat recordings: ~/.qwen/projects/<project>/chats/<sessionId>.jsonl (v0.4+)"
-    discovery = discover
-
-    def detect(self, source: Source) -> int:
-        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
-        lines = context.json_lines(DISPATCH)
-        first = next(lines, None)
-        if first is None:
-            raise InputError(source.display, "empty file: no Qwen Code record")
-        line = first[1] if isinstance(first[1], dict) else {}
+        lines = context.first_line(DISPATCH, "empty file: no Qwen Code record")
+        line = lines.first[1] if isinstance(lines.first[1], dict) else {}
         native = line.get("sessionId")
         session_id = native if isinstance(native, str) and native else discover.stem(source.name)
-        yield Stream(session_ref(self.name, session_id), self._records(source, context, first, lines, session_id))
+        yield Stream(session_ref(self.name, session_id), self._records(source, context, lines, session_id))
 
-    def _records(
-        self,
-        source: Source,
-        context: Context,
-        first: tuple[int, Any],
-        lines: Iterator[tuple[int, Any]],
-        session_id: str,
-    ) -> Iterator[dict[str, Any]]:
-        line = first[1] if isinstance(first[1], dict) else {}
+    def _records(self, source: Source, context: Context, lines: Lines, session_id: str) -> Iterator[dict[str, Any]]:
+        line = lines.first[1] if isinstance(lines.first[1], dict) else {}
         version = line.get("version")
         record = header(
             self.name,
@@ -75,6 +59,5 @@ class QwenCodeAdapter(Adapter):
         emit = Emitter(context.accounting)
         yield emit(record)
         mapper = QwenMapper(self, context, emit, envelope)
-        yield from mapper.record(first[0], first[1])
-        for number, item in lines:
+        for number, item in lines.entries(False, context.accounting):  # no header line: every line is a record
             yield from mapper.record(number, item)

@@ -26,11 +26,7 @@ def default_homes(env: Mapping[str, str]) -> list[Path]:
             homes.append(Path(value).expanduser() / "projects")
     if home:
         homes.append(Path(home) / ".qwen" / "projects")
-    unique: list[Path] = []
-    for path in homes:
-        if path not in unique:
-            unique.append(path)
-    return unique
+    return list(dict.fromkeys(homes))  # each once, in order
 
 
 def is_session_file(path: Path) -> bool:

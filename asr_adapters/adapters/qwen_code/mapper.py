@@ -16,7 +16,7 @@ from typing import Any
 
 from ...core.adapter import Adapter, Context, Emitter
 from ...core.outcome import not_a_failure
-from ...core.refs import schema_name
+from ...core.refs import put_id, schema_name
 from ...core.spill import SpillMap
 from ...core.timestamps import from_iso, stamp
 from ..gemini_cli.parts import attribute_prompt, map_part, native_parts
@@ -121,12 +121,7 @@ class QwenMapper(SystemRecords):
 
     def _message_id(self, record: dict[str, Any], item: dict[str, Any]) -> None:
         """``messageId``: the record's ``uuid``; a record without one gets ``L<line>``, derived."""
-        uuid = item.get("uuid")
-        if isinstance(uuid, str) and uuid:
-            record["messageId"] = uuid
-        else:
-            record["messageId"] = f"L{self._number}"
-            record["idSource"] = "derived"
+        put_id(record, "messageId", item.get("uuid"), f"L{self._number}")
 
     def _vendor(self, item: dict[str, Any], schema: str) -> dict[str, Any]:
         record = self._base("vendor", item)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import orjson
-
+from ...core.items import first_value
 from ...core.lazyre import LazyPattern
 from ...core.source import Source
 
@@ -18,10 +17,7 @@ def detect(source: Source) -> int:
     if source.is_sqlite:
         return 0
     head = source.head()
-    try:
-        first = orjson.loads(head.split(b"\n", 1)[0])
-    except orjson.JSONDecodeError:
-        return 0
+    first = first_value(head)
     kind = first.get("type") if isinstance(first, dict) else None
     if not (isinstance(kind, str) and kind in _TYPES and "parentUuid" in first):
         return 0

@@ -21,9 +21,9 @@ from ...core.adapter import Adapter, Context, Stream
 from ...core.errors import InputError
 from ...core.lenient import REPLACED
 from ...core.source import Source
-from ...core.sqlite_limits import StoreRefused
+from ...core.sqlite_limits import open_store
 from ...registry import register
-from . import discover, header, sniff, tools, v1, v2
+from . import header, tools, v1, v2
 from .db import REPAIRED, Database, loads
 from .state import ThreadState, obj
 
@@ -38,22 +38,12 @@ def thread_accounting(context: Context) -> dict[str, Accounting]:
 @register
 class T3CodeAdapter(Adapter):
     name = "t3code"
-    registry_name = "chat.t3.code"
     description = "T3 Code state.sqlite (orchestration V1 and V2): one stream per thread"
-    discovery = discover
-
-    def detect(self, source: Source) -> int:
-        return sniff.detect(source)  # in sniff.py, so that detection imports no converter
 
     def streams(self, source: Source, context: Context) -> Iterator[Stream]:
         path, scratch = _database_path(source)
         try:
-            try:
-                db = Database(path)
-            except StoreRefused:
-                raise
-            except Exception as exc:  # any open failure means nothing converts
-                raise InputError(source.display, f"cannot open as a T3 Code database: {exc}") from exc
+            db = open_store(Database, path, source.display, "a T3 Code database")
             if "orchestration_events" not in db.tables:
                 db.close()
                 raise InputError(source.display, "no orchestration_events table: not a T3 Code state.sqlite")

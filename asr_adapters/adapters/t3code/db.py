@@ -166,14 +166,8 @@ class Database:
             f"SELECT {V1_COLUMNS}{version}{copied} FROM orchestration_events "
             "WHERE aggregate_kind = 'thread' AND stream_id = ? AND sequence > ? ORDER BY sequence LIMIT ?"
         )
-        last = -1
-        while True:
-            rows = self._all(sql, (thread_id, last, PAGE))
-            for row in rows:
-                yield _unreadable(row) or _v1_row(row), row[13] == 1
-            if len(rows) < PAGE:
-                return
-            last = rows[-1][0]
+        for row in self._paged(sql, thread_id):
+            yield _unreadable(row) or _v1_row(row), row[13] == 1
 
     def v2_events(self, thread_id: str) -> Iterator[dict[str, Any]]:
         if not self.has_v2:
@@ -182,11 +176,16 @@ class Database:
             f"SELECT {V2_COLUMNS} FROM orchestration_v2_events "
             "WHERE thread_id = ? AND sequence > ? ORDER BY sequence LIMIT ?"
         )
+        for row in self._paged(sql, thread_id):
+            yield _unreadable(row) or _v2_row(row)
+
+    def _paged(self, sql: str, thread_id: str) -> Iterator[Any]:
+        """The rows of ``sql`` (sequence first, ``WHERE … sequence > ? ORDER BY sequence LIMIT
+        ?``), a page at a time: a thread of any length holds one page in memory."""
         last = -1
         while True:
             rows = self._all(sql, (thread_id, last, PAGE))
-            for row in rows:
-                yield _unreadable(row) or _v2_row(row)
+            yield from rows
             if len(rows) < PAGE:
                 return
             last = rows[-1][0]
@@ -455,17 +454,3 @@ def _v2_row(row: tuple[Any, ...]) -> dict[str, Any]:
         "payload": None,
     }
     return _with_payload(event, row[10])
-
-
-def table_names(path: Path) -> set[str]:
-    """Table names of a SQLite file, read-only (for detection when the head is not enough)."""
-    try:
-        connection = open_snapshot(path, timeout=5.0)
-    except sqlite3.Error:
-        return set()
-    try:
-        return {r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()}
-    except sqlite3.Error:
-        return set()
-    finally:
-        connection.close()

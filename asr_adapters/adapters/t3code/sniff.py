@@ -15,9 +15,9 @@ def detect(source: Source) -> int:
     if b"orchestration_events" in head:
         return 95
     if source.path is not None:
-        from .db import table_names  # the database's own reader: only for SQLite files
+        from ...core.sqlite_snapshot import table_names  # only for SQLite files
 
-        tables = table_names(source.path)
+        tables = table_names(source.path, timeout=5.0)
         if "orchestration_events" in tables and "transcript_events" not in tables:
             return 90
     return 0
