@@ -199,7 +199,7 @@ def _isolated_chunk(chunk: Chunk, pools: _Pools) -> list[Result]:
 def _isolated(item: Item, chunk: Chunk, pools: _Pools) -> Result:
     with pools(1) as executor:
         try:
-            return executor.submit(run_item, item, chunk.outdir, chunk.agents, chunk.tag).result()
+            return executor.submit(run_item, item, chunk.outdir, chunk.agents, chunk.tag, chunk.redact).result()
         except BrokenProcessPool:
             pass
     return _died(item)
