@@ -117,3 +117,24 @@ def test_a_source_the_copy_check_sniffed_is_not_sniffed_again_by_its_worker(
     summary = batch([tmp_path / "src"], tmp_path / "out", jobs=1)
     assert (summary.converted, summary.copies, summary.failed) == (2, 0, 0)
     assert sorted(detected) == sorted([str(first), str(second)])
+
+
+def test_a_source_changed_after_the_copy_check_sniffed_it_is_sniffed_again(tmp_path: Path) -> None:
+    """The driver's verdict holds only while the file keeps the stamp it had then: one that
+    became another agent's session, or no one's, is judged anew by its worker."""
+    from asr_adapters.batch.worker import Item, run_item
+
+    golden = Path(__file__).parent.parent / "golden"
+    codex = (golden / "codex" / "03-user-message-parts" / "input.jsonl").read_bytes()
+    path = tmp_path / "11111111-1111-4111-8111-111111111111.jsonl"
+    path.write_bytes((golden / "claude-code" / "fold-tool-calls" / "input.jsonl").read_bytes())
+    stamp = path.stat()
+    sniffed = ("claude-code", stamp.st_size, stamp.st_mtime_ns)
+    item = Item(str(path), str(path), explicit=True, sniffed=sniffed)
+    assert run_item(item, str(tmp_path / "same")).agent == "claude-code"
+    path.write_bytes(codex)
+    os.utime(path, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 1_000_000))
+    assert run_item(item, str(tmp_path / "other")).agent == "codex"
+    path.write_bytes(b"hello world\n")
+    result = run_item(item, str(tmp_path / "none"))
+    assert (result.agent, result.status) == ("", "unclaimed")

@@ -64,13 +64,14 @@ def find_copies(
     sizes: Mapping[str, int],
     kept: Mapping[str, tuple[str, str, int]],
     agents: Sequence[str] = (),
-    sniffed: dict[str, str] | None = None,
+    sniffed: dict[str, tuple[str, int, int]] | None = None,
 ) -> dict[str, Copy]:
     """The items (walk order) that are copies of an earlier item or of a source ``kept``
     unchanged from the manifest (source -> (agent, sha256, size)): {copy's source: Copy}.
     ``agents``: the --agent filter (a source it leaves out is no one's original). Remote
-    sources are never compared (their bytes are not here). ``sniffed`` receives the agent each
-    item sniffed here was claimed for (source -> agent), for its worker."""
+    sources are never compared (their bytes are not here). ``sniffed`` receives, for each item
+    sniffed here, the agent it was claimed for and its size and mtime before the sniff (source
+    -> (agent, size, mtime_ns)), for its worker (``worker.Item.sniffed``)."""
     by_size: dict[int, list[str]] = defaultdict(list)
     for source, (_agent, _sha, size) in kept.items():
         by_size[size].append(source)
@@ -87,11 +88,12 @@ def find_copies(
             try:
                 if source in paths:
                     item = paths[source]
+                    stamp = os.stat(item.path)
                     adapter, _reason = sniff(Path(item.path), size, explicit=item.explicit)
                     if adapter is None or (agents and adapter.name not in agents):
                         continue
                     if sniffed is not None:
-                        sniffed[source] = adapter.name
+                        sniffed[source] = (adapter.name, stamp.st_size, stamp.st_mtime_ns)
                     agent, sha256 = adapter.name, file_sha256(source)
                     mtime_ns = os.stat(source).st_mtime_ns
                 else:

@@ -120,10 +120,10 @@ def run_batch(options: BatchOptions) -> Summary:
     return summary
 
 
-def _sniffed(item: Item, sniffed: Mapping[str, str]) -> Item:
-    """The item, marked with the agent the driver's sniff claimed it for (if it sniffed it)."""
-    agent = sniffed.get(item.source)
-    return item if agent is None else replace(item, sniffed=agent)
+def _sniffed(item: Item, sniffed: Mapping[str, tuple[str, int, int]]) -> Item:
+    """The item, marked with what the driver's sniff found (if it sniffed it)."""
+    found = sniffed.get(item.source)
+    return item if found is None else replace(item, sniffed=found)
 
 
 class _Batch:
@@ -173,7 +173,8 @@ class _Batch:
 
     def plan(self, roots: list[Path]) -> Iterator[Item]:
         """The sources to sniff and convert, in walk order, as the walk finds them (what is
-        up to date is counted as skipped here; the content sniff is the workers')."""
+        up to date is counted as skipped here; the content sniff is the workers', but for a
+        source the copy check sniffed, which its worker takes while its stamp is unchanged)."""
         filters = self.options.filters
         summary = self.summary
         follow = self.options.follow_symlinks
@@ -253,7 +254,7 @@ class _Batch:
             self.summary.gone += 1
         self.claims = self.manifest.claims(self.exists)
         items = list(self.plan(roots))
-        sniffed: dict[str, str] = {}
+        sniffed: dict[str, tuple[str, int, int]] = {}
         copies = find_copies(items, self.sizes, self.kept, self.options.filters.agents, sniffed)
         items = [_sniffed(item, sniffed) for item in items if item.source not in copies]
         sizes = [self.sizes[item.source] for item in items]

@@ -224,7 +224,8 @@ def prefilter(path: Path, size: int | None = None, *, explicit: bool = False) ->
 
 
 def sniff_content(path: Path, *, explicit: bool = False) -> tuple[Adapter | None, str | None]:
-    """The half of ``sniff`` that opens the file (done by the batch's workers)."""
+    """The half of ``sniff`` that opens the file (done by the batch's workers, and by the
+    driver for sources of equal size, which ``copies.find_copies`` hashes)."""
     try:
         adapter = registry.detect(Source(path))  # its head is read once for every adapter
     except UnknownAgentError as exc:

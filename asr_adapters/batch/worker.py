@@ -57,9 +57,10 @@ class Item:
     known_sha256: str | None = None
     root: str = ""  # the real path of the folder walked: companions read through links must stay in it
     follow_symlinks: bool = False
-    #: the agent the driver's sniff already claimed it for (``copies.find_copies`` sniffs sources
-    #: of equal size), so the worker does not read its head and ask every agent again
-    sniffed: str | None = None
+    #: (agent, size, mtime_ns): the agent the driver's sniff claimed it for (``copies.find_copies``
+    #: sniffs sources of equal size) and the file's stamp before that sniff; a worker that finds
+    #: the same stamp takes the agent instead of reading the head and asking every agent again
+    sniffed: tuple[str, int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -195,10 +196,9 @@ def run_item(item: Item, outdir: str, agents: tuple[str, ...] = (), tag: str = "
     if is_url(item.source):
         return _run_remote(item, outdir, agents, tag, redact)
     try:
-        adapter: Adapter | None
-        if item.sniffed is not None:
-            adapter, reason = registry.get(item.sniffed), None
-        else:
+        adapter: Adapter | None = _sniffed_before(item)
+        reason = None
+        if adapter is None:
             adapter, reason = sniff_content(Path(item.path), explicit=item.explicit)
     except Exception:  # the sniff catches what adapters raise; this is a last resort
         adapter, reason = None, SNIFF_FAILED
@@ -218,6 +218,19 @@ def run_item(item: Item, outdir: str, agents: tuple[str, ...] = (), tag: str = "
     stamps = companions(adapter.name, item.source, paths)
     with links_followed(item.follow_symlinks):
         return run_task(Task(item.source, adapter.name, outdir, item.known_sha256, stamps, tag, redact))
+
+
+def _sniffed_before(item: Item) -> Adapter | None:
+    """The adapter the driver's sniff found, while the file still has the stamp it had then
+    (otherwise None: it changed, or cannot be read, and is sniffed again)."""
+    if item.sniffed is None:
+        return None
+    agent, size, mtime_ns = item.sniffed
+    try:
+        stat = os.stat(item.path)
+    except OSError:
+        return None
+    return registry.get(agent) if (stat.st_size, stat.st_mtime_ns) == (size, mtime_ns) else None
 
 
 def _run_remote(item: Item, outdir: str, agents: tuple[str, ...], tag: str, redact: Any = None) -> Result:
