@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from types import ModuleType
 
 from .core.adapter import Adapter
 from .core.errors import InputError, UnknownAgentError
@@ -16,9 +16,10 @@ ASR_STREAM = (
 )
 
 _ADAPTERS: dict[str, Adapter] = {}
-#: a packaged agent's ``sniff.detect``, once imported: ``import_module`` of a loaded module costs
-#: more than the sniff of a small file's head, and a batch asks every agent of every file
-_SNIFFS: dict[str, Callable[[Source], int]] = {}
+#: a packaged agent's ``sniff`` module, once imported: ``import_module`` of a loaded module costs
+#: more than the sniff of a small file's head, and a batch asks every agent of every file (its
+#: ``detect`` is looked up at each call, so a replaced function is the one asked)
+_SNIFFS: dict[str, ModuleType] = {}
 
 
 def register(cls: type[Adapter]) -> type[Adapter]:
@@ -89,8 +90,8 @@ def score(source: Source, agent: str) -> int:
         package = _packages().get(agent)
         if package is None:
             return get(agent).detect(source)
-        sniff = _SNIFFS[agent] = importlib.import_module(f"{__package__}.adapters.{package}.sniff").detect
-    return int(sniff(source))
+        sniff = _SNIFFS[agent] = importlib.import_module(f"{__package__}.adapters.{package}.sniff")
+    return int(sniff.detect(source))
 
 
 def detect(source: Source) -> Adapter:

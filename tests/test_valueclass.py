@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
+import typing
 from collections import Counter
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -127,3 +128,70 @@ def test_fields_of_a_base_come_first() -> None:
 
     assert repr(Child(1, 2, "z")).endswith("Child(a=1, b=2, c='z')")
     assert Child(1) == Child(1, 0, "c")
+
+
+@pytest.mark.parametrize("method", ["__init__", "__repr__", "__eq__", "__hash__", "__post_init__"])
+def test_a_class_with_its_own_generated_method_or_post_init_is_refused(method: str) -> None:
+    """A dataclass would keep the class's own method (or call ``__post_init__``); a valueclass
+    would silently replace it, so it refuses the class instead."""
+    body: dict[str, Any] = {"__annotations__": {"a": "int"}, method: lambda self, *args: None}
+    with pytest.raises(TypeError, match=method):
+        vc.valueclass(type("Own", (), body))
+
+
+def test_class_variables_are_not_fields_however_they_are_spelled() -> None:
+    @vc.valueclass
+    class Counted:
+        a: int
+        plain: ClassVar[int] = 1
+        dotted: typing.ClassVar[str] = "x"
+
+    assert [name for name, _, _ in Counted.__value_fields__] == ["a"]  # type: ignore[attr-defined]
+    assert Counted(5).plain == 1 and Counted.__match_args__ == ("a",)  # type: ignore[misc]
+
+
+def test_a_field_without_default_after_one_with_a_default_is_refused() -> None:
+    @vc.valueclass
+    class Base:
+        a: int = 0
+
+    with pytest.raises(TypeError, match="'b' without a default"):
+        vc.valueclass(type("Child", (Base,), {"__annotations__": {"b": "int"}}))
+
+
+def test_a_mutable_class_on_a_frozen_base_is_refused() -> None:
+    @vc.valueclass(frozen=True)
+    class Base:
+        a: int
+
+    with pytest.raises(TypeError, match="not frozen"):
+        vc.valueclass(type("Child", (Base,), {"__annotations__": {"b": "int"}}))
+
+
+def test_a_value_that_holds_itself_has_a_repr() -> None:
+    @vc.valueclass
+    class Box:
+        inner: list[Any] = vc.field(default_factory=list)
+
+    box = Box()
+    box.inner.append(box)
+    assert repr(box).endswith("Box(inner=[...])")
+
+
+def test_positional_patterns_match_as_for_a_dataclass() -> None:
+    match _KeptFrozen("n", ("p",)):
+        case _KeptFrozen(name, parts):
+            assert (name, parts) == ("n", ("p",))
+        case _:
+            pytest.fail("no match")
+
+
+def test_the_public_classes_of_the_library_api_are_dataclasses() -> None:
+    """``asr_adapters.Accounting``, ``Diagnostic`` and ``Finding`` stay dataclasses: users call
+    ``dataclasses.asdict`` and ``replace`` on them."""
+    import asr_adapters
+
+    for name in ("Accounting", "Diagnostic", "Finding"):
+        assert dataclasses.is_dataclass(getattr(asr_adapters, name)), name
+    finding = asr_adapters.Finding("ASR-200", 1, 2, "message")
+    assert dataclasses.replace(finding, seq=3).seq == 3 and dataclasses.asdict(finding)["rule"] == "ASR-200"

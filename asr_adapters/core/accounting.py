@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
-
-from .valueclass import field, valueclass
 
 OUTCOMES = ("records", "vendor", "folded", "duplicates", "unreadable")
 
 
-@valueclass
+# A dataclass, not a core.valueclass: it is public API (asr_adapters.Diagnostic), and users' code may
+# call dataclasses.asdict/replace/fields on it or match it by position.
+@dataclass
 class Diagnostic:
     """One problem in the input: file, line (when known) and reason."""
 
@@ -64,7 +65,9 @@ class Diagnostics(list[Diagnostic]):
         return len(self) + self.omitted
 
 
-@valueclass
+# A dataclass, not a core.valueclass: it is public API (asr_adapters.Accounting), and users' code may
+# call dataclasses.asdict/replace/fields on it or match it by position.
+@dataclass
 class Accounting:
     """Counts of native items by outcome; the outcomes always sum to ``native_items``.
 

@@ -228,10 +228,15 @@ def header(
     }
 
 
+#: the packages whose ``sniff`` and ``discover`` modules are an adapter's own
+_AGENT_PACKAGES = __name__.rpartition(".core.")[0] + ".adapters."
+
+
 def _beside(package: str, module: str) -> ModuleType | None:
-    """The module ``module`` of ``package`` (an adapter's ``sniff`` or ``discover``), or None
-    when the package has none (an adapter defined outside ``asr_adapters/adapters/<agent>/``)."""
-    if not package or importlib.util.find_spec(f"{package}.{module}") is None:
+    """The module ``module`` (``sniff`` or ``discover``) of an agent's package under
+    ``asr_adapters/adapters/``, or None: the package has none, or it is not an agent's (an
+    adapter defined elsewhere, say beside a ``discover`` module of another kind, names its own)."""
+    if not package.startswith(_AGENT_PACKAGES) or importlib.util.find_spec(f"{package}.{module}") is None:
         return None
     return importlib.import_module(f"{package}.{module}")
 
@@ -251,8 +256,8 @@ class Adapter(ABC):
     #: keeps its files), which the discovery hooks below ask; a hook the module does not define
     #: keeps the default. A packaged agent's are found beside its adapter module
     #: (``__init_subclass__``), the layout ``registry`` imports by, so the class names neither.
-    detection: Any = None
-    discovery: Any = None
+    detection: ClassVar[ModuleType | None] = None
+    discovery: ClassVar[ModuleType | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -265,7 +270,9 @@ class Adapter(ABC):
             cls.detection = _beside(package, "sniff")
         if cls.discovery is None:
             cls.discovery = _beside(package, "discover")
-        if cls.detection is None and cls.detect is Adapter.detect:  # as an abstract method did
+        # as an abstract method did, for an agent's adapter (one with a name; a shared base
+        # class without one may leave detect to its subclasses)
+        if hasattr(cls, "name") and cls.detection is None and cls.detect is Adapter.detect:
             raise TypeError(f"{cls.__name__}: no sniff module beside it and no detect of its own")
 
     def detect(self, source: Source) -> int:
@@ -274,6 +281,8 @@ class Adapter(ABC):
         Must be cheap: look at ``source.head()`` (a few KB) and the name only. Asks the
         ``sniff`` module's ``detect``; an adapter without one beside it defines this.
         """
+        if self.detection is None:  # a shared base's subclass that names no sniff module
+            raise NotImplementedError(f"{type(self).__name__} has no sniff module and no detect")
         return int(self.detection.detect(source))
 
     @abstractmethod

@@ -24,24 +24,24 @@ class LazyPattern(Generic[AnyStr]):
         self._flags = flags
         self._compiled: re.Pattern[AnyStr] | None = None
 
-    @property
-    def pattern(self) -> re.Pattern[AnyStr]:
+    def compiled(self) -> re.Pattern[AnyStr]:
+        """The compiled pattern (``re.Pattern.pattern`` would be its source text)."""
         compiled = self._compiled
         if compiled is None:
             compiled = self._compiled = re.compile(self._source, self._flags)
         return compiled
 
     def search(self, string: AnyStr, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[AnyStr] | None:
-        return self.pattern.search(string, pos, endpos)
+        return self.compiled().search(string, pos, endpos)
 
     def match(self, string: AnyStr, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[AnyStr] | None:
-        return self.pattern.match(string, pos, endpos)
+        return self.compiled().match(string, pos, endpos)
 
     def fullmatch(self, string: AnyStr, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[AnyStr] | None:
-        return self.pattern.fullmatch(string, pos, endpos)
+        return self.compiled().fullmatch(string, pos, endpos)
 
     def finditer(self, string: AnyStr, pos: int = 0, endpos: int = sys.maxsize) -> Iterator[re.Match[AnyStr]]:
-        return self.pattern.finditer(string, pos, endpos)
+        return self.compiled().finditer(string, pos, endpos)
 
     def __repr__(self) -> str:
         return f"LazyPattern({self._source!r}, {self._flags})"

@@ -9,14 +9,21 @@ when the module is imported: about 2.5 M instructions a class. The twelve such c
 ``frozen=True``, immutability and a hash, from functions shared by every such class: nothing is
 compiled. Making an instance costs a loop over the fields, a few times a dataclass's, so it is
 for classes made a few times an input (a stream's facts, a report, a finding), not once a line.
-Type checkers read it as a dataclass (``dataclass_transform``).
+Type checkers read it as a dataclass (``dataclass_transform``), but it is not one to
+``dataclasses.asdict``/``replace``/``fields``, orjson or ``inspect.signature`` (``(*args,
+**kwargs)``): public classes of the library API stay dataclasses. A class that defines its own
+``__init__``, ``__repr__``, ``__eq__``, ``__hash__``, ``__setattr__``, ``__delattr__`` or
+``__post_init__``, a non-frozen class on a frozen base, and a field without a default after one
+with a default are refused with a ``TypeError`` when the class is made.
 """
 
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable
 from dataclasses import FrozenInstanceError
+from reprlib import recursive_repr
 from typing import Any, TypeVar, cast, dataclass_transform, overload
 
 T = TypeVar("T")
@@ -71,6 +78,7 @@ def _values(self: Any) -> tuple[Any, ...]:
     return tuple(getattr(self, name) for name, _, _ in type(self).__value_fields__)
 
 
+@recursive_repr()  # a value that holds itself shows "...", as in a dataclass's repr
 def _repr(self: Any) -> str:
     shown = ", ".join(f"{name}={getattr(self, name)!r}" for name, _, _ in type(self).__value_fields__)
     return f"{type(self).__qualname__}({shown})"
@@ -94,13 +102,25 @@ def _refuse_delete(self: Any, name: str) -> None:
     raise FrozenInstanceError(f"cannot delete field {name!r}")
 
 
-def _fields_of(cls: type) -> _Spec:
+#: what a class of its own may not define: ``@valueclass`` writes these, and does not call
+#: ``__post_init__`` (a dataclass would keep the class's own methods, and call it)
+_WRITTEN = ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__", "__post_init__")
+_CLASSVAR = re.compile(r"(?:^|[\s.\[])ClassVar\b")
+
+
+def _fields_of(cls: type, frozen: bool) -> _Spec:
+    """The fields, a base's first; a ``TypeError`` for what ``@dataclass`` would do otherwise."""
+    own = [name for name in _WRITTEN if name in cls.__dict__]
+    if own:
+        raise TypeError(f"@valueclass {cls.__name__} defines {', '.join(own)}: use @dataclass for such a class")
     inherited: dict[str, tuple[str, Any, Callable[[], Any] | None]] = {}
     for base in reversed(cls.__mro__[1:]):
+        if hasattr(base, "__value_fields__") and base.__dict__.get("__setattr__") is _refuse_set and not frozen:
+            raise TypeError(f"@valueclass {cls.__name__} is not frozen but its base {base.__name__} is")
         for entry in getattr(base, "__value_fields__", ()):
             inherited[entry[0]] = entry
     for name, annotation in inspect.get_annotations(cls).items():
-        if str(annotation).startswith(("ClassVar", "typing.ClassVar")):
+        if _CLASSVAR.search(str(annotation)):
             continue
         default = cls.__dict__.get(name, _MISSING)
         if isinstance(default, _Factory):
@@ -108,6 +128,11 @@ def _fields_of(cls: type) -> _Spec:
             delattr(cls, name)  # as a dataclass does: the factory is not a class attribute
         else:
             inherited[name] = (name, default, None)
+    seen_default = False
+    for name, default, make in inherited.values():
+        if default is _MISSING and make is None and seen_default:
+            raise TypeError(f"@valueclass {cls.__name__}: field {name!r} without a default follows one with a default")
+        seen_default = seen_default or default is not _MISSING or make is not None
     return tuple(inherited.values())
 
 
@@ -122,8 +147,10 @@ def valueclass(cls: C | None = None, /, *, frozen: bool = False) -> C | Callable
     """Make ``cls`` a value class: ``@valueclass`` or ``@valueclass(frozen=True)``."""
 
     def build(target: C) -> C:
-        methods: dict[str, Any] = {"__value_fields__": _fields_of(target), "__init__": _init}
+        fields = _fields_of(target, frozen)
+        methods: dict[str, Any] = {"__value_fields__": fields, "__init__": _init}
         methods.update(__repr__=_repr, __eq__=_eq, __hash__=None)  # mutable: unhashable, as a dataclass
+        methods["__match_args__"] = tuple(name for name, _, _ in fields)
         if frozen:
             methods.update(__hash__=_hash, __setattr__=_refuse_set, __delattr__=_refuse_delete)
         for name, method in methods.items():

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
-
-from ..core.valueclass import valueclass
 
 ERROR = "error"
 WARNING = "warning"
 
 
-@valueclass(frozen=True)
+# A dataclass, not a core.valueclass: it is public API (asr_adapters.Finding), and users' code may
+# call dataclasses.asdict/replace/fields on it or match it by position.
+@dataclass(frozen=True)
 class Finding:
     """One broken rule: which rule, which record (seq) and line, and what is wrong.
 

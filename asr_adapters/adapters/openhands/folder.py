@@ -10,6 +10,7 @@ indexes is reported (the SDK's own reader stops there, we read on: nothing on di
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from ...core.valueclass import valueclass
 from . import discover
 
 
-@valueclass
+@dataclass  # one an event file: a dataclass is made faster than a valueclass
 class Event:
     """One event file: its index, file name and parsed JSON object."""
 
