@@ -11,20 +11,21 @@ stream already written.
 import typing as _typing
 
 from .._lazy import lazy_names
-from .placeholder import PLACEHOLDER
 
 # Every command that writes takes the --redact options (``options``), so this package is imported
 # by ``asr convert`` too: the policy and the redactor (a frozen dataclass, secrets, getpass) load
 # at their first use, when a command redacts.
 _LAZY = {
+    "PLACEHOLDER": ".placeholder",  # a compiled pattern: not made by every command
     "Policy": ".policy",
     "PolicyError": ".policy",
     "Redactor": ".policy",
     "redact_records": ".policy",
 }
-__getattr__, __dir__ = lazy_names(__name__, _LAZY, ["PLACEHOLDER"])
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, [])
 
 if _typing.TYPE_CHECKING:
+    from .placeholder import PLACEHOLDER
     from .policy import Policy, PolicyError, Redactor, redact_records
 
 __all__ = ["PLACEHOLDER", "Policy", "PolicyError", "Redactor", "redact_records"]

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from ...core.companion import CompanionSkipped, Root, read_companion, root
+from ...core.lazyre import LazyPattern
 
-_TASK_CREATED = re.compile(r"Task #(\S+) created")
+_TASK_CREATED = LazyPattern(r"Task #(\S+) created")
 #: TaskGet's text result: ``Task #<id>: <subject>``, ``Status: …``, ``Description: …`` lines.
-_TASK_GOT = re.compile(
+_TASK_GOT = LazyPattern(
     r"\ATask #(\S+): ([^\n]*)(?:\nStatus: ([^\n]*))?(?:\nDescription: (.*?))?(?:\n(?:Blocked by|Blocks):|\Z)", re.S
 )
 #: Tasks learned from TaskGet but not (yet) in the list, at most.
