@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from ..core.lazyre import LazyPattern
+
 if TYPE_CHECKING:  # imported when a shell asks for completions, not by every command
     from click.shell_completion import CompletionItem
 
@@ -126,7 +128,7 @@ class AgentChoice(click.Choice):
         pass
 
 
-_RELATIVE = re.compile(r"^(\d+)\s*([smhdw])$")
+_RELATIVE = LazyPattern(r"^(\d+)\s*([smhdw])$")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 

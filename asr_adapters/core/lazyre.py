@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import AnyStr, Generic
 
 
 class LazyPattern(Generic[AnyStr]):
-    """``re.compile(source, flags)`` on the first ``search``/``match``/``fullmatch``/``finditer``."""
+    """``re.compile(source, flags)`` on the first ``search``/``match``/``fullmatch``/``finditer``/``sub``."""
 
     __slots__ = ("_compiled", "_flags", "_source")
 
@@ -42,6 +42,9 @@ class LazyPattern(Generic[AnyStr]):
 
     def finditer(self, string: AnyStr, pos: int = 0, endpos: int = sys.maxsize) -> Iterator[re.Match[AnyStr]]:
         return self.compiled().finditer(string, pos, endpos)
+
+    def sub(self, repl: AnyStr | Callable[[re.Match[AnyStr]], AnyStr], string: AnyStr, count: int = 0) -> AnyStr:
+        return self.compiled().sub(repl, string, count)
 
     def __repr__(self) -> str:
         return f"LazyPattern({self._source!r}, {self._flags})"

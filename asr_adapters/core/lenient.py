@@ -12,9 +12,11 @@ import json
 import re
 from typing import Any
 
+from .lazyre import LazyPattern
+
 #: orjson's messages for a lone surrogate escape.
-_SURROGATE_ERROR = re.compile(r"surrogate", re.I)
-_LONE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ERROR = LazyPattern(r"surrogate", re.I)
+_LONE = LazyPattern("[\ud800-\udfff]")
 REPLACED = "lone UTF-16 surrogate escape(s) replaced by U+FFFD"
 
 

@@ -8,11 +8,12 @@ without a time is better than one with an invented time; so do zero values (an e
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 
-_CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3,9})?Z\Z")
-_GENERAL = re.compile(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|z|[+-]\d\d:?\d\d)?\Z")
+from .lazyre import LazyPattern
+
+_CANONICAL = LazyPattern(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3,9})?Z\Z")
+_GENERAL = LazyPattern(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|z|[+-]\d\d:?\d\d)?\Z")
 
 TsPair = tuple[str | None, str | None]
 
@@ -40,7 +41,7 @@ def from_iso(value: object) -> TsPair:
 
 
 _ZERO_YEARS = ("1970", "0001")
-_ZERO_TIME = re.compile(r"(?:1970|0001)-01-01T00:00:00(?:\.0+)?Z\Z")
+_ZERO_TIME = LazyPattern(r"(?:1970|0001)-01-01T00:00:00(?:\.0+)?Z\Z")
 
 
 def _from_iso(value: object) -> TsPair:
