@@ -10,7 +10,8 @@ by a 64-bit digest of the id (the id itself is not kept): 16 to 32 bytes an id i
 of the dict (by Python's ``hash``: it only says "certainly not there") answers most look-ups of
 new ids without computing a digest. Only past ``limit`` ids in the table (196,608: a Codex
 rollout of about 250 MB, which real sessions rarely reach) does the table move to a private
-temporary SQLite file in one key-ordered batch and start again empty.
+temporary SQLite file in one batch and start again empty (its key is the digest turned so that
+the table's slot bits come first: the table's order is the key order, nothing is sorted).
 
 The key digest is blake2b, so the answers are the same in every process; two ids share a
 digest with a probability of about n²/2⁶⁵ (10⁻⁹ at 200,000 ids).
@@ -19,7 +20,7 @@ digest with a probability of about n²/2⁶⁵ (10⁻⁹ at 200,000 ids).
 from __future__ import annotations
 
 from array import array
-from itertools import islice
+from itertools import compress, islice
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # imported at the first spill
@@ -78,6 +79,12 @@ def value_digest(data: bytes) -> int:
     return int.from_bytes(blake2b(data, digest_size=8, person=b"asr-item").digest(), "little")
 
 
+def _disk_key(digest: int, turn: int) -> int:
+    """A digest's key in the database: rotated right by ``turn`` bits (the table's slot bits,
+    so that the table is written in key order), as a signed integer."""
+    return (((digest & ((1 << turn) - 1)) << (64 - turn)) | digest >> turn) - _SIGNED
+
+
 def _power_of_two(n: int) -> int:
     """The least power of two >= ``n`` (and >= 8: a filter is whole bytes)."""
     return max(8, 1 << (max(1, n) - 1).bit_length())
@@ -85,18 +92,27 @@ def _power_of_two(n: int) -> int:
 
 class DigestMap:
     """id (str, bytes or int) -> unsigned 64-bit int, bounded in memory. No iteration, no deletion:
-    a duplicate check only sets and looks up."""
+    a duplicate check only sets and looks up.
 
-    def __init__(self, limit: int | None = None) -> None:
+    ``limit``: ids in the table before it moves to disk (``DEFAULT_LIMIT``); ``recent``: ids in
+    the dict in front (``DEFAULT_RECENT``); ``filter_bits``: the filter's size (rounded up to a
+    power of two; by default about 40 bits an id of the limit, at most 8 Mi). A map that many
+    ids may reach but that must stay small (the validator's) takes a low limit and a filter
+    sized for the ids it expects, not for its limit."""
+
+    def __init__(self, limit: int | None = None, recent: int | None = None, filter_bits: int | None = None) -> None:
         self.limit = DEFAULT_LIMIT if limit is None else max(1, limit)
         self._recent: dict[Key, int] = {}
-        self._recent_limit = min(DEFAULT_RECENT, self.limit)
+        self._recent_limit = min(DEFAULT_RECENT if recent is None else max(1, recent), self.limit)
         #: one bit per hash of an id moved out of the dict: a clear bit proves it never was
         self._filter = bytearray()
         self._keys = self._values = _ZERO[:0]
         self._mask = self._count = self._grow_at = 0
         self._disk: sqlite3.Connection | None = None
-        self._filter_mask = min(_FILTER_BITS, _power_of_two(self.limit * _FILTER_BITS_PER_ID)) - 1
+        self._turn = 0  # the bits a digest is rotated by in the database (_disk_key)
+        if filter_bits is None:
+            filter_bits = min(_FILTER_BITS, self.limit * _FILTER_BITS_PER_ID)
+        self._filter_mask = _power_of_two(filter_bits) - 1
         self._first_slots = min(_FIRST_SLOTS, _power_of_two(self.limit * 4 // 3 + 1))
 
     # -- look-ups and writes ---------------------------------------------------------
@@ -156,7 +172,7 @@ class DigestMap:
         disk = self._disk
         if disk is None:
             return default
-        row = disk.execute("SELECT v FROM moved WHERE k = ?", (digest - _SIGNED,)).fetchone()
+        row = disk.execute("SELECT v FROM moved WHERE k = ?", (_disk_key(digest, self._turn),)).fetchone()
         return default if row is None else row[0] + _SIGNED
 
     def _move_oldest(self) -> None:
@@ -215,9 +231,10 @@ class DigestMap:
         self._count = count
 
     def _move_to_disk(self) -> None:
-        """Every entry of the table to the temporary database in key order, an eighth of the key
-        space at a time (what is held while sorting stays small); the table starts again empty.
-        The filter keeps its bits: it covers what is on disk too."""
+        """Every entry of the table to the temporary database, in the table's order, which is
+        the database's key order (``_disk_key``: nothing sorted, nothing held but the row being
+        written); the table starts again empty. The filter keeps its bits: it covers what is
+        on disk too."""
         disk = self._disk
         if disk is None:
             # "" = a private temporary database, removed when the connection closes
@@ -228,15 +245,18 @@ class DigestMap:
             disk.execute("PRAGMA synchronous=OFF")
             disk.execute(f"PRAGMA cache_size=-{_CACHE_KIB}")
             disk.execute("CREATE TABLE moved (k INTEGER PRIMARY KEY, v INTEGER NOT NULL)")
+            self._turn = self._mask.bit_length()  # the table keeps its size from now on
         keys, values = self._keys, self._values
+        turn = self._turn
+        low, up = (1 << turn) - 1, 64 - turn
         disk.execute("BEGIN")
-        for eighth in range(8):
-            moved = sorted(
-                (digest - _SIGNED, value - _SIGNED)
-                for digest, value in zip(keys, values, strict=True)
-                if digest and digest >> 61 == eighth
-            )
-            disk.executemany("INSERT OR REPLACE INTO moved VALUES (?, ?)", moved)
+        disk.executemany(
+            "INSERT OR REPLACE INTO moved VALUES (?, ?)",
+            (
+                ((((digest & low) << up) | digest >> turn) - _SIGNED, value - _SIGNED)  # _disk_key, inlined
+                for digest, value in compress(zip(keys, values, strict=True), keys)
+            ),
+        )
         disk.execute("COMMIT")
         slots = len(keys)
         del keys, values
