@@ -1393,3 +1393,30 @@ def test_native_ids_of_records_with_odd_ids_never_raise() -> None:
     ]
     rules = {f.rule for f in validate_records(odd)}
     assert "PROFILE-id" in rules and "PROFILE-native-id" in rules
+
+
+def test_the_type_of_every_earlier_record_is_kept_past_the_254th_type() -> None:
+    """The validator keeps a record's type as one byte a record (issue 28): types past the 254th
+    are kept aside, and a reference to any record still names its type."""
+    kinds = [f"com.example/k{n}" for n in range(300)]
+    records = stream(
+        *({"type": "vendor", "schema": kind, "data": {}} for kind in kinds[:2]),
+        *({"type": kind} for kind in kinds[2:]),
+        msg(supersedes="r301"),  # the 301st type: kept aside
+        msg(messageId="m2", supersedes="r4"),  # the 4th
+        {"type": "delivery", "message": "r300", "status": "sent"},
+        {"type": "delivery", "message": "r2", "status": "sent"},
+    )
+    found = [
+        (f.rule, f.seq, f.message) for f in validate_records(records) if f.rule in ("PROFILE-supersedes", "ASR-235")
+    ]
+    assert found == [
+        (
+            "PROFILE-supersedes",
+            302,
+            "supersedes 'r301' names a com.example/k299 record; a revision keeps its type message",
+        ),
+        ("PROFILE-supersedes", 303, "supersedes 'r4' names a com.example/k2 record; a revision keeps its type message"),
+        ("ASR-235", 304, "'r300' names a com.example/k298 record, not a message"),
+        ("ASR-235", 305, "'r2' names a vendor record, not a message"),
+    ]

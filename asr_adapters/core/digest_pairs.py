@@ -31,10 +31,11 @@ class IdTable(Protocol):
 
 class DigestPair:
     """One ``DigestMap`` read and written as two: ``code`` (0 to 2**31 - 1) and ``position``
-    (1 to 2**32 - 1), each absent until set."""
+    (1 to 2**32 - 1), each absent until set. ``packed``: the (empty) map to use, sized by its
+    caller, instead of a ``DigestMap(limit)``."""
 
-    def __init__(self, limit: int | None = None) -> None:
-        self.map = DigestMap(limit)
+    def __init__(self, limit: int | None = None, *, packed: DigestMap | None = None) -> None:
+        self.map = DigestMap(limit) if packed is None else packed
         self.code = _Code(self.map)
         self.position = _Position(self.map)
 

@@ -10,7 +10,8 @@ by a 64-bit digest of the id (the id itself is not kept): 16 to 32 bytes an id i
 of the dict (by Python's ``hash``: it only says "certainly not there") answers most look-ups of
 new ids without computing a digest. Only past ``limit`` ids in the table (196,608: a Codex
 rollout of about 250 MB, which real sessions rarely reach) does the table move to a private
-temporary SQLite file in one key-ordered batch and start again empty.
+temporary SQLite file in one batch and start again empty. A digest's slot is its top bits, so
+the table is in digest order and moves to disk as it is (no sort, no row made in Python).
 
 The key digest is blake2b, so the answers are the same in every process; two ids share a
 digest with a probability of about n²/2⁶⁵ (10⁻⁹ at 200,000 ids).
@@ -19,7 +20,7 @@ digest with a probability of about n²/2⁶⁵ (10⁻⁹ at 200,000 ids).
 from __future__ import annotations
 
 from array import array
-from itertools import islice
+from itertools import chain, compress, islice
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # imported at the first spill
@@ -37,6 +38,9 @@ DEFAULT_RECENT = 4096
 #: slots of the table made at the first move out of the dict (256 KiB; fewer for a map whose
 #: limit is lower); it doubles when three quarters are used
 _FIRST_SLOTS = 1 << 14
+#: rows a statement writes when the table moves to disk (SQLite's per-statement cost, paid once for them)
+_ROWS = 64
+_INSERT = "INSERT OR REPLACE INTO moved VALUES " + ", ".join(["(?, ?)"] * _ROWS)
 #: SQLite's page cache once moved, in KiB
 _CACHE_KIB = 256
 #: bits of the filter over the ids moved out of the dict (1 MiB, made at the first move: about
@@ -44,7 +48,7 @@ _CACHE_KIB = 256
 #: (about 40 bits an id of the limit): the fixed cost of a map stays in proportion to its limit
 _FILTER_BITS = 1 << 23
 _FILTER_BITS_PER_ID = 40
-_SIGNED = 1 << 63  # SQLite integers are signed: stored as value - 2**63
+_WRAP = 1 << 64  # SQLite integers are signed: a digest or value of 2**63 or more is stored less 2**64
 _MAX = (1 << 64) - 1
 _ZERO = array("Q", [0])
 _MISSING: Any = object()
@@ -85,18 +89,27 @@ def _power_of_two(n: int) -> int:
 
 class DigestMap:
     """id (str, bytes or int) -> unsigned 64-bit int, bounded in memory. No iteration, no deletion:
-    a duplicate check only sets and looks up."""
+    a duplicate check only sets and looks up.
 
-    def __init__(self, limit: int | None = None) -> None:
+    ``limit``: ids in the table before it moves to disk (``DEFAULT_LIMIT``); ``recent``: ids in
+    the dict in front (``DEFAULT_RECENT``); ``filter_bits``: the filter's size (rounded up to a
+    power of two; by default about 40 bits an id of the limit, at most 8 Mi). A map that many
+    ids may reach but that must stay small (the validator's) takes a low limit and a filter
+    sized for the ids it expects, not for its limit."""
+
+    def __init__(self, limit: int | None = None, recent: int | None = None, filter_bits: int | None = None) -> None:
         self.limit = DEFAULT_LIMIT if limit is None else max(1, limit)
         self._recent: dict[Key, int] = {}
-        self._recent_limit = min(DEFAULT_RECENT, self.limit)
+        self._recent_limit = min(DEFAULT_RECENT if recent is None else max(1, recent), self.limit)
         #: one bit per hash of an id moved out of the dict: a clear bit proves it never was
         self._filter = bytearray()
         self._keys = self._values = _ZERO[:0]
         self._mask = self._count = self._grow_at = 0
+        self._shift = 64  # a digest's slot is digest >> shift: its top bits, so the table is in digest order
         self._disk: sqlite3.Connection | None = None
-        self._filter_mask = min(_FILTER_BITS, _power_of_two(self.limit * _FILTER_BITS_PER_ID)) - 1
+        if filter_bits is None:
+            filter_bits = min(_FILTER_BITS, self.limit * _FILTER_BITS_PER_ID)
+        self._filter_mask = _power_of_two(filter_bits) - 1
         self._first_slots = min(_FIRST_SLOTS, _power_of_two(self.limit * 4 // 3 + 1))
 
     # -- look-ups and writes ---------------------------------------------------------
@@ -145,7 +158,7 @@ class DigestMap:
             return default
         digest = key_digest(key)
         keys, mask = self._keys, self._mask
-        slot = digest & mask
+        slot = digest >> self._shift
         while True:
             found = keys[slot]
             if found == digest:
@@ -156,8 +169,10 @@ class DigestMap:
         disk = self._disk
         if disk is None:
             return default
-        row = disk.execute("SELECT v FROM moved WHERE k = ?", (digest - _SIGNED,)).fetchone()
-        return default if row is None else row[0] + _SIGNED
+        row = disk.execute("SELECT v FROM moved WHERE k = ?", (digest - _WRAP if digest >> 63 else digest,)).fetchone()
+        if row is None:
+            return default
+        return row[0] + _WRAP if row[0] < 0 else row[0]
 
     def _move_oldest(self) -> None:
         """The older half of the dict into the table (hashed now, once for each id). One loop
@@ -168,7 +183,7 @@ class DigestMap:
             self._filter = bytearray((self._filter_mask + 1) >> 3)
             self._new_table(self._first_slots)
         bits, filter_mask = self._filter, self._filter_mask
-        keys, values, mask = self._keys, self._values, self._mask
+        keys, values, mask, shift = self._keys, self._values, self._mask, self._shift
         from_bytes = int.from_bytes
         for key, value in oldest:
             del recent[key]
@@ -176,7 +191,7 @@ class DigestMap:
             bits[bit >> 3] |= 1 << (bit & 7)
             data = key.encode("utf-8", "surrogatepass") if type(key) is str else key_bytes(key)
             digest = from_bytes(blake2b(data, digest_size=8).digest(), "little") or 1
-            slot = digest & mask
+            slot = digest >> shift
             while True:
                 found = keys[slot]
                 if found == digest or not found:
@@ -192,22 +207,23 @@ class DigestMap:
                     self._move_to_disk()
                 else:
                     self._grow()
-                keys, values, mask = self._keys, self._values, self._mask
+                keys, values, mask, shift = self._keys, self._values, self._mask, self._shift
 
     def _new_table(self, slots: int) -> None:
         self._keys = _ZERO * slots  # made in place: no temporary buffer of zeros
         self._values = _ZERO * slots
         self._mask = slots - 1
+        self._shift = 65 - slots.bit_length()  # slots is a power of two
         self._count = 0
         self._grow_at = min(slots * 3 // 4, self.limit)
 
     def _grow(self) -> None:
         keys, values, count = self._keys, self._values, self._count
         self._new_table(len(keys) * 2)
-        new_keys, new_values, mask = self._keys, self._values, self._mask
+        new_keys, new_values, mask, shift = self._keys, self._values, self._mask, self._shift
         for digest, value in zip(keys, values, strict=True):
             if digest:
-                slot = digest & mask
+                slot = digest >> shift
                 while new_keys[slot]:
                     slot = (slot + 1) & mask
                 new_keys[slot] = digest
@@ -215,9 +231,11 @@ class DigestMap:
         self._count = count
 
     def _move_to_disk(self) -> None:
-        """Every entry of the table to the temporary database in key order, an eighth of the key
-        space at a time (what is held while sorting stays small); the table starts again empty.
-        The filter keeps its bits: it covers what is on disk too."""
+        """Every entry of the table to the temporary database as it stands: the table is in
+        digest order, so the rows come in key order (two runs: the keys of 2**63 and more are
+        stored negative) and need no sort, and they are read from the arrays through a signed
+        view, ``_ROWS`` rows a statement, so no row is made in Python. The table starts again
+        empty; the filter keeps its bits: it covers what is on disk too."""
         disk = self._disk
         if disk is None:
             # "" = a private temporary database, removed when the connection closes
@@ -229,15 +247,16 @@ class DigestMap:
             disk.execute(f"PRAGMA cache_size=-{_CACHE_KIB}")
             disk.execute("CREATE TABLE moved (k INTEGER PRIMARY KEY, v INTEGER NOT NULL)")
         keys, values = self._keys, self._values
+        signed_keys = memoryview(keys).cast("B").cast("q")  # digest - 2**64 for a digest >= 2**63
+        signed_values = memoryview(values).cast("B").cast("q")
         disk.execute("BEGIN")
-        for eighth in range(8):
-            moved = sorted(
-                (digest - _SIGNED, value - _SIGNED)
-                for digest, value in zip(keys, values, strict=True)
-                if digest and digest >> 61 == eighth
-            )
-            disk.executemany("INSERT OR REPLACE INTO moved VALUES (?, ?)", moved)
+        numbers = chain.from_iterable(compress(zip(signed_keys, signed_values, strict=True), keys))
+        while len(batch := tuple(islice(numbers, 2 * _ROWS))) == 2 * _ROWS:
+            disk.execute(_INSERT, batch)
+        disk.executemany("INSERT OR REPLACE INTO moved VALUES (?, ?)", zip(batch[::2], batch[1::2], strict=True))
         disk.execute("COMMIT")
+        signed_keys.release()
+        signed_values.release()
         slots = len(keys)
         del keys, values
         self._keys = self._values = _ZERO[:0]  # the old table goes before the new one is made

@@ -8,7 +8,6 @@ stream (``_resolve_pending``). ``StreamValidator`` is a ``References``: one obje
 
 from __future__ import annotations
 
-from array import array
 from typing import Any
 
 from ..core.digest_pairs import DigestPair, IdTable
@@ -22,9 +21,22 @@ INDEXED = ("messageId", "callId", "planId", "requestId")
 #: first (``supersedes``, directly or through a chain) or say it is a copy (``copiedFrom``).
 #: Plans are left to ASR-222, which asks the same of a plan's ``planId``, and more.
 OWN_ID = {"message": "messageId", "tool_call": "callId", "input_request": "requestId"}
+#: The validator's id tables (``DigestMap``, see ``_id_map``), small and fixed so that the
+#: check's memory stays flat (issue 28; docs/performance.md, "Target 2"): 24,576 ids in memory
+#: (a 512 KiB table) before they move to disk, 1,024 in the dict in front, and a 256 KiB
+#: filter (about 5 % false positives at 100,000 ids on disk, 23 % at 500,000; a map's
+#: default, 1 MiB with a 4 MiB table, was made for the adapters' maps, which rarely spill).
+ID_LIMIT: int | None = 24_576
+ID_RECENT: int | None = 1024
+ID_FILTER_BITS: int | None = 1 << 21
 #: Lists of references that name records which left a history (removals, reverts): the field
 #: their values are resolved against (None: record refs, ``rN`` or ``field=value``).
 REF_LISTS: dict[str, str | None] = {"removedMessageIds": "messageId", "reverted": None}
+
+
+def _id_map() -> DigestMap:
+    """One of the validator's id tables, sized by ``ID_LIMIT``, ``ID_RECENT``, ``ID_FILTER_BITS``."""
+    return DigestMap(ID_LIMIT, ID_RECENT, ID_FILTER_BITS)
 
 
 class References:
@@ -37,19 +49,23 @@ class References:
     _line: int | None
 
     def _start_references(self) -> None:
-        # Position (1-based) -> type, for records whose id is "r" + position; None otherwise.
-        self._kinds: list[str | None] = []
+        # Position (1-based, index position - 1) -> the byte code of its type, for records whose
+        # id is "r" + position; 0 otherwise (one byte a record, issue 28: a list of str was 8).
+        # A code is 1 + the type's index in _kind_names, up to 254; 255: in _rare_kinds.
+        self._kinds = bytearray()
+        self._rare_kinds: dict[int, str] = {}  # position -> type, for the 255th type on
+        self._kind_bytes: dict[str, int] = {}  # type -> its code in _kinds, up to 254
+        self._kind_names: list[str] = []  # code - 1 -> type, for _kinds and the _fields tables
+        self._kind_codes: dict[str, int] = {}  # type -> its index in _kind_names
         self._odd_ids: dict[str, int] = {}  # ids that are not "r" + position -> position
         self._plan_of: dict[int, str] = {}  # position of a plan -> its planId
-        # INDEXED field -> value -> the code of the type of the record it resolves to (a code
-        # of _kind_names): 16 bytes an id in a DigestMap, not a string (issue 28)
+        # INDEXED field -> value -> the index in _kind_names of the type of the record it
+        # resolves to: 16 bytes an id in a DigestMap, not a string (issue 28)
         # (the ids a record type owns share one map with _owner below: a DigestPair, one entry an id)
-        pairs = {field: DigestPair() for field in OWN_ID.values()}
+        pairs = {field: DigestPair(packed=_id_map()) for field in OWN_ID.values()}
         self._fields: dict[str, IdTable] = {
-            field: pairs[field].code if field in pairs else DigestMap() for field in INDEXED
+            field: pairs[field].code if field in pairs else _id_map() for field in INDEXED
         }
-        self._kind_names: list[str] = []
-        self._kind_codes: dict[str, int] = {}
         self._conversations: set[str] = set()
         self._participants: set[str] = set()
         self._latest_plan: dict[str, int] = {}  # planId -> position of its latest revision
@@ -59,11 +75,41 @@ class References:
         # (a second revision of the same target finds nothing left to move), and the latest
         # record of an id is the end of the chain from the position its table holds.
         self._owner = {field: pair.position for field, pair in pairs.items()}
-        self._forward = array("I")  # position (1-based, index position - 1) -> position, 0: none
+        # position -> position, only for the targets of a revision (few: a DigestMap, not 4
+        # bytes for every record)
+        self._forward = _id_map()
         # references resolved at the end: (seq, line, rule, ref, wanted type, level)
         self._pending: list[tuple[int | None, int | None, str, str, str, str]] = []
         # tool results whose call was not seen before them: (seq, line, callId)
         self._results: list[tuple[int | None, int | None, str]] = []
+
+    def _kind_code(self, kind: str) -> int:
+        """The index of ``kind`` in ``_kind_names``, given one at its first record."""
+        code = self._kind_codes.get(kind)
+        if code is None:
+            code = self._kind_codes[kind] = len(self._kind_names)
+            self._kind_names.append(kind)
+        return code
+
+    def _numbered(self, kind: str) -> None:
+        """The record just added has the id "r" + its position: remember its type (``add``
+        appends the byte itself for a type already in ``_kind_bytes``)."""
+        code = self._kind_code(kind)
+        if code < 254:
+            self._kind_bytes[kind] = code + 1
+            self._kinds.append(code + 1)
+        else:
+            self._kinds.append(255)
+            self._rare_kinds[self.count] = kind
+
+    def _kind_at(self, position: int) -> str | None:
+        """The type of the record at ``position`` (1 to count) if its id is "r" + position, else None."""
+        code = self._kinds[position - 1]
+        if code == 0:
+            return None
+        if code == 255:
+            return self._rare_kinds[position]
+        return self._kind_names[code - 1]
 
     def report(self, rule: str, message: str) -> None:
         self.findings.append(Finding(rule, self._seq, self._line, message, self.file))
@@ -75,21 +121,21 @@ class References:
             return
         index = int(target[1:])  # _position, without matching RECORD_ID again
         kinds = self._kinds
-        position = index if index <= len(kinds) and kinds[index - 1] is not None else self._odd_ids.get(target)
+        position = index if index <= len(kinds) and kinds[index - 1] else self._odd_ids.get(target)
         if position is None and index > self.count:  # a later record, or none at all
             self._pending.append((self._seq, self._line, "PROFILE-supersedes", target, "<earlier>", ERROR))
         elif position is None or position >= self.count:
             self.report("PROFILE-supersedes", f"supersedes {target!r} does not name an earlier record")
         else:
-            if kind != "plan" and self._kinds[position - 1] != kind:  # plans: ASR-222
-                named = self._kinds[position - 1]
+            named = self._kind_at(position)
+            if kind != "plan" and named != kind:  # plans: ASR-222
                 self.report(
                     "PROFILE-supersedes",
                     f"supersedes {target!r} names a {named} record; a revision keeps its type {kind}",
                 )
             forward = self._forward
-            if not forward[position - 1]:  # the native ids whose latest record was the target now end here
-                forward[position - 1] = self.count
+            if position not in forward:  # the native ids whose latest record was the target now end here
+                forward[position] = self.count
 
     def _parent(self, record: dict, kind: str) -> None:
         target = record["parent"]
@@ -177,11 +223,13 @@ class References:
         """The end of the chain of revisions from ``position`` (the chain is shortened on the way)."""
         forward = self._forward
         end = position
-        while forward[end - 1]:
-            end = forward[end - 1]
+        following = forward.get(end)
+        while following is not None:
+            end = following
+            following = forward.get(end)
         while position != end:  # every position on the way points to the end now
-            following = forward[position - 1]
-            forward[position - 1] = end
+            following = forward.get(position)
+            forward[position] = end
             position = following
         return end
 
@@ -230,7 +278,7 @@ class References:
         """The position of the record whose id is ``rid``, or None."""
         if RECORD_ID.match(rid) is not None:
             position = int(rid[1:])
-            if position <= len(self._kinds) and self._kinds[position - 1] is not None:
+            if position <= len(self._kinds) and self._kinds[position - 1]:
                 return position
         return self._odd_ids.get(rid)
 
@@ -238,7 +286,7 @@ class References:
         """The type of the record a ref names, ``"?"`` when the ref's field is not indexed, or None."""
         if RECORD_ID.match(ref) is not None:
             position = self._position(ref)
-            return None if position is None else self._kinds[position - 1] or "?"
+            return None if position is None else self._kind_at(position) or "?"
         field, _, value = ref.partition("=")
         table = self._fields.get(field)
         if table is None:

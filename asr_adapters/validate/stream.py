@@ -96,8 +96,7 @@ class StreamValidator(References):
         self.count = count = self.count + 1
         if not isinstance(record, dict):
             self._seq = count
-            self._kinds.append(None)
-            self._forward.append(0)
+            self._kinds.append(0)
             self.report("PROFILE-record", f"a record must be a JSON object, not {show(record)}")
             if count == 1:
                 self.report("PROFILE-header", "the first record must be the session header")
@@ -128,11 +127,14 @@ class StreamValidator(References):
             shape = _shape(kind, record)
         rid = record.get("id")
         numbered = rid == f"r{count}"
-        self._forward.append(0)
         if numbered:
-            self._kinds.append(kind)
+            byte = self._kind_bytes.get(kind)
+            if byte is None:
+                self._numbered(kind)
+            else:
+                self._kinds.append(byte)
         else:
-            self._kinds.append(None)
+            self._kinds.append(0)
             self.report("PROFILE-id", f"id must be 'r{count}', not {show(rid)}")
             if isinstance(rid, str):
                 self._odd_ids.setdefault(rid, count)
@@ -159,11 +161,7 @@ class StreamValidator(References):
             if value.__class__ is str:
                 table = self._fields[field]
                 if kind == "message" or value not in table:
-                    code = self._kind_codes.get(kind)
-                    if code is None:
-                        code = self._kind_codes[kind] = len(self._kind_names)
-                        self._kind_names.append(kind)
-                    table[value] = code
+                    table[value] = self._kind_code(kind)
         own = shape.own
         if own is not None:
             self._own_id(record, own)
