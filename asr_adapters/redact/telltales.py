@@ -1,0 +1,246 @@
+"""Which kinds a text may hold, from the substrings each kind's secrets begin with or stand
+beside (its telltales): the detector runs only those kinds' patterns (``detectors.Detector``).
+
+Most text of a session holds no telltale, so most text costs these searches and no pattern:
+one trie-shaped regex over the text for the case-sensitive telltales, one over its lower-cased
+copy for the others, and ``in`` for the one-character ones (a colon, a dot: met in almost every
+text, they would make the trie stop at every other character).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ahocorasick_rs import MATCHKIND_LEFTMOST_LONGEST, MATCHKIND_STANDARD, AhoCorasick
+
+if TYPE_CHECKING:
+    from .detectors import Pattern
+
+#: What a text must hold for a family of kinds to be looked for: substrings (the second
+#: tuple: in the text lower-cased), each found by one fast search, so that most text of a
+#: session, which holds none, costs a few dozen substring searches and no regex. A kind not
+#: listed always runs (a few single regexes, and the user's own patterns).
+_FAMILIES: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] = (
+    # the patterns whose regex is not a fast search: a literal, then a regex that is one
+    ((":",), (), ("telegram-token",)),
+    ((".",), (), ("discord-token",)),
+    (("-us",), (), ("mailchimp-key",)),
+    (("AC", "SK"), (), ("twilio-key",)),
+    (("PRIVATE KEY", "PuTTY-User-Key"), (), ("private-key",)),
+    # detect-secrets' keyword list, in the lower-cased text
+    (
+        (),
+        (
+            "password", "passwd", "pwd", "secret", "api_key", "apikey", "auth_key", "authkey", "service_key",
+            "servicekey", "account_key", "accountkey", "db_key", "dbkey", "database_key", "privkey", "priv_key",
+            "private_key", "privatekey", "client_key", "clientkey", "db_pass", "dbpass", "database_pass",
+            "key_pass", "keypass", "contrase",
+        ),
+        ("secret-keyword",),
+    ),
+    (
+        ("PASSWORD", "PASSWD", "SECRET", "TOKEN", "APIKEY", "API_KEY", "PRIVATE_KEY", "PRIVATEKEY", "ACCESS_KEY",
+         "ACCESSKEY", "CREDENTIAL", "AUTH"),
+        (),
+        ("secret-assignment",),
+    ),
+    ((), ("authorization", "api-key", "x-auth-token"), ("auth-header",)),
+    ((), ("aws_secret", "awssecret", "aws-secret"), ("aws-secret-key",)),
+    ((), ("aws",), ("aws-secret-key",)),
+    (("=",), (), ("url-secret-param",)),
+    (("_authToken",), (), ("npm-token",)),
+    ((), ("bearer",), ("bearer-token",)),
+    (("A3T", "ABIA", "ACCA", "AKIA", "ASIA"), (), ("aws-access-key",)),
+    (("://",), (), ("url-password",)),
+    (("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), (), ("github-token",)),
+    (
+        ("glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "glagent-", "gloas-",
+         "GR1348941"),
+        (),
+        ("gitlab-token",),
+    ),
+    ((), ("xox",), ("slack-token",)),
+    (("hooks.slack.com",), (), ("slack-webhook",)),
+    (("k_live_",), (), ("stripe-key",)),
+    (("sk-",), (), ("openai-key", "anthropic-key")),
+    (("AIza",), (), ("google-api-key",)),
+    (("hf_",), (), ("huggingface-token",)),
+    (("eyJ",), (), ("jwt",)),
+    (("pypi-AgE",), (), ("pypi-token",)),
+    (("SG.",), (), ("sendgrid-key",)),
+    (("AccountKey=",), (), ("azure-storage-key",)),
+    (("sq0csp-",), (), ("square-oauth",)),
+    (("AKC", "AP"), (), ("artifactory-token",)),
+    # detect-secrets' IBM, Cloudant and SoftLayer plugins: where the text names the service
+    ((), ("cloudant",), ("cloudant-key",)),
+    ((), ("softlayer",), ("softlayer-key",)),
+    ((), ("ibm", "iam_", "iam-"), ("ibm-cloud-key",)),
+    (("/home/", "/Users/", "Users\\"), (), ("user-name",)),
+    (("@",), (), ("email",)),
+)  # fmt: skip
+ANCHORED = frozenset(kind for _literal, _folded, kinds in _FAMILIES for kind in kinds)
+#: a second test for the families whose literal is common (regexes that start with a literal)
+_PROBE_REGEX = {
+    "artifactory-token": re.compile(r"AKC[a-zA-Z0-9]{10}|AP[\dA-F][a-zA-Z0-9]{8}"),
+    "mailchimp-key": re.compile(r"-us\d"),
+    "url-secret-param": re.compile(r"[?&][A-Za-z_-]{2,24}="),
+    "telegram-token": re.compile(r":[0-9A-Za-z_-]{35}"),
+    "discord-token": re.compile(r"\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}"),
+}
+
+
+class Telltales:
+    """The telltale search of one detector's patterns (``always``: the indexes of those that
+    run on every text)."""
+
+    def __init__(self, patterns: Sequence[Pattern], always: frozenset[int]) -> None:
+        self.always = always
+        families = [
+            (
+                literal,
+                folded,
+                frozenset(n for n, p in enumerate(patterns) if p.kind in kinds and n not in always),
+                _PROBE_REGEX.get(kinds[0]),
+            )
+            for literal, folded, kinds in _FAMILIES
+        ]
+        families = [family for family in families if family[2]]  # kinds this policy has
+        self._families = families
+        # every probe of every family in one automaton, searched once per text (and once more,
+        # lower-cased, for the folded ones), leftmost-longest and without overlaps as the trie
+        # regex it replaces did; what it finds names the families (and those of the probes it
+        # holds). A one-character probe is asked with ``in``: wherever the search would meet it,
+        # alone or inside a longer probe, the text holds it, and the families of a longer probe
+        # include those of every probe inside it (``_owners``).
+        literal = {probe for family in families for probe in family[0]}
+        folded = {probe for family in families for probe in family[1]}
+        self._chars = [
+            (char, frozenset(n for n, family in enumerate(families) if char in family[0]))
+            for char in sorted(probe for probe in literal if len(probe) == 1)
+        ]
+        self._literal = sorted(probe for probe in literal if len(probe) > 1)
+        self._folded = sorted(folded)
+        self._literal_search = _automaton(self._literal)
+        self._folded_search = _automaton(self._folded)
+        self._literal_families = _owners(set(self._literal), [family[0] for family in families])
+        self._folded_families = _owners(folded, [family[1] for family in families])
+        #: the regexes searched instead in a text the automata cannot take (a lone surrogate)
+        self._tries: tuple[re.Pattern[str] | None, re.Pattern[str] | None] | None = None
+
+    def chosen(self, text: str) -> tuple[set[int], str | None]:
+        """The indexes of the patterns to run on ``text`` (the always-run ones, and those of
+        each family whose telltale it holds), and its lower-cased copy when one was made."""
+        met: set[int] = set()
+        for char, owners in self._chars:
+            if char in text:
+                met |= owners
+        lowered = text.lower() if self._folded else None
+        try:
+            literal = self._literal_search.find_matches_as_strings(text) if self._literal_search else []
+            folded = self._folded_search.find_matches_as_strings(lowered) if self._folded_search and lowered else []
+        except UnicodeEncodeError:  # a lone surrogate: no UTF-8 for the automata
+            literal_trie, folded_trie = self._regexes()
+            literal = literal_trie.findall(text) if literal_trie is not None else []
+            folded = folded_trie.findall(lowered) if folded_trie is not None and lowered is not None else []
+        for found in set(literal):
+            met |= self._literal_families[found]
+        for found in set(folded):
+            met |= self._folded_families[found]
+        chosen = set(self.always)
+        for family in met:
+            _literal, _folded, members, probe_regex = self._families[family]
+            if probe_regex is None or probe_regex.search(text):
+                chosen |= members
+        return chosen, lowered
+
+    def _regexes(self) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
+        if self._tries is None:
+            self._tries = (
+                re.compile(_trie(self._literal)) if self._literal else None,
+                re.compile(_trie(self._folded)) if self._folded else None,
+            )
+        return self._tries
+
+
+def _automaton(words: list[str]) -> AhoCorasick | None:
+    return AhoCorasick(words, matchkind=MATCHKIND_LEFTMOST_LONGEST) if words else None
+
+
+def _trie(words: list[str]) -> str:
+    """A regex matching any of ``words`` (longest first where one begins another), shaped as
+    a trie so that the regex engine tests one character per position where none begins."""
+    if not words:
+        return ""
+    heads: dict[str, list[str]] = {}
+    for word in words:
+        heads.setdefault(word[0], []).append(word[1:])
+    branches = []
+    for head, tails in sorted(heads.items()):
+        rest = [t for t in tails if t]
+        inner = _trie(rest) if rest else ""
+        optional = "" in tails
+        if inner:
+            branches.append(re.escape(head) + (f"(?:{inner})?" if optional else f"(?:{inner})"))
+        else:
+            branches.append(re.escape(head))
+    return "|".join(branches)
+
+
+def _owners(words: set[str], families: list[tuple[str, ...]]) -> dict[str, frozenset[int]]:
+    """For each probe: the families of every probe it holds (the trie takes the longest
+    probe where several begin, ``ACCA`` where ``AC`` is one too, and a match is not searched
+    again: ``api_key`` holds ``key``)."""
+    owners: dict[str, set[int]] = {word: set() for word in words}
+    for n, probes in enumerate(families):
+        for probe in probes:
+            for word in words:
+                if probe in word:
+                    owners[word].add(n)
+    return {word: frozenset(found) for word, found in owners.items()}
+
+
+def lines_with(text: str, lowered: str, words: tuple[str, ...]) -> list[tuple[int, int]]:
+    """The lines of ``text`` that hold one of ``words`` (in ``lowered``, its lower-cased copy),
+    each once, in order: from every place a word starts (one automaton, overlaps included), or
+    for a text that is not ASCII (whose lower-cased copy may not be aligned with it) by
+    ``_lines_found``."""
+    if not text.isascii():
+        return _lines_found(text, lowered, words)
+    search = _KEYWORD_SEARCH if words is KEYWORDS else AhoCorasick(list(words), matchkind=MATCHKIND_STANDARD)
+    spans = []
+    line_end = -1
+    for _word, at, _end in sorted(search.find_matches_as_indexes(lowered, overlapping=True), key=_start):
+        if at < line_end:
+            continue  # this line is taken
+        start = text.rfind("\n", 0, at) + 1
+        line_end = text.find("\n", at)
+        if line_end < 0:
+            line_end = len(text)
+        spans.append((start, line_end))
+    return spans
+
+
+def _start(match: tuple[int, int, int]) -> int:
+    return match[1]
+
+
+def _lines_found(text: str, lowered: str, words: tuple[str, ...]) -> list[tuple[int, int]]:
+    """The lines of ``text`` that hold one of ``words``, found by one ``str.find`` per word and
+    line in ``lowered`` (its lower-cased copy, of the same length but for a few letters)."""
+    spans = set()
+    for word in words:
+        at = lowered.find(word)
+        while at >= 0:
+            start = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            spans.add((start, len(text) if end < 0 else end))
+            at = lowered.find(word, (len(text) if end < 0 else end))
+    return sorted(spans)
+
+
+#: detect-secrets' keywords (the secret-keyword family's telltales): its keyword regexes are
+#: searched in the lines that hold one
+KEYWORDS = next(folded for _literal, folded, kinds in _FAMILIES if kinds == ("secret-keyword",))
+_KEYWORD_SEARCH = AhoCorasick(list(KEYWORDS), matchkind=MATCHKIND_STANDARD)

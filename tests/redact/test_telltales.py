@@ -1,0 +1,57 @@
+"""The telltale search (redact/telltales.py) decides which kinds' patterns run on a text: its
+automata must choose exactly what the trie-shaped regexes they replaced choose (those regexes
+are still its way for a text holding a lone surrogate), and the lines it gives the keyword
+patterns must be those one ``str.find`` per keyword gives."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from asr_adapters.redact.detectors import Detector, optional_patterns
+from asr_adapters.redact.telltales import _FAMILIES, KEYWORDS, Telltales, _lines_found, lines_with
+
+SECRETS = Detector()
+EVERYTHING = Detector(optional_patterns(paths=True, emails=True, user_names=("alice",)))
+#: pieces of text made of the telltales and what stands beside them, so that generated texts
+#: hold many, overlapping and cut ("sk-us", "awsecret", "ACCA", a keyword across a line break)
+PROBES = sorted({probe for literal, folded, _kinds in _FAMILIES for probe in (*literal, *folded)})
+PIECES = [*PROBES, *(p.upper() for p in PROBES), *(p[: len(p) // 2] for p in PROBES if len(p) > 3)]
+PIECES += ["\n", " ", '"', "'", ":", "=", "x", "1", "é", "K", "İ", "ſ", "\ud800", "-", "_", "/", "."]
+TEXTS = st.lists(st.sampled_from(PIECES), max_size=30).map("".join)
+
+
+def _by_regexes(telltales: Telltales, text: str) -> tuple[set[int], str | None]:
+    """``chosen`` as it goes for a text the automata cannot take: through the regexes."""
+    literal, folded = telltales._literal_search, telltales._folded_search
+    telltales._literal_search = telltales._folded_search = _Refusing()  # type: ignore[assignment]
+    try:
+        return telltales.chosen(text)
+    finally:
+        telltales._literal_search, telltales._folded_search = literal, folded
+
+
+class _Refusing:
+    def find_matches_as_strings(self, text: str) -> list[str]:
+        raise UnicodeEncodeError("utf-8", text, 0, 1, "surrogates not allowed")
+
+
+@settings(max_examples=600, deadline=None)
+@given(TEXTS)
+def test_the_automata_choose_what_the_regexes_choose(text: str) -> None:
+    for detector in (SECRETS, EVERYTHING):
+        assert detector._telltales.chosen(text) == _by_regexes(detector._telltales, text)
+
+
+@settings(max_examples=600, deadline=None)
+@given(TEXTS)
+def test_the_keyword_lines_are_those_str_find_gives(text: str) -> None:
+    lowered = text.lower()
+    assert lines_with(text, lowered, KEYWORDS) == _lines_found(text, lowered, KEYWORDS)
+
+
+def test_a_text_with_a_lone_surrogate_is_still_searched() -> None:
+    text = "\ud800 the token: ghp_" + "A1b2C3d4" * 5
+    hits = SECRETS.find(text)
+    assert [h.kind for h in hits] == ["github-token"]
+    assert text[hits[0].start : hits[0].end].startswith("ghp_A1b2")
