@@ -15,6 +15,7 @@ import hashlib
 import hmac
 import re
 from collections import Counter
+from collections.abc import Iterator
 
 import orjson
 
@@ -23,12 +24,19 @@ from .placeholder import HASH_CHARS as _HASH_CHARS
 from .placeholder import PLACEHOLDER
 
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")  # greedy: each match is a whole run
+_BASE64_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
+#: the UTF-8 of a text with its base64 characters made ``a`` and every other byte a space
+_RUN_MARKS = bytes(0x61 if byte in _BASE64_BYTES else 0x20 for byte in range(256))
+_RUN_NEEDLE = b"a" * 24
 #: what may stand between two lines of one wrapped base64 run
 _LINE_BREAK = re.compile(r"\r?\n[ \t]*")
-_TOKEN_CHAR = re.compile(r"[A-Za-z0-9+/=_.-]")
-#: a run of token characters broken by a line break, 16 or more in all: where a wrapped
-#: token may be (ordinary lines end in a word, a comma or a bracket)
-_WRAPPED = re.compile(r"\n(?=[ \t]*(?P<right>[A-Za-z0-9+/=_.-]{1,400}))")
+#: a line break with a token character before it (a ``\r`` between them allowed) and, after
+#: the next line's indentation, another: where a wrapped token may be (ordinary lines end in a
+#: comma or a bracket); whether the run is 16 or more in all is asked of each (the lookbehinds
+#: come after the ``\n`` so that the regex keeps its fast search for it)
+_WRAPPED = re.compile(
+    r"\n(?:(?<=[A-Za-z0-9+/=_.-]\n)|(?<=[A-Za-z0-9+/=_.-]\r\n))(?=[ \t]*(?P<right>[A-Za-z0-9+/=_.-]{1,400}))"
+)
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.")
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9+/=_.-]+")
 _JSON_START = ("{", "[")
@@ -131,9 +139,7 @@ class Scanner:
         hits: list[Hit] = []
         for match in _WRAPPED.finditer(text):
             newline = match.start()
-            end = newline - 1 if newline and text[newline - 1] == "\r" else newline
-            if end == 0 or text[end - 1] not in _TOKEN_CHARS:
-                continue
+            end = newline - 1 if text[newline - 1] == "\r" else newline
             left = end
             while left > 0 and end - left < 16 and text[left - 1] in _TOKEN_CHARS:
                 left -= 1
@@ -273,7 +279,7 @@ def _base64_groups(text: str) -> list[list[re.Match[str]]]:
     line before a multiple of 4 long, with no padding; the next one right after the break,
     indentation allowed) in one group, 1,000 lines at most."""
     groups: list[list[re.Match[str]]] = []
-    for match in _BASE64_RUN.finditer(text):
+    for match in _base64_runs(text):
         if groups and len(groups[-1]) < 1000:
             last = groups[-1][-1]
             run = last.group()
@@ -282,6 +288,32 @@ def _base64_groups(text: str) -> list[list[re.Match[str]]]:
                 continue
         groups.append([match])
     return groups
+
+
+def _base64_runs(text: str) -> Iterator[re.Match[str]]:
+    """``_BASE64_RUN.finditer(text)``, found faster: ``bytes.find`` of 24 marks in a row skips
+    most of the text, where the regex tests every character. A run is ASCII, so each run of
+    24 or more marks in the text's UTF-8 is one whole run of the text; in a text that is not
+    ASCII it is found by its characters, from where the last one ended (the runs between
+    are shorter, so the first place it stands is its own)."""
+    data = text.encode("utf-8", "surrogatepass")
+    marks = data.translate(_RUN_MARKS)
+    ascii_text = len(data) == len(text)
+    at = resume = 0
+    while True:
+        start = marks.find(_RUN_NEEDLE, at)
+        if start < 0:
+            return
+        at = marks.find(b" ", start + 24)
+        if at < 0:
+            at = len(marks)
+        if not ascii_text:
+            start = text.find(data[start:at].decode("ascii"), resume)
+        match = _BASE64_RUN.match(text, start)
+        if match is None:  # cannot be: the regex takes the run and up to two "="
+            return
+        resume = match.end()
+        yield match
 
 
 def _decoded(run: str) -> str | None:

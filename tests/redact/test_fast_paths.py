@@ -1,13 +1,20 @@
-"""The telltale search (redact/telltales.py) decides which kinds' patterns run on a text: its
+"""The scan's fast ways must find what the plain ways they stand for find, on any text.
+
+The telltale search (redact/telltales.py) decides which kinds' patterns run on a text: its
 automata must choose exactly what the trie-shaped regexes they replaced choose (those regexes
 are still its way for a text holding a lone surrogate), and the lines it gives the keyword
-patterns must be those one ``str.find`` per keyword gives."""
+patterns must be those one ``str.find`` per keyword gives. The base64 runs found with
+``bytes.find`` must be the regex's, and the line breaks the wrapped-token search looks at must
+be those the plain regex meets with a token character before them."""
 
 from __future__ import annotations
+
+import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from asr_adapters.redact import scan
 from asr_adapters.redact.detectors import Detector, optional_patterns
 from asr_adapters.redact.telltales import _FAMILIES, KEYWORDS, Telltales, _lines_found, lines_with
 
@@ -55,3 +62,29 @@ def test_a_text_with_a_lone_surrogate_is_still_searched() -> None:
     hits = SECRETS.find(text)
     assert [h.kind for h in hits] == ["github-token"]
     assert text[hits[0].start : hits[0].end].startswith("ghp_A1b2")
+
+
+#: base64 runs and wrapped tokens: pieces of token characters of every length around 24 and 16,
+#: with line breaks, indentation, padding and letters that are not ASCII between them
+RUN_PIECES = ["A" * 23, "b" * 24, "x", "Ab1+/_-", "=", "==", "\n", "\r\n", "  ", "é", "\ud800", "€", ".", " ", "K"]
+RUNS = st.lists(st.sampled_from(RUN_PIECES), max_size=20).map("".join)
+_PLAIN_WRAPPED = re.compile(r"\n(?=[ \t]*(?P<right>[A-Za-z0-9+/=_.-]{1,400}))")
+
+
+@settings(max_examples=800, deadline=None)
+@given(RUNS)
+def test_the_base64_runs_are_the_regexes(text: str) -> None:
+    expected = [m.span() for m in scan._BASE64_RUN.finditer(text)]
+    assert [m.span() for m in scan._base64_runs(text)] == expected
+
+
+@settings(max_examples=800, deadline=None)
+@given(RUNS)
+def test_the_wrapped_line_breaks_are_those_with_a_token_character_before(text: str) -> None:
+    expected = []
+    for match in _PLAIN_WRAPPED.finditer(text):
+        newline = match.start()
+        end = newline - 1 if newline and text[newline - 1] == "\r" else newline
+        if end and text[end - 1] in scan._TOKEN_CHARS:
+            expected.append((newline, match["right"]))
+    assert [(m.start(), m["right"]) for m in scan._WRAPPED.finditer(text)] == expected
