@@ -37,7 +37,9 @@ _LINE_BREAK = re.compile(r"\r?\n[ \t]*")
 _WRAPPED = re.compile(
     r"\n(?:(?<=[A-Za-z0-9+/=_.-]\n)|(?<=[A-Za-z0-9+/=_.-]\r\n))(?=[ \t]*(?P<right>[A-Za-z0-9+/=_.-]{1,400}))"
 )
-_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.")
+_TOKEN_STRING = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-."
+_TOKEN_CHARS = frozenset(_TOKEN_STRING)
+_INDENT = re.compile(r"[ \t]*")
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9+/=_.-]+")
 _JSON_START = ("{", "[")
 #: a string token of JSON text (its content, and the colon that makes it a key); outside its
@@ -48,7 +50,7 @@ _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
 _LOW_SURROGATE = re.compile(r"\\u[dD][c-fC-F][0-9a-fA-F]{2}")
 #: a decoded base64 run is scanned only when it reads as text
 _PRINTABLE = re.compile(rb"[\t\n\r\x20-\x7e]*")
-#: how much text the per-string cache keeps, in characters (what it holds, twice at most)
+#: how much text each per-run cache (strings, wrapped-token windows) keeps, in characters
 _SEEN_CHARS = 8_000_000
 
 
@@ -67,6 +69,11 @@ class Scanner:
         #: is the same every time (the placeholders are keyed on the secret)
         self._seen: dict[str, tuple[str | None, Counter[str] | None]] = {}
         self._seen_chars = 0
+        #: what the search of each wrapped-token window found: the windows of a listing of
+        #: files (lines of paths) come again in every message that repeats it (Cline's
+        #: environment details), in strings that differ elsewhere
+        self._windows: dict[str, list[Hit]] = {}
+        self._window_chars = 0
 
     def placeholder(self, kind: str, secret: str) -> str:
         known = self._placeholders.get((kind, secret))
@@ -140,11 +147,11 @@ class Scanner:
         for match in _WRAPPED.finditer(text):
             newline = match.start()
             end = newline - 1 if text[newline - 1] == "\r" else newline
-            left = end
-            while left > 0 and end - left < 16 and text[left - 1] in _TOKEN_CHARS:
-                left -= 1
-            if end - left + len(match["right"]) < 16:
-                continue
+            right = match.end("right") - match.start("right")
+            if right < 15:  # the token characters before the break, 16 at most, make up the rest?
+                before = text[end - 16 if end > 16 else 0 : end]
+                if len(before) - len(before.rstrip(_TOKEN_STRING)) + right < 16:
+                    continue
             start = text.rfind("\n", 0, end) + 1
             pieces = [(start, end)]
             at = newline + 1
@@ -152,9 +159,7 @@ class Scanner:
                 line_end = text.find("\n", at)
                 line_end = len(text) if line_end < 0 else line_end
                 stop = line_end - 1 if line_end > at and text[line_end - 1] == "\r" else line_end
-                begin = at
-                while begin < stop and text[begin] in " \t":
-                    begin += 1
+                begin = _INDENT.match(text, at, stop).end()  # type: ignore[union-attr]  # matches empty text
                 if begin >= stop or text[begin] not in _TOKEN_CHARS:
                     break
                 pieces.append((begin, stop))
@@ -163,9 +168,15 @@ class Scanner:
                 at = line_end + 1
             if len(pieces) < 2:
                 continue
-            joined = "".join(text[a:b] for a, b in pieces)
+            joined = "".join([text[a:b] for a, b in pieces])
             first = end - start
-            for hit in self.detector.find(joined, joinable_only=True):
+            found_there = self._windows.get(joined)
+            if found_there is None:
+                found_there = self.detector.find(joined, joinable_only=True)
+                if self._window_chars < _SEEN_CHARS:
+                    self._window_chars += len(joined)
+                    self._windows[joined] = found_there
+            for hit in found_there:
                 if hit.start >= first or hit.end <= first:
                     continue  # not across the first break: the direct search's, or the next window's
                 hits.append(Hit(start + hit.start, _mapped(pieces, hit.end), hit.kind, hit.secret))
