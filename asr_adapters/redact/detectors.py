@@ -40,7 +40,7 @@ from detect_secrets.plugins import (
     twilio,
 )
 
-from .telltales import ANCHORED, KEYWORDS, Telltales, lines_with
+from .telltales import ANCHORED, KEYWORDS, Telltales, anchored, leading_words, lines_with, starts
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,10 @@ class Pattern:
     #: a secret pattern's value that is a placeholder (``${TOKEN}``, ``<password>``, ``***``)
     #: or under 4 characters is not taken; a name, an address or the user's own regex is
     secret: bool = True
+    #: the words (lower case) a match begins with, when the regex begins with a
+    #: case-insensitive choice of them and nothing else: in an ASCII text it is tried only
+    #: where one begins (``telltales.starts``), not at every character
+    starts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -86,8 +90,10 @@ def _ours(
     joinable: bool = True,
     secret: bool = True,
     left_bound: bool = False,
+    starts: tuple[str, ...] = (),
 ) -> Pattern:
-    return Pattern(kind, re.compile(regex, flags), group, joinable, "ours", left_bound=left_bound, secret=secret)
+    compiled = re.compile(regex, flags)
+    return Pattern(kind, compiled, group, joinable, "ours", left_bound=left_bound, secret=secret, starts=starts)
 
 
 _KEYWORD_GROUPS = keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP
@@ -113,6 +119,7 @@ SECRETS: tuple[Pattern, ...] = (
         r"(?i:authorization|proxy-authorization|x-api-key|api-key|x-auth-token)[\"']?\s*[:=]\s*[\"']?"
         r"(?:(?i:bearer|basic|token|digest)\s+)?([A-Za-z0-9._~+/=:-]{8,})",
         1,
+        starts=("authorization", "proxy-authorization", "x-api-key", "api-key", "x-auth-token"),
     ),
     _ours("bearer-token", r"(?i:bearer)\s+([A-Za-z0-9._~+/-]{16,}=*)", 1, left_bound=True),
     _ours("openai-key", r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}", left_bound=True),
@@ -166,7 +173,7 @@ SECRETS: tuple[Pattern, ...] = (
     _plugin("ibm-cloud-key", ibm_cos_hmac.IbmCosHmacDetector, 0, 1, joinable=False),
     *(_plugin("softlayer-key", softlayer.SoftlayerDetector, i, 1, joinable=False) for i in range(2)),
     *(
-        Pattern("secret-keyword", regex, group, False, per_line=True)
+        Pattern("secret-keyword", regex, group, False, per_line=True, starts=leading_words(regex))
         for regex, group in _KEYWORD_GROUPS.items()
         if regex.groups >= group
     ),
@@ -193,6 +200,7 @@ class Detector:
         patterns = self.patterns
         whole = [(0, len(text))]
         keyword_lines: list[tuple[int, int]] | None = None
+        found_starts: dict[tuple[str, ...], list[int]] = {}
         for index in sorted(chosen):  # in the patterns' order: it is their priority
             pattern = patterns[index]
             if joinable_only and not pattern.joinable:
@@ -202,8 +210,18 @@ class Detector:
                 if keyword_lines is None:
                     keyword_lines = lines_with(text, text.lower() if lowered is None else lowered, KEYWORDS)
                 spans = keyword_lines
+            places: list[int] | None = None
+            if pattern.starts and text.isascii():  # where its words begin: the lower-cased text is aligned
+                places = found_starts.get(pattern.starts)
+                if places is None:
+                    lowered = text.lower() if lowered is None else lowered
+                    places = found_starts[pattern.starts] = starts(pattern.starts, lowered)
+            regex = pattern.regex
             for start, end in spans:
-                for match in pattern.regex.finditer(text, start, end):
+                matches = (
+                    regex.finditer(text, start, end) if places is None else anchored(regex, text, places, start, end)
+                )
+                for match in matches:
                     hit = _hit(pattern, match)
                     if hit is not None:
                         hits.append(hit)

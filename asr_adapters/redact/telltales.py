@@ -9,8 +9,9 @@ text, they would make the trie stop at every other character).
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from ahocorasick_rs import MATCHKIND_LEFTMOST_LONGEST, MATCHKIND_STANDARD, AhoCorasick
@@ -244,3 +245,46 @@ def _lines_found(text: str, lowered: str, words: tuple[str, ...]) -> list[tuple[
 #: searched in the lines that hold one
 KEYWORDS = next(folded for _literal, folded, kinds in _FAMILIES if kinds == ("secret-keyword",))
 _KEYWORD_SEARCH = AhoCorasick(list(KEYWORDS), matchkind=MATCHKIND_STANDARD)
+
+
+#: one automaton per set of words a pattern's matches begin with (``Pattern.starts``)
+_STARTS: dict[tuple[str, ...], AhoCorasick] = {}
+
+
+def starts(words: tuple[str, ...], lowered: str) -> list[int]:
+    """Every place in ``lowered`` (an ASCII text lower-cased) where one of ``words`` begins,
+    overlaps included, in order."""
+    search = _STARTS.get(words)
+    if search is None:
+        search = _STARTS[words] = AhoCorasick(list(words), matchkind=MATCHKIND_STANDARD)
+    return sorted({at for _word, at, _end in search.find_matches_as_indexes(lowered, overlapping=True)})
+
+
+def anchored(regex: re.Pattern[str], text: str, places: list[int], start: int, end: int) -> Iterator[re.Match[str]]:
+    """``regex.finditer(text, start, end)`` for a regex whose matches begin at one of
+    ``places`` (and are never empty): tried there only, the next from where the last ended."""
+    resume = start
+    for at in places[bisect.bisect_left(places, start) :]:
+        if at >= end:
+            return
+        if at < resume:
+            continue
+        match = regex.match(text, at, end)
+        if match is not None:
+            yield match
+            resume = match.end()
+
+
+def leading_words(regex: re.Pattern[str]) -> tuple[str, ...]:
+    """The words a detect-secrets keyword regex begins with (its first group, a choice of
+    lower-case words, ``api_?key`` standing for ``api_key`` and ``apikey``), or none when it
+    does not begin so or is not case-insensitive (then it is searched at every character)."""
+    head = re.match(r"\(([a-zñ_?|]+)\)", regex.pattern)
+    if head is None or not regex.flags & re.IGNORECASE:
+        return ()
+    words: list[str] = []
+    for word in head.group(1).split("|"):
+        if word.replace("_?", "").count("?") or word.count("_?") > 1:
+            return ()
+        words += [word.replace("_?", "_"), word.replace("_?", "")] if "_?" in word else [word]
+    return tuple(words)

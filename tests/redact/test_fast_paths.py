@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from asr_adapters.redact import scan
 from asr_adapters.redact.detectors import Detector, optional_patterns
-from asr_adapters.redact.telltales import _FAMILIES, KEYWORDS, Telltales, _lines_found, lines_with
+from asr_adapters.redact.telltales import _FAMILIES, KEYWORDS, Telltales, _lines_found, anchored, lines_with, starts
 
 SECRETS = Detector()
 EVERYTHING = Detector(optional_patterns(paths=True, emails=True, user_names=("alice",)))
@@ -88,3 +88,39 @@ def test_the_wrapped_line_breaks_are_those_with_a_token_character_before(text: s
         if end and text[end - 1] in scan._TOKEN_CHARS:
             expected.append((newline, match["right"]))
     assert [(m.start(), m["right"]) for m in scan._WRAPPED.finditer(text)] == expected
+
+
+#: texts for the patterns tried only where their words begin: the words in every case, cut,
+#: run into one another, and what stands between a name and its value
+ANCHOR_WORDS = sorted({word for p in SECRETS.patterns for word in p.starts if word.isascii()})
+ANCHOR_PIECES = [*ANCHOR_WORDS, *(w.upper() for w in ANCHOR_WORDS), *(w.title() for w in ANCHOR_WORDS)]
+ANCHOR_PIECES += [w[: len(w) // 2] for w in ANCHOR_WORDS]
+ANCHOR_PIECES += ['"', "'", "`", ":", "=", "==", " ", "\n", "Bearer ", "x", "Ab12Cd34Ef56", ";", ",", "=>", "!="]
+ANCHOR_PIECES += [
+    ': "Ab12Cd34Ef56"',
+    ": Bearer Ab12Cd34Ef56",
+    "='Ab12Cd34Ef56'",
+    ' = "Ab12Cd34Ef56";',
+    ":Ab12Cd34Ef56",
+] * 8
+ANCHOR_TEXTS = st.lists(st.sampled_from(ANCHOR_PIECES), max_size=24).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(ANCHOR_TEXTS, st.integers(0, 40), st.integers(0, 400))
+@example("Proxy-Authorization: Bearer Ab12Cd34Ef56", 0, 400)
+@example('db_password_x = "Ab12Cd34Ef56";', 3, 400)
+def test_a_pattern_tried_where_its_words_begin_finds_what_finditer_finds(text: str, start: int, end: int) -> None:
+    end = min(max(start, end), len(text))
+    for pattern in (p for p in SECRETS.patterns if p.starts):
+        places = starts(pattern.starts, text.lower())
+        expected = [m.span() for m in pattern.regex.finditer(text, start, end)]
+        assert [m.span() for m in anchored(pattern.regex, text, places, start, end)] == expected, pattern.kind
+
+
+def test_the_keyword_regexes_are_tried_where_their_words_begin() -> None:
+    """detect-secrets' keyword regexes that begin with their keywords are the ones anchored
+    (a change of its regexes' shape turns that off rather than making it wrong)."""
+    anchored_ones = [p for p in SECRETS.patterns if p.kind == "secret-keyword" and p.starts]
+    assert len(anchored_ones) == 4
+    assert all({"password", "api_key", "apikey", "secret", "pwd"} <= set(p.starts) for p in anchored_ones)
