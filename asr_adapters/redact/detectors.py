@@ -200,7 +200,7 @@ class Detector:
         patterns = self.patterns
         whole = [(0, len(text))]
         keyword_lines: list[tuple[int, int]] | None = None
-        found_starts: dict[tuple[str, ...], list[int]] = {}
+        found_starts: dict[tuple[str, ...], list[int] | None] = {}
         for index in sorted(chosen):  # in the patterns' order: it is their priority
             pattern = patterns[index]
             if joinable_only and not pattern.joinable:
@@ -211,11 +211,11 @@ class Detector:
                     keyword_lines = lines_with(text, text.lower() if lowered is None else lowered, KEYWORDS)
                 spans = keyword_lines
             places: list[int] | None = None
-            if pattern.starts and text.isascii():  # where its words begin: the lower-cased text is aligned
-                places = found_starts.get(pattern.starts)
-                if places is None:
+            if pattern.starts:  # where its words begin, when the lower-cased text can say
+                if pattern.starts not in found_starts:
                     lowered = text.lower() if lowered is None else lowered
-                    places = found_starts[pattern.starts] = starts(pattern.starts, lowered)
+                    found_starts[pattern.starts] = starts(pattern.starts, text, lowered)
+                places = found_starts[pattern.starts]
             regex = pattern.regex
             for start, end in spans:
                 matches = (

@@ -205,14 +205,18 @@ def _owners(words: set[str], families: list[tuple[str, ...]]) -> dict[str, froze
 def lines_with(text: str, lowered: str, words: tuple[str, ...]) -> list[tuple[int, int]]:
     """The lines of ``text`` that hold one of ``words`` (in ``lowered``, its lower-cased copy),
     each once, in order: from every place a word starts (one automaton, overlaps included), or
-    for a text that is not ASCII (whose lower-cased copy may not be aligned with it) by
-    ``_lines_found``."""
-    if not text.isascii():
+    by ``_lines_found`` for a text whose lower-cased copy is not aligned with it (``İ`` lowers
+    to two characters) or that the automaton cannot take (a lone surrogate)."""
+    if len(lowered) != len(text):
         return _lines_found(text, lowered, words)
     search = _KEYWORD_SEARCH if words is KEYWORDS else AhoCorasick(list(words), matchkind=MATCHKIND_STANDARD)
+    try:
+        found = search.find_matches_as_indexes(lowered, overlapping=True)
+    except UnicodeEncodeError:
+        return _lines_found(text, lowered, words)
     spans = []
     line_end = -1
-    for _word, at, _end in sorted(search.find_matches_as_indexes(lowered, overlapping=True), key=_start):
+    for _word, at, _end in sorted(found, key=_start):
         if at < line_end:
             continue  # this line is taken
         start = text.rfind("\n", 0, at) + 1
@@ -251,13 +255,27 @@ _KEYWORD_SEARCH = AhoCorasick(list(KEYWORDS), matchkind=MATCHKIND_STANDARD)
 _STARTS: dict[tuple[str, ...], AhoCorasick] = {}
 
 
-def starts(words: tuple[str, ...], lowered: str) -> list[int]:
-    """Every place in ``lowered`` (an ASCII text lower-cased) where one of ``words`` begins,
-    overlaps included, in order."""
+#: the letters that match one of an ASCII word's letters case-insensitively (Python's ``re``)
+#: but do not lower-case to it: ``ı`` matches ``i``, ``ſ`` matches ``s`` (and ``İ``, which
+#: matches ``i``, lowers to two characters: the lower-cased copy is then not aligned)
+_FOLDED_APART = ("ı", "ſ")
+
+
+def starts(words: tuple[str, ...], text: str, lowered: str) -> list[int] | None:
+    """Every place in ``text`` where one of ``words`` begins as a case-insensitive regex meets
+    it (found in ``lowered``, its lower-cased copy), overlaps included, in order; None for a
+    text where the lower-cased copy cannot say (not aligned, a letter of ``_FOLDED_APART``, a
+    lone surrogate the automaton cannot take)."""
+    if not text.isascii() and (len(lowered) != len(text) or any(c in text for c in _FOLDED_APART)):
+        return None
     search = _STARTS.get(words)
     if search is None:
         search = _STARTS[words] = AhoCorasick(list(words), matchkind=MATCHKIND_STANDARD)
-    return sorted({at for _word, at, _end in search.find_matches_as_indexes(lowered, overlapping=True)})
+    try:
+        found = search.find_matches_as_indexes(lowered, overlapping=True)
+    except UnicodeEncodeError:
+        return None
+    return sorted({at for _word, at, _end in found})
 
 
 def anchored(regex: re.Pattern[str], text: str, places: list[int], start: int, end: int) -> Iterator[re.Match[str]]:
