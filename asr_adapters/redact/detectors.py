@@ -193,9 +193,10 @@ class Detector:
 
     def find(self, text: str, *, joinable_only: bool = False) -> list[Hit]:
         """The secrets in ``text``, without overlaps (the pattern listed first wins)."""
-        chosen, lowered = self._telltales.chosen(text)
+        chosen = self._telltales.chosen(text)
         if not chosen:
             return []
+        lowered: str | None = None  # made when a pattern needs it
         hits: list[Hit] = []
         patterns = self.patterns
         whole = [(0, len(text))]
@@ -208,7 +209,8 @@ class Detector:
             spans = whole
             if pattern.per_line:
                 if keyword_lines is None:
-                    keyword_lines = lines_with(text, text.lower() if lowered is None else lowered, KEYWORDS)
+                    lowered = text.lower() if lowered is None else lowered
+                    keyword_lines = lines_with(text, lowered, KEYWORDS)
                 spans = keyword_lines
             places: list[int] | None = None
             if pattern.starts:  # where its words begin, when the lower-cased text can say

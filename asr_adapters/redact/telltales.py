@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from ahocorasick_rs import MATCHKIND_LEFTMOST_LONGEST, MATCHKIND_STANDARD, AhoCorasick
+from ahocorasick_rs import MATCHKIND_LEFTMOST_LONGEST, MATCHKIND_STANDARD, AhoCorasick, BytesAhoCorasick
 
 if TYPE_CHECKING:
     from .detectors import Pattern
@@ -121,72 +121,50 @@ class Telltales:
             (char, frozenset(n for n, family in enumerate(families) if char in family[0]))
             for char in sorted(probe for probe in literal if len(probe) == 1)
         ]
-        self._literal = sorted(probe for probe in literal if len(probe) > 1)
-        self._folded = sorted(folded)
-        self._literal_search = _automaton(self._literal)
-        self._folded_search = _automaton(self._folded)
-        self._literal_families = _owners(set(self._literal), [family[0] for family in families])
-        self._folded_families = _owners(folded, [family[1] for family in families])
-        #: the regexes searched instead in a text the automata cannot take (a lone surrogate)
-        self._tries: tuple[re.Pattern[str] | None, re.Pattern[str] | None] | None = None
+        longer = sorted(probe for probe in literal if len(probe) > 1)
+        folded_probes = sorted(folded)
+        literal_owners = _owners(set(longer), [family[0] for family in families])
+        folded_owners = _owners(folded, [family[1] for family in families])
+        # the automata search the text's UTF-8 (a lone surrogate as surrogatepass writes it):
+        # every probe is ASCII, and a character that is not stands between probes in the bytes
+        # as in the text; what they find is given by the probe's place in these lists
+        self._literal_search = _automaton(longer)
+        self._folded_search = _automaton(folded_probes)
+        self._literal_owners = [literal_owners[probe] for probe in longer]
+        self._folded_owners = [folded_owners[probe] for probe in folded_probes]
 
-    def chosen(self, text: str) -> tuple[set[int], str | None]:
-        """The indexes of the patterns to run on ``text`` (the always-run ones, and those of
-        each family whose telltale it holds), and its lower-cased copy when one was made."""
+    def chosen(self, text: str) -> set[int]:
+        """The indexes of the patterns to run on ``text``: the always-run ones, and those of
+        each family whose telltale it holds."""
         met: set[int] = set()
         for char, owners in self._chars:
             if char in text:
                 met |= owners
-        lowered = text.lower() if self._folded else None
-        try:
-            literal = self._literal_search.find_matches_as_strings(text) if self._literal_search else []
-            folded = self._folded_search.find_matches_as_strings(lowered) if self._folded_search and lowered else []
-        except UnicodeEncodeError:  # a lone surrogate: no UTF-8 for the automata
-            literal_trie, folded_trie = self._regexes()
-            literal = literal_trie.findall(text) if literal_trie is not None else []
-            folded = folded_trie.findall(lowered) if folded_trie is not None and lowered is not None else []
-        for found in set(literal):
-            met |= self._literal_families[found]
-        for found in set(folded):
-            met |= self._folded_families[found]
+        data = text.encode("utf-8", "surrogatepass")
+        if self._literal_search is not None:
+            for found in {found for found, _start, _end in self._literal_search.find_matches_as_indexes(data)}:
+                met |= self._literal_owners[found]
+        if self._folded_search is not None:
+            # the lower-cased text's UTF-8: its ASCII letters lowered, unless a letter that is
+            # not ASCII lowers to one (İ, the Kelvin sign) and the text's own lower() must do
+            if not text.isascii() and ("\u0130" in text or "\u212a" in text):
+                lowered = text.lower().encode("utf-8", "surrogatepass")
+            else:
+                lowered = data.lower()
+            for found in {found for found, _start, _end in self._folded_search.find_matches_as_indexes(lowered)}:
+                met |= self._folded_owners[found]
         chosen = set(self.always)
         for family in met:
             _literal, _folded, members, probe_regex = self._families[family]
             if probe_regex is None or probe_regex.search(text):
                 chosen |= members
-        return chosen, lowered
-
-    def _regexes(self) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
-        if self._tries is None:
-            self._tries = (
-                re.compile(_trie(self._literal)) if self._literal else None,
-                re.compile(_trie(self._folded)) if self._folded else None,
-            )
-        return self._tries
+        return chosen
 
 
-def _automaton(words: list[str]) -> AhoCorasick | None:
-    return AhoCorasick(words, matchkind=MATCHKIND_LEFTMOST_LONGEST) if words else None
-
-
-def _trie(words: list[str]) -> str:
-    """A regex matching any of ``words`` (longest first where one begins another), shaped as
-    a trie so that the regex engine tests one character per position where none begins."""
+def _automaton(words: list[str]) -> BytesAhoCorasick | None:
     if not words:
-        return ""
-    heads: dict[str, list[str]] = {}
-    for word in words:
-        heads.setdefault(word[0], []).append(word[1:])
-    branches = []
-    for head, tails in sorted(heads.items()):
-        rest = [t for t in tails if t]
-        inner = _trie(rest) if rest else ""
-        optional = "" in tails
-        if inner:
-            branches.append(re.escape(head) + (f"(?:{inner})?" if optional else f"(?:{inner})"))
-        else:
-            branches.append(re.escape(head))
-    return "|".join(branches)
+        return None
+    return BytesAhoCorasick([word.encode("ascii") for word in words], matchkind=MATCHKIND_LEFTMOST_LONGEST)
 
 
 def _owners(words: set[str], families: list[tuple[str, ...]]) -> dict[str, frozenset[int]]:

@@ -1,8 +1,8 @@
 """The scan's fast ways must find what the plain ways they stand for find, on any text.
 
 The telltale search (redact/telltales.py) decides which kinds' patterns run on a text: its
-automata must choose exactly what the trie-shaped regexes they replaced choose (those regexes
-are still its way for a text holding a lone surrogate), and the lines it gives the keyword
+automata must choose exactly what the trie-shaped regexes they replaced chose (kept here as
+the reference), on any text, lone surrogates included, and the lines it gives the keyword
 patterns must be those one ``str.find`` per keyword gives. The base64 runs found with
 ``bytes.find`` must be the regex's, and the line breaks the wrapped-token search looks at must
 be those the plain regex meets with a token character before them."""
@@ -24,23 +24,48 @@ EVERYTHING = Detector(optional_patterns(paths=True, emails=True, user_names=("al
 #: hold many, overlapping and cut ("sk-us", "awsecret", "ACCA", a keyword across a line break)
 PROBES = sorted({probe for literal, folded, _kinds in _FAMILIES for probe in (*literal, *folded)})
 PIECES = [*PROBES, *(p.upper() for p in PROBES), *(p[: len(p) // 2] for p in PROBES if len(p) > 3)]
-PIECES += ["\n", " ", '"', "'", ":", "=", "x", "1", "é", "K", "İ", "ſ", "\ud800", "-", "_", "/", "."]
+PIECES += ["\n", " ", '"', "'", ":", "=", "x", "1", "é", "\u212a", "İ", "ſ", "\ud800", "-", "_", "/", "."]
+PIECES += ["api_\u212aey", "\u0130BM", "a\u212aIA"]  # the Kelvin sign lowers to k, İ to i and a dot
 TEXTS = st.lists(st.sampled_from(PIECES), max_size=30).map("".join)
 
 
-def _by_regexes(telltales: Telltales, text: str) -> tuple[set[int], str | None]:
-    """``chosen`` as it goes for a text the automata cannot take: through the regexes."""
-    literal, folded = telltales._literal_search, telltales._folded_search
-    telltales._literal_search = telltales._folded_search = _Refusing()  # type: ignore[assignment]
-    try:
-        return telltales.chosen(text)
-    finally:
-        telltales._literal_search, telltales._folded_search = literal, folded
+def _trie(words: list[str]) -> str:
+    """The trie-shaped regex the telltales were searched with before the automata."""
+    if not words:
+        return ""
+    heads: dict[str, list[str]] = {}
+    for word in words:
+        heads.setdefault(word[0], []).append(word[1:])
+    branches = []
+    for head, tails in sorted(heads.items()):
+        rest = [t for t in tails if t]
+        inner = _trie(rest) if rest else ""
+        if inner:
+            branches.append(re.escape(head) + (f"(?:{inner})?" if "" in tails else f"(?:{inner})"))
+        else:
+            branches.append(re.escape(head))
+    return "|".join(branches)
 
 
-class _Refusing:
-    def find_matches_as_strings(self, text: str) -> list[str]:
-        raise UnicodeEncodeError("utf-8", text, 0, 1, "surrogates not allowed")
+def _by_regexes(telltales: Telltales, text: str) -> set[int]:
+    """``chosen`` as it was: every literal probe (one character ones too) in one trie regex
+    over the text, the folded ones in another over ``text.lower()``; a match names the
+    families of every probe it holds."""
+    families = telltales._families
+    literal = sorted({probe for family in families for probe in family[0]})
+    folded = sorted({probe for family in families for probe in family[1]})
+    met: set[int] = set()
+    for probes, where, column in ((literal, text, 0), (folded, text.lower(), 1)):
+        if not probes:
+            continue
+        for found in re.findall(_trie(probes), where):
+            met |= {n for n, family in enumerate(families) if any(p in found for p in family[column])}
+    chosen = set(telltales.always)
+    for family in met:
+        _literal, _folded, members, probe_regex = families[family]
+        if probe_regex is None or probe_regex.search(text):
+            chosen |= members
+    return chosen
 
 
 @settings(max_examples=600, deadline=None)
@@ -103,7 +128,7 @@ ANCHOR_PIECES += [
     ' = "Ab12Cd34Ef56";',
     ":Ab12Cd34Ef56",
 ] * 8  # often enough after a word
-ANCHOR_PIECES += ["é", "─", "的", "K", "ſ", "ı", "İ", "\ud800", "Ñ", "ñ"]  # not ASCII: some lower apart
+ANCHOR_PIECES += ["é", "─", "的", "\u212a", "ſ", "ı", "İ", "\ud800", "Ñ", "ñ"]  # not ASCII: some lower apart
 ANCHOR_PIECES += [w.replace("s", "ſ") for w in ANCHOR_WORDS if "s" in w] + ["prıvate_key", "Kpass", "İd_key"]
 ANCHOR_TEXTS = st.lists(st.sampled_from(ANCHOR_PIECES), max_size=24).map("".join)
 
