@@ -50,6 +50,9 @@ _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
 _LOW_SURROGATE = re.compile(r"\\u[dD][c-fC-F][0-9a-fA-F]{2}")
 #: a decoded base64 run is scanned only when it reads as text
 _PRINTABLE = re.compile(rb"[\t\n\r\x20-\x7e]*")
+#: the characters that begin a group of four of the base64 of ASCII (values 0 to 31: the top
+#: six bits of a byte under 0x80); paths and identifiers mostly fail it at once
+_FIRST_OF_FOUR = re.compile(r"[A-Za-f]*")
 #: how much text each per-run cache (strings, wrapped-token windows) keeps, in characters
 _SEEN_CHARS = 8_000_000
 
@@ -328,9 +331,12 @@ def _base64_runs(text: str) -> Iterator[re.Match[str]]:
 
 
 def _decoded(run: str) -> str | None:
+    """The text a base64 run decodes to, when it is printable ASCII (12 bytes at least)."""
     stripped = run.rstrip("=")
     if len(stripped) % 4 == 1:
         return None
+    if _FIRST_OF_FOUR.fullmatch(stripped[::4]) is None:
+        return None  # a group's first character past f gives a first byte of 0x80 or more: not text
     padded = stripped + "=" * (-len(stripped) % 4)
     try:
         raw = base64.b64decode(padded, altchars=b"-_" if ("-" in run or "_" in run) else None, validate=True)

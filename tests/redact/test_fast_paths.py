@@ -9,6 +9,8 @@ be those the plain regex meets with a token character before them."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 
 from hypothesis import example, given, settings
@@ -156,3 +158,27 @@ def test_the_keyword_regexes_are_tried_where_their_words_begin() -> None:
     anchored_ones = [p for p in SECRETS.patterns if p.kind == "secret-keyword" and p.starts]
     assert len(anchored_ones) == 4
     assert all({"password", "api_key", "apikey", "secret", "pwd"} <= set(p.starts) for p in anchored_ones)
+
+
+def _decoded_plainly(run: str) -> str | None:
+    """``scan._decoded`` without its first test of each group of four."""
+    stripped = run.rstrip("=")
+    if len(stripped) % 4 == 1:
+        return None
+    try:
+        raw = base64.b64decode(
+            stripped + "=" * (-len(stripped) % 4), altchars=b"-_" if "-" in run or "_" in run else None, validate=True
+        )
+    except (binascii.Error, ValueError):
+        return None
+    return raw.decode("ascii") if len(raw) >= 12 and scan._PRINTABLE.fullmatch(raw) else None
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.binary(min_size=12, max_size=60), st.booleans(), st.booleans())
+def test_a_base64_run_decodes_as_before(data: bytes, text: bool, urlsafe: bool) -> None:
+    if text:  # printable ASCII, which the scan reads
+        data = bytes(32 + b % 95 for b in data)
+    run = (base64.urlsafe_b64encode if urlsafe else base64.b64encode)(data).decode()
+    for form in (run, run.rstrip("="), run[1:], run[:-3]):
+        assert scan._decoded(form) == _decoded_plainly(form)
