@@ -147,6 +147,7 @@ class Scanner:
         if "\n" not in text:
             return []
         hits: list[Hit] = []
+        lines: dict[int, tuple[int, int, int, bool]] = {}  # a line met again by the next window
         for match in _WRAPPED.finditer(text):
             newline = match.start()
             end = newline - 1 if text[newline - 1] == "\r" else newline
@@ -159,14 +160,14 @@ class Scanner:
             pieces = [(start, end)]
             at = newline + 1
             for _ in range(3):
-                line_end = text.find("\n", at)
-                line_end = len(text) if line_end < 0 else line_end
-                stop = line_end - 1 if line_end > at and text[line_end - 1] == "\r" else line_end
-                begin = _INDENT.match(text, at, stop).end()  # type: ignore[union-attr]  # matches empty text
+                line = lines.get(at)
+                if line is None:
+                    line = lines[at] = _line_at(text, at)
+                line_end, stop, begin, whole_run = line
                 if begin >= stop or text[begin] not in _TOKEN_CHARS:
                     break
                 pieces.append((begin, stop))
-                if not _TOKEN_RUN.fullmatch(text, begin, stop) or line_end >= len(text):
+                if not whole_run or line_end >= len(text):
                     break
                 at = line_end + 1
             if len(pieces) < 2:
@@ -260,6 +261,16 @@ def _widened(direct: list[Hit], split: list[Hit]) -> list[Hit]:
             continue
         direct = [h for h in direct if h not in inside] + [hit]
     return direct
+
+
+def _line_at(text: str, at: int) -> tuple[int, int, int, bool]:
+    """The line that begins at ``at``: where its break is, where it stops (before a ``\r``),
+    where its indentation ends, and whether the rest is one run of token characters."""
+    line_end = text.find("\n", at)
+    line_end = len(text) if line_end < 0 else line_end
+    stop = line_end - 1 if line_end > at and text[line_end - 1] == "\r" else line_end
+    begin = _INDENT.match(text, at, stop).end()  # type: ignore[union-attr]  # matches empty text
+    return line_end, stop, begin, _TOKEN_RUN.fullmatch(text, begin, stop) is not None
 
 
 def _lines(text: str) -> list[tuple[int, int]]:
