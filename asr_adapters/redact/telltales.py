@@ -161,10 +161,20 @@ class Telltales:
         return chosen
 
 
+#: the automata built, by their probes: one per process for a policy (a DFA takes a few
+#: million instructions to build; ``asr show`` of a site or a bench makes many redactors)
+_AUTOMATA: dict[tuple[str, ...], BytesAhoCorasick] = {}
+
+
 def _automaton(words: list[str]) -> BytesAhoCorasick | None:
     if not words:
         return None
-    return BytesAhoCorasick([word.encode("ascii") for word in words], matchkind=MATCHKIND_LEFTMOST_LONGEST)
+    key = tuple(words)
+    automaton = _AUTOMATA.get(key)
+    if automaton is None:
+        automaton = BytesAhoCorasick([word.encode("ascii") for word in words], matchkind=MATCHKIND_LEFTMOST_LONGEST)
+        _AUTOMATA[key] = automaton
+    return automaton
 
 
 def _owners(words: set[str], families: list[tuple[str, ...]]) -> dict[str, frozenset[int]]:
