@@ -301,7 +301,12 @@ def optional_patterns(
         for name in user_names:
             if len(name) >= 3 and name.lower() not in _COMMON_USERS:
                 yield _ours(
-                    "user-name", rf"(?<![A-Za-z0-9_.-]){re.escape(name)}(?![A-Za-z0-9_-])", joinable=False, secret=False
+                    "user-name",
+                    # the name first, then the character before it asked by a lookbehind over
+                    # both: a regex that begins with its literal keeps the fast search for it
+                    rf"{re.escape(name)}(?<![A-Za-z0-9_.-]{re.escape(name)})(?![A-Za-z0-9_-])",
+                    joinable=False,
+                    secret=False,
                 )
     if emails:
         yield _ours(

@@ -182,3 +182,13 @@ def test_a_base64_run_decodes_as_before(data: bytes, text: bool, urlsafe: bool) 
     run = (base64.urlsafe_b64encode if urlsafe else base64.b64encode)(data).decode()
     for form in (run, run.rstrip("="), run[1:], run[:-3]):
         assert scan._decoded(form) == _decoded_plainly(form)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.sampled_from(["alice", "a.b", "x-y", "dev_9", "Zoë"]), st.lists(st.integers(0, 11), max_size=14))
+def test_a_user_name_word_is_found_where_the_lookbehind_first_regex_finds_it(name: str, picks: list[int]) -> None:
+    pieces = [name, name[:2], "/", ".", "-", "_", " ", "a", "1", "\n", "é", name.upper()]
+    text = "".join(pieces[i] for i in picks)
+    plain = re.compile(rf"(?<![A-Za-z0-9_.-]){re.escape(name)}(?![A-Za-z0-9_-])")
+    (pattern,) = [p for p in optional_patterns(paths=True, user_names=(name,)) if p.group == 0]
+    assert [m.span() for m in pattern.regex.finditer(text)] == [m.span() for m in plain.finditer(text)]
