@@ -16,7 +16,7 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from asr_adapters.redact import scan
+from asr_adapters.redact import base64_runs, scan
 from asr_adapters.redact.detectors import Detector, optional_patterns
 from asr_adapters.redact.telltales import _FAMILIES, KEYWORDS, Telltales, _lines_found, anchored, lines_with, starts
 
@@ -101,8 +101,8 @@ _PLAIN_WRAPPED = re.compile(r"\n(?=[ \t]*(?P<right>[A-Za-z0-9+/=_.-]{1,400}))")
 @settings(max_examples=800, deadline=None)
 @given(RUNS)
 def test_the_base64_runs_are_the_regexes(text: str) -> None:
-    expected = [m.span() for m in scan._BASE64_RUN.finditer(text)]
-    assert [m.span() for m in scan._base64_runs(text)] == expected
+    expected = [m.span() for m in base64_runs.RUN.finditer(text)]
+    assert [m.span() for m in base64_runs.runs(text)] == expected
 
 
 @settings(max_examples=800, deadline=None)
@@ -161,7 +161,7 @@ def test_the_keyword_regexes_are_tried_where_their_words_begin() -> None:
 
 
 def _decoded_plainly(run: str) -> str | None:
-    """``scan._decoded`` without its first test of each group of four."""
+    """``base64_runs.decoded`` without its first test of each group of four."""
     stripped = run.rstrip("=")
     if len(stripped) % 4 == 1:
         return None
@@ -171,7 +171,7 @@ def _decoded_plainly(run: str) -> str | None:
         )
     except (binascii.Error, ValueError):
         return None
-    return raw.decode("ascii") if len(raw) >= 12 and scan._PRINTABLE.fullmatch(raw) else None
+    return raw.decode("ascii") if len(raw) >= 12 and base64_runs.PRINTABLE.fullmatch(raw) else None
 
 
 @settings(max_examples=800, deadline=None)
@@ -181,7 +181,7 @@ def test_a_base64_run_decodes_as_before(data: bytes, text: bool, urlsafe: bool) 
         data = bytes(32 + b % 95 for b in data)
     run = (base64.urlsafe_b64encode if urlsafe else base64.b64encode)(data).decode()
     for form in (run, run.rstrip("="), run[1:], run[:-3]):
-        assert scan._decoded(form) == _decoded_plainly(form)
+        assert base64_runs.decoded(form) == _decoded_plainly(form)
 
 
 @settings(max_examples=600, deadline=None)
