@@ -8,6 +8,11 @@ patterns, once per process, is printed apart; peak RSS of the child), least of `
 runs, and prints the ratios to the unredacted run. Inputs are the ones ``scripts/bench.py`` builds from the
 shared samples (cached under bench-data/). Timings are reported here, never asserted in tests.
 
+Those inputs repeat a sample's lines, so most of their strings hit the scanner's per-run string
+cache and the ratios here flatter the redaction: ``bench_redact_corpus.py`` measures it on
+distinct real sessions (every shared sample and golden input), which is the figure issue 34's
+target is judged by (docs/performance.md).
+
     python scripts/bench_redact.py                 # 20 MB per agent, 3 runs each
     python scripts/bench_redact.py --size-mb 5 --agents codex,claude-code --repeat 1
 """

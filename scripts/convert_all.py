@@ -24,7 +24,13 @@ What it writes, deterministically (no times, no absolute paths):
 
 ``--no-batch`` skips the batch runs; ``--only golden|samples`` limits the inputs; ``--limit 2``
 keeps at most two entries of per-id state in memory, so everything older is read back from disk
-(the output must be the same).
+(the output must be the same). ``--redact secrets`` (``asr convert --redact``) or ``--redact
+everything`` (``--redact --redact-paths --redact-emails``) redacts every conversion, a fresh
+redactor per input as one ``asr convert`` per file has, under a fixed key (``ASR_REDACT_KEY``, or
+a constant one) so that two checkouts give the same placeholders; each input's ``redaction.json``
+is its report. ``--plant SEED`` first plants made-up secrets in every input, golden and sample
+(tests/redact/corpus.py: every kind, in every disguise), so that ``--redact`` has secrets to
+find in real text: a change to the redaction's speed is checked with both.
 """
 
 from __future__ import annotations
@@ -38,11 +44,12 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # golden_support: how the golden test builds each input
 
-from golden_support import GOLDEN, golden_cases, materialize_input  # noqa: E402
+from golden_support import GOLDEN, GoldenCase, golden_cases, materialize_input  # noqa: E402
 
 from asr_adapters import registry  # noqa: E402
 from asr_adapters.batch.naming import stream_file_name  # noqa: E402
@@ -67,12 +74,28 @@ DEFAULT_SAMPLES = next(
 )
 
 
+#: ``--redact``: the policy's options (paths, e-mails), or None for no redaction
+_REDACT: list[bool] = []
+#: the key ``--redact`` uses when ``ASR_REDACT_KEY`` is not set: the same placeholders every run
+_FIXED_KEY = "ab" * 16
+
+
+def _redactor() -> Any:
+    """A fresh redactor (one ``asr convert`` per input has one), or None without ``--redact``."""
+    if not _REDACT:
+        return None
+    from asr_adapters.redact import Policy, Redactor
+
+    return Redactor(Policy.make(paths=_REDACT[0], emails=_REDACT[0]))
+
+
 def write_conversion(path: Path, agent: str | None, out: Path) -> str:
     """Every stream of ``path`` (agent named, or detected when None) under ``out``; returns
     the agent used or the error, one line."""
     out.mkdir(parents=True, exist_ok=True)
+    redactor = _redactor()
     try:
-        conversion = Conversion(path, agent, as_dicts=True)
+        conversion = Conversion(path, agent, as_dicts=True, redactor=redactor)
         used = conversion.adapter.name
         names: dict[str, int] = {}
         for stream in conversion.streams():
@@ -92,6 +115,8 @@ def write_conversion(path: Path, agent: str | None, out: Path) -> str:
     report["agent"] = used
     report["diagnostic_lines"] = [_relative(d.describe()) for d in accounting.diagnostics]
     (out / "accounting.json").write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    if redactor is not None:
+        (out / "redaction.json").write_text(json.dumps(redactor.report(), indent=1) + "\n", encoding="utf-8")
     return used
 
 
@@ -112,11 +137,25 @@ def _relative(text: str) -> str:
     return " ".join(text.split())
 
 
+#: ``--plant SEED``: the seed, or None for the inputs as they are
+_PLANT: list[int] = []
+
+
+def _planted(case: GoldenCase, target: Path) -> GoldenCase:
+    """``case`` copied into ``target`` with secrets planted (``--plant``), or ``case`` itself."""
+    if not _PLANT:
+        return case
+    from redact.corpus import plant_case  # tests/redact: the planted corpus of the leak test
+
+    plant_case(case, target, _PLANT[0] + sum(map(ord, case.id)))
+    return GoldenCase(case.agent, case.name, target)
+
+
 def golden(out: Path, detection: list[str], scratch: Path) -> None:
     for case in golden_cases():
         work = scratch / case.agent / case.name
         work.mkdir(parents=True, exist_ok=True)
-        path = materialize_input(case, work)
+        path = materialize_input(_planted(case, work / "planted"), work)
         write_conversion(path, case.agent, out / "golden" / case.agent / case.name)
         detection.append(f"golden/{case.id}\t{detected(path)}")
 
@@ -147,6 +186,8 @@ def batch(source: Path, out: Path, name: str) -> None:
         ]
         # this checkout's package, not whichever one the interpreter has installed
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
+        if _REDACT:
+            command += ["--redact", *(["--redact-paths", "--redact-emails"] if _REDACT[0] else [])]
         done = subprocess.run([*command, "--jobs", "1", "--quiet", "--json"], capture_output=True, check=False, env=env)
         summary = json.loads(done.stdout or b"{}")
         for key in ("elapsed_s", "seconds", "started", "finished"):
@@ -180,7 +221,19 @@ def main() -> int:
         help="keep at most N entries of per-id state in memory (core.spill, core.digests), so that "
         "the rest moves to disk: the output must not change",
     )
+    parser.add_argument(
+        "--redact",
+        choices=("secrets", "everything"),
+        help="redact every conversion: secrets (--redact), or everything (also --redact-paths --redact-emails), "
+        "under ASR_REDACT_KEY or a fixed key",
+    )
+    parser.add_argument("--plant", type=int, metavar="SEED", help="plant made-up secrets in every input first")
     args = parser.parse_args()
+    if args.plant is not None:
+        _PLANT[:] = [args.plant]
+    if args.redact:
+        os.environ.setdefault("ASR_REDACT_KEY", _FIXED_KEY)
+        _REDACT[:] = [args.redact == "everything"]
     if args.limit:
         from asr_adapters.core import digests, spill
 
@@ -191,12 +244,20 @@ def main() -> int:
     out.mkdir(parents=True)
     detection: list[str] = []
     with tempfile.TemporaryDirectory(prefix="convert-all-") as scratch:
-        _PREFIXES[:] = [(str(GOLDEN) + "/", "golden/"), (str(args.samples) + "/", "samples/"), (scratch + "/", "")]
+        sample_folder = args.samples
+        if _PLANT and args.only != "golden" and args.samples.is_dir():
+            sample_folder = _planted(GoldenCase("samples", "", args.samples), Path(scratch) / "samples").folder
+        _PREFIXES[:] = [
+            (str(GOLDEN) + "/", "golden/"),
+            (str(args.samples) + "/", "samples/"),
+            (str(sample_folder) + "/", "samples/"),
+            (scratch + "/", ""),
+        ]
         if args.only != "samples":
             golden(out, detection, Path(scratch))
         if args.only != "golden":
             if args.samples.is_dir():
-                samples(args.samples, out, detection)
+                samples(sample_folder, out, detection)
             else:
                 print(f"no samples folder at {args.samples}: samples skipped", file=sys.stderr)
     (out / "detection.tsv").write_text("\n".join(detection) + "\n", encoding="utf-8")

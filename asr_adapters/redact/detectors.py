@@ -1,4 +1,3 @@
-# Whole, over 400 lines: the secret kinds and their patterns read best as one table (docs/redaction.md lists it).
 """What a secret looks like: detect-secrets' plugins where they cover a kind, our own patterns
 where they do not (docs/redaction.md lists which is which).
 
@@ -41,6 +40,8 @@ from detect_secrets.plugins import (
     twilio,
 )
 
+from .telltales import ANCHORED, KEYWORDS, Telltales, anchored, leading_words, lines_with, starts
+
 
 @dataclass(frozen=True)
 class Pattern:
@@ -62,6 +63,10 @@ class Pattern:
     #: a secret pattern's value that is a placeholder (``${TOKEN}``, ``<password>``, ``***``)
     #: or under 4 characters is not taken; a name, an address or the user's own regex is
     secret: bool = True
+    #: the words (lower case) a match begins with, when the regex begins with a
+    #: case-insensitive choice of them and nothing else: in an ASCII text it is tried only
+    #: where one begins (``telltales.starts``), not at every character
+    starts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -85,8 +90,10 @@ def _ours(
     joinable: bool = True,
     secret: bool = True,
     left_bound: bool = False,
+    starts: tuple[str, ...] = (),
 ) -> Pattern:
-    return Pattern(kind, re.compile(regex, flags), group, joinable, "ours", left_bound=left_bound, secret=secret)
+    compiled = re.compile(regex, flags)
+    return Pattern(kind, compiled, group, joinable, "ours", left_bound=left_bound, secret=secret, starts=starts)
 
 
 _KEYWORD_GROUPS = keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP
@@ -112,6 +119,7 @@ SECRETS: tuple[Pattern, ...] = (
         r"(?i:authorization|proxy-authorization|x-api-key|api-key|x-auth-token)[\"']?\s*[:=]\s*[\"']?"
         r"(?:(?i:bearer|basic|token|digest)\s+)?([A-Za-z0-9._~+/=:-]{8,})",
         1,
+        starts=("authorization", "proxy-authorization", "x-api-key", "api-key", "x-auth-token"),
     ),
     _ours("bearer-token", r"(?i:bearer)\s+([A-Za-z0-9._~+/-]{16,}=*)", 1, left_bound=True),
     _ours("openai-key", r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}", left_bound=True),
@@ -165,83 +173,11 @@ SECRETS: tuple[Pattern, ...] = (
     _plugin("ibm-cloud-key", ibm_cos_hmac.IbmCosHmacDetector, 0, 1, joinable=False),
     *(_plugin("softlayer-key", softlayer.SoftlayerDetector, i, 1, joinable=False) for i in range(2)),
     *(
-        Pattern("secret-keyword", regex, group, False, per_line=True)
+        Pattern("secret-keyword", regex, group, False, per_line=True, starts=leading_words(regex))
         for regex, group in _KEYWORD_GROUPS.items()
         if regex.groups >= group
     ),
 )
-
-#: What a text must hold for a family of kinds to be looked for: substrings (the second
-#: tuple: in the text lower-cased), each found by one fast search, so that most text of a
-#: session, which holds none, costs a few dozen substring searches and no regex. A kind not
-#: listed always runs (a few single regexes, and the user's own patterns).
-_FAMILIES: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] = (
-    # the patterns whose regex is not a fast search: a literal, then a regex that is one
-    ((":",), (), ("telegram-token",)),
-    ((".",), (), ("discord-token",)),
-    (("-us",), (), ("mailchimp-key",)),
-    (("AC", "SK"), (), ("twilio-key",)),
-    (("PRIVATE KEY", "PuTTY-User-Key"), (), ("private-key",)),
-    # detect-secrets' keyword list, in the lower-cased text
-    (
-        (),
-        (
-            "password", "passwd", "pwd", "secret", "api_key", "apikey", "auth_key", "authkey", "service_key",
-            "servicekey", "account_key", "accountkey", "db_key", "dbkey", "database_key", "privkey", "priv_key",
-            "private_key", "privatekey", "client_key", "clientkey", "db_pass", "dbpass", "database_pass",
-            "key_pass", "keypass", "contrase",
-        ),
-        ("secret-keyword",),
-    ),
-    (
-        ("PASSWORD", "PASSWD", "SECRET", "TOKEN", "APIKEY", "API_KEY", "PRIVATE_KEY", "PRIVATEKEY", "ACCESS_KEY",
-         "ACCESSKEY", "CREDENTIAL", "AUTH"),
-        (),
-        ("secret-assignment",),
-    ),
-    ((), ("authorization", "api-key", "x-auth-token"), ("auth-header",)),
-    ((), ("aws_secret", "awssecret", "aws-secret"), ("aws-secret-key",)),
-    ((), ("aws",), ("aws-secret-key",)),
-    (("=",), (), ("url-secret-param",)),
-    (("_authToken",), (), ("npm-token",)),
-    ((), ("bearer",), ("bearer-token",)),
-    (("A3T", "ABIA", "ACCA", "AKIA", "ASIA"), (), ("aws-access-key",)),
-    (("://",), (), ("url-password",)),
-    (("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), (), ("github-token",)),
-    (
-        ("glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "glagent-", "gloas-",
-         "GR1348941"),
-        (),
-        ("gitlab-token",),
-    ),
-    ((), ("xox",), ("slack-token",)),
-    (("hooks.slack.com",), (), ("slack-webhook",)),
-    (("k_live_",), (), ("stripe-key",)),
-    (("sk-",), (), ("openai-key", "anthropic-key")),
-    (("AIza",), (), ("google-api-key",)),
-    (("hf_",), (), ("huggingface-token",)),
-    (("eyJ",), (), ("jwt",)),
-    (("pypi-AgE",), (), ("pypi-token",)),
-    (("SG.",), (), ("sendgrid-key",)),
-    (("AccountKey=",), (), ("azure-storage-key",)),
-    (("sq0csp-",), (), ("square-oauth",)),
-    (("AKC", "AP"), (), ("artifactory-token",)),
-    # detect-secrets' IBM, Cloudant and SoftLayer plugins: where the text names the service
-    ((), ("cloudant",), ("cloudant-key",)),
-    ((), ("softlayer",), ("softlayer-key",)),
-    ((), ("ibm", "iam_", "iam-"), ("ibm-cloud-key",)),
-    (("/home/", "/Users/", "Users\\"), (), ("user-name",)),
-    (("@",), (), ("email",)),
-)  # fmt: skip
-_ANCHORED = frozenset(kind for _literal, _folded, kinds in _FAMILIES for kind in kinds)
-#: a second test for the families whose literal is common (regexes that start with a literal)
-_PROBE_REGEX = {
-    "artifactory-token": re.compile(r"AKC[a-zA-Z0-9]{10}|AP[\dA-F][a-zA-Z0-9]{8}"),
-    "mailchimp-key": re.compile(r"-us\d"),
-    "url-secret-param": re.compile(r"[?&][A-Za-z_-]{2,24}="),
-    "telegram-token": re.compile(r":[0-9A-Za-z_-]{35}"),
-    "discord-token": re.compile(r"\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}"),
-}
 
 
 class Detector:
@@ -251,114 +187,47 @@ class Detector:
         self.patterns: tuple[Pattern, ...] = (*SECRETS, *extra)
         # user names met as words are looked for in every text (no anchor can say where)
         always = {
-            n
-            for n, p in enumerate(self.patterns)
-            if p.kind not in _ANCHORED or (p.kind == "user-name" and p.group == 0)
+            n for n, p in enumerate(self.patterns) if p.kind not in ANCHORED or (p.kind == "user-name" and p.group == 0)
         }
-        self._always = frozenset(always)
-        families = [
-            (
-                literal,
-                folded,
-                frozenset(n for n, p in enumerate(self.patterns) if p.kind in kinds and n not in always),
-                _PROBE_REGEX.get(kinds[0]),
-            )
-            for literal, folded, kinds in _FAMILIES
-        ]
-        families = [family for family in families if family[2]]  # kinds this policy has
-        self._families = families
-        # every probe of every family in one regex (a trie), searched once per text (and once
-        # more, lower-cased, for the folded ones); what it finds names the families (and those
-        # of the probes it begins with)
-        literal = {probe for family in families for probe in family[0]}
-        folded = {probe for family in families for probe in family[1]}
-        self._literal_search = re.compile(_trie(sorted(literal)))
-        self._folded_search = re.compile(_trie(sorted(folded))) if folded else None
-        self._literal_families = _owners(literal, [family[0] for family in families])
-        self._folded_families = _owners(folded, [family[1] for family in families])
-        self._keywords = next(folded for _l, folded, kinds in _FAMILIES if kinds == ("secret-keyword",))
+        self._telltales = Telltales(self.patterns, frozenset(always))
 
     def find(self, text: str, *, joinable_only: bool = False) -> list[Hit]:
         """The secrets in ``text``, without overlaps (the pattern listed first wins)."""
-        met: set[int] = set()
-        for found in self._literal_search.findall(text):
-            met |= self._literal_families[found]
-        if self._folded_search is not None:
-            for found in self._folded_search.findall(text.lower()):
-                met |= self._folded_families[found]
-        if not met and not self._always:
+        chosen = self._telltales.chosen(text)
+        if not chosen:
             return []
-        chosen = set(self._always)
-        lowered: str | None = None
-        for family in met:
-            _literal, _folded, members, probe_regex = self._families[family]
-            if probe_regex is None or probe_regex.search(text):
-                chosen |= members
+        lowered: str | None = None  # made when a pattern needs it
         hits: list[Hit] = []
         patterns = self.patterns
+        whole = [(0, len(text))]
+        keyword_lines: list[tuple[int, int]] | None = None
+        found_starts: dict[tuple[str, ...], list[int] | None] = {}
         for index in sorted(chosen):  # in the patterns' order: it is their priority
             pattern = patterns[index]
             if joinable_only and not pattern.joinable:
                 continue
+            spans = whole
             if pattern.per_line:
-                if lowered is None:
-                    lowered = text.lower()
-                spans = _lines_with(text, lowered, self._keywords)
-            else:
-                spans = [(0, len(text))]
+                if keyword_lines is None:
+                    lowered = text.lower() if lowered is None else lowered
+                    keyword_lines = lines_with(text, lowered, KEYWORDS)
+                spans = keyword_lines
+            places: list[int] | None = None
+            if pattern.starts:  # where its words begin, when the lower-cased text can say
+                if pattern.starts not in found_starts:
+                    lowered = text.lower() if lowered is None else lowered
+                    found_starts[pattern.starts] = starts(pattern.starts, text, lowered)
+                places = found_starts[pattern.starts]
+            regex = pattern.regex
             for start, end in spans:
-                for match in pattern.regex.finditer(text, start, end):
+                matches = (
+                    regex.finditer(text, start, end) if places is None else anchored(regex, text, places, start, end)
+                )
+                for match in matches:
                     hit = _hit(pattern, match)
                     if hit is not None:
                         hits.append(hit)
         return _without_overlaps(hits)
-
-
-def _trie(words: list[str]) -> str:
-    """A regex matching any of ``words`` (longest first where one begins another), shaped as
-    a trie so that the regex engine tests one character per position where none begins."""
-    if not words:
-        return ""
-    heads: dict[str, list[str]] = {}
-    for word in words:
-        heads.setdefault(word[0], []).append(word[1:])
-    branches = []
-    for head, tails in sorted(heads.items()):
-        rest = [t for t in tails if t]
-        inner = _trie(rest) if rest else ""
-        optional = "" in tails
-        if inner:
-            branches.append(re.escape(head) + (f"(?:{inner})?" if optional else f"(?:{inner})"))
-        else:
-            branches.append(re.escape(head))
-    return "|".join(branches)
-
-
-def _owners(words: set[str], families: list[tuple[str, ...]]) -> dict[str, frozenset[int]]:
-    """For each probe: the families of every probe it holds (the trie takes the longest
-    probe where several begin, ``ACCA`` where ``AC`` is one too, and a match is not searched
-    again: ``api_key`` holds ``key``)."""
-    owners: dict[str, set[int]] = {word: set() for word in words}
-    for n, probes in enumerate(families):
-        for probe in probes:
-            for word in words:
-                if probe in word:
-                    owners[word].add(n)
-    return {word: frozenset(found) for word, found in owners.items()}
-
-
-def _lines_with(text: str, lowered: str, words: tuple[str, ...]) -> list[tuple[int, int]]:
-    """The lines of ``text`` that hold one of ``words`` (in ``lowered``, its lower-cased copy
-    of the same length), each once, in order."""
-    spans = set()
-    for word in words:
-        at = lowered.find(word)
-        while at >= 0:
-            start = text.rfind("\n", 0, at) + 1
-            end = text.find("\n", at)
-            spans.add((start, len(text) if end < 0 else end))
-            at = lowered.find(word, (len(text) if end < 0 else end))
-    return sorted(spans)
 
 
 def _hit(pattern: Pattern, match: re.Match[str]) -> Hit | None:
@@ -432,7 +301,12 @@ def optional_patterns(
         for name in user_names:
             if len(name) >= 3 and name.lower() not in _COMMON_USERS:
                 yield _ours(
-                    "user-name", rf"(?<![A-Za-z0-9_.-]){re.escape(name)}(?![A-Za-z0-9_-])", joinable=False, secret=False
+                    "user-name",
+                    # the name first, then the character before it asked by a lookbehind over
+                    # both: a regex that begins with its literal keeps the fast search for it
+                    rf"{re.escape(name)}(?<![A-Za-z0-9_.-]{re.escape(name)})(?![A-Za-z0-9_-])",
+                    joinable=False,
+                    secret=False,
                 )
     if emails:
         yield _ours(

@@ -99,7 +99,9 @@ class Redactor:
         try:  # imported here: detect-secrets (the redact extra) only for a command that redacts
             from .detectors import Detector, optional_patterns
         except ImportError as exc:
-            raise PolicyError(f"redaction needs detect-secrets: pip install 'asr-adapters[redact]' ({exc})") from None
+            raise PolicyError(
+                f"redaction needs detect-secrets and ahocorasick-rs: pip install 'asr-adapters[redact]' ({exc})"
+            ) from None
         from .scan import Scanner
         from .walk import RecordRedactor
 

@@ -8,8 +8,6 @@ inside JSON held in a string (raw tool arguments), where its quotes and newlines
 
 from __future__ import annotations
 
-import base64
-import binascii
 import bisect
 import hashlib
 import hmac
@@ -18,18 +16,22 @@ from collections import Counter
 
 import orjson
 
+from .base64_runs import decoded as _decoded
+from .base64_runs import groups as _base64_groups
 from .detectors import Detector, Hit
 from .placeholder import HASH_CHARS as _HASH_CHARS
 from .placeholder import PLACEHOLDER
 
-_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")  # greedy: each match is a whole run
-#: what may stand between two lines of one wrapped base64 run
-_LINE_BREAK = re.compile(r"\r?\n[ \t]*")
-_TOKEN_CHAR = re.compile(r"[A-Za-z0-9+/=_.-]")
-#: a run of token characters broken by a line break, 16 or more in all: where a wrapped
-#: token may be (ordinary lines end in a word, a comma or a bracket)
-_WRAPPED = re.compile(r"\n(?=[ \t]*(?P<right>[A-Za-z0-9+/=_.-]{1,400}))")
-_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.")
+#: a line break with a token character before it (a ``\r`` between them allowed) and, after
+#: the next line's indentation, another: where a wrapped token may be (ordinary lines end in a
+#: comma or a bracket); whether the run is 16 or more in all is asked of each (the lookbehinds
+#: come after the ``\n`` so that the regex keeps its fast search for it)
+_WRAPPED = re.compile(
+    r"\n(?:(?<=[A-Za-z0-9+/=_.-]\n)|(?<=[A-Za-z0-9+/=_.-]\r\n))(?=[ \t]*(?P<right>[A-Za-z0-9+/=_.-]{1,400}))"
+)
+_TOKEN_STRING = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-."
+_TOKEN_CHARS = frozenset(_TOKEN_STRING)
+_INDENT = re.compile(r"[ \t]*")
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9+/=_.-]+")
 _JSON_START = ("{", "[")
 #: a string token of JSON text (its content, and the colon that makes it a key); outside its
@@ -38,9 +40,7 @@ _JSON_TOKEN = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"(\s*:)?', re.DOTALL)
 #: one escape of a JSON string (a low surrogate after a high one makes one character with it)
 _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
 _LOW_SURROGATE = re.compile(r"\\u[dD][c-fC-F][0-9a-fA-F]{2}")
-#: a decoded base64 run is scanned only when it reads as text
-_PRINTABLE = re.compile(rb"[\t\n\r\x20-\x7e]*")
-#: how much text the per-string cache keeps, in characters (what it holds, twice at most)
+#: how much text each per-run cache (strings, wrapped-token windows) keeps, in characters
 _SEEN_CHARS = 8_000_000
 
 
@@ -59,6 +59,11 @@ class Scanner:
         #: is the same every time (the placeholders are keyed on the secret)
         self._seen: dict[str, tuple[str | None, Counter[str] | None]] = {}
         self._seen_chars = 0
+        #: what the search of each wrapped-token window found: the windows of a listing of
+        #: files (lines of paths) come again in every message that repeats it (Cline's
+        #: environment details), in strings that differ elsewhere
+        self._windows: dict[str, list[Hit]] = {}
+        self._window_chars = 0
 
     def placeholder(self, kind: str, secret: str) -> str:
         known = self._placeholders.get((kind, secret))
@@ -129,37 +134,40 @@ class Scanner:
         if "\n" not in text:
             return []
         hits: list[Hit] = []
+        lines: dict[int, tuple[int, int, int, bool]] = {}  # a line met again by the next window
         for match in _WRAPPED.finditer(text):
             newline = match.start()
-            end = newline - 1 if newline and text[newline - 1] == "\r" else newline
-            if end == 0 or text[end - 1] not in _TOKEN_CHARS:
-                continue
-            left = end
-            while left > 0 and end - left < 16 and text[left - 1] in _TOKEN_CHARS:
-                left -= 1
-            if end - left + len(match["right"]) < 16:
-                continue
+            end = newline - 1 if text[newline - 1] == "\r" else newline
+            right = match.end("right") - match.start("right")
+            if right < 15:  # the token characters before the break, 16 at most, make up the rest?
+                before = text[end - 16 if end > 16 else 0 : end]
+                if len(before) - len(before.rstrip(_TOKEN_STRING)) + right < 16:
+                    continue
             start = text.rfind("\n", 0, end) + 1
             pieces = [(start, end)]
             at = newline + 1
             for _ in range(3):
-                line_end = text.find("\n", at)
-                line_end = len(text) if line_end < 0 else line_end
-                stop = line_end - 1 if line_end > at and text[line_end - 1] == "\r" else line_end
-                begin = at
-                while begin < stop and text[begin] in " \t":
-                    begin += 1
+                line = lines.get(at)
+                if line is None:
+                    line = lines[at] = _line_at(text, at)
+                line_end, stop, begin, whole_run = line
                 if begin >= stop or text[begin] not in _TOKEN_CHARS:
                     break
                 pieces.append((begin, stop))
-                if not _TOKEN_RUN.fullmatch(text, begin, stop) or line_end >= len(text):
+                if not whole_run or line_end >= len(text):
                     break
                 at = line_end + 1
             if len(pieces) < 2:
                 continue
-            joined = "".join(text[a:b] for a, b in pieces)
+            joined = "".join([text[a:b] for a, b in pieces])
             first = end - start
-            for hit in self.detector.find(joined, joinable_only=True):
+            found_there = self._windows.get(joined)
+            if found_there is None:
+                found_there = self.detector.find(joined, joinable_only=True)
+                if self._window_chars < _SEEN_CHARS:
+                    self._window_chars += len(joined)
+                    self._windows[joined] = found_there
+            for hit in found_there:
                 if hit.start >= first or hit.end <= first:
                     continue  # not across the first break: the direct search's, or the next window's
                 hits.append(Hit(start + hit.start, _mapped(pieces, hit.end), hit.kind, hit.secret))
@@ -242,6 +250,16 @@ def _widened(direct: list[Hit], split: list[Hit]) -> list[Hit]:
     return direct
 
 
+def _line_at(text: str, at: int) -> tuple[int, int, int, bool]:
+    """The line that begins at ``at``: where its break is, where it stops (before a ``\r``),
+    where its indentation ends, and whether the rest is one run of token characters."""
+    line_end = text.find("\n", at)
+    line_end = len(text) if line_end < 0 else line_end
+    stop = line_end - 1 if line_end > at and text[line_end - 1] == "\r" else line_end
+    begin = _INDENT.match(text, at, stop).end()  # type: ignore[union-attr]  # matches empty text
+    return line_end, stop, begin, _TOKEN_RUN.fullmatch(text, begin, stop) is not None
+
+
 def _lines(text: str) -> list[tuple[int, int]]:
     """Each line's start and end (its ``\r\n`` or ``\n`` left out)."""
     lines = []
@@ -266,36 +284,6 @@ def _mapped(pieces: list[tuple[int, int]], position: int) -> int:
 
 def _overlaps(hits: list[Hit], start: int, end: int) -> bool:
     return any(h.start < end and start < h.end for h in hits)
-
-
-def _base64_groups(text: str) -> list[list[re.Match[str]]]:
-    """The base64 runs of ``text``, those that continue one another over a line break (the
-    line before a multiple of 4 long, with no padding; the next one right after the break,
-    indentation allowed) in one group, 1,000 lines at most."""
-    groups: list[list[re.Match[str]]] = []
-    for match in _BASE64_RUN.finditer(text):
-        if groups and len(groups[-1]) < 1000:
-            last = groups[-1][-1]
-            run = last.group()
-            if len(run) % 4 == 0 and run[-1] != "=" and _LINE_BREAK.fullmatch(text, last.end(), match.start()):
-                groups[-1].append(match)
-                continue
-        groups.append([match])
-    return groups
-
-
-def _decoded(run: str) -> str | None:
-    stripped = run.rstrip("=")
-    if len(stripped) % 4 == 1:
-        return None
-    padded = stripped + "=" * (-len(stripped) % 4)
-    try:
-        raw = base64.b64decode(padded, altchars=b"-_" if ("-" in run or "_" in run) else None, validate=True)
-    except (binascii.Error, ValueError):
-        return None
-    if len(raw) < 12 or _PRINTABLE.fullmatch(raw) is None:
-        return None
-    return raw.decode("ascii")
 
 
 def _outside_placeholders(text: str, hits: list[Hit]) -> list[Hit]:

@@ -120,14 +120,16 @@ class RecordRedactor:
         scanner = self.scanner
         changed: dict[str, Counter[str]] = {}
         dropped: dict[str, int] = {}
+        counts: Counter[str] = Counter()  # a field's counts; a new one only after a field that had some
         for key in list(record):
             if key in STRUCTURE or (key in STRUCTURE_STRINGS and record[key].__class__ is str):
                 continue
-            scanner.counts = Counter()
+            scanner.counts = counts
             self._dropped = 0
             record[key] = self._value(record[key])
-            if scanner.counts:
-                changed[key] = scanner.counts
+            if counts:
+                changed[key] = counts
+                counts = Counter()
             if self._dropped:
                 dropped[key] = self._dropped
         if not changed and not dropped:
