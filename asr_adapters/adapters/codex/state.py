@@ -12,12 +12,17 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from ...core import digests
 from ...core.adapter import Adapter, Context, Emitter
 from ...core.digests import DigestMap
 from ...core.refs import schema_name
 from ...core.spill import SpillMap
 from ...core.timestamps import from_iso
 from .matching import MirrorMatcher
+
+#: ids each duplicate-rule map holds in memory before it moves older ones to disk (a 2 MiB
+#: table at most; a real session rarely holds as many item ids), or the maps' default if lower
+ID_LIMIT = 65_536
 
 
 class HeldUserMessage:
@@ -89,8 +94,8 @@ class ConverterState:
         #: a digest of each native item with an id, by ``<kind>:<id>`` (a repeat in full is a
         #: duplicate), and the seq of the record that last wrote each messageId / callId (a
         #: changed repeat supersedes it); 16 bytes an id in memory, never the items
-        self.item_digests = DigestMap()
-        self.native_heads = DigestMap()
+        self.item_digests = DigestMap(min(ID_LIMIT, digests.DEFAULT_LIMIT))
+        self.native_heads = DigestMap(min(ID_LIMIT, digests.DEFAULT_LIMIT))
         #: vendor schema name per native kind (a few dozen kinds; one string each)
         self.schemas: dict[str, str] = {}
         self.spawns: dict[str, dict[str, Any]] = {}
