@@ -22,7 +22,7 @@ from .matching import MirrorMatcher
 
 #: ids each duplicate-rule map holds in memory before it moves older ones to disk (a 2 MiB
 #: table at most; a real session rarely holds as many item ids), or the maps' default if lower
-ID_LIMIT = 65_536
+ID_LIMIT = 32_768
 
 
 class HeldUserMessage:
