@@ -37,6 +37,7 @@ _FAMILIES: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] 
             "password", "passwd", "pwd", "secret", "api_key", "apikey", "auth_key", "authkey", "service_key",
             "servicekey", "account_key", "accountkey", "db_key", "dbkey", "database_key", "privkey", "priv_key",
             "private_key", "privatekey", "client_key", "clientkey", "db_pass", "dbpass", "database_pass",
+            "databasekey", "databasepass",
             "key_pass", "keypass", "contrase",
         ),
         ("secret-keyword",),
@@ -146,16 +147,17 @@ class Telltales:
                 met |= self._literal_owners[found]
         if self._folded_search is not None:
             # the lower-cased text's UTF-8: its ASCII letters lowered, unless a letter that is
-            # not ASCII lowers to one (İ, the Kelvin sign) and the text's own lower() must do
-            if not text.isascii() and ("\u0130" in text or "\u212a" in text):
-                lowered = text.lower().encode("utf-8", "surrogatepass")
+            # not ASCII lowers to one (İ, the Kelvin sign) or matches one case-insensitively
+            # (ı, ſ): then the text folded as ``_folded`` folds it
+            if not text.isascii() and any(c in text for c in _NOT_ASCII_LOWERED):
+                lowered = _folded(text).encode("utf-8", "surrogatepass")
             else:
                 lowered = data.lower()
             for found in {found for found, _start, _end in self._folded_search.find_matches_as_indexes(lowered)}:
                 met |= self._folded_owners[found]
         chosen = set(self.always)
         for family in met:
-            _literal, _folded, members, probe_regex = self._families[family]
+            _literal, _folded_probes, members, probe_regex = self._families[family]
             if probe_regex is None or probe_regex.search(text):
                 chosen |= members
         return chosen
@@ -195,13 +197,13 @@ def lines_with(text: str, lowered: str, words: tuple[str, ...]) -> list[tuple[in
     each once, in order: from every place a word starts (one automaton, overlaps included), or
     by ``_lines_found`` for a text whose lower-cased copy is not aligned with it (``İ`` lowers
     to two characters) or that the automaton cannot take (a lone surrogate)."""
-    if len(lowered) != len(text):
-        return _lines_found(text, lowered, words)
+    if len(lowered) != len(text) or (not text.isascii() and any(c in text for c in _FOLDED_APART)):
+        return _lines_found(text, words)
     search = _KEYWORD_SEARCH if words is KEYWORDS else AhoCorasick(list(words), matchkind=MATCHKIND_STANDARD)
     try:
         found = search.find_matches_as_indexes(lowered, overlapping=True)
     except UnicodeEncodeError:
-        return _lines_found(text, lowered, words)
+        return _lines_found(text, words)
     spans = []
     line_end = -1
     for _word, at, _end in sorted(found, key=_start):
@@ -219,18 +221,30 @@ def _start(match: tuple[int, int, int]) -> int:
     return match[1]
 
 
-def _lines_found(text: str, lowered: str, words: tuple[str, ...]) -> list[tuple[int, int]]:
-    """The lines of ``text`` that hold one of ``words``, found by one ``str.find`` per word and
-    line in ``lowered`` (its lower-cased copy, of the same length but for a few letters)."""
-    spans = set()
-    for word in words:
-        at = lowered.find(word)
-        while at >= 0:
-            start = text.rfind("\n", 0, at) + 1
-            end = text.find("\n", at)
-            spans.add((start, len(text) if end < 0 else end))
-            at = lowered.find(word, (len(text) if end < 0 else end))
-    return sorted(spans)
+def _lines_found(text: str, words: tuple[str, ...]) -> list[tuple[int, int]]:
+    """The lines of ``text`` that hold one of ``words``, each line folded on its own
+    (``_folded``): for a text whose lower-cased copy is not aligned with it (``İ`` lowers to two
+    characters), no position in that copy is taken as one of the text."""
+    spans = []
+    start, size = 0, len(text)
+    while True:
+        end = text.find("\n", start)
+        end = size if end < 0 else end
+        line = _folded(text[start:end])
+        if any(word in line for word in words):
+            spans.append((start, end))
+        if end == size:
+            return spans
+        start = end + 1
+
+
+def _folded(text: str) -> str:
+    """``text`` lower-cased, and the letters that match an ASCII letter case-insensitively
+    without lowering to it (``ı``, ``ſ``; ``İ`` lowers to ``i`` and a dot) made that letter."""
+    lowered = text.lower()
+    if lowered.isascii():
+        return lowered
+    return lowered.replace("\u0131", "i").replace("\u017f", "s").replace("\u0307", "")
 
 
 #: detect-secrets' keywords (the secret-keyword family's telltales): its keyword regexes are
@@ -247,6 +261,8 @@ _STARTS: dict[tuple[str, ...], AhoCorasick] = {}
 #: but do not lower-case to it: ``ı`` matches ``i``, ``ſ`` matches ``s`` (and ``İ``, which
 #: matches ``i``, lowers to two characters: the lower-cased copy is then not aligned)
 _FOLDED_APART = ("ı", "ſ")
+#: the letters whose folding ``bytes.lower`` of the UTF-8 would miss
+_NOT_ASCII_LOWERED = ("\u0130", "\u212a", *_FOLDED_APART)
 
 
 def starts(words: tuple[str, ...], text: str, lowered: str) -> list[int] | None:

@@ -1,0 +1,62 @@
+"""Keywords in text whose lower-cased copy is not aligned with it, or that holds a letter
+matching an ASCII one only case-insensitively (review of issue 34's fast paths).
+
+``İ`` lowers to two characters, so positions found in ``text.lower()`` are not positions of the
+text: the lines that hold a keyword were looked up by them, which scanned the wrong lines (a
+password left in clear) or found the same place forever (a hang). ``ſ`` and ``ı`` match ``s``
+and ``i`` in a case-insensitive regex but do not lower to them.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from asr_adapters.redact import Policy, Redactor
+
+KEY = b"k" * 32
+
+
+def _redacted(text: str) -> str:
+    record: dict[str, Any] = {
+        "type": "message",
+        "seq": 5,
+        "id": "r5",
+        "messageId": "m-1",
+        "role": "user",
+        "author": "person",
+        "origin": "typed",
+        "content": [{"type": "text", "text": text}],
+    }
+    return str(Redactor(Policy.make(key=KEY)).record(record)["content"][0]["text"])
+
+
+def test_a_dotted_capital_i_before_a_keyword_does_not_hang_the_scan() -> None:
+    code = (
+        "from asr_adapters.redact import Policy, Redactor\n"
+        "r = Redactor(Policy.make(key=b'k' * 32))\n"
+        "rec = {'type': 'message', 'seq': 1, 'id': 'r1', 'messageId': 'm', 'role': 'user',"
+        " 'author': 'person', 'origin': 'typed', 'content': [{'type': 'text', 'text': '\\u0130' * 10 + ' password'}]}\n"
+        "print(r.record(rec)['content'][0]['text'])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "\u0130" * 10 + " password"
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("\u0130" * 40 + "\npassword = 'hunter2hunter2'\n" + "x" * 60 + "\n" + "y" * 60, "hunter2hunter2"),
+        ("Türkçe: " + "\u0130" * 40 + '\napi_key: "sk12345678secretvalue"\n' + "z" * 80, "sk12345678secretvalue"),
+        ("databasekey = 'abcdef12345678'", "abcdef12345678"),
+        ("DATABASEPASS = 'abcdef12345678'", "abcdef12345678"),
+        ("pa\u017f\u017fword = 'hunter2hunter2'", "hunter2hunter2"),
+    ],
+    ids=["dotted-I-before-the-line", "dotted-I-in-turkish", "databasekey", "databasepass", "long-s"],
+)
+def test_the_keyword_line_is_found_and_its_secret_redacted(text: str, secret: str) -> None:
+    out = _redacted(text)
+    assert secret not in out and "[REDACTED:" in out, out
