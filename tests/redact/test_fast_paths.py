@@ -18,7 +18,17 @@ from hypothesis import strategies as st
 
 from asr_adapters.redact import base64_runs, scan
 from asr_adapters.redact.detectors import Detector, optional_patterns
-from asr_adapters.redact.telltales import _FAMILIES, KEYWORDS, Telltales, _lines_found, anchored, lines_with, starts
+from asr_adapters.redact.telltales import (
+    _FAMILIES,
+    _NOT_ASCII_LOWERED,
+    KEYWORDS,
+    Telltales,
+    _folded,
+    _lines_found,
+    anchored,
+    lines_with,
+    starts,
+)
 
 SECRETS = Detector()
 EVERYTHING = Detector(optional_patterns(paths=True, emails=True, user_names=("alice",)))
@@ -51,20 +61,22 @@ def _trie(words: list[str]) -> str:
 
 def _by_regexes(telltales: Telltales, text: str) -> set[int]:
     """``chosen`` as it was: every literal probe (one character ones too) in one trie regex
-    over the text, the folded ones in another over ``text.lower()``; a match names the
-    families of every probe it holds."""
+    over the text, the folded ones in another over ``text.lower()`` (or, for a text holding a
+    letter ``bytes.lower`` would not fold, over ``_folded(text)``: İ, the Kelvin sign, ı, ſ); a
+    match names the families of every probe it holds."""
     families = telltales._families
     literal = sorted({probe for family in families for probe in family[0]})
     folded = sorted({probe for family in families for probe in family[1]})
     met: set[int] = set()
-    for probes, where, column in ((literal, text, 0), (folded, text.lower(), 1)):
+    lowered = _folded(text) if any(c in text for c in _NOT_ASCII_LOWERED) else text.lower()
+    for probes, where, column in ((literal, text, 0), (folded, lowered, 1)):
         if not probes:
             continue
         for found in re.findall(_trie(probes), where):
             met |= {n for n, family in enumerate(families) if any(p in found for p in family[column])}
     chosen = set(telltales.always)
     for family in met:
-        _literal, _folded, members, probe_regex = families[family]
+        _literal, _folded_probes, members, probe_regex = families[family]
         if probe_regex is None or probe_regex.search(text):
             chosen |= members
     return chosen
@@ -81,7 +93,7 @@ def test_the_automata_choose_what_the_regexes_choose(text: str) -> None:
 @given(TEXTS)
 def test_the_keyword_lines_are_those_str_find_gives(text: str) -> None:
     lowered = text.lower()
-    assert lines_with(text, lowered, KEYWORDS) == _lines_found(text, lowered, KEYWORDS)
+    assert lines_with(text, lowered, KEYWORDS) == _lines_found(text, KEYWORDS)
 
 
 def test_a_text_with_a_lone_surrogate_is_still_searched() -> None:
