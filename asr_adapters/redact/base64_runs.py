@@ -15,6 +15,8 @@ _RUN_MARKS = bytes(0x61 if byte in _BASE64_BYTES else 0x20 for byte in range(256
 _RUN_NEEDLE = b"a" * 24
 #: what may stand between two lines of one wrapped base64 run
 _LINE_BREAK = re.compile(r"\r?\n[ \t]*")
+#: a wrapped block's short last line: fewer characters than a run, then the line's end
+_TAIL = re.compile(r"[A-Za-z0-9+/_-]{1,23}={0,2}(?=[ \t]*(?:\r?\n|\Z))")
 #: a decoded base64 run is scanned only when it reads as text
 PRINTABLE = re.compile(rb"[\t\n\r\x20-\x7e]*")
 #: the characters that begin a group of four of the base64 of ASCII (values 0 to 31: the top
@@ -25,17 +27,38 @@ _FIRST_OF_FOUR = re.compile(r"[A-Za-f]*")
 def groups(text: str) -> list[list[re.Match[str]]]:
     """The base64 runs of ``text``, those that continue one another over a line break (the
     line before a multiple of 4 long, with no padding; the next one right after the break,
-    indentation allowed) in one group, 1,000 lines at most."""
+    indentation allowed) in one group, 1,000 lines at most. A group's last line may be shorter
+    than a run (``base64`` ends a block with what is left: a token cut there would leave its
+    tail encoded beside the placeholder)."""
     found: list[list[re.Match[str]]] = []
     for match in runs(text):
         if found and len(found[-1]) < 1000:
             last = found[-1][-1]
-            run = last.group()
-            if len(run) % 4 == 0 and run[-1] != "=" and _LINE_BREAK.fullmatch(text, last.end(), match.start()):
+            if _continues(last) and _LINE_BREAK.fullmatch(text, last.end(), match.start()):
                 found[-1].append(match)
                 continue
+        _with_tail(text, found)
         found.append([match])
+    _with_tail(text, found)
     return found
+
+
+def _continues(run: re.Match[str]) -> bool:
+    """Whether a wrapped block may go on after this line: a multiple of 4 long, no padding."""
+    line = run.group()
+    return len(line) % 4 == 0 and line[-1] != "="
+
+
+def _with_tail(text: str, found: list[list[re.Match[str]]]) -> None:
+    """The last group with its short last line, when one follows it on the next line alone."""
+    if not found or len(found[-1]) >= 1000 or not _continues(found[-1][-1]):
+        return
+    brk = _LINE_BREAK.match(text, found[-1][-1].end())
+    if brk is None:
+        return
+    tail = _TAIL.match(text, brk.end())
+    if tail is not None:
+        found[-1].append(tail)
 
 
 def runs(text: str) -> Iterator[re.Match[str]]:

@@ -60,3 +60,20 @@ def test_a_dotted_capital_i_before_a_keyword_does_not_hang_the_scan() -> None:
 def test_the_keyword_line_is_found_and_its_secret_redacted(text: str, secret: str) -> None:
     out = _redacted(text)
     assert secret not in out and "[REDACTED:" in out, out
+
+
+def test_a_wrapped_base64_block_with_a_short_last_line_is_replaced_whole() -> None:
+    """``base64`` wraps at 76 and ends with what is left: a last line under 24 characters was
+    not joined to its block, so a token it cut kept its encoded tail beside the placeholder,
+    and the placeholder was keyed on part of the token."""
+    import base64
+    import textwrap
+
+    token = "ghp_R8vNq2LmT5xW9yZaB3cD4eF6gH7iJ0kL1mN2"
+    encoded = base64.b64encode(f"export GITHUB_TOKEN={token}\nexport X=1\n".encode()).decode()
+    lines = textwrap.wrap(encoded, 76)
+    assert len(lines) == 2 and len(lines[1]) < 24
+    out = _redacted("\n".join(lines))
+    plain = _redacted(f"export GITHUB_TOKEN={token}")
+    assert lines[1] not in out and out.startswith("[REDACTED:") and out.endswith("]")
+    assert plain.split("=", 1)[1] == out  # the same placeholder as the token written plainly
