@@ -249,14 +249,16 @@ class DigestMap:
         keys, values = self._keys, self._values
         signed_keys = memoryview(keys).cast("B").cast("q")  # digest - 2**64 for a digest >= 2**63
         signed_values = memoryview(values).cast("B").cast("q")
-        disk.execute("BEGIN")
-        numbers = chain.from_iterable(compress(zip(signed_keys, signed_values, strict=True), keys))
-        while len(batch := tuple(islice(numbers, 2 * _ROWS))) == 2 * _ROWS:
-            disk.execute(_INSERT, batch)
-        disk.executemany("INSERT OR REPLACE INTO moved VALUES (?, ?)", zip(batch[::2], batch[1::2], strict=True))
-        disk.execute("COMMIT")
-        signed_keys.release()
-        signed_values.release()
+        try:  # the views are released also when SQLite fails (a full $TMPDIR): the arrays stay usable
+            disk.execute("BEGIN")
+            numbers = chain.from_iterable(compress(zip(signed_keys, signed_values, strict=True), keys))
+            while len(batch := tuple(islice(numbers, 2 * _ROWS))) == 2 * _ROWS:
+                disk.execute(_INSERT, batch)
+            disk.executemany("INSERT OR REPLACE INTO moved VALUES (?, ?)", zip(batch[::2], batch[1::2], strict=True))
+            disk.execute("COMMIT")
+        finally:
+            signed_keys.release()
+            signed_values.release()
         slots = len(keys)
         del keys, values
         self._keys = self._values = _ZERO[:0]  # the old table goes before the new one is made
