@@ -180,12 +180,12 @@ def test_a_small_conversion_compiles_no_dataclass(session: Path, tmp_path: Path)
 
 
 _LAZY = """
-import sys
+import importlib, sys
 from asr_adapters import registry
 from asr_adapters.adapters import PACKAGES
 from asr_adapters.core.lazyre import LazyPattern
 from asr_adapters.core.source import Source
-modules = [registry.importlib.import_module(f"asr_adapters.adapters.{p}.sniff") for p in PACKAGES.values()]
+modules = [importlib.import_module(f"asr_adapters.adapters.{p}.sniff") for p in PACKAGES.values()]
 lazy = [v for m in modules for v in vars(m).values() if isinstance(v, LazyPattern)]
 before = sum(p._compiled is not None for p in lazy)
 agent = registry.detect(Source(sys.argv[1])).name

@@ -11,27 +11,16 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from typing import Any
 
 import pytest
 
 from asr_adapters.redact import Policy, Redactor
 
-KEY = b"k" * 32
+from .test_redact import KEY, _text
 
 
 def _redacted(text: str) -> str:
-    record: dict[str, Any] = {
-        "type": "message",
-        "seq": 5,
-        "id": "r5",
-        "messageId": "m-1",
-        "role": "user",
-        "author": "person",
-        "origin": "typed",
-        "content": [{"type": "text", "text": text}],
-    }
-    return str(Redactor(Policy.make(key=KEY)).record(record)["content"][0]["text"])
+    return str(Redactor(Policy.make(key=KEY)).record(_text(text))["content"][0]["text"])
 
 
 def test_a_dotted_capital_i_before_a_keyword_does_not_hang_the_scan() -> None:
