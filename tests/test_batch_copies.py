@@ -91,11 +91,8 @@ def test_copies_of_a_file_that_fails_fail_with_it(toy: None, tmp_path: Path) -> 
     assert any("same bytes as" in row["reason"] and row["path"].endswith("b/bad.jsonl") for row in rows), rows
 
 
-def test_a_source_the_copy_check_sniffed_is_not_sniffed_again_by_its_worker(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    """Sources of equal size are sniffed by the driver (to hash them); the agent it found goes
-    with the source to the worker, so its head is read and every agent asked once, not twice."""
+def _two_sessions(tmp_path: Path, same_bytes: bool) -> tuple[Path, Path]:
+    """Two Claude Code sessions of the same size: the same bytes, or one id's last digit changed."""
     golden = Path(__file__).parent.parent / "golden" / "claude-code" / "fold-tool-calls" / "input.jsonl"
     text = golden.read_text(encoding="utf-8")
     src = tmp_path / "src" / "project"
@@ -104,8 +101,13 @@ def test_a_source_the_copy_check_sniffed_is_not_sniffed_again_by_its_worker(
     second = src / "22222222-2222-4222-8222-222222222222.jsonl"
     first.write_text(text, encoding="utf-8")
     session = "5f0c2a7e-91b4-4d6a-8c2e-5a7b3d1e9f04"
-    second.write_text(text.replace(session, session[:-1] + "5"), encoding="utf-8")  # same size, not a copy
-    assert first.stat().st_size == second.stat().st_size and first.read_bytes() != second.read_bytes()
+    second.write_text(text if same_bytes else text.replace(session, session[:-1] + "5"), encoding="utf-8")
+    assert first.stat().st_size == second.stat().st_size
+    assert (first.read_bytes() == second.read_bytes()) is same_bytes
+    return first, second
+
+
+def _counting_detect(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     detected: list[str] = []
     real_detect = registry.detect
 
@@ -114,6 +116,37 @@ def test_a_source_the_copy_check_sniffed_is_not_sniffed_again_by_its_worker(
         return real_detect(source)  # type: ignore[arg-type]
 
     monkeypatch.setattr(registry, "detect", counting)
+    return detected
+
+
+def test_a_source_the_copy_check_sniffed_is_not_sniffed_again_by_its_worker(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Sources of equal bytes are sniffed by the driver (a copy must be of the same agent); the
+    agent it found goes with the original to its worker, so its head is read and every agent
+    asked once, not twice."""
+    first, second = _two_sessions(tmp_path, same_bytes=True)
+    detected = _counting_detect(monkeypatch)
+    summary = batch([tmp_path / "src"], tmp_path / "out", jobs=1)
+    assert (summary.converted, summary.copies, summary.failed) == (1, 1, 0)
+    assert sorted(detected) == sorted([str(first), str(second)])
+
+
+def test_sources_of_equal_size_and_other_bytes_are_sniffed_by_their_workers_alone(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Same size, other bytes: no copies, so the driver only hashes them (a home of many
+    same-size sessions would otherwise be sniffed one by one before any worker starts, and
+    ``--jobs 2`` wait for it); each is sniffed once, by its worker."""
+    from asr_adapters.batch.copies import find_copies
+    from asr_adapters.batch.worker import Item
+
+    first, second = _two_sessions(tmp_path, same_bytes=False)
+    items = [Item(str(path), str(path), explicit=False) for path in (first, second)]
+    sniffed: dict[str, tuple[str, int, int]] = {}
+    sizes = {str(path): path.stat().st_size for path in (first, second)}
+    assert find_copies(items, sizes, {}, (), sniffed) == {} and sniffed == {}
+    detected = _counting_detect(monkeypatch)
     summary = batch([tmp_path / "src"], tmp_path / "out", jobs=1)
     assert (summary.converted, summary.copies, summary.failed) == (2, 0, 0)
     assert sorted(detected) == sorted([str(first), str(second)])

@@ -4,11 +4,11 @@ inside itself, a session copied into a project) are converted once.
 Two sources are copies when their bytes hash the same and so do their companion files (the
 files an adapter reads with a session, compared by their path relative to the session's
 folder): the same bytes beside other subagent transcripts make other records, so they are no
-copies. Only sources of equal size are hashed, by the driver, before the workers start, so a
-batch without copies reads nothing twice. The first in walk order (or one the manifest already
-holds unchanged) is converted; each copy's manifest entry names it (``same_as``) and lists no
-outputs. A copy is looked at again on every run, so one that stops being identical is
-converted on its own.
+copies. Only sources of equal size are hashed, by the driver, before the workers start, and
+only those of equal hashes are sniffed and have their companions hashed there. The first in
+walk order (or one the manifest already holds unchanged) is converted; each copy's manifest
+entry names it (``same_as``) and lists no outputs. A copy is looked at again on every run, so
+one that stops being identical is converted on its own.
 """
 
 from __future__ import annotations
@@ -80,8 +80,11 @@ def find_copies(
             by_size[sizes[item.source]].append(item.source)
     paths = {item.source: item for item in items}
     found: dict[str, Copy] = {}
-    for size, sources in by_size.items():
-        if len(sources) < 2 or not any(s in paths for s in sources):
+    for size, same_size in by_size.items():
+        if len(same_size) < 2 or not any(s in paths for s in same_size):
+            continue
+        sources = _same_bytes(same_size, paths, kept)
+        if not any(s in paths for s in sources):
             continue
         seen: dict[tuple[str, str, tuple[tuple[str, str], ...]], str] = {}
         for source in sources:  # kept sources first, then items in walk order
@@ -106,3 +109,23 @@ def find_copies(
             if original != source and source in paths:
                 found[source] = Copy(source, original, agent, sha256, size, mtime_ns, stamps)
     return found
+
+
+def _same_bytes(
+    sources: Sequence[str], paths: Mapping[str, Item], kept: Mapping[str, tuple[str, str, int]]
+) -> list[str]:
+    """Of sources of one size (in their order), those whose bytes hash the same as another's:
+    only these can be a copy or an original, so only these are sniffed and have their
+    companions read (a batch of many same-size sessions that are no copies pays one hash each,
+    in the driver, and its workers sniff them in parallel)."""
+    by_sha: dict[str, list[str]] = defaultdict(list)
+    for source in sources:
+        if source in paths:
+            try:
+                by_sha[file_sha256(source)].append(source)
+            except OSError:
+                continue  # the worker meets it and says why
+        else:
+            by_sha[kept[source][1]].append(source)
+    twins = {source for group in by_sha.values() if len(group) > 1 for source in group}
+    return [source for source in sources if source in twins]
